@@ -1,0 +1,50 @@
+/**
+ * Sign-in with a credentials provider: `authorize` checks the submitted fields, the `signIn`
+ * callback may veto, then a new session cookie is sealed. Used by POST /callback/:id (after its
+ * CSRF check) and by the server-side `signIn()`.
+ */
+import { AccessDeniedError, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
+import { describeError, emitEvent } from '../../events.js'
+import type { AuthResponse } from '../../http/respond.js'
+import type { CredentialsProvider } from '../../providers/credentials.js'
+import { createJwtSession } from '../../session/jwt-strategy.js'
+import type { Account, User } from '../../types.js'
+import { redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
+
+/** Fields of the form that are Portcullis's, not the provider's. */
+const CONTROL_FIELDS = new Set(['csrfToken', 'callbackUrl', 'redirect', 'redirectTo'])
+
+/**
+ * Runs the credentials sign-in and answers with the session cookie and a redirect to the callback URL.
+ *
+ * @throws CredentialsSignin when `authorize` refuses; AccessDeniedError when the `signIn` callback does.
+ */
+export async function signInWithCredentials(ctx: ActionContext, provider: CredentialsProvider, fields: Record<string, unknown>): Promise<AuthResponse> {
+  const credentials = Object.fromEntries(Object.entries(fields).filter(([key]) => !CONTROL_FIELDS.has(key)))
+  const user = await authorize(ctx, provider, credentials)
+  const account: Account = { providerAccountId: user.id!, type: 'credentials', provider: provider.id }
+
+  const allowed = ctx.config.callbacks.signIn ? await ctx.config.callbacks.signIn({ user, account, credentials }) : true
+  if (allowed === false) throw new AccessDeniedError()
+  if (typeof allowed === 'string') return { redirect: await redirectTarget(ctx, allowed) }
+
+  const { cookies: sessionCookies } = await createJwtSession(ctx, user, account)
+  await emitEvent(ctx.config, 'signIn', { user, account })
+  const { url, cookies } = await resolveCallbackUrl(ctx)
+  return { redirect: url, cookies: [...cookies, ...sessionCookies] }
+}
+
+async function authorize(ctx: ActionContext, provider: CredentialsProvider, credentials: Record<string, unknown>): Promise<User & { id: string }> {
+  let user: User | null
+  try {
+    user = await provider.authorize!(credentials, ctx.req)
+  } catch (error) {
+    if (error instanceof AuthError) throw error
+    // A bug or an outage in the app's authorize is the server's problem, not a wrong password.
+    throw new CallbackRouteError(`authorize() of the "${provider.id}" provider threw: ${describeError(error)}`, { cause: error })
+  }
+  if (!user || typeof user !== 'object') throw new CredentialsSignin()
+  // Auth.js gives a user without an id a random one; the session always needs `user.id`.
+  const id = user.id === undefined || user.id === null ? crypto.randomUUID() : String(user.id)
+  return { ...user, id }
+}

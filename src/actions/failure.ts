@@ -1,0 +1,25 @@
+/**
+ * Where a failed flow sends the user: sign-in failures back to the sign-in page with the error code
+ * (and the credentials `code`), everything else to the error page. Server-side problems show only
+ * `Configuration`; the detail goes to the log.
+ */
+import { AuthError, CredentialsSignin } from '../errors.js'
+import { describeError } from '../events.js'
+import type { AuthResponse } from '../http/respond.js'
+import { pageUrl, type ActionContext } from './context.js'
+
+export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config' | 'origin' | 'basePath'>): AuthResponse {
+  const authError = error instanceof AuthError ? error : undefined
+  if (!authError || authError.clientCode === 'Configuration') {
+    ctx.config.logger.error(authError?.type ?? 'InternalError', describeError(error))
+  } else {
+    ctx.config.logger.debug(authError.type, authError.message)
+  }
+  const code = authError?.clientCode ?? 'Configuration'
+  if (authError?.kind === 'signIn') {
+    const params: Record<string, string> = { error: code }
+    if (authError instanceof CredentialsSignin) params.code = authError.code
+    return { redirect: pageUrl(ctx, 'signIn', '/signin', params) }
+  }
+  return { redirect: pageUrl(ctx, 'error', '/error', { error: code }) }
+}

@@ -1,0 +1,52 @@
+/**
+ * GET /signin: the built-in sign-in page (or a redirect to `pages.signIn`).
+ * POST /signin/:provider: CSRF-checked start of a provider's sign-in.
+ */
+import { InvalidProviderError } from '../errors.js'
+import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
+import { assertCsrf, authUrl, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
+
+export const signInPage: Action = async (ctx) => {
+  const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
+  const error = ctx.query.get('error') ?? undefined
+  if (ctx.config.pages.signIn) {
+    return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, error, code: ctx.query.get('code') ?? undefined }), cookies }
+  }
+  const csrf = issueCsrf(ctx)
+  const html = renderSignInPage({
+    providers: ctx.config.providers.map((provider): SignInPageProvider => ({
+      id: provider.id,
+      name: provider.name,
+      type: provider.type,
+      action: authUrl({ origin: '', basePath: ctx.basePath }, `${provider.type === 'credentials' ? '/callback' : '/signin'}/${provider.id}`),
+      credentials: provider.type === 'credentials' ? provider.credentials : undefined,
+    })),
+    csrfToken: csrf.token,
+    callbackUrl,
+    error,
+    theme: ctx.config.theme,
+  })
+  return { html, cookies: [...cookies, ...csrf.cookies] }
+}
+
+/** Starts the sign-in with one provider. */
+export const signInWithProvider =
+  (providerId: string): Action =>
+  async (ctx) => {
+    assertCsrf(ctx)
+    const provider = findProvider(ctx, providerId)
+    // Credentials are submitted to /callback/<id>; here, as for any provider type this version
+    // cannot start from a POST, the user is shown the sign-in page.
+    const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
+    return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
+  }
+
+/** The configured provider with this id. @throws InvalidProviderError */
+export function findProvider(ctx: Pick<ActionContext, 'config'>, providerId: string) {
+  const provider = ctx.config.providerById.get(providerId)
+  if (!provider) {
+    const known = [...ctx.config.providerById.keys()].join(', ') || 'none'
+    throw new InvalidProviderError(`Unknown provider "${providerId}" (configured: ${known}).`)
+  }
+  return provider
+}

@@ -1,0 +1,35 @@
+/**
+ * GET /signout: confirmation page (or `pages.signOut`).
+ * POST /signout: CSRF-checked; ends the session, clears every session cookie chunk, redirects.
+ */
+import { emitEvent } from '../events.js'
+import { renderSignOutPage } from '../pages/index.js'
+import { clearJwtSession, peekJwtToken } from '../session/jwt-strategy.js'
+import { assertCsrf, authUrl, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
+import type { AuthResponse } from '../http/respond.js'
+
+export const signOutPage: Action = async (ctx) => {
+  const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
+  if (ctx.config.pages.signOut) return { redirect: pageUrl(ctx, 'signOut', '/signout', { callbackUrl }), cookies }
+  const csrf = issueCsrf(ctx)
+  const html = renderSignOutPage({
+    csrfToken: csrf.token,
+    callbackUrl,
+    action: authUrl({ origin: '', basePath: ctx.basePath }, '/signout'),
+    theme: ctx.config.theme,
+  })
+  return { html, cookies: [...cookies, ...csrf.cookies] }
+}
+
+export const signOut: Action = async (ctx) => {
+  assertCsrf(ctx)
+  const { url } = await resolveCallbackUrl(ctx)
+  return endSession(ctx, url)
+}
+
+/** Ends the request's session and redirects to `redirectTo`; shared with the server-side `signOut()`. */
+export async function endSession(ctx: Pick<ActionContext, 'config' | 'cookieSet' | 'requestCookies' | 'now'>, redirectTo: string): Promise<AuthResponse> {
+  const token = await peekJwtToken(ctx)
+  await emitEvent(ctx.config, 'signOut', { token })
+  return { redirect: redirectTo, cookies: clearJwtSession(ctx) }
+}

@@ -1,0 +1,202 @@
+/**
+ * Resolves the caller's configuration once, at init, into a frozen object: defaults applied,
+ * environment read, values validated with errors that say what to change, session keys derived.
+ * Nothing here runs per request, and the caller's object is never modified.
+ *
+ * @see spec/auth-library-spec.md §2.1, §2.2, §5.2
+ */
+import { randomBytes } from 'node:crypto'
+import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
+import { createLogger, type LoggerInstance } from '../logger.js'
+import { defaultRedirect } from '../security/redirect.js'
+import { resolveCookies } from '../session/cookies.js'
+import { deriveKeyRing, type KeyRing } from '../session/keys.js'
+import type { CallbacksOptions, CookiesOptions, EventsOptions, JWTOptions, PagesOptions, PortcullisConfig, Provider, Theme } from '../types.js'
+import { isProduction, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
+
+const THIRTY_DAYS = 30 * 24 * 60 * 60
+const ONE_DAY = 24 * 60 * 60
+
+/** Cookie names and the session key ring for one of the two cookie flavours. */
+export interface CookieSet {
+  readonly secure: boolean
+  readonly cookies: CookiesOptions
+  /** Keys for the session JWE; the salt is this flavour's session cookie name. */
+  readonly ring: KeyRing
+}
+
+/** The resolved, frozen configuration every other module reads. */
+export interface ResolvedConfig {
+  readonly providers: readonly Provider[]
+  readonly providerById: ReadonlyMap<string, Provider>
+  /** Newest first; the first seals. */
+  readonly secrets: readonly string[]
+  readonly session: {
+    readonly strategy: 'jwt'
+    readonly maxAge: number
+    readonly updateAge: number
+  }
+  readonly jwt: Readonly<Required<Pick<JWTOptions, 'maxAge'>> & Pick<JWTOptions, 'encode' | 'decode'>>
+  readonly callbacks: Readonly<Required<Pick<CallbacksOptions, 'redirect'>> & Omit<CallbacksOptions, 'redirect'>>
+  readonly events: Readonly<EventsOptions>
+  readonly logger: LoggerInstance
+  readonly pages: Readonly<PagesOptions>
+  readonly theme: Readonly<Theme>
+  readonly basePath: string
+  /** True when `basePath` came from the config or `AUTH_URL`, not the default. */
+  readonly basePathExplicit: boolean
+  /** The site's URL from `AUTH_URL`: when set, the request's Host is never consulted. */
+  readonly url: URL | undefined
+  readonly trustHost: boolean | undefined
+  readonly useSecureCookies: boolean | undefined
+  readonly cookieSets: { readonly secure: CookieSet; readonly insecure: CookieSet }
+  readonly redirectProxyUrl: string | undefined
+}
+
+/**
+ * Resolves `config` against `env`.
+ *
+ * @throws MissingSecretError in production without a secret.
+ * @throws InvalidConfigurationError / UntrustedHostError when an option cannot work.
+ */
+export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<string, string | undefined>> = process.env): ResolvedConfig {
+  if (config === null || typeof config !== 'object') throw new TypeError('Portcullis(config): config must be an object.')
+  const logger = createLogger(config.logger, config.debug === true)
+
+  const providers = resolveProviders(config.providers)
+  const secrets = resolveSecrets(config.secret, env, logger)
+  const url = urlFromEnv(env)
+  const trustHost = config.trustHost ?? trustHostFromEnv(env)
+  if (trustHost === false && !url) {
+    throw new UntrustedHostError(
+      'trustHost is false (or AUTH_TRUST_HOST=false), so the request Host is not trusted and AUTH_URL must give the site URL, e.g. AUTH_URL=https://example.com/api/auth.',
+    )
+  }
+  const session = resolveSession(config)
+  const basePath = resolveBasePath(config.basePath, url)
+  const useSecureCookies = config.useSecureCookies
+  const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
+  assertSeconds('jwt.maxAge', jwtMaxAge)
+
+  return deepFreeze({
+    providers,
+    providerById: new Map(providers.map((provider) => [provider.id, provider])),
+    secrets,
+    session,
+    jwt: { maxAge: jwtMaxAge, encode: config.jwt?.encode, decode: config.jwt?.decode },
+    callbacks: { ...config.callbacks, redirect: config.callbacks?.redirect ?? defaultRedirect },
+    events: { ...config.events },
+    logger,
+    pages: resolvePages(config.pages),
+    theme: { colorScheme: 'auto', ...config.theme },
+    basePath: basePath.value,
+    basePathExplicit: basePath.explicit,
+    url,
+    trustHost,
+    useSecureCookies,
+    cookieSets: {
+      secure: cookieSet(true, config.cookies, secrets),
+      insecure: cookieSet(false, config.cookies, secrets),
+    },
+    redirectProxyUrl: config.redirectProxyUrl ?? redirectProxyUrlFromEnv(env),
+  } satisfies ResolvedConfig)
+}
+
+function resolveProviders(input: PortcullisConfig['providers']): Provider[] {
+  if (input === undefined) return []
+  if (!Array.isArray(input)) throw new TypeError('Portcullis(config): providers must be an array.')
+  const providers = input.map((entry, index) => {
+    // A built-in provider may be given bare (`providers: [GitHub]`): call it with no overrides.
+    const provider = typeof entry === 'function' ? entry() : entry
+    if (!provider || typeof provider !== 'object' || typeof provider.id !== 'string' || !provider.id) {
+      throw new InvalidConfigurationError(`providers[${index}] is not a provider: expected an object with an id, e.g. Credentials({ authorize }).`)
+    }
+    if (!/^[A-Za-z0-9_-]+$/.test(provider.id)) {
+      throw new InvalidConfigurationError(`Provider id "${provider.id}" may only contain letters, digits, "-" and "_": it is part of URLs.`)
+    }
+    if (provider.type === 'credentials' && typeof provider.authorize !== 'function') throw new MissingAuthorizeError(provider.id)
+    // A shallow copy, frozen: the caller's provider object stays as it was given.
+    return Object.freeze({ ...provider })
+  })
+  const seen = new Set<string>()
+  for (const { id } of providers) {
+    if (seen.has(id)) throw new InvalidConfigurationError(`Two providers have the id "${id}": give one of them another id.`)
+    seen.add(id)
+  }
+  return providers
+}
+
+function resolveSecrets(secret: PortcullisConfig['secret'], env: Readonly<Record<string, string | undefined>>, logger: LoggerInstance): string[] {
+  const given = secret === undefined ? [] : Array.isArray(secret) ? [...secret] : [secret]
+  if (given.some((s) => typeof s !== 'string' || s.length === 0)) {
+    throw new InvalidConfigurationError('secret must be a non-empty string or a list of non-empty strings (newest first).')
+  }
+  const secrets = given.length > 0 ? given : secretsFromEnv(env)
+  if (secrets.length > 0) return secrets
+  if (isProduction(env)) throw new MissingSecretError()
+  logger.warn(
+    'MissingSecret',
+    'No AUTH_SECRET set: using a random secret for this process, so sessions end when it restarts. Set AUTH_SECRET (`openssl rand -base64 33`) before deploying.',
+  )
+  return [randomBytes(32).toString('base64url')]
+}
+
+function resolveSession(config: PortcullisConfig): ResolvedConfig['session'] {
+  const options = config.session ?? {}
+  if (options.strategy !== undefined && options.strategy !== 'jwt') {
+    throw new InvalidConfigurationError(
+      options.strategy === 'database'
+        ? 'session.strategy "database" needs a database adapter, which this version does not have yet; use "jwt".'
+        : `session.strategy must be "jwt" or "database"; got "${String(options.strategy)}".`,
+    )
+  }
+  const maxAge = options.maxAge ?? THIRTY_DAYS
+  const updateAge = options.updateAge ?? ONE_DAY
+  assertSeconds('session.maxAge', maxAge)
+  assertSeconds('session.updateAge', updateAge)
+  return { strategy: 'jwt', maxAge, updateAge }
+}
+
+function resolveBasePath(basePath: string | undefined, url: URL | undefined): { value: string; explicit: boolean } {
+  if (basePath !== undefined) {
+    if (typeof basePath !== 'string' || !basePath.startsWith('/')) throw new InvalidConfigurationError(`basePath must start with "/"; got "${String(basePath)}".`)
+    return { value: trimSlash(basePath), explicit: true }
+  }
+  if (url && url.pathname !== '/') return { value: trimSlash(url.pathname), explicit: true }
+  return { value: '/api/auth', explicit: false }
+}
+
+function resolvePages(pages: PagesOptions | undefined): PagesOptions {
+  const resolved: PagesOptions = { ...pages }
+  for (const [key, path] of Object.entries(resolved)) {
+    if (path !== undefined && (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//'))) {
+      throw new InvalidConfigurationError(`pages.${key} must be a path on this site such as "/login"; got "${String(path)}".`)
+    }
+  }
+  return resolved
+}
+
+function cookieSet(secure: boolean, overrides: Partial<CookiesOptions> | undefined, secrets: readonly string[]): CookieSet {
+  const cookies = resolveCookies(secure, overrides)
+  return { secure, cookies, ring: deriveKeyRing(secrets, cookies.sessionToken.name) }
+}
+
+function assertSeconds(name: string, value: unknown): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+    throw new InvalidConfigurationError(`${name} must be a number of seconds (>= 0); got ${String(value)}.`)
+  }
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path
+}
+
+// Freezes plain objects and arrays only: key material, URLs and Maps keep their own invariants.
+function deepFreeze<T>(value: T): T {
+  if (!value || typeof value !== 'object' || Object.isFrozen(value)) return value
+  const proto: unknown = Object.getPrototypeOf(value)
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value
+  Object.freeze(value)
+  for (const child of Object.values(value)) deepFreeze(child)
+  return value
+}

@@ -1,0 +1,173 @@
+/**
+ * Every failure Portcullis reports is an `AuthError` with a stable `type`, so callers can `switch`
+ * on it. What reaches a browser is only the error *code* (`?error=CredentialsSignin`); the detail
+ * goes to the logger.
+ *
+ * @see spec/auth-library-spec.md §7
+ */
+
+/** Every `AuthError['type']`, for exhaustive switches. */
+export type ErrorType =
+  | 'AccessDenied'
+  | 'CallbackRouteError'
+  | 'CredentialsSignin'
+  | 'EventError'
+  | 'InvalidConfiguration'
+  | 'InvalidProvider'
+  | 'InvalidRequest'
+  | 'JWTSessionError'
+  | 'MissingAuthorize'
+  | 'MissingCSRF'
+  | 'MissingRequestContext'
+  | 'MissingSecret'
+  | 'UnknownAction'
+  | 'UntrustedHost'
+
+/**
+ * The code a client sees in `?error=`: the error's own type where it is safe and useful to show,
+ * `Configuration` for anything that is the server's fault.
+ */
+export type ClientErrorCode = 'AccessDenied' | 'Configuration' | 'CredentialsSignin' | 'MissingCSRF' | 'Verification'
+
+/** Base class of every error Portcullis throws or reports. */
+export class AuthError extends Error {
+  /** Stable identifier of the failure. */
+  readonly type: ErrorType
+  /** Which built-in page shows it: the sign-in page (with a message) or the error page. */
+  readonly kind: 'signIn' | 'error' = 'error'
+
+  constructor(type: ErrorType, message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.type = type
+    this.name = new.target.name
+  }
+
+  /** The code put in the `error` query parameter of the page the user is sent to. */
+  get clientCode(): ClientErrorCode {
+    return 'Configuration'
+  }
+}
+
+/** No secret in production. Thrown by init. */
+export class MissingSecretError extends AuthError {
+  constructor(message = 'No secret: set AUTH_SECRET (generate one with `openssl rand -base64 33`) or pass `secret` to Portcullis().') {
+    super('MissingSecret', message)
+  }
+}
+
+/** The configuration cannot work; the message says what to change. Thrown by init. */
+export class InvalidConfigurationError extends AuthError {
+  constructor(message: string) {
+    super('InvalidConfiguration', message)
+  }
+}
+
+/** `trustHost: false` (or `AUTH_TRUST_HOST=false`) without `AUTH_URL`: no trustworthy origin. */
+export class UntrustedHostError extends AuthError {
+  constructor(message: string) {
+    super('UntrustedHost', message)
+  }
+}
+
+/** A credentials provider without an `authorize` function. */
+export class MissingAuthorizeError extends AuthError {
+  constructor(providerId: string) {
+    super('MissingAuthorize', `The credentials provider "${providerId}" has no authorize(credentials, req) function.`)
+  }
+}
+
+/**
+ * `authorize` returned `null` (or threw this). Subclass it to send your own `code` to the sign-in
+ * page (`?error=CredentialsSignin&code=<code>`):
+ *
+ * @example
+ * ```ts
+ * class AccountLocked extends CredentialsSignin { code = 'account_locked' }
+ * Credentials({ authorize: async (c) => { if (await isLocked(c.email)) throw new AccountLocked(); return null } })
+ * ```
+ */
+export class CredentialsSignin extends AuthError {
+  override readonly kind = 'signIn'
+  /** Shown to the client as `?code=`: keep it a short, non-sensitive identifier. */
+  code = 'credentials'
+
+  constructor(message = 'Sign-in with credentials failed.', options?: { cause?: unknown }) {
+    super('CredentialsSignin', message, options)
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'CredentialsSignin'
+  }
+}
+
+/** The CSRF token of a state-changing POST was missing or did not match its cookie. */
+export class MissingCSRFError extends AuthError {
+  override readonly kind = 'signIn'
+  constructor(message = 'The CSRF token was missing or did not match the CSRF cookie.') {
+    super('MissingCSRF', message)
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'MissingCSRF'
+  }
+}
+
+/** The `signIn` callback returned false. */
+export class AccessDeniedError extends AuthError {
+  constructor(message = 'The signIn callback refused this sign-in.') {
+    super('AccessDenied', message)
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'AccessDenied'
+  }
+}
+
+/** A provider's callback failed for a reason that is not the user's input (e.g. `authorize` threw). */
+export class CallbackRouteError extends AuthError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CallbackRouteError', message, options)
+  }
+}
+
+/** A route named a provider that is not configured. */
+export class InvalidProviderError extends AuthError {
+  constructor(message: string) {
+    super('InvalidProvider', message)
+  }
+}
+
+/** A route or method that Portcullis does not serve. */
+export class UnknownActionError extends AuthError {
+  constructor(message: string) {
+    super('UnknownAction', message)
+  }
+}
+
+/** A malformed request: unparsable body, unsupported content type, bad Host header. */
+export class InvalidRequestError extends AuthError {
+  /** HTTP status to answer with (400, 413 or 415). */
+  readonly status: number
+  constructor(message: string, status = 400) {
+    super('InvalidRequest', message)
+    this.status = status
+  }
+}
+
+/** `auth()`, `signIn()` or `signOut()` called outside a request that passed through Portcullis. */
+export class MissingRequestContextError extends AuthError {
+  constructor(what: string) {
+    super(
+      'MissingRequestContext',
+      `${what} without a request works only inside a request that passed through \`handlers\` or the \`auth\` middleware (app.use(auth)). ` +
+        'Elsewhere, pass the request: auth(req, res).',
+    )
+  }
+}
+
+/** An invalid JWT session token (`portcullis/jwt` `decode`). */
+export class JWTSessionError extends AuthError {
+  constructor(message = 'The session token could not be decrypted or has expired.') {
+    super('JWTSessionError', message)
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * `auth` in its five forms (DESIGN §2), and the server-side `signIn` / `signOut`. The session of a
+ * request is read once and remembered for that request, so calling `auth` several times costs one
+ * decrypt.
+ */
+import type { AsyncLocalStorage } from 'node:async_hooks'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { signInWithCredentials } from '../actions/callback/credentials.js'
+import { pageUrl, redirectTarget, type ActionContext } from '../actions/context.js'
+import { failureResponse } from '../actions/failure.js'
+import { endSession } from '../actions/signout.js'
+import type { ResolvedConfig } from '../config/resolve.js'
+import { MissingRequestContextError } from '../errors.js'
+import { describeError } from '../events.js'
+import { sameOriginUrl } from '../security/redirect.js'
+import { readJwtSession } from '../session/jwt-strategy.js'
+import type { Session } from '../types.js'
+import { cookieSetFor, originalPath, readCookies, requestOrigin, wantsJson, type NodeRequest } from './request.js'
+import { appendCookies, sendResponse, sendWebResponse, type AuthResponse } from './respond.js'
+import type { NextFunction, RequestStore } from './router.js'
+
+/** A request as `auth(handler)` hands it to the handler: `req.auth` is set. */
+export type AuthenticatedRequest<Req extends IncomingMessage = IncomingMessage> = Req & { auth: Session | null }
+
+/** The `auth` function (spec §4.2, DESIGN §2). */
+export interface AuthFunction {
+  /** Inside a request that passed through `handlers` or the `auth` middleware: its session. */
+  (): Promise<Session | null>
+  /** The session of `req`; sets `req.auth` and re-issues the session cookie on `res` when due. */
+  (req: IncomingMessage, res?: ServerResponse): Promise<Session | null>
+  /** Same as `auth(req, res)`. */
+  (context: { req: IncomingMessage; res?: ServerResponse }): Promise<Session | null>
+  /** Middleware (`app.use(auth)`): resolves the session, then runs `callbacks.authorized`. */
+  (req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void>
+  /** Wraps a handler: the session is resolved first and set on `req.auth`. */
+  <Req extends IncomingMessage = IncomingMessage, Res extends ServerResponse = ServerResponse>(
+    handler: (req: AuthenticatedRequest<Req>, res: Res, next: NextFunction) => unknown,
+  ): (req: Req, res: Res, next: NextFunction) => Promise<void>
+}
+
+/** Options of the server-side `signIn`; other string keys are the form fields (e.g. credentials). */
+export interface SignInOptions {
+  /** Default true: end the response with the redirect. False: only set the cookies. */
+  redirect?: boolean
+  /** Where to go afterwards (same-origin). Default: the page the request came from, else `/`. */
+  redirectTo?: string
+  [field: string]: unknown
+}
+
+/** Options of the server-side `signOut`. */
+export interface SignOutOptions {
+  redirect?: boolean
+  redirectTo?: string
+}
+
+/** Server-side sign-in: resolves with the URL the user is (or should be) sent to. */
+export type SignInFunction = (
+  provider?: string,
+  options?: SignInOptions,
+  authorizationParams?: string | string[][] | Record<string, string> | URLSearchParams,
+) => Promise<string>
+
+/** Server-side sign-out: resolves with the URL the user is (or should be) sent to. */
+export type SignOutFunction = (options?: SignOutOptions) => Promise<string>
+
+/** Builds `auth`, `signIn` and `signOut` for a resolved config. */
+export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
+  // One read per request, however many times auth is called during it.
+  const sessions = new WeakMap<IncomingMessage, Promise<Session | null>>()
+
+  const resolve = (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
+    let pending = sessions.get(req)
+    if (!pending) {
+      pending = readSession(req, res)
+      sessions.set(req, pending)
+    }
+    return pending
+  }
+
+  const readSession = async (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
+    const result = await readJwtSession({
+      config,
+      cookieSet: cookieSetFor(req, config),
+      requestCookies: readCookies(req),
+      now: Math.floor(Date.now() / 1000),
+    })
+    if (result.cookies.length > 0) {
+      if (res && !res.headersSent) appendCookies(res, result.cookies)
+      else config.logger.debug('SessionCookieNotRefreshed', 'The session cookie was due for re-issue, but no response (or one already sent) was given to auth().')
+    }
+    ;(req as NodeRequest & { auth?: Session | null }).auth = result.session
+    return result.session
+  }
+
+  const middleware = async (req: NodeRequest, res: ServerResponse, next: NextFunction): Promise<void> => {
+    let session: Session | null
+    let verdict: boolean | undefined | Response
+    try {
+      session = await resolve(req, res)
+      verdict = config.callbacks.authorized ? await config.callbacks.authorized({ auth: session, request: req }) : true
+    } catch (error) {
+      return next(error)
+    }
+    if (typeof Response !== 'undefined' && verdict instanceof Response) return sendWebResponse(res, verdict)
+    if (verdict === false) return refuse(req, res)
+    requestStore.run({ req, res }, () => next())
+  }
+
+  // Not authorized: JSON clients get a 401 they can act on, browsers the sign-in page with a way back.
+  const refuse = (req: NodeRequest, res: ServerResponse): void => {
+    let signInUrl: string
+    try {
+      signInUrl = pageUrl({ config, origin: requestOrigin(req, config), basePath: config.basePath }, 'signIn', '/signin', { callbackUrl: originalPath(req) })
+    } catch (error) {
+      return sendResponse(req, res, { status: 400, json: { error: 'InvalidRequest', message: describeError(error) } })
+    }
+    if (wantsJson(req)) return sendResponse(req, res, { status: 401, json: { error: 'SessionRequired', message: 'Sign in to access this resource.', signInUrl } })
+    sendResponse(req, res, { redirect: signInUrl })
+  }
+
+  const wrap =
+    (handler: (req: never, res: never, next: NextFunction) => unknown) =>
+    async (req: NodeRequest, res: ServerResponse, next: NextFunction): Promise<void> => {
+      try {
+        await resolve(req, res)
+        await requestStore.run({ req, res }, () => handler(req as never, res as never, next))
+      } catch (error) {
+        if (typeof next === 'function') next(error)
+        else throw error
+      }
+    }
+
+  const auth = ((...args: unknown[]) => {
+    const [first, second, third] = args
+    if (args.length === 0) {
+      const store = requestStore.getStore()
+      return store ? resolve(store.req, store.res) : Promise.reject(new MissingRequestContextError('auth()'))
+    }
+    if (typeof first === 'function') return wrap(first as (req: never, res: never, next: NextFunction) => unknown)
+    if (isRequest(first)) {
+      if (typeof third === 'function') return middleware(first, second as ServerResponse, third as NextFunction)
+      return resolve(first, second as ServerResponse | undefined)
+    }
+    if (first && typeof first === 'object' && isRequest((first as { req?: unknown }).req)) {
+      const context = first as { req: NodeRequest; res?: ServerResponse }
+      return resolve(context.req, context.res)
+    }
+    throw new TypeError('auth() takes (req, res), ({ req, res }), (req, res, next), a handler function, or no arguments inside a request.')
+  }) as AuthFunction
+
+  const serverContext = (what: string) => {
+    const store = requestStore.getStore()
+    if (!store) throw new MissingRequestContextError(what)
+    const { req, res } = store
+    const ctx: ActionContext = {
+      config,
+      req,
+      method: 'POST',
+      origin: requestOrigin(req, config),
+      basePath: config.basePath,
+      query: new URLSearchParams(),
+      body: {},
+      cookieSet: cookieSetFor(req, config),
+      requestCookies: readCookies(req),
+      now: Math.floor(Date.now() / 1000),
+    }
+    return { req, res, ctx }
+  }
+
+  // Default target of server-side sign-in/out: the page the user came from, if it is ours.
+  const defaultTarget = (ctx: ActionContext): string => sameOriginUrl(ctx.req.headers.referer, ctx.origin) ?? `${ctx.origin}/`
+
+  const finish = (req: NodeRequest, res: ServerResponse, response: AuthResponse, redirect: boolean): string => {
+    sessions.delete(req)
+    const url = response.redirect ?? `${requestOrigin(req, config)}/`
+    if (redirect) sendResponse(req, res, { ...response, redirect: url })
+    else if (!res.headersSent) appendCookies(res, response.cookies ?? [])
+    return url
+  }
+
+  const signIn: SignInFunction = async (providerId, options = {}) => {
+    const { req, res, ctx } = serverContext('signIn()')
+    const { redirect = true, redirectTo, ...fields } = options
+    const callbackUrl = await redirectTarget(ctx, redirectTo ?? defaultTarget(ctx))
+    const provider = providerId ? config.providerById.get(providerId) : undefined
+    let response: AuthResponse
+    if (provider?.type === 'credentials') {
+      try {
+        response = await signInWithCredentials({ ...ctx, body: { callbackUrl } }, provider, fields)
+      } catch (error) {
+        if (!redirect) throw error
+        response = failureResponse(error, ctx)
+      }
+    } else {
+      // No provider, or one not configured: the sign-in page, as Auth.js does.
+      response = { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl }) }
+    }
+    return finish(req, res, response, redirect)
+  }
+
+  const signOut: SignOutFunction = async (options = {}) => {
+    const { req, res, ctx } = serverContext('signOut()')
+    const target = await redirectTarget(ctx, options.redirectTo ?? defaultTarget(ctx))
+    const response = await endSession(ctx, target)
+    return finish(req, res, response, options.redirect ?? true)
+  }
+
+  return { auth, signIn, signOut }
+}
+
+function isRequest(value: unknown): value is NodeRequest {
+  return typeof value === 'object' && value !== null && 'headers' in value && typeof (value as { method?: unknown }).method === 'string'
+}

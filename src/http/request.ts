@@ -1,0 +1,82 @@
+/**
+ * Reads what Portcullis needs from a Node request (Express 4/5, Connect, or plain `node:http`):
+ * the site's origin, whether to use secure cookies, and the cookies. Nothing here decides anything
+ * about authentication.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { TLSSocket } from 'node:tls'
+import { parse as parseCookieHeader } from 'cookie'
+import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
+import { InvalidRequestError } from '../errors.js'
+
+/** A Node request as Express and Connect extend it. */
+export type NodeRequest = IncomingMessage & {
+  originalUrl?: string
+  baseUrl?: string
+  body?: unknown
+  cookies?: Record<string, string>
+  app?: { get?: (setting: string) => unknown }
+}
+
+type TrustProxy = (address: string | undefined, hop: number) => boolean
+
+/** The request's cookies; reuses `cookie-parser`'s result when the app mounted it. */
+export function readCookies(req: NodeRequest): Record<string, string | undefined> {
+  if (req.cookies && typeof req.cookies === 'object') return req.cookies
+  const header = req.headers.cookie
+  return header ? parseCookieHeader(header) : {}
+}
+
+/** The cookie names and session keys this request uses: secure ones on HTTPS (or as configured). */
+export function cookieSetFor(req: NodeRequest, config: ResolvedConfig): CookieSet {
+  const secure = config.useSecureCookies ?? (config.url ? config.url.protocol === 'https:' : requestProtocol(req, config) === 'https')
+  return secure ? config.cookieSets.secure : config.cookieSets.insecure
+}
+
+/**
+ * The site's origin, e.g. `https://example.com`.
+ * - `AUTH_URL` set: its origin, whatever the request says.
+ * - `trustHost: true`: `X-Forwarded-Proto`/`X-Forwarded-Host` when present, else the Host header.
+ * - default: the Host header; forwarded headers only from a proxy Express trusts (`trust proxy`).
+ *
+ * @throws InvalidRequestError when the Host header is missing or malformed.
+ */
+export function requestOrigin(req: NodeRequest, config: ResolvedConfig): string {
+  if (config.url) return config.url.origin
+  const forwarded = forwardedHeadersTrusted(req, config)
+  const host = (forwarded && firstValue(req.headers['x-forwarded-host'])) || req.headers.host
+  if (!host || !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) {
+    throw new InvalidRequestError('The request has no valid Host header.')
+  }
+  return `${requestProtocol(req, config)}://${host.toLowerCase()}`
+}
+
+function requestProtocol(req: NodeRequest, config: ResolvedConfig): 'http' | 'https' {
+  if ((req.socket as TLSSocket | undefined)?.encrypted) return 'https'
+  if (!forwardedHeadersTrusted(req, config)) return 'http'
+  return firstValue(req.headers['x-forwarded-proto'])?.toLowerCase() === 'https' ? 'https' : 'http'
+}
+
+function forwardedHeadersTrusted(req: NodeRequest, config: ResolvedConfig): boolean {
+  if (config.trustHost === true) return true
+  if (config.trustHost === false) return false
+  // Express compiles `app.set('trust proxy', ...)` into this function (Express 4 and 5 alike).
+  const trust = req.app?.get?.('trust proxy fn') as TrustProxy | undefined
+  return typeof trust === 'function' && trust(req.socket?.remoteAddress, 0)
+}
+
+function firstValue(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header
+  return value?.split(',')[0]?.trim() || undefined
+}
+
+/** The request path with its query, as the browser sent it (mounts included). */
+export function originalPath(req: NodeRequest): string {
+  return req.originalUrl ?? req.url ?? '/'
+}
+
+/** True when the client asked for JSON rather than a page (fetch/XHR callers). */
+export function wantsJson(req: NodeRequest): boolean {
+  const accept = req.headers.accept ?? ''
+  return accept.includes('application/json') && !accept.includes('text/html')
+}

@@ -1,0 +1,87 @@
+/**
+ * Writes a plain `AuthResponse` to a Node response. The only code besides request.ts that touches
+ * Node's `res`; it decides nothing about authentication.
+ */
+import type { ServerResponse } from 'node:http'
+import { serialize } from 'cookie'
+import type { OutgoingCookie } from '../session/cookies.js'
+import type { NodeRequest } from './request.js'
+
+/** What an action answers: a redirect, JSON or an HTML page, plus cookies and headers. */
+export interface AuthResponse {
+  status?: number
+  headers?: Record<string, string>
+  cookies?: OutgoingCookie[]
+  /** Absolute URL to redirect to (302, or `{ url }` JSON for `X-Auth-Return-Redirect: 1`). */
+  redirect?: string
+  json?: unknown
+  html?: string
+}
+
+// Pages of the router may not be framed (clickjacking on the sign-in and sign-out forms) and load
+// nothing but their inline styles and the theme logo.
+const PAGE_SECURITY_HEADERS = {
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; frame-ancestors 'none'; base-uri 'none'",
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'same-origin',
+} as const
+
+/** Adds `Set-Cookie` headers, keeping any the app already set. */
+export function appendCookies(res: ServerResponse, cookies: readonly OutgoingCookie[]): void {
+  appendSetCookieHeaders(
+    res,
+    cookies.map((cookie) => serialize(cookie.name, cookie.value, cookie.options)),
+  )
+}
+
+function appendSetCookieHeaders(res: ServerResponse, headers: readonly string[]): void {
+  if (headers.length === 0) return
+  const existing = res.getHeader('Set-Cookie')
+  const previous = existing === undefined ? [] : Array.isArray(existing) ? existing : [String(existing)]
+  res.setHeader('Set-Cookie', [...previous, ...headers])
+}
+
+/** Sends `response` and ends `res`. */
+export function sendResponse(req: NodeRequest, res: ServerResponse, response: AuthResponse): void {
+  if (res.headersSent) {
+    res.end()
+    return
+  }
+  appendCookies(res, response.cookies ?? [])
+  res.setHeader('Cache-Control', 'private, no-cache, no-store, max-age=0')
+  for (const [name, value] of Object.entries(response.headers ?? {})) res.setHeader(name, value)
+  // A body we stopped reading (too large) is not drained: close the connection after answering.
+  if (!req.readableEnded && req.isPaused()) res.setHeader('Connection', 'close')
+
+  if (response.redirect !== undefined) {
+    if (req.headers['x-auth-return-redirect'] === '1') return sendJson(res, response.status ?? 200, { url: response.redirect })
+    res.statusCode = response.status ?? 302
+    res.setHeader('Location', response.redirect)
+    res.end()
+    return
+  }
+  if (response.html !== undefined) {
+    for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) res.setHeader(name, value)
+    res.statusCode = response.status ?? 200
+    res.setHeader('Content-Type', 'text/html; charset=utf-8')
+    res.end(response.html)
+    return
+  }
+  sendJson(res, response.status ?? 200, response.json ?? null)
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.statusCode = status
+  res.setHeader('Content-Type', 'application/json; charset=utf-8')
+  res.end(JSON.stringify(body))
+}
+
+/** Sends a WHATWG `Response` (as the `authorized` callback may return) through a Node response. */
+export async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {
+  res.statusCode = response.status
+  response.headers.forEach((value, name) => {
+    if (name !== 'set-cookie') res.setHeader(name, value)
+  })
+  appendSetCookieHeaders(res, response.headers.getSetCookie())
+  res.end(response.body ? Buffer.from(await response.arrayBuffer()) : undefined)
+}

@@ -1,0 +1,172 @@
+/**
+ * The `handlers` request handler: mount it with `app.use('/api/auth', handlers)` (Express 4 or 5,
+ * Connect), or call it from a plain `node:http` server. It finds the action from the path under its
+ * mount point, parses the body, runs the action, and writes the plain response.
+ */
+import type { ServerResponse } from 'node:http'
+import type { AsyncLocalStorage } from 'node:async_hooks'
+import { callback } from '../actions/callback/index.js'
+import type { Action, ActionContext } from '../actions/context.js'
+import { csrf } from '../actions/csrf.js'
+import { errorPage } from '../actions/error.js'
+import { failureResponse } from '../actions/failure.js'
+import { providers } from '../actions/providers.js'
+import { getSession, updateSession } from '../actions/session.js'
+import { signInPage, signInWithProvider } from '../actions/signin.js'
+import { signOut, signOutPage } from '../actions/signout.js'
+import { verifyRequest } from '../actions/verify-request.js'
+import type { ResolvedConfig } from '../config/resolve.js'
+import { InvalidProviderError, InvalidRequestError, UnknownActionError } from '../errors.js'
+import { readBody } from './body.js'
+import { cookieSetFor, readCookies, requestOrigin, type NodeRequest } from './request.js'
+import { sendResponse, type AuthResponse } from './respond.js'
+
+/** Connect/Express `next`. */
+export type NextFunction = (error?: unknown) => void
+
+/** What `handlers` is: Express/Connect middleware, with method-specific variants for route-style mounting. */
+export interface Handlers {
+  (req: NodeRequest, res: ServerResponse, next?: NextFunction): Promise<void>
+  /** For `app.get('/api/auth/*splat', handlers.GET)`: serves GET (and HEAD) only. */
+  GET: (req: NodeRequest, res: ServerResponse, next?: NextFunction) => Promise<void>
+  /** For `app.post('/api/auth/*splat', handlers.POST)`: serves POST only. */
+  POST: (req: NodeRequest, res: ServerResponse, next?: NextFunction) => Promise<void>
+}
+
+/** The request store that lets `auth()`, `signIn()` and `signOut()` find the current request. */
+export interface RequestStore {
+  req: NodeRequest
+  res: ServerResponse
+}
+
+/** Builds `handlers` for a resolved config. */
+export function createHandlers(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>): Handlers {
+  let warnedBasePath = false
+
+  const serve = async (req: NodeRequest, res: ServerResponse, next: NextFunction | undefined, only?: 'GET' | 'POST'): Promise<void> => {
+    const location = locate(req, config)
+    if (!location) {
+      // Not under the base path (a plain node:http server serving other routes too).
+      if (next) return next()
+      return sendResponse(req, res, unknownRoute(req))
+    }
+    if (location.mounted && location.basePath !== config.basePath && !config.basePathExplicit && !warnedBasePath) {
+      warnedBasePath = true
+      config.logger.warn(
+        'BasePathMismatch',
+        `handlers are mounted at "${location.basePath}" but basePath is "${config.basePath}": set basePath (or AUTH_URL) so that auth() redirects outside the router find it.`,
+      )
+    }
+    const method = req.method === 'HEAD' ? 'GET' : req.method
+    if (only && method !== only) return next ? next() : sendResponse(req, res, unknownRoute(req))
+
+    let response: AuthResponse
+    try {
+      response = await requestStore.run({ req, res }, () => run(req, method, location, config))
+    } catch (error) {
+      response = errorResponse(error, req, config, location.basePath)
+    }
+    sendResponse(req, res, response)
+  }
+
+  const handlers = ((req, res, next) => serve(req, res, next)) as Handlers
+  handlers.GET = (req, res, next) => serve(req, res, next, 'GET')
+  handlers.POST = (req, res, next) => serve(req, res, next, 'POST')
+  return handlers
+}
+
+interface Location {
+  basePath: string
+  /** The path below the base path, e.g. `/callback/credentials`. */
+  actionPath: string
+  query: URLSearchParams
+  /** True when Express/Connect stripped the mount path from `req.url`. */
+  mounted: boolean
+}
+
+function locate(req: NodeRequest, config: ResolvedConfig): Location | undefined {
+  const url = new URL(req.url ?? '/', 'http://localhost')
+  const original = req.originalUrl ? new URL(req.originalUrl, 'http://localhost') : url
+  if (original.pathname !== url.pathname) {
+    // Mounted with app.use(path, handlers): the mount path is what was stripped.
+    const basePath = req.baseUrl ?? original.pathname.slice(0, original.pathname.length - url.pathname.length)
+    return { basePath, actionPath: url.pathname, query: url.searchParams, mounted: true }
+  }
+  const { basePath } = config
+  if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined
+  return { basePath, actionPath: url.pathname.slice(basePath.length), query: url.searchParams, mounted: false }
+}
+
+async function run(req: NodeRequest, method: string | undefined, location: Location, config: ResolvedConfig): Promise<AuthResponse> {
+  if (method !== 'GET' && method !== 'POST') throw new UnknownActionError(`${String(method)} is not supported: the auth routes take GET and POST.`)
+  const action = route(method, location.actionPath)
+  if (!action) throw new UnknownActionError(`Cannot ${method} ${location.basePath}${location.actionPath}: there is no such auth route.`)
+  const cookieSet = cookieSetFor(req, config)
+  const ctx: ActionContext = {
+    config,
+    req,
+    method,
+    origin: requestOrigin(req, config),
+    basePath: location.basePath,
+    query: location.query,
+    body: method === 'POST' ? await readBody(req) : {},
+    cookieSet,
+    requestCookies: readCookies(req),
+    now: Math.floor(Date.now() / 1000),
+  }
+  return action(ctx)
+}
+
+const GET_ROUTES: Record<string, Action> = {
+  '/providers': providers,
+  '/csrf': csrf,
+  '/session': getSession,
+  '/signin': signInPage,
+  '/signout': signOutPage,
+  '/error': errorPage,
+  '/verify-request': verifyRequest,
+}
+
+const POST_ROUTES: Record<string, Action> = {
+  '/session': updateSession,
+  '/signout': signOut,
+}
+
+function route(method: 'GET' | 'POST', actionPath: string): Action | undefined {
+  const path = actionPath.length > 1 && actionPath.endsWith('/') ? actionPath.slice(0, -1) : actionPath
+  const table = method === 'GET' ? GET_ROUTES : POST_ROUTES
+  if (Object.hasOwn(table, path)) return table[path]
+  const match = /^\/(signin|callback)\/([^/]+)$/.exec(path)
+  if (!match) return undefined
+  const [, kind, rawId] = match
+  let providerId: string
+  try {
+    providerId = decodeURIComponent(rawId!)
+  } catch {
+    return undefined
+  }
+  if (kind === 'callback') return callback(providerId)
+  return method === 'POST' ? signInWithProvider(providerId) : undefined
+}
+
+function unknownRoute(req: NodeRequest): AuthResponse {
+  return { status: 400, json: { error: 'UnknownAction', message: `Cannot ${String(req.method)} ${req.url ?? ''}: there is no such auth route.` } }
+}
+
+/**
+ * Turns a failure into a response: malformed requests get a 4xx JSON answer, flow failures the
+ * page that failure.ts picks.
+ */
+function errorResponse(error: unknown, req: NodeRequest, config: ResolvedConfig, basePath: string): AuthResponse {
+  if (error instanceof InvalidRequestError) return { status: error.status, json: { error: error.type, message: error.message } }
+  if (error instanceof UnknownActionError || error instanceof InvalidProviderError) {
+    return { status: 400, json: { error: error.type, message: error.message } }
+  }
+  let origin: string
+  try {
+    origin = requestOrigin(req, config)
+  } catch (hostError) {
+    return errorResponse(hostError, req, config, basePath)
+  }
+  return failureResponse(error, { config, origin, basePath })
+}

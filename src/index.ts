@@ -1,0 +1,54 @@
+/**
+ * Portcullis: authentication for Express 4/5, Connect and `node:http`.
+ *
+ * @example
+ * ```ts
+ * import express from 'express'
+ * import Portcullis from 'portcullis'
+ * import Credentials from 'portcullis/providers/credentials'
+ *
+ * const { handlers, auth } = Portcullis({
+ *   providers: [Credentials({ authorize: async ({ username }) => (username === 'ada' ? { id: '1', name: 'Ada' } : null) })],
+ * })
+ * const app = express()
+ * app.use('/api/auth', handlers)
+ * app.get('/me', async (req, res) => res.json(await auth(req, res)))
+ * ```
+ * @see spec/auth-library-spec.md §4.6
+ */
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { resolveConfig } from './config/resolve.js'
+import { createAuth, type AuthFunction, type SignInFunction, type SignOutFunction } from './http/auth.js'
+import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
+import type { PortcullisConfig } from './types.js'
+
+/** What `Portcullis(config)` returns (spec §2.3). */
+export interface PortcullisResult {
+  /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
+  handlers: Handlers
+  auth: AuthFunction
+  signIn: SignInFunction
+  signOut: SignOutFunction
+}
+
+/**
+ * Initialises Portcullis once: resolves and freezes the configuration (the object passed in is
+ * not modified), derives the session keys, and returns the router and the session functions.
+ *
+ * @param config Providers, secret, session options, callbacks, events, pages, theme.
+ * @throws MissingSecretError in production (`NODE_ENV=production`) when no secret is set.
+ * @throws InvalidConfigurationError when an option cannot work; the message says what to change.
+ */
+export default function Portcullis(config: PortcullisConfig): PortcullisResult {
+  const resolved = resolveConfig(config)
+  const requestStore = new AsyncLocalStorage<RequestStore>()
+  const handlers = createHandlers(resolved, requestStore)
+  const { auth, signIn, signOut } = createAuth(resolved, requestStore)
+  return { handlers, auth, signIn, signOut }
+}
+
+export * from './errors.js'
+export type * from './types.js'
+export type { LoggerInstance } from './logger.js'
+export type { AuthFunction, AuthenticatedRequest, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions } from './http/auth.js'
+export type { Handlers, NextFunction } from './http/router.js'

@@ -1,0 +1,81 @@
+/**
+ * The built-in error page (GET `/error?error=Code`). Only known codes change the text; any other
+ * value gets the default page and is never echoed.
+ */
+import type { Theme } from '../types.js'
+import { html, type SafeHtml } from './html.js'
+import { isSafePageUrl, renderLayout } from './theme.js'
+
+/** What the error page needs. */
+export interface ErrorPageProps {
+  /** The `error` query parameter, e.g. `Configuration`, `AccessDenied`, `Verification`. */
+  error?: string
+  /** The site's home page, linked from the default page. */
+  homeUrl: string
+  /** The sign-in page, linked from the `Verification` page. */
+  signInUrl: string
+  theme: Theme
+}
+
+/** The rendered error page and the HTTP status to send it with. */
+export interface ErrorPageResult {
+  status: number
+  html: string
+}
+
+interface ErrorContent {
+  status: number
+  heading: string
+  message: string
+  link?: (props: ErrorPageProps) => SafeHtml
+}
+
+// A link that fails the URL check falls back to `/`: the error page must render whatever happens.
+const link = (url: string, text: string): SafeHtml =>
+  html`<p><a class="button" href="${isSafePageUrl(url) ? url : '/'}">${text}</a></p>`
+
+const DEFAULT: ErrorContent = {
+  status: 200,
+  heading: 'Error',
+  message: 'An unexpected error occurred.',
+  link: (props) => link(props.homeUrl, 'Go to the home page'),
+}
+
+// A Map, not an object literal: a code such as `constructor` must not find an entry.
+const CONTENT = new Map<string, ErrorContent>([
+  [
+    'Configuration',
+    {
+      status: 500,
+      heading: 'Server error',
+      message: 'There is a problem with the server configuration. Check the server logs for more information.',
+    },
+  ],
+  ['AccessDenied', { status: 403, heading: 'Access denied', message: 'You do not have permission to sign in.' }],
+  [
+    'Verification',
+    {
+      status: 403,
+      heading: 'Unable to sign in',
+      message: 'The sign-in link is no longer valid. It may have been used already or it may have expired.',
+      link: (props) => link(props.signInUrl, 'Sign in'),
+    },
+  ],
+])
+
+/**
+ * Renders the error page: status 500 for `Configuration`, 403 for `AccessDenied` and
+ * `Verification`, 200 with a generic message for anything else.
+ *
+ * @param props Error code, home and sign-in URLs, theme.
+ * @returns The status and the complete HTML document.
+ * @example
+ * renderErrorPage({ error: 'AccessDenied', homeUrl: '/', signInUrl: '/api/auth/signin', theme: {} }).status // 403
+ */
+export function renderErrorPage(props: ErrorPageProps): ErrorPageResult {
+  const content = (props.error !== undefined && CONTENT.get(props.error)) || DEFAULT
+  const body = html`<h1>${content.heading}</h1>
+<p>${content.message}</p>
+${content.link?.(props)}`
+  return { status: content.status, html: renderLayout({ title: content.heading, theme: props.theme, body }) }
+}

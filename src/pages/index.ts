@@ -1,0 +1,12 @@
+/**
+ * The built-in pages: sign-in, sign-out, error and verify-request. Each returns a complete HTML
+ * document with every interpolated value escaped.
+ */
+export { renderSignInPage, signInErrorMessage } from './signin.js'
+export type { SignInPageProps, SignInPageProvider } from './signin.js'
+export { renderSignOutPage } from './signout.js'
+export type { SignOutPageProps } from './signout.js'
+export { renderErrorPage } from './error.js'
+export type { ErrorPageProps, ErrorPageResult } from './error.js'
+export { renderVerifyRequestPage } from './verify-request.js'
+export type { VerifyRequestPageProps } from './verify-request.js'

@@ -1,0 +1,154 @@
+/**
+ * The built-in sign-in page (GET `/signin`): one POST form per provider, grouped, with an error
+ * message box when the query string carries an error code.
+ */
+import type { Theme } from '../types.js'
+import { html, type SafeHtml } from './html.js'
+import { isSafePageUrl, renderLayout } from './theme.js'
+
+/** One provider as the sign-in page shows it. */
+export interface SignInPageProvider {
+  id: string
+  name: string
+  type: 'oauth' | 'oidc' | 'email' | 'credentials'
+  /** Where this provider's form posts: e.g. `/api/auth/signin/github`, or `/api/auth/callback/credentials` for credentials. */
+  action: string
+  /** Credentials providers: the field definitions, e.g. { username: { label: 'Username', type: 'text', placeholder: 'jsmith' }, password: { label: 'Password', type: 'password' } } */
+  credentials?: Record<
+    string,
+    { label?: string; type?: string; placeholder?: string; required?: boolean; [k: string]: unknown }
+  >
+}
+
+/** What the sign-in page needs. */
+export interface SignInPageProps {
+  providers: SignInPageProvider[]
+  csrfToken: string
+  /** Goes in a hidden input in every form. */
+  callbackUrl: string
+  /** An error code from the query string, e.g. `CredentialsSignin`. */
+  error?: string
+  theme: Theme
+}
+
+const TRY_ANOTHER = 'Try signing in with a different account.'
+
+// A Map, not an object literal: a code such as `constructor` or `__proto__` must not find an entry.
+const ERROR_MESSAGES = new Map<string, string>([
+  ['CredentialsSignin', 'Sign in failed. Check the details you provided are correct.'],
+  ['MissingCSRF', 'The sign-in form expired. Please try again.'],
+  ['SessionRequired', 'Please sign in to access this page.'],
+  ['AccessDenied', 'You do not have permission to sign in.'],
+  ['OAuthSignin', TRY_ANOTHER],
+  ['OAuthCallbackError', TRY_ANOTHER],
+  ['OAuthCreateAccount', TRY_ANOTHER],
+  ['EmailCreateAccount', TRY_ANOTHER],
+  ['Callback', TRY_ANOTHER],
+  ['Signin', TRY_ANOTHER],
+  ['OAuthAccountNotLinked', 'To confirm your identity, sign in with the same account you used originally.'],
+  ['EmailSignin', 'The e-mail could not be sent.'],
+  ['Verification', 'The sign-in link is no longer valid.'],
+])
+
+/**
+ * The message the sign-in page shows for an error code. Unknown codes get a generic message and
+ * are never echoed, so a crafted `?error=` cannot put text on the page.
+ *
+ * @param code The `error` query parameter.
+ * @returns A message for people, in plain text.
+ * @example
+ * signInErrorMessage('CredentialsSignin') // 'Sign in failed. Check the details you provided are correct.'
+ * signInErrorMessage('anything else') // 'Unable to sign in.'
+ */
+export function signInErrorMessage(code: string | undefined): string {
+  return (code !== undefined && ERROR_MESSAGES.get(code)) || 'Unable to sign in.'
+}
+
+/**
+ * Renders the sign-in page.
+ *
+ * @param props Providers, CSRF token, callback URL, optional error code and theme.
+ * @returns The complete HTML document.
+ * @throws {TypeError} If a provider's `action` is not an http(s) URL or a `/` path (a bug in the
+ *   caller: a form must never post credentials to a `javascript:` or foreign protocol-relative URL).
+ * @example
+ * renderSignInPage({
+ *   providers: [{ id: 'github', name: 'GitHub', type: 'oauth', action: '/api/auth/signin/github' }],
+ *   csrfToken: 'token', callbackUrl: '/', theme: {},
+ * })
+ */
+export function renderSignInPage(props: SignInPageProps): string {
+  const hidden = html`<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="callbackUrl" value="${props.callbackUrl}">`
+  const forms = props.providers.map((provider, index) => ({
+    buttonOnly: provider.type === 'oauth' || provider.type === 'oidc',
+    markup: providerForm(provider, index, hidden),
+  }))
+  const groups = groupForms(forms).map((group) => html`<div class="group">${group}</div>`)
+  const body = html`<h1>Sign in</h1>
+${props.error ? html`<div class="alert" role="alert">${signInErrorMessage(props.error)}</div>` : null}
+${groups.length === 0 ? html`<p>No sign-in methods are configured.</p>` : joinWithDivider(groups)}`
+  return renderLayout({ title: 'Sign in', theme: props.theme, body })
+}
+
+// OAuth/OIDC buttons sit together in one group; each e-mail or credentials form is a group of its own,
+// so two forms with inputs are never run together without a divider.
+function groupForms(forms: { buttonOnly: boolean; markup: SafeHtml }[]): SafeHtml[][] {
+  const groups: SafeHtml[][] = []
+  let lastWasButton = false
+  for (const form of forms) {
+    const last = groups.at(-1)
+    if (last !== undefined && form.buttonOnly && lastWasButton) last.push(form.markup)
+    else groups.push([form.markup])
+    lastWasButton = form.buttonOnly
+  }
+  return groups
+}
+
+function joinWithDivider(groups: SafeHtml[]): SafeHtml[] {
+  return groups.flatMap((group, index) => (index === 0 ? [group] : [html`<div class="divider">or</div>`, group]))
+}
+
+// `index` keeps input ids unique and free of provider-chosen characters.
+function providerForm(provider: SignInPageProvider, index: number, hidden: SafeHtml): SafeHtml {
+  if (!isSafePageUrl(provider.action)) {
+    throw new TypeError(`Sign-in page: provider "${provider.id}" has an unsafe form action; use a path or an http(s) URL.`)
+  }
+  const fields =
+    provider.type === 'email'
+      ? emailField(index)
+      : provider.type === 'credentials'
+        ? credentialFields(provider, index)
+        : []
+  return html`<form method="post" action="${provider.action}">
+${hidden}
+${fields}
+<button type="submit">Sign in with ${provider.name}</button>
+</form>`
+}
+
+function emailField(index: number): SafeHtml {
+  const id = `input-${index}-email`
+  return html`<div><label for="${id}">E-mail</label>
+<input id="${id}" type="email" name="email" placeholder="email@example.com" autocomplete="email" required></div>`
+}
+
+// Input types a credential field may ask for; anything else (hidden, file, submit, …) becomes text.
+const FIELD_TYPES = new Set(['text', 'password', 'email', 'number', 'tel', 'url', 'search', 'date', 'time'])
+
+function credentialFields(provider: SignInPageProvider, index: number): SafeHtml[] {
+  return Object.entries(provider.credentials ?? {}).map(([key, field], fieldIndex) => {
+    const id = `input-${index}-${fieldIndex}`
+    const type = typeof field.type === 'string' && FIELD_TYPES.has(field.type) ? field.type : 'text'
+    const autocomplete = autocompleteFor(key, type)
+    return html`<div><label for="${id}">${field.label ?? key}</label>
+<input id="${id}" type="${type}" name="${key}"${field.placeholder !== undefined && html` placeholder="${field.placeholder}"`}${autocomplete !== undefined && html` autocomplete="${autocomplete}"`}${field.required === true && html` required`}></div>`
+  })
+}
+
+// Password managers fill the right fields only when told which is the login name and which the password.
+function autocompleteFor(key: string, type: string): string | undefined {
+  if (type === 'password' || /password/i.test(key)) return 'current-password'
+  if (type === 'email' || /user|login|e-?mail/i.test(key)) return 'username'
+  return undefined
+}

@@ -1,0 +1,177 @@
+/**
+ * The look shared by the built-in pages: theme validation and the HTML document around each page.
+ *
+ * Theme colours are written into a `<style>` element, where HTML escaping does not apply (the
+ * parser reads raw text up to `</style>`), so they are validated against a conservative colour
+ * syntax instead and replaced by the default when they do not match.
+ */
+import type { Theme } from '../types.js'
+import { html, raw, type SafeHtml } from './html.js'
+
+/** Buttons and links when the theme sets no valid `brandColor`. */
+export const DEFAULT_BRAND_COLOR = '#346df1'
+
+/** Button text when the theme sets no valid `buttonText`. */
+export const DEFAULT_BUTTON_TEXT = '#fff'
+
+/** A theme with every value validated and defaulted. */
+export interface ResolvedTheme {
+  colorScheme: 'auto' | 'light' | 'dark'
+  brandColor: string
+  buttonText: string
+  /** The logo URL, or `undefined` when none was given or it was not a safe URL. */
+  logo: string | undefined
+}
+
+const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i
+// Digits, %, commas, dots and spaces only: no `;`, `}`, `<`, quotes or nested functions.
+const FUNCTION_COLOR = /^(?:rgba?|hsla?)\([0-9%., ]+\)$/i
+// The longest named colour, `lightgoldenrodyellow`, has 20 letters.
+const NAMED_COLOR = /^[a-z]{1,32}$/i
+
+/**
+ * Whether a value is a CSS colour in the conservative syntax the pages accept: `#hex` (3, 4, 6 or
+ * 8 digits), `rgb()`/`rgba()`/`hsl()`/`hsla()` with digits, `%`, commas, dots and spaces, or a
+ * plain alphabetic colour name. Surrounding whitespace is ignored.
+ *
+ * @param value The candidate colour.
+ * @returns `true` if it can be written into CSS without leaving the declaration.
+ * @example
+ * isSafeCssColor('#2563eb') // true
+ * isSafeCssColor('red;}</style>') // false
+ * @see https://www.w3.org/TR/css-color-4/#typedef-color
+ */
+export function isSafeCssColor(value: unknown): value is string {
+  if (typeof value !== 'string') return false
+  const colour = value.trim()
+  return HEX_COLOR.test(colour) || FUNCTION_COLOR.test(colour) || NAMED_COLOR.test(colour)
+}
+
+/**
+ * Whether a URL may be used in a page's `href`, `src` or form `action`: an absolute `http:` or
+ * `https:` URL, or a path starting with a single `/`. Everything else (`javascript:`, `data:`,
+ * protocol-relative `//host`, relative paths) is refused.
+ *
+ * @param value The candidate URL.
+ * @returns `true` if the URL is safe to put in a link or form.
+ * @example
+ * isSafePageUrl('/api/auth/signin') // true
+ * isSafePageUrl('javascript:alert(1)') // false
+ * @see https://url.spec.whatwg.org/#url-parsing
+ */
+export function isSafePageUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || value === '') return false
+  // Browsers drop tabs and newlines from URLs and read `\` as `/`, so `/\evil.example` or
+  // `/<tab>/evil.example` would turn into the protocol-relative `//evil.example`. Refuse them all.
+  if (/[\s\\\u0000-\u001f\u007f]/.test(value)) return false
+  if (value.startsWith('/')) return !value.startsWith('//')
+  if (!/^https?:\/\//i.test(value)) return false
+  return URL.canParse(value)
+}
+
+/**
+ * Validates a theme and fills in the defaults. Invalid values are ignored rather than thrown: a
+ * bad colour should not take the sign-in page down.
+ *
+ * @param theme The theme from the configuration.
+ * @returns The validated theme.
+ * @example
+ * resolveTheme({ brandColor: 'red;}' }).brandColor // '#346df1'
+ */
+export function resolveTheme(theme: Theme): ResolvedTheme {
+  const scheme = theme.colorScheme
+  return Object.freeze({
+    colorScheme: scheme === 'light' || scheme === 'dark' ? scheme : 'auto',
+    brandColor: isSafeCssColor(theme.brandColor) ? theme.brandColor.trim() : DEFAULT_BRAND_COLOR,
+    buttonText: isSafeCssColor(theme.buttonText) ? theme.buttonText.trim() : DEFAULT_BUTTON_TEXT,
+    logo: isSafePageUrl(theme.logo) ? theme.logo : undefined,
+  })
+}
+
+const LIGHT =
+  'color-scheme:light;--bg:#f4f5f7;--card:#fff;--text:#1f2328;--muted:#636c76;--border:#d0d7de;' +
+  '--input:#fff;--alert-bg:#fff1f0;--alert-text:#a40e26;--alert-border:#ffc9c5'
+const DARK =
+  'color-scheme:dark;--bg:#0d1117;--card:#161b22;--text:#e6edf3;--muted:#8d96a0;--border:#30363d;' +
+  '--input:#0d1117;--alert-bg:#3d1114;--alert-text:#ffb3ad;--alert-border:#6e1a21'
+
+function schemeCss(scheme: ResolvedTheme['colorScheme']): string {
+  if (scheme === 'light') return `:root{${LIGHT}}`
+  if (scheme === 'dark') return `:root{${DARK}}`
+  return `:root{${LIGHT}}@media (prefers-color-scheme: dark){:root{${DARK}}}`
+}
+
+// Inputs use 1rem text so iOS Safari does not zoom in when one is focused.
+const BASE_CSS = `
+*,*::before,*::after{box-sizing:border-box}
+body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:2rem 1rem;
+background:var(--bg);color:var(--text);line-height:1.5;-webkit-text-size-adjust:100%;
+font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{width:100%;max-width:23rem}
+.logo{display:block;margin:0 auto 1.5rem;max-width:12rem;max-height:4.5rem}
+.card{background:var(--card);border:1px solid var(--border);border-radius:.75rem;padding:2rem 1.5rem;
+box-shadow:0 1px 3px rgba(0,0,0,.08)}
+h1{font-size:1.375rem;line-height:1.3;margin:0 0 1rem;text-align:center}
+p{margin:0 0 1rem;text-align:center}
+p:last-child{margin-bottom:0}
+a{color:var(--brand)}
+.group,form{display:flex;flex-direction:column;gap:.75rem}
+label{display:block;font-size:.875rem;font-weight:600;margin-bottom:.25rem}
+input{display:block;width:100%;padding:.625rem .75rem;font:inherit;font-size:1rem;color:var(--text);
+background:var(--input);border:1px solid var(--border);border-radius:.5rem}
+input:focus{outline:2px solid var(--brand);outline-offset:-1px;border-color:var(--brand)}
+button,.button{display:block;width:100%;padding:.7rem 1rem;font:inherit;font-weight:600;text-align:center;
+text-decoration:none;color:var(--button-text);background:var(--brand);border:0;border-radius:.5rem;cursor:pointer}
+button:hover,.button:hover{filter:brightness(1.1)}
+button:focus-visible,.button:focus-visible{outline:2px solid var(--text);outline-offset:2px}
+.divider{display:flex;align-items:center;gap:.75rem;margin:1.5rem 0;color:var(--muted);font-size:.875rem}
+.divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}
+.alert{margin:0 0 1.5rem;padding:.75rem 1rem;border:1px solid var(--alert-border);border-radius:.5rem;
+background:var(--alert-bg);color:var(--alert-text);text-align:center}
+`
+
+// Defence in depth if a page ever failed to escape: no scripts, no plugins, no <base> hijack.
+// form-action is left open on purpose: browsers apply it to the redirect after a sign-in POST,
+// which goes to the OAuth provider's origin.
+const CONTENT_SECURITY_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; base-uri 'none'"
+
+/**
+ * Wraps a page body in the shared HTML5 document: head, inline themed CSS, optional logo and card.
+ *
+ * @param opts.title The document title (escaped).
+ * @param opts.theme The theme from the configuration; invalid values fall back to the defaults.
+ * @param opts.body The page content, built with `html`.
+ * @returns The complete HTML document.
+ * @example
+ * renderLayout({ title: 'Sign out', theme: {}, body: html`<h1>Sign out</h1>` })
+ */
+export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml }): string {
+  const theme = resolveTheme(opts.theme)
+  // Safe as raw CSS: every interpolated value passed isSafeCssColor, which admits no `<`, `;` or `}`.
+  const css =
+    `:root{--brand:${theme.brandColor};--button-text:${theme.buttonText}}` +
+    schemeCss(theme.colorScheme) +
+    BASE_CSS
+  const metaScheme = theme.colorScheme === 'auto' ? 'light dark' : theme.colorScheme
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="${metaScheme}">
+<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
+<title>${opts.title}</title>
+<style>${raw(css)}</style>
+</head>
+<body>
+<main>
+${theme.logo !== undefined && html`<img class="logo" src="${theme.logo}" alt="">`}
+<div class="card">
+${opts.body}
+</div>
+</main>
+</body>
+</html>
+`.__html
+}

@@ -1,0 +1,140 @@
+/**
+ * Session-cookie keys: derived once from the configured secrets, the way Auth.js v5 derives them,
+ * and kept as ready-to-use node:crypto KeyObjects so that reading a cookie never derives anything.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc5869 HKDF
+ * @see https://www.rfc-editor.org/rfc/rfc7638 JWK Thumbprint (the `kid`)
+ */
+import { createHash, createSecretKey, hkdfSync } from 'node:crypto'
+import type { KeyObject } from 'node:crypto'
+
+/**
+ * The JWE content encryption algorithms a session token may use: Auth.js seals with
+ * `A256CBC-HS512` and also accepts `A256GCM` on read.
+ * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.1
+ */
+export type ContentEncryption = 'A256CBC-HS512' | 'A256GCM'
+
+/**
+ * One derived content encryption key with everything the codec needs precomputed.
+ * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.2.2.1
+ */
+export interface SessionKey {
+  /** RFC 7638 thumbprint of the key as an `oct` JWK: what Auth.js puts in the `kid` header. */
+  readonly kid: string
+  readonly enc: ContentEncryption
+  /** The AES-256 key: ENC_KEY (last 32 bytes) for A256CBC-HS512, the whole key for A256GCM. */
+  readonly encryptionKey: KeyObject
+  /** MAC_KEY (first 32 bytes) for A256CBC-HS512's HMAC-SHA-512; `null` for A256GCM. */
+  readonly macKey: KeyObject | null
+  /** The base64url protected header this key seals with: `{"alg":"dir","enc":…,"kid":…}`. */
+  readonly protectedHeader: string
+}
+
+/**
+ * The keys of every configured secret for one salt (the session cookie name).
+ * @see https://www.rfc-editor.org/rfc/rfc7516#section-4.1.6 (`kid`)
+ */
+export interface KeyRing {
+  readonly salt: string
+  /** The A256CBC-HS512 key of the first secret: the only key that seals. */
+  readonly current: SessionKey
+  /**
+   * The key whose `kid` matches (none if no secret matches), or, with no `kid`, every key of that
+   * `enc` in secret order.
+   */
+  keysFor(enc: ContentEncryption, kid: string | undefined): readonly SessionKey[]
+}
+
+/** Key length in bytes per `enc`: A256CBC-HS512 needs MAC_KEY and ENC_KEY, 32 bytes each. */
+const KEY_BYTES: Readonly<Record<ContentEncryption, number>> = { 'A256CBC-HS512': 64, A256GCM: 32 }
+
+const NO_KEYS: readonly SessionKey[] = Object.freeze([])
+
+/**
+ * Derives the session keys of every secret, synchronously, once at init.
+ *
+ * Byte for byte what `@auth/core/jwt` derives per request: HKDF-SHA-256 with the cookie name as salt
+ * and `Auth.js Generated Encryption Key (<salt>)` as info, 64 bytes for A256CBC-HS512 and 32 for
+ * A256GCM; `kid` is the JWK thumbprint with SHA-512 resp. SHA-256 (`sha${bytes * 8}` in Auth.js).
+ *
+ * @param secrets The secrets, newest first; the first one seals.
+ * @param salt The session cookie name, e.g. `authjs.session-token`.
+ * @throws TypeError when `secrets` is empty or holds an empty secret.
+ * @example
+ * ```ts
+ * const ring = deriveKeyRing(['a-long-random-secret'], 'authjs.session-token')
+ * ring.current.kid // the kid Auth.js writes for this secret
+ * ```
+ * @see https://www.rfc-editor.org/rfc/rfc5869
+ * @see https://www.rfc-editor.org/rfc/rfc7638#section-3
+ */
+export function deriveKeyRing(secrets: readonly string[], salt: string): KeyRing {
+  if (!Array.isArray(secrets) || secrets.length === 0) {
+    throw new TypeError('deriveKeyRing: pass at least one secret (set AUTH_SECRET or the `secret` option)')
+  }
+  if (typeof salt !== 'string') throw new TypeError('deriveKeyRing: `salt` must be a string (the session cookie name)')
+
+  const byKid = new Map<string, readonly SessionKey[]>()
+  const byEnc: Record<ContentEncryption, SessionKey[]> = { 'A256CBC-HS512': [], A256GCM: [] }
+  for (const secret of secrets) {
+    if (typeof secret !== 'string' || secret.length === 0) {
+      throw new TypeError('deriveKeyRing: every secret must be a non-empty string')
+    }
+    for (const enc of ['A256CBC-HS512', 'A256GCM'] as const) {
+      const key = deriveSessionKey(secret, salt, enc)
+      // The same secret listed twice yields the same kid; keep the first so each key is tried once.
+      if (byKid.has(key.kid)) continue
+      byKid.set(key.kid, Object.freeze([key]))
+      byEnc[enc].push(key)
+    }
+  }
+
+  const current = byEnc['A256CBC-HS512'][0]
+  if (current === undefined) throw new TypeError('deriveKeyRing: no key derived') // unreachable: secrets is non-empty
+  const allCbc = Object.freeze(byEnc['A256CBC-HS512'])
+  const allGcm = Object.freeze(byEnc.A256GCM)
+
+  return Object.freeze({
+    salt,
+    current,
+    keysFor(enc: ContentEncryption, kid: string | undefined): readonly SessionKey[] {
+      if (kid === undefined) return enc === 'A256GCM' ? allGcm : enc === 'A256CBC-HS512' ? allCbc : NO_KEYS
+      const match = byKid.get(kid)
+      // Thumbprints of the two key sizes differ, but a kid must also name a key of the header's enc.
+      return match !== undefined && match[0]?.enc === enc ? match : NO_KEYS
+    },
+  })
+}
+
+function deriveSessionKey(secret: string, salt: string, enc: ContentEncryption): SessionKey {
+  const length = KEY_BYTES[enc]
+  const raw = Buffer.from(hkdfSync('sha256', secret, salt, `Auth.js Generated Encryption Key (${salt})`, length))
+  const kid = jwkThumbprint(raw)
+  const protectedHeader = Buffer.from(JSON.stringify({ alg: 'dir', enc, kid })).toString('base64url')
+  const key: SessionKey =
+    enc === 'A256CBC-HS512'
+      ? {
+          kid,
+          enc,
+          // RFC 7518 §5.2.2.1: MAC_KEY is the first half of the key, ENC_KEY the second.
+          macKey: createSecretKey(raw.subarray(0, 32)),
+          encryptionKey: createSecretKey(raw.subarray(32)),
+          protectedHeader,
+        }
+      : { kid, enc, macKey: null, encryptionKey: createSecretKey(raw), protectedHeader }
+  raw.fill(0) // createSecretKey copied it
+  return Object.freeze(key)
+}
+
+/**
+ * RFC 7638 thumbprint of a symmetric key: the hash of `{"k":…,"kty":"oct"}` (members in
+ * lexicographic order, no whitespace), with SHA-512 for a 64-byte key and SHA-256 for a 32-byte
+ * key, as jose's `calculateJwkThumbprint(…, 'sha512' | 'sha256')` computes it for Auth.js.
+ */
+function jwkThumbprint(raw: Buffer): string {
+  const members = `{"k":"${raw.toString('base64url')}","kty":"oct"}`
+  return createHash(raw.length === 64 ? 'sha512' : 'sha256')
+    .update(members)
+    .digest('base64url')
+}

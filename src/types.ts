@@ -1,0 +1,268 @@
+/**
+ * Public types of Portcullis: the shapes users read (Session, User, JWT) and the configuration they
+ * write (PortcullisConfig). Internal shapes live beside the code that uses them.
+ *
+ * @see spec/auth-library-spec.md §2
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+
+/** Seconds since the Unix epoch, as JWT claims count time. */
+export type NumericDate = number
+
+/** An ISO 8601 date string, as `Session.expires` carries it. */
+export type ISODateString = string
+
+/** The user as a provider (or `authorize`) returns it. */
+export interface User {
+  id?: string
+  name?: string | null
+  email?: string | null
+  image?: string | null
+  [key: string]: unknown
+}
+
+/** The session user: the default session callback always sets `id`. */
+export interface SessionUser {
+  id: string
+  name?: string | null
+  email?: string | null
+  image?: string | null
+  [key: string]: unknown
+}
+
+/** What `auth()` and `GET /session` return for a signed-in user. */
+export interface Session {
+  user: SessionUser
+  /** When the session cookie expires. */
+  expires: ISODateString
+  [key: string]: unknown
+}
+
+/**
+ * The payload of a JWT session: the default claims below, plus whatever the `jwt` callback adds.
+ * @see https://www.rfc-editor.org/rfc/rfc7519#section-4.1
+ */
+export interface JWT {
+  name?: string | null
+  email?: string | null
+  picture?: string | null
+  sub?: string
+  iat?: NumericDate
+  exp?: NumericDate
+  jti?: string
+  [key: string]: unknown
+}
+
+/** The kinds of provider the spec names (§1.2). */
+export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials'
+
+/** A sign-in with a provider, as the callbacks and events see it (spec §2.4). */
+export interface Account {
+  provider: string
+  providerAccountId: string
+  type: ProviderType
+  userId?: string
+  access_token?: string
+  refresh_token?: string
+  expires_in?: number
+  expires_at?: number
+  id_token?: string
+  token_type?: string
+  scope?: string
+  session_state?: string
+  [key: string]: unknown
+}
+
+/** The request a credentials `authorize` or a callback receives: the Node request (Express's `req`). */
+export type AuthIncomingRequest = IncomingMessage & {
+  body?: unknown
+  query?: unknown
+  cookies?: Record<string, string>
+}
+
+/** The built-in pages' look. */
+export interface Theme {
+  /** `auto` follows the visitor's system setting. Default `auto`. */
+  colorScheme?: 'auto' | 'light' | 'dark'
+  /** URL of a logo shown above the page content. */
+  logo?: string
+  /** CSS colour of buttons and links, e.g. `#2563eb`. */
+  brandColor?: string
+  /** CSS colour of the text on buttons. */
+  buttonText?: string
+}
+
+/** The app's own pages, replacing the built-in ones. Each value is a path such as `/login`. */
+export interface PagesOptions {
+  signIn?: string
+  signOut?: string
+  error?: string
+  verifyRequest?: string
+  newUser?: string
+}
+
+/** Session behaviour (spec §2.2). */
+export interface SessionOptions {
+  /** `jwt` (default) keeps the session in an encrypted cookie; `database` needs an adapter. */
+  strategy?: 'jwt' | 'database'
+  /** Seconds until an idle session expires. Default 30 days. */
+  maxAge?: number
+  /** Seconds between re-issues of the session cookie (and database writes). 0 = every access. Default 1 day. */
+  updateAge?: number
+  /** Generates database session tokens. Default: 32 random bytes, hex. */
+  generateSessionToken?: () => string
+}
+
+/** Parameters of `jwt.encode`. */
+export interface JWTEncodeParams {
+  token?: JWT
+  /** The secret, or a list whose first entry seals the token. */
+  secret: string | readonly string[]
+  /** The session cookie name; it salts the key derivation. */
+  salt: string
+  /** Seconds until the token expires. Default 30 days. */
+  maxAge?: number
+}
+
+/** Parameters of `jwt.decode`. */
+export interface JWTDecodeParams {
+  token?: string
+  /** The secret, or a list of secrets tried in turn (rotation). */
+  secret: string | readonly string[]
+  salt: string
+}
+
+/** JWT options (spec §2.1 `jwt`). A custom `encode`/`decode` replaces the built-in codec. */
+export interface JWTOptions {
+  /** Seconds until the token expires. Defaults to `session.maxAge`. */
+  maxAge?: number
+  encode?: (params: JWTEncodeParams) => Promise<string> | string
+  decode?: (params: JWTDecodeParams) => Promise<JWT | null> | JWT | null
+}
+
+/** Options of one cookie the library sets. */
+export interface CookieOption {
+  name: string
+  options: {
+    httpOnly?: boolean
+    sameSite?: 'lax' | 'strict' | 'none' | boolean
+    path?: string
+    secure?: boolean
+    domain?: string
+    maxAge?: number
+    expires?: Date
+    partitioned?: boolean
+    priority?: 'low' | 'medium' | 'high'
+  }
+}
+
+/** Every cookie the library sets, by role. */
+export interface CookiesOptions {
+  sessionToken: CookieOption
+  callbackUrl: CookieOption
+  csrfToken: CookieOption
+  pkceCodeVerifier: CookieOption
+  state: CookieOption
+  nonce: CookieOption
+}
+
+/** A Node response, which `auth(req, res)` writes refreshed cookies to. */
+export type AuthServerResponse = ServerResponse
+
+type Awaitable<T> = T | Promise<T>
+
+/** A configured provider. OAuth, OIDC and e-mail providers join this union in later releases. */
+export type Provider = import('./providers/credentials.js').CredentialsProvider
+/** A provider as the config accepts it: a provider object, or a built-in provider factory given bare. */
+export type ProviderInput = Provider | ((options?: Record<string, never>) => Provider)
+
+/** Parameters of the `jwt` callback. */
+export interface JWTCallbackParams {
+  /** The decoded token; on sign-in, the default claims (name, email, picture, sub). */
+  token: JWT
+  /** Only on sign-in: the user `authorize` (or the provider) returned. */
+  user?: User
+  /** Only on sign-in. */
+  account?: Account | null
+  /** `signIn` on sign-in, `update` on POST /session, undefined on a plain read. */
+  trigger?: 'signIn' | 'update'
+  /** On `update`: the `data` sent to POST /session. */
+  session?: unknown
+}
+
+/**
+ * Callbacks (spec §2.1, §4.3). Each may be async. Defaults: `signIn` allows, `redirect` keeps
+ * same-origin URLs only, `jwt` returns the token, `session` maps the token onto the session.
+ */
+export interface CallbacksOptions {
+  /** Return `false` to deny (AccessDenied), or a path to redirect there instead. */
+  signIn?: (params: { user: User; account: Account | null; credentials?: Record<string, unknown> }) => Awaitable<boolean | string>
+  /**
+   * Decides where to send the user after sign-in or sign-out. `baseUrl` is the site's origin.
+   * The default accepts relative paths and URLs of the same origin only. A custom callback may
+   * allow other origins; that is then its responsibility.
+   */
+  redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>
+  /** Shapes the JWT; return `null` to end the session. */
+  jwt?: (params: JWTCallbackParams) => Awaitable<JWT | null>
+  /** Shapes what `auth()` and `/session` return. */
+  session?: (params: { session: Session; token: JWT }) => Awaitable<Session>
+  /**
+   * Decides in the `auth` middleware whether the request may go on: `true`/`undefined` go on,
+   * `false` redirects to sign-in (401 JSON for JSON clients), a WHATWG `Response` is sent as is.
+   * Its redirect target must not itself be protected by it (spec §4.3 rule 2).
+   */
+  authorized?: (params: { auth: Session | null; request: AuthIncomingRequest }) => Awaitable<boolean | undefined | Response>
+}
+
+/** Events (spec §6): awaited, and a throwing handler is logged, never breaks the flow. */
+export interface EventsOptions {
+  signIn?: (message: { user: User; account: Account | null; isNewUser?: boolean }) => Awaitable<void>
+  signOut?: (message: { token: JWT | null }) => Awaitable<void>
+  session?: (message: { session: Session; token: JWT }) => Awaitable<void>
+  createUser?: (message: { user: User }) => Awaitable<void>
+  updateUser?: (message: { user: User }) => Awaitable<void>
+  linkAccount?: (message: { user: User; account: Account }) => Awaitable<void>
+}
+
+/** The configuration object of `Portcullis(config)` (spec §2.1 LibConfig). */
+export interface PortcullisConfig {
+  providers: ProviderInput[]
+  /** A string, or a list whose first entry seals new cookies and all of which are accepted (rotation). */
+  secret?: string | string[]
+  session?: SessionOptions
+  jwt?: JWTOptions
+  callbacks?: CallbacksOptions
+  events?: EventsOptions
+  logger?: Partial<import('./logger.js').LoggerInstance>
+  debug?: boolean
+  pages?: PagesOptions
+  theme?: Theme
+  /**
+   * Where the router is mounted, for `auth()` redirects made outside it. Default: the path of
+   * `AUTH_URL`, else `/api/auth`. Inside the router the mount path is always used.
+   */
+  basePath?: string
+  /**
+   * How the site's origin is found when `AUTH_URL` is not set. `undefined` (default): Express's own
+   * rules (`X-Forwarded-Proto`/`-Host` only from proxies that `app.set('trust proxy', ...)` trusts).
+   * `true`: `X-Forwarded-Proto`/`-Host` from any client (only behind a proxy that sets them).
+   * `false`: never from the request; `AUTH_URL` is then required.
+   */
+  trustHost?: boolean
+  /** Secure (`__Secure-`/`__Host-`) cookies. Default: when the site is served over HTTPS. */
+  useSecureCookies?: boolean
+  /** Override any cookie's name and options; give each overridden cookie's options whole. */
+  cookies?: Partial<CookiesOptions>
+  /** Base of OAuth redirect URIs (spec §2.1); default `AUTH_REDIRECT_PROXY_URL`. */
+  redirectProxyUrl?: string
+}
+
+declare global {
+  // `req.auth` on Express's Request, set by every form of `auth`.
+  namespace Express {
+    interface Request {
+      auth?: Session | null
+    }
+  }
+}
