@@ -148,7 +148,7 @@ function toSecretList(secret: string | readonly string[]): readonly string[] {
 function secretsFromEnv(): string[] {
   const env = process.env
   const secrets: string[] = []
-  const main = env['AUTH_SECRET'] || env['LEGACYAUTH_SECRET']
+  const main = env['AUTH_SECRET']
   if (main) secrets.push(main)
   for (const name of ['AUTH_SECRET_1', 'AUTH_SECRET_2', 'AUTH_SECRET_3']) {
     const secret = env[name]

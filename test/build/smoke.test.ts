@@ -1,0 +1,37 @@
+/**
+ * The built package, as users get it: plain `node` imports dist/ through package.json `exports`
+ * (ESM `import` and CommonJS `require`), and TypeScript apps of both kinds type-check against the
+ * emitted declarations. Jest's own module loading is looser than Node's, so only this catches a
+ * broken `exports` map or a CommonJS interop mistake.
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it, beforeAll } from '@jest/globals'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
+const node = (file: string) => execFileSync(process.execPath, [`${fixtures}${file}`], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+
+describe('built package', () => {
+  beforeAll(() => {
+    // `npm test` builds first; building here too keeps `npx jest test/build` honest on its own.
+    if (!existsSync(`${root}dist/cjs/index.cjs`)) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+  }, 120_000)
+
+  it('signs in from an ESM app run by plain node', () => {
+    expect(node('app.mjs')).toContain('esm: signed in as Smoke')
+  })
+
+  it('signs in from a CommonJS app run by plain node', () => {
+    expect(node('app.cjs')).toContain('cjs: signed in as Smoke')
+  })
+
+  it('type-checks ESM and CommonJS TypeScript consumers against the declarations', () => {
+    const tsc = `${root}node_modules/typescript/bin/tsc`
+    const args = ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node']
+    expect(() =>
+      execFileSync(process.execPath, [tsc, ...args, `${fixtures}consumer-esm.mts`, `${fixtures}consumer-cjs.cts`], { cwd: root, encoding: 'utf8' }),
+    ).not.toThrow()
+  }, 60_000)
+})
