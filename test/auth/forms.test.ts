@@ -1,0 +1,206 @@
+/** Every form of `auth` (DESIGN §2), `callbacks.authorized`, and the server-side signIn / signOut. */
+import express from 'express'
+import request from 'supertest'
+import { describe, expect, it, jest } from '@jest/globals'
+import Portcullis, { CredentialsSignin, MissingRequestContextError, type PortcullisConfig, type Session } from 'portcullis'
+import { SECRET, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
+
+function setup(config: Partial<PortcullisConfig> = {}) {
+  const portcullis = Portcullis({ secret: SECRET, providers: [credentialsProvider], ...config })
+  const app = express()
+  app.use('/api/auth', portcullis.handlers)
+  return { app, ...portcullis }
+}
+
+async function signedInAgent(app: express.Express) {
+  const agent = request.agent(app)
+  expect((await signInWithPassword(agent)).status).toBe(302)
+  return agent
+}
+
+describe('auth(req, res) and auth({ req, res })', () => {
+  it('resolves the session and sets req.auth, once per request', async () => {
+    const jwt = jest.fn(({ token }: { token: Record<string, unknown> }) => token)
+    const { app, auth } = setup({ callbacks: { jwt } })
+    app.get('/both', async (req, res) => {
+      const first = await auth(req, res)
+      const second = await auth({ req, res })
+      res.json({ first, second, same: first === second, reqAuth: req.auth === first })
+    })
+    const agent = await signedInAgent(app)
+    jwt.mockClear()
+    const { body } = await agent.get('/both').expect(200)
+    expect(body.first.user.id).toBe('user-1')
+    expect(body.same).toBe(true)
+    expect(body.reqAuth).toBe(true)
+    expect(jwt).toHaveBeenCalledTimes(1)
+  })
+})
+
+describe('auth(handler)', () => {
+  it('resolves the session before the handler runs', async () => {
+    const { app, auth } = setup()
+    app.get('/admin', auth((req, res) => void res.json({ who: req.auth?.user.id ?? null })))
+    expect((await request(app).get('/admin').expect(200)).body).toEqual({ who: null })
+    const agent = await signedInAgent(app)
+    expect((await agent.get('/admin').expect(200)).body).toEqual({ who: 'user-1' })
+  })
+
+  it('passes a handler error to next', async () => {
+    const { app, auth } = setup()
+    app.get('/boom', auth(() => Promise.reject(new Error('handler failed'))))
+    app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(418).json({ message: error.message }))
+    expect((await request(app).get('/boom').expect(418)).body).toEqual({ message: 'handler failed' })
+  })
+})
+
+describe('auth middleware and callbacks.authorized', () => {
+  function protectedApp(authorized: NonNullable<PortcullisConfig['callbacks']>['authorized']) {
+    const portcullis = setup({ callbacks: { authorized } })
+    portcullis.app.use('/dashboard', portcullis.auth)
+    portcullis.app.get('/dashboard/*splat', (req, res) => void res.json({ page: req.path, user: req.auth?.user.id ?? null }))
+    return portcullis
+  }
+
+  it('redirects a browser to the sign-in page with a callbackUrl back when authorized returns false', async () => {
+    const { app } = protectedApp(({ auth }) => !!auth)
+    const response = await request(app).get('/dashboard/reports?year=2026').set('Accept', 'text/html').expect(302)
+    const location = new URL(response.headers.location!)
+    expect(location.pathname).toBe('/api/auth/signin')
+    expect(location.searchParams.get('callbackUrl')).toBe('/dashboard/reports?year=2026')
+  })
+
+  it('answers 401 JSON to a JSON client when authorized returns false', async () => {
+    const { app } = protectedApp(({ auth }) => !!auth)
+    const response = await request(app).get('/dashboard/data').set('Accept', 'application/json').expect(401)
+    expect(response.body).toMatchObject({ error: 'SessionRequired', signInUrl: expect.stringContaining('/api/auth/signin?callbackUrl=') })
+  })
+
+  it('lets the request through when authorized returns true, with req.auth set', async () => {
+    const { app } = protectedApp(({ auth }) => !!auth)
+    const agent = await signedInAgent(app)
+    expect((await agent.get('/dashboard/home').expect(200)).body).toEqual({ page: '/dashboard/home', user: 'user-1' })
+  })
+
+  it('sends a Response returned by authorized as it is', async () => {
+    const { app } = protectedApp(() => {
+      const headers = new Headers({ 'content-type': 'application/json', 'x-reason': 'maintenance' })
+      headers.append('set-cookie', 'a=1; Path=/')
+      headers.append('set-cookie', 'b=2; Path=/')
+      return new Response(JSON.stringify({ message: 'Down for maintenance' }), { status: 503, headers })
+    })
+    const response = await request(app).get('/dashboard/home').expect(503)
+    expect(response.body).toEqual({ message: 'Down for maintenance' })
+    expect(response.headers['x-reason']).toBe('maintenance')
+    expect(response.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/'])
+  })
+
+  it('goes on without a callback, keeping the session available (undefined means allow)', async () => {
+    const { app } = protectedApp(() => undefined)
+    expect((await request(app).get('/dashboard/x').expect(200)).body).toEqual({ page: '/dashboard/x', user: null })
+  })
+
+  it('passes an error thrown by authorized to next', async () => {
+    const { app } = protectedApp(() => {
+      throw new Error('policy store down')
+    })
+    app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(500).json({ message: error.message }))
+    expect((await request(app).get('/dashboard/x').expect(500)).body).toEqual({ message: 'policy store down' })
+  })
+})
+
+describe('auth() without arguments', () => {
+  it('returns the current request session after the middleware', async () => {
+    const { app, auth } = setup()
+    app.use(auth)
+    app.get('/deep', async (_req, res) => {
+      await new Promise((resolve) => setTimeout(resolve, 1))
+      const session: Session | null = await auth()
+      res.json({ id: session?.user.id ?? null })
+    })
+    const agent = await signedInAgent(app)
+    expect((await agent.get('/deep').expect(200)).body).toEqual({ id: 'user-1' })
+    expect((await request(app).get('/deep').expect(200)).body).toEqual({ id: null })
+  })
+
+  it('rejects with MissingRequestContextError outside a request', async () => {
+    const { auth } = setup()
+    await expect(auth()).rejects.toBeInstanceOf(MissingRequestContextError)
+    await expect(auth()).rejects.toThrow(/auth\(req, res\)/)
+  })
+})
+
+describe('server-side signIn and signOut', () => {
+  function loginApp() {
+    const portcullis = setup()
+    const { app, auth, signIn, signOut } = portcullis
+    app.use(express.urlencoded({ extended: false }))
+    app.use(auth)
+    app.post('/login', async (req, res, next) => {
+      try {
+        if (req.body.mode === 'json') {
+          const url = await signIn('credentials', { redirectTo: '/welcome', ...req.body, redirect: false })
+          res.json({ url })
+        } else {
+          await signIn('credentials', { ...req.body, redirectTo: '/welcome' })
+        }
+      } catch (error) {
+        if (error instanceof CredentialsSignin) return void res.status(401).json({ error: error.type, code: error.code })
+        next(error)
+      }
+    })
+    app.post('/logout', async (req, res) => {
+      if (req.body.mode === 'json') return void res.json({ url: await signOut({ redirect: false, redirectTo: '/goodbye' }) })
+      await signOut({ redirectTo: '/goodbye' })
+    })
+    app.get('/me', async (req, res) => void res.json(await auth(req, res)))
+    return app
+  }
+
+  it('signs in with redirect (default) and ends the response with the redirect', async () => {
+    const agent = request.agent(loginApp())
+    const response = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace' }).expect(302)
+    expect(new URL(response.headers.location!).pathname).toBe('/welcome')
+    expect((await agent.get('/me')).body.user.id).toBe('user-1')
+  })
+
+  it('signs in with redirect: false, sets the cookie and resolves with the URL', async () => {
+    const agent = request.agent(loginApp())
+    const response = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', mode: 'json' }).expect(200)
+    expect(new URL(response.body.url).pathname).toBe('/welcome')
+    expect(setCookie(response, 'authjs.session-token')).toBeDefined()
+    expect((await agent.get('/me')).body.user.id).toBe('user-1')
+  })
+
+  it('rejects with CredentialsSignin (redirect: false) or redirects to the sign-in page', async () => {
+    const app = loginApp()
+    const json = await request(app).post('/login').type('form').send({ username: 'ada', password: 'x', mode: 'json' }).expect(401)
+    expect(json.body).toEqual({ error: 'CredentialsSignin', code: 'credentials' })
+    const page = await request(app).post('/login').type('form').send({ username: 'ada', password: 'x' }).expect(302)
+    expect(page.headers.location).toMatch(/\/api\/auth\/signin\?error=CredentialsSignin&code=credentials$/)
+  })
+
+  it('signs out, clearing the session, with and without redirect', async () => {
+    const app = loginApp()
+    const agent = request.agent(app)
+    await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace' })
+    const out = await agent.post('/logout').type('form').send({}).expect(302)
+    expect(new URL(out.headers.location!).pathname).toBe('/goodbye')
+    expect(setCookie(out, 'authjs.session-token')).toMatch(/Max-Age=0/)
+    expect((await agent.get('/me')).body).toBeNull()
+
+    await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace' })
+    const json = await agent.post('/logout').type('form').send({ mode: 'json' }).expect(200)
+    expect(new URL(json.body.url).pathname).toBe('/goodbye')
+    expect((await agent.get('/me')).body).toBeNull()
+  })
+
+  it('refuses a redirectTo on another origin', async () => {
+    const agent = request.agent(loginApp())
+    const response = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', mode: 'json', redirectTo: 'https://evil.example/' })
+    const url = new URL(response.body.url)
+    expect(url.hostname).toBe('127.0.0.1')
+    expect(url.pathname).toBe('/')
+    expect((await agent.get('/me')).body.user.id).toBe('user-1')
+  })
+})
