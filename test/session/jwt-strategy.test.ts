@@ -1,0 +1,178 @@
+/**
+ * JWT sessions through HTTP: re-issue only when updateAge has passed (or the token changed), POST
+ * /session updates, the jwt / session callbacks and events, and secret rotation.
+ */
+import express from 'express'
+import request from 'supertest'
+import { afterEach, describe, expect, it, jest } from '@jest/globals'
+import Portcullis, { type PortcullisConfig } from 'portcullis'
+import { SECRET, credentialsProvider, fetchCsrfToken, setCookie, signInWithPassword } from '../support/flow.js'
+
+function appFor(config: Partial<PortcullisConfig> = {}) {
+  const { handlers, auth } = Portcullis({ secret: SECRET, providers: [credentialsProvider], ...config })
+  const app = express()
+  app.use('/api/auth', handlers)
+  app.get('/me', async (req, res) => void res.json(await auth(req, res)))
+  return app
+}
+
+const HOUR = 3600_000
+let clock: ReturnType<typeof jest.spyOn> | undefined
+function setNow(ms: number) {
+  clock?.mockRestore()
+  clock = jest.spyOn(Date, 'now').mockReturnValue(ms)
+}
+afterEach(() => {
+  clock?.mockRestore()
+  clock = undefined
+})
+
+describe('re-issuing the session cookie', () => {
+  it('does not re-seal on reads before updateAge, and does after it, sliding the expiry', async () => {
+    const start = Date.UTC(2026, 10, 20, 12)
+    setNow(start)
+    const agent = request.agent(appFor({ session: { maxAge: 30 * 24 * 3600, updateAge: 24 * 3600 } }))
+    await signInWithPassword(agent)
+
+    setNow(start + 23 * HOUR)
+    const early = await agent.get('/me').expect(200)
+    expect(early.body.user.id).toBe('user-1')
+    expect(setCookie(early, 'authjs.session-token')).toBeUndefined()
+    expect(early.body.expires).toBe(new Date(start + 30 * 24 * HOUR).toISOString())
+
+    setNow(start + 25 * HOUR)
+    const due = await agent.get('/me').expect(200)
+    expect(setCookie(due, 'authjs.session-token')).toMatch(/^authjs\.session-token=eyJ/)
+    expect(due.body.expires).toBe(new Date(start + 25 * HOUR + 30 * 24 * HOUR).toISOString())
+
+    setNow(start + 26 * HOUR)
+    expect(setCookie(await agent.get('/api/auth/session'), 'authjs.session-token')).toBeUndefined()
+  })
+
+  it('re-seals on every read with updateAge: 0', async () => {
+    const agent = request.agent(appFor({ session: { updateAge: 0 } }))
+    await signInWithPassword(agent)
+    expect(setCookie(await agent.get('/me'), 'authjs.session-token')).toBeDefined()
+    expect(setCookie(await agent.get('/me'), 'authjs.session-token')).toBeDefined()
+  })
+
+  it('re-seals when the jwt callback changes the token, and not when it returns it unchanged', async () => {
+    let visits = 0
+    const counting = appFor({ callbacks: { jwt: ({ token }) => ({ ...token, visits: ++visits }) } })
+    const agent = request.agent(counting)
+    await signInWithPassword(agent)
+    expect(setCookie(await agent.get('/me'), 'authjs.session-token')).toBeDefined()
+
+    const stable = request.agent(appFor({ callbacks: { jwt: ({ token }) => token } }))
+    await signInWithPassword(stable)
+    expect(setCookie(await stable.get('/me'), 'authjs.session-token')).toBeUndefined()
+  })
+
+  it('ends the session when the jwt callback returns null', async () => {
+    let revoked = false
+    const agent = request.agent(appFor({ callbacks: { jwt: ({ token }) => (revoked ? null : token) } }))
+    await signInWithPassword(agent)
+    revoked = true
+    const response = await agent.get('/me').expect(200)
+    expect(response.body).toBeNull()
+    expect(setCookie(response, 'authjs.session-token')).toMatch(/Max-Age=0/)
+  })
+})
+
+describe('POST /session', () => {
+  it('passes data to the jwt callback with trigger "update" and returns the new session', async () => {
+    const jwt = jest.fn(({ token, trigger, session }: { token: Record<string, unknown>; trigger?: string; session?: unknown }) =>
+      trigger === 'update' ? { ...token, name: (session as { name: string }).name } : token,
+    )
+    const agent = request.agent(appFor({ callbacks: { jwt } }))
+    await signInWithPassword(agent)
+    const csrfToken = await fetchCsrfToken(agent)
+    const response = await agent.post('/api/auth/session').send({ csrfToken, data: { name: 'Countess of Lovelace' } }).expect(200)
+    expect(response.body.user.name).toBe('Countess of Lovelace')
+    expect(jwt).toHaveBeenLastCalledWith(expect.objectContaining({ trigger: 'update', session: { name: 'Countess of Lovelace' } }))
+    expect(setCookie(response, 'authjs.session-token')).toBeDefined()
+    expect((await agent.get('/me')).body.user.name).toBe('Countess of Lovelace')
+  })
+
+  it('returns null without a session', async () => {
+    const agent = request.agent(appFor())
+    const csrfToken = await fetchCsrfToken(agent)
+    expect((await agent.post('/api/auth/session').send({ csrfToken, data: {} }).expect(200)).body).toBeNull()
+  })
+})
+
+describe('callbacks and events', () => {
+  it('shapes the token and the session, and sees the sign-in user and account', async () => {
+    const jwt = jest.fn(({ token, user }: { token: Record<string, unknown>; user?: { id?: string } }) => (user ? { ...token, role: 'admin' } : token))
+    const agent = request.agent(
+      appFor({
+        callbacks: {
+          jwt,
+          session: ({ session, token }) => ({ ...session, user: { ...session.user, role: token.role } }),
+        },
+      }),
+    )
+    await signInWithPassword(agent)
+    expect(jwt).toHaveBeenCalledWith(
+      expect.objectContaining({
+        trigger: 'signIn',
+        user: expect.objectContaining({ id: 'user-1' }),
+        account: { provider: 'credentials', type: 'credentials', providerAccountId: 'user-1' },
+      }),
+    )
+    expect((await agent.get('/me')).body.user).toEqual({ id: 'user-1', name: 'Ada Lovelace', email: 'ada@example.com', role: 'admin' })
+  })
+
+  it('lets the signIn callback refuse (AccessDenied, 403 page) or redirect elsewhere', async () => {
+    const refusing = request.agent(appFor({ callbacks: { signIn: () => false } }))
+    const denied = await signInWithPassword(refusing)
+    expect(denied.headers.location).toMatch(/\/api\/auth\/error\?error=AccessDenied$/)
+    expect(setCookie(denied, 'authjs.session-token')).toBeUndefined()
+    expect((await refusing.get('/api/auth/error?error=AccessDenied')).status).toBe(403)
+
+    const redirecting = await signInWithPassword(request.agent(appFor({ callbacks: { signIn: () => '/complete-profile' } })))
+    expect(new URL(redirecting.headers.location!).pathname).toBe('/complete-profile')
+    expect(setCookie(redirecting, 'authjs.session-token')).toBeUndefined()
+  })
+
+  it('emits signIn, session and signOut events; a throwing handler is logged and breaks nothing', async () => {
+    const seen: string[] = []
+    const error = jest.fn()
+    const agent = request.agent(
+      appFor({
+        logger: { error },
+        events: {
+          signIn: ({ user, account }) => {
+            seen.push(`signIn:${user.id}:${account?.provider}`)
+            throw new Error('audit log down')
+          },
+          session: ({ session }) => void seen.push(`session:${session.user.id}`),
+          signOut: ({ token }) => void seen.push(`signOut:${token?.sub}`),
+        },
+      }),
+    )
+    expect((await signInWithPassword(agent)).status).toBe(302)
+    expect(error).toHaveBeenCalledWith('EventError', expect.stringContaining('signIn'), 'Error: audit log down')
+    expect((await agent.get('/me')).body.user.id).toBe('user-1')
+    const csrfToken = await fetchCsrfToken(agent)
+    await agent.post('/api/auth/signout').type('form').send({ csrfToken })
+    expect(seen).toEqual(['signIn:user-1:credentials', 'session:user-1', 'signOut:user-1'])
+  })
+})
+
+describe('secret rotation', () => {
+  it('reads a cookie sealed with the old secret after secret: [new, old], and re-seals with the new one', async () => {
+    const oldAgent = request.agent(appFor({ secret: 'the-old-secret-0123456789abcdef0123' }))
+    const signIn = await signInWithPassword(oldAgent)
+    const cookie = setCookie(signIn, 'authjs.session-token')!.split(';')[0]!
+
+    const rotated = appFor({ secret: ['the-new-secret-0123456789abcdef0123', 'the-old-secret-0123456789abcdef0123'], session: { updateAge: 0 } })
+    const response = await request(rotated).get('/me').set('Cookie', cookie).expect(200)
+    expect(response.body.user.id).toBe('user-1')
+    const resealed = setCookie(response, 'authjs.session-token')!.split(';')[0]!
+
+    const newOnly = appFor({ secret: 'the-new-secret-0123456789abcdef0123' })
+    expect((await request(newOnly).get('/me').set('Cookie', resealed)).body.user.id).toBe('user-1')
+    expect((await request(newOnly).get('/me').set('Cookie', cookie)).body).toBeNull()
+  })
+})
