@@ -6,25 +6,19 @@
  * @see https://www.rfc-editor.org/rfc/rfc7516 JSON Web Encryption
  */
 import { parse as parseCookies } from 'cookie'
-import type { JWT, JWTDecodeParams, JWTEncodeParams } from './types.js'
-import { deriveKeyRing } from './session/keys.js'
-import type { KeyRing } from './session/keys.js'
+import { secretsFromEnv } from './config/env.js'
+import { JWTSessionError, MissingSecretError } from './errors.js'
+import { readChunkedCookie } from './session/cookies.js'
+import { deriveKeyRing, type KeyRing } from './session/keys.js'
 import { openSessionToken, sealSessionToken } from './session/token.js'
+import type { JWT, JWTDecodeParams, JWTEncodeParams } from './types.js'
+
+export { JWTSessionError }
 
 /** Auth.js's default session lifetime: 30 days, in seconds. */
 const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60
 const SESSION_COOKIE = 'authjs.session-token'
 const SECURE_PREFIX = '__Secure-'
-
-/**
- * A session token that cannot be used: malformed, tampered with, sealed with another secret, or
- * expired. Mirrors Auth.js's `JWTSessionError`; the cause is deliberately not told apart.
- */
-export class JWTSessionError extends Error {
-  override name = 'JWTSessionError'
-  /** Stable error code, as Auth.js's errors carry in `type`. */
-  readonly type = 'JWTSessionError'
-}
 
 /**
  * Issues a session JWT (JWE, `dir` + A256CBC-HS512) that Auth.js v5 can read.
@@ -66,7 +60,10 @@ export async function decode(params: JWTDecodeParams): Promise<JWT | null> {
   return opened.payload
 }
 
-/** What `getToken` reads: any request with headers (Express, node:http, or a Fetch `Request`). */
+/**
+ * What `getToken` reads: any request with headers (Express, node:http, or a Fetch `Request`).
+ * @see https://www.rfc-editor.org/rfc/rfc6265#section-5.4
+ */
 export interface GetTokenParams {
   req: { headers: Record<string, string | string[] | undefined> | Headers }
   /** Default: `AUTH_SECRET_3`, `_2`, `_1`, then `AUTH_SECRET` (or `LEGACYAUTH_SECRET`) from the environment. */
@@ -87,14 +84,15 @@ export interface GetTokenParams {
  *
  * @returns The claims (or with `raw` the token string), or `null` when there is no token or it
  *   cannot be decoded.
- * @throws TypeError when no secret is given and none is set in the environment.
+ * @throws MissingSecretError when no secret is given and none is set in the environment.
  * @example
  * ```ts
- * import { getToken } from 'portcullis/jwt'
- * app.get('/api/me', async (req, res) => {
- *   const token = await getToken({ req, secret: process.env.AUTH_SECRET })
- *   res.json(token ?? { error: 'signed out' })
- * })
+ * import { encode, getToken } from 'portcullis/jwt'
+ * const secret = 'a-long-random-secret'
+ * const jwt = await encode({ token: { sub: '42' }, secret, salt: 'authjs.session-token' })
+ * const req = { headers: { cookie: `authjs.session-token=${jwt}` } } // or Express's `req`
+ * ;(await getToken({ req, secret }))?.sub // '42'
+ * await getToken({ req, secret, raw: true }) // the cookie value itself
  * ```
  * @see https://www.rfc-editor.org/rfc/rfc6265#section-5.4 (Cookie header)
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-2.1 (Bearer)
@@ -111,10 +109,8 @@ export async function getToken(params: GetTokenParams): Promise<JWT | string | n
   const token = readSessionCookie(req.headers, cookieName) ?? readBearer(req.headers)
   if (token === null) return null
   if (raw) return token
-  const secrets = params.secret === undefined || params.secret.length === 0 ? secretsFromEnv() : toSecretList(params.secret)
-  if (secrets.length === 0) {
-    throw new TypeError('getToken: pass `secret` or set AUTH_SECRET in the environment')
-  }
+  const secrets = params.secret === undefined || params.secret.length === 0 ? secretsFromEnv(process.env) : toSecretList(params.secret)
+  if (secrets.length === 0) throw new MissingSecretError('getToken: pass `secret` or set AUTH_SECRET in the environment.')
   const opened = openSessionToken(token, keyRing(secrets, params.salt ?? cookieName), nowInSeconds())
   return opened === null ? null : opened.payload
 }
@@ -144,19 +140,6 @@ function toSecretList(secret: string | readonly string[]): readonly string[] {
   throw new TypeError('`secret` must be a string or a list of strings')
 }
 
-/** Auth.js's order: `AUTH_SECRET_3`, `_2`, `_1` (each unshifted in turn), then `AUTH_SECRET`. */
-function secretsFromEnv(): string[] {
-  const env = process.env
-  const secrets: string[] = []
-  const main = env['AUTH_SECRET']
-  if (main) secrets.push(main)
-  for (const name of ['AUTH_SECRET_1', 'AUTH_SECRET_2', 'AUTH_SECRET_3']) {
-    const secret = env[name]
-    if (secret) secrets.unshift(secret)
-  }
-  return secrets
-}
-
 function nowInSeconds(): number {
   return Math.floor(Date.now() / 1000)
 }
@@ -179,31 +162,10 @@ function headerValue(headers: RequestHeaders, name: string, separator: string): 
   return typeof value === 'string' ? value : value.join(separator)
 }
 
-/**
- * The session cookie's value, or the join of its chunks `name.0`, `name.1`, … in index order.
- * When both the plain cookie and chunks are present, the token is ambiguous (Auth.js concatenates
- * them all into an invalid token), so there is no session. Empty values are deleted cookies.
- */
+/** The session cookie's value, joining its chunks `name.0`, `name.1`, … like the router does. */
 function readSessionCookie(headers: RequestHeaders, name: string): string | null {
   const header = headerValue(headers, 'cookie', '; ')
-  if (!header) return null
-  const cookies = parseCookies(header)
-  const whole = cookies[name] || null
-  const chunkPrefix = `${name}.`
-  const chunks: string[] = []
-  let chunkCount = 0
-  for (const [cookie, value] of Object.entries(cookies)) {
-    if (!value || !cookie.startsWith(chunkPrefix)) continue
-    const suffix = cookie.slice(chunkPrefix.length)
-    if (!/^(?:0|[1-9][0-9]{0,3})$/.test(suffix)) continue
-    chunks[Number(suffix)] = value
-    chunkCount++
-  }
-  if (chunkCount === 0) return whole
-  if (whole !== null) return null
-  // A missing chunk leaves a hole: that token cannot decrypt, so say so now.
-  if (chunks.length !== chunkCount) return null
-  return chunks.join('')
+  return (header && readChunkedCookie(parseCookies(header), name)) || null
 }
 
 /** An `Authorization: Bearer <token>` header's token, percent-decoded as Auth.js does. */

@@ -5,6 +5,7 @@
  */
 import type { AsyncLocalStorage } from 'node:async_hooks'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
 import { signInWithCredentials } from '../actions/callback/credentials.js'
 import { pageUrl, redirectTarget, type ActionContext } from '../actions/context.js'
 import { failureResponse } from '../actions/failure.js'
@@ -24,6 +25,16 @@ export type AuthenticatedRequest<Req extends IncomingMessage = IncomingMessage> 
 
 /** The `auth` function (spec §4.2, DESIGN §2). */
 export interface AuthFunction {
+  /** Wraps an Express handler: the session is resolved first and set on `req.auth`. */
+  (handler: (req: AuthenticatedRequest<ExpressRequest>, res: ExpressResponse, next: NextFunction) => unknown): (
+    req: ExpressRequest,
+    res: ExpressResponse,
+    next: NextFunction,
+  ) => Promise<void>
+  /** The same for other request types, e.g. `auth<IncomingMessage, ServerResponse>(handler)` on node:http. */
+  <Req extends IncomingMessage, Res extends ServerResponse>(
+    handler: (req: AuthenticatedRequest<Req>, res: Res, next: NextFunction) => unknown,
+  ): (req: Req, res: Res, next: NextFunction) => Promise<void>
   /** Inside a request that passed through `handlers` or the `auth` middleware: its session. */
   (): Promise<Session | null>
   /** The session of `req`; sets `req.auth` and re-issues the session cookie on `res` when due. */
@@ -32,10 +43,6 @@ export interface AuthFunction {
   (context: { req: IncomingMessage; res?: ServerResponse }): Promise<Session | null>
   /** Middleware (`app.use(auth)`): resolves the session, then runs `callbacks.authorized`. */
   (req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void>
-  /** Wraps a handler: the session is resolved first and set on `req.auth`. */
-  <Req extends IncomingMessage = IncomingMessage, Res extends ServerResponse = ServerResponse>(
-    handler: (req: AuthenticatedRequest<Req>, res: Res, next: NextFunction) => unknown,
-  ): (req: Req, res: Res, next: NextFunction) => Promise<void>
 }
 
 /** Options of the server-side `signIn`; other string keys are the form fields (e.g. credentials). */

@@ -15,7 +15,10 @@ import type { KeyRing, SessionKey } from './keys.js'
  */
 export const CLOCK_TOLERANCE = 15
 
-/** A session token that decrypted and passed the claim checks. */
+/**
+ * A session token that decrypted and passed the claim checks.
+ * @see https://www.rfc-editor.org/rfc/rfc7519#section-7.2
+ */
 export interface OpenedToken {
   payload: JWT
   /** The decrypted claims set JSON, as sealed. */
