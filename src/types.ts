@@ -212,7 +212,7 @@ export interface CallbacksOptions {
    * `false` redirects to sign-in (401 JSON for JSON clients), a WHATWG `Response` is sent as is.
    * Its redirect target must not itself be protected by it (spec §4.3 rule 2).
    */
-  authorized?: (params: { auth: Session | null; request: AuthIncomingRequest }) => Awaitable<boolean | undefined | Response>
+  authorized?: (params: { auth: Session | null; request: import('express').Request }) => Awaitable<boolean | undefined | Response>
 }
 
 /** Events (spec §6): awaited, and a throwing handler is logged, never breaks the flow. */

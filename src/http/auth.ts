@@ -104,7 +104,8 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     let verdict: boolean | undefined | Response
     try {
       session = await resolve(req, res)
-      verdict = config.callbacks.authorized ? await config.callbacks.authorized({ auth: session, request: req }) : true
+      // Typed as Express's request (the usual case); on node:http it is the plain IncomingMessage.
+      verdict = config.callbacks.authorized ? await config.callbacks.authorized({ auth: session, request: req as never }) : true
     } catch (error) {
       return next(error)
     }

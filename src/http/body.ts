@@ -17,15 +17,18 @@ export type RequestBody = Record<string, unknown>
  * @throws InvalidRequestError 413 when too large, 415 for other content types, 400 when malformed.
  */
 export async function readBody(req: NodeRequest): Promise<RequestBody> {
-  const parsed = req.body
-  if (parsed && typeof parsed === 'object' && !Buffer.isBuffer(parsed)) return parsed as RequestBody
-  if (typeof parsed === 'string' || Buffer.isBuffer(parsed)) return parseBody(contentType(req), Buffer.from(parsed).toString('utf8'))
-  if (req.readableEnded) return {}
-
+  // Use what an app-level parser produced only if it really read the stream: Express 4's
+  // body-parser sets `req.body = {}` without reading a body of a type it does not handle (a form
+  // behind `express.json()`), and taking that `{}` would lose the form, CSRF token included.
+  const consumed = (req as { _body?: unknown })._body === true || req.readableEnded
+  if (consumed) {
+    const parsed = req.body
+    if (typeof parsed === 'string' || Buffer.isBuffer(parsed)) return parseBody(contentType(req), Buffer.from(parsed).toString('utf8'))
+    return parsed && typeof parsed === 'object' ? (parsed as RequestBody) : {}
+  }
   const declared = Number(req.headers['content-length'] ?? 0)
   if (declared > BODY_LIMIT) throw tooLarge()
-  const text = await readText(req)
-  return parseBody(contentType(req), text)
+  return parseBody(contentType(req), await readText(req))
 }
 
 function contentType(req: NodeRequest): string {

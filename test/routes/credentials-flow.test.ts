@@ -57,6 +57,16 @@ describe.each([
     expect(page.text).toContain('Sign in failed. Check the details you provided are correct.')
   })
 
+  it('reads a form post behind an app-wide express.json() (Express 4 sets req.body = {} without reading it)', async () => {
+    const { handlers } = Portcullis({ secret: SECRET, providers: [credentialsProvider] })
+    const withParsers = (createExpress as () => express.Express)()
+    withParsers.use((createExpress as typeof express).json())
+    withParsers.use('/api/auth', handlers)
+    const response = await signInWithPassword(request.agent(withParsers))
+    expect(response.headers.location).not.toMatch(/error=/)
+    expect(setCookie(response, 'authjs.session-token')).toBeDefined()
+  })
+
   it('answers {url} JSON instead of a redirect for X-Auth-Return-Redirect: 1', async () => {
     const agent = request.agent(app)
     const csrfToken = await fetchCsrfToken(agent)

@@ -1,17 +1,25 @@
 /**
- * Session-cookie codec benchmark: the cost of turning one session cookie into claims, four ways,
- * in one process on the same 10,000 distinct tokens.
+ * Session-read benchmark (`npm run bench`): the cost of reading one session, in one process, on
+ * the same 10,000 distinct session cookies, sequentially.
  *
- *   floor      the bare RFC 7518 §5.2.2.2 work inline (HMAC-SHA-512, compare, AES-256-CBC, JSON.parse)
- *   portcullis openSessionToken (strict parsing, header checks, claim checks)
- *   jose       jwtDecrypt with the key derived once (WebCrypto, async)
- *   auth.js    @auth/core/jwt decode (derives the key on every call, then jose)
+ *   floor            the bare RFC 7518 §5.2.2.2 work inline (HMAC-SHA-512, compare, AES-256-CBC, JSON.parse)
+ *   openSessionToken portcullis's codec alone (strict parsing, header and claim checks)
+ *   auth(req, res)   the whole public read: cookie parsing, codec, session object, req.auth
+ *   jose             jwtDecrypt with the key derived once (WebCrypto, async)
+ *   @auth/core/jwt   decode (derives the key on every call, then jose)
+ *   getSession       @auth/express getSession (builds a Request and runs Auth.js's /session route)
  *
- * Run: npx tsx bench/codec.ts
+ * Targets (issue 2): auth() at most 3x the floor, and at least 30x faster than getSession.
  */
 import { createDecipheriv, createHmac, hkdfSync, randomUUID, timingSafeEqual } from 'node:crypto'
 import { jwtDecrypt } from 'jose'
 import { decode as authjsDecode } from '@auth/core/jwt'
+import CredentialsAuthjs from '@auth/core/providers/credentials'
+import { getSession } from '@auth/express'
+import { IncomingMessage, ServerResponse } from 'node:http'
+import { Socket } from 'node:net'
+import Portcullis from '../src/index.js'
+import Credentials from '../src/providers/credentials.js'
 import { deriveKeyRing } from '../src/session/keys.js'
 import { openSessionToken, sealSessionToken } from '../src/session/token.js'
 
@@ -51,7 +59,28 @@ function floorDecrypt(token: string): unknown {
   return JSON.parse(Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8'))
 }
 
-const candidates: Array<{ name: string; run: (token: string) => unknown }> = [
+const { auth } = Portcullis({ secret: SECRET, providers: [Credentials({ authorize: () => null })] })
+const authjsConfig = { secret: SECRET, trustHost: true, providers: [CredentialsAuthjs({ authorize: () => null })] }
+
+/** A real Node request carrying the session cookie, as Express hands it to a route. */
+function requestWithCookie(token: string): IncomingMessage & { protocol: string } {
+  const req = new IncomingMessage(new Socket()) as IncomingMessage & { protocol: string }
+  req.method = 'GET'
+  req.url = '/me'
+  req.headers = { host: 'localhost:3000', cookie: `${SALT}=${token}`, accept: 'application/json' }
+  req.protocol = 'http'
+  return req
+}
+
+// Fresh request objects for every pass, made before it is timed: auth() remembers the session per
+// request, so a reused request would measure a cache hit.
+let authRequests = new Map<string, IncomingMessage>()
+const prepareAuthRequests = () => {
+  authRequests = new Map(tokens.map((token) => [token, requestWithCookie(token)]))
+}
+const response = new ServerResponse(requestWithCookie(''))
+
+const candidates: Array<{ name: string; prepare?: () => void; run: (token: string) => unknown }> = [
   { name: 'floor (inline node:crypto)', run: floorDecrypt },
   {
     name: 'portcullis openSessionToken',
@@ -72,7 +101,22 @@ const candidates: Array<{ name: string; run: (token: string) => unknown }> = [
         })
       ).payload,
   },
+  {
+    name: 'portcullis auth(req, res)',
+    prepare: prepareAuthRequests,
+    run: async (token) => {
+      const session = await auth(authRequests.get(token)!, response)
+      return { sub: session?.user.id }
+    },
+  },
   { name: '@auth/core/jwt decode', run: (token) => authjsDecode({ token, secret: SECRET, salt: SALT }) },
+  {
+    name: '@auth/express getSession',
+    run: async (token) => {
+      const session = await getSession(requestWithCookie(token) as never, authjsConfig)
+      return { sub: (session?.user as { email?: string } | undefined)?.email ?? session?.user?.name }
+    },
+  },
 ]
 
 interface Row {
@@ -93,11 +137,13 @@ async function measure(run: (token: string) => unknown, count: number): Promise<
 }
 
 const rows: Row[] = []
-for (const { name, run } of candidates) {
-  // Every candidate must accept every token before it is timed.
+for (const { name, prepare, run } of candidates) {
+  prepare?.()
+  // Every candidate must accept a token before it is timed.
   const sample = await run(tokens[0] ?? '')
   if ((sample as { sub?: unknown }).sub === undefined) throw new Error(`${name}: no sub`)
   await measure(run, WARMUP)
+  prepare?.()
   const elapsedUs = await measure(run, TOKENS)
   rows.push({ name, ops: TOKENS, meanUs: elapsedUs / TOKENS, opsPerSec: (TOKENS * 1e6) / elapsedUs })
 }
@@ -105,10 +151,15 @@ for (const { name, run } of candidates) {
 const tokenBytes = tokens.reduce((sum, t) => sum + t.length, 0) / TOKENS
 const floorUs = rows[0]?.meanUs ?? 1
 console.log(`Node ${process.version}, ${TOKENS} distinct tokens, mean ${tokenBytes.toFixed(0)} bytes each, sequential\n`)
-console.log(`| ${'codec'.padEnd(36)} | ${'ops'.padStart(6)} | ${'mean µs/op'.padStart(10)} | ${'ops/s'.padStart(9)} | ${'x floor'.padStart(7)} |`)
+console.log(`| ${'session read'.padEnd(36)} | ${'ops'.padStart(6)} | ${'mean µs/op'.padStart(10)} | ${'ops/s'.padStart(9)} | ${'x floor'.padStart(7)} |`)
 console.log(`|${'-'.repeat(38)}|${'-'.repeat(8)}|${'-'.repeat(12)}|${'-'.repeat(11)}|${'-'.repeat(9)}|`)
 for (const row of rows) {
   console.log(
     `| ${row.name.padEnd(36)} | ${String(row.ops).padStart(6)} | ${row.meanUs.toFixed(2).padStart(10)} | ${Math.round(row.opsPerSec).toLocaleString('en-US').padStart(9)} | ${(row.meanUs / floorUs).toFixed(1).padStart(7)} |`,
   )
 }
+
+const meanOf = (name: string) => rows.find((row) => row.name === name)?.meanUs ?? Number.NaN
+const authUs = meanOf('portcullis auth(req, res)')
+console.log(`\nauth(req, res) = ${(authUs / floorUs).toFixed(2)}x the floor (target <= 3x)`)
+console.log(`auth(req, res) is ${(meanOf('@auth/express getSession') / authUs).toFixed(0)}x faster than @auth/express getSession (target >= 30x)`)

@@ -1,0 +1,148 @@
+/**
+ * The Portcullis Express example: credentials sign-in, a public home page, a protected page and a
+ * JSON endpoint. `createApp()` builds the app without listening, so the tests drive it directly
+ * (test/examples/express.test.ts) and server.ts only adds `listen`.
+ *
+ * Demo user: `ada` / `lovelace`.
+ */
+import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
+import express, { type Express } from 'express'
+import Portcullis from 'portcullis'
+import Credentials from 'portcullis/providers/credentials'
+
+/** A user of the in-memory "database": the password is kept only as a salted scrypt hash. */
+interface DemoUser {
+  id: string
+  username: string
+  name: string
+  email: string
+  /** base64url scrypt salt and 64-byte derived key. */
+  password: { salt: string; hash: string }
+}
+
+// Derived with: crypto.scryptSync('lovelace', salt, 64) (scrypt defaults N=16384, r=8, p=1).
+const users: readonly DemoUser[] = [
+  {
+    id: '1',
+    username: 'ada',
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    password: {
+      salt: 'J9_23oYHWgeHXNd2Sa2kMg',
+      hash: 'xgaGwbvrbxvj2PNk8lBVPcdbuj6aTK_lnXD6gdWQCszRwjeZPe_cXACjdNVOUs0z-oywKPcLIFZVon2dS8zymA',
+    },
+  },
+]
+
+// Checked against when the username is unknown, so the response time does not tell whether it exists.
+const DUMMY_PASSWORD = users[0]!.password
+
+function scryptKey(password: BinaryLike, salt: BinaryLike): Promise<Buffer> {
+  return new Promise((resolve, reject) => scrypt(password, salt, 64, (error, key) => (error ? reject(error) : resolve(key))))
+}
+
+/** The user whose password matches, or null. Constant-time comparison of the derived keys. */
+async function verifyUser(username: string, password: string): Promise<DemoUser | null> {
+  const user = users.find((candidate) => candidate.username === username)
+  const stored = user?.password ?? DUMMY_PASSWORD
+  const expected = Buffer.from(stored.hash, 'base64url')
+  const actual = await scryptKey(password, Buffer.from(stored.salt, 'base64url'))
+  return user && timingSafeEqual(actual, expected) ? user : null
+}
+
+/** Escapes a value for HTML text and quoted attributes. */
+function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+}
+
+const BRAND_COLOR = '#0f766e'
+
+/** A minimal page around `body` (which must already be escaped). */
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem;line-height:1.5}
+a{color:${BRAND_COLOR}}
+code{background:#f1f5f9;padding:.1rem .3rem;border-radius:.25rem}
+</style>
+</head>
+<body>
+<h1>${escapeHtml(title)}</h1>
+${body}
+</body>
+</html>
+`
+}
+
+/** Builds the example app: Portcullis on `/api/auth`, a home page, `/dashboard` and `/api/me`. */
+export function createApp(): Express {
+  // No `secret` here: AUTH_SECRET from the environment, or in development a per-process secret
+  // (Portcullis warns). Production without AUTH_SECRET throws MissingSecretError.
+  const { handlers, auth } = Portcullis({
+    providers: [
+      Credentials({
+        name: 'username and password',
+        credentials: {
+          username: { label: 'Username', type: 'text', placeholder: 'ada', required: true },
+          password: { label: 'Password', type: 'password', required: true },
+        },
+        authorize: async ({ username, password }) => {
+          if (typeof username !== 'string' || typeof password !== 'string') return null
+          const user = await verifyUser(username, password)
+          return user ? { id: user.id, name: user.name, email: user.email } : null
+        },
+      }),
+    ],
+    callbacks: {
+      // Runs wherever `auth` is mounted as middleware: here only on /dashboard.
+      authorized: ({ auth }) => !!auth,
+    },
+    theme: { brandColor: BRAND_COLOR },
+  })
+
+  const app = express()
+
+  // Sign-in page, form posts, CSRF, session, sign-out: /api/auth/*. No body parser needed.
+  app.use('/api/auth', handlers)
+
+  // Public: shows who is signed in, if anyone.
+  app.get('/', async (req, res) => {
+    const session = await auth(req, res)
+    const body = session
+      ? `<p>Signed in as <strong>${escapeHtml(session.user.name)}</strong> (${escapeHtml(session.user.email)}).</p>
+<p><a href="/dashboard">Dashboard</a> · <a href="/api/me">/api/me</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`
+      : `<p>You are not signed in.</p>
+<p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>.</p>
+<p>The <a href="/dashboard">dashboard</a> needs a session; <a href="/api/me">/api/me</a> answers 401 without one.</p>`
+    res.type('html').send(page('Portcullis example', body))
+  })
+
+  // Protected: the middleware runs callbacks.authorized; signed-out visitors go to the sign-in page.
+  app.use('/dashboard', auth)
+  app.get('/dashboard', (req, res) => {
+    const user = req.auth?.user
+    res.type('html').send(
+      page(
+        'Dashboard',
+        `<p>Welcome, ${escapeHtml(user?.name)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
+<p><a href="/">Home</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
+      ),
+    )
+  })
+
+  // JSON: the wrapper form resolves the session first and sets req.auth.
+  app.get(
+    '/api/me',
+    auth((req, res) => {
+      if (!req.auth) return res.status(401).json({ message: 'Not authenticated' })
+      res.json(req.auth.user)
+    }),
+  )
+
+  return app
+}
