@@ -45,6 +45,7 @@ export function createHandlers(config: ResolvedConfig, requestStore: AsyncLocalS
 
   const serve = async (req: NodeRequest, res: ServerResponse, next: NextFunction | undefined, only?: 'GET' | 'POST'): Promise<void> => {
     const location = locate(req, config)
+    if (location === null) return sendResponse(req, res, { status: 400, json: { error: 'InvalidRequest', message: 'The request URL is malformed.' } })
     if (!location) {
       // Not under the base path (a plain node:http server serving other routes too).
       if (next) return next()
@@ -84,9 +85,11 @@ interface Location {
   mounted: boolean
 }
 
-function locate(req: NodeRequest, config: ResolvedConfig): Location | undefined {
-  const url = new URL(req.url ?? '/', 'http://localhost')
-  const original = req.originalUrl ? new URL(req.originalUrl, 'http://localhost') : url
+/** Where the request falls: undefined when not under the base path, null when the URL is malformed. */
+function locate(req: NodeRequest, config: ResolvedConfig): Location | undefined | null {
+  const url = parsePath(req.url)
+  const original = req.originalUrl ? parsePath(req.originalUrl) : url
+  if (!url || !original) return null
   if (original.pathname !== url.pathname) {
     // Mounted with app.use(path, handlers): the mount path is what was stripped.
     const basePath = req.baseUrl ?? original.pathname.slice(0, original.pathname.length - url.pathname.length)
@@ -95,6 +98,20 @@ function locate(req: NodeRequest, config: ResolvedConfig): Location | undefined 
   const { basePath } = config
   if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined
   return { basePath, actionPath: url.pathname.slice(basePath.length), query: url.searchParams, mounted: false }
+}
+
+// Parsed as a path on a fixed origin: a request line like `//host/x` stays a path instead of being
+// read as a protocol-relative URL. The absolute form (`GET http://host/x`) is reduced to its path,
+// as RFC 9112 §3.2.2 asks of servers; anything else (`*`) is malformed here.
+function parsePath(path: string | undefined): URL | undefined {
+  if (path === undefined) return new URL('http://localhost/')
+  try {
+    if (path.startsWith('/')) return new URL(`http://localhost${path}`)
+    const absolute = new URL(path)
+    return absolute.protocol === 'http:' || absolute.protocol === 'https:' ? new URL(`http://localhost${absolute.pathname}${absolute.search}`) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 async function run(req: NodeRequest, method: string | undefined, location: Location, config: ResolvedConfig): Promise<AuthResponse> {
