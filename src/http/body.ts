@@ -27,7 +27,10 @@ export async function readBody(req: NodeRequest): Promise<RequestBody> {
     return parsed && typeof parsed === 'object' ? (parsed as RequestBody) : {}
   }
   const declared = Number(req.headers['content-length'] ?? 0)
-  if (declared > BODY_LIMIT) throw tooLarge()
+  if (declared > BODY_LIMIT) {
+    req.pause()
+    throw tooLarge()
+  }
   return parseBody(contentType(req), await readText(req))
 }
 

@@ -20,9 +20,11 @@ export type NodeRequest = IncomingMessage & {
 
 type TrustProxy = (address: string | undefined, hop: number) => boolean
 
-/** The request's cookies; reuses `cookie-parser`'s result when the app mounted it. */
+/**
+ * The request's cookies, parsed from the header. Not `cookie-parser`'s `req.cookies`: it turns
+ * `j:`-prefixed values into objects, and every value here must be the string the browser sent.
+ */
 export function readCookies(req: NodeRequest): Record<string, string | undefined> {
-  if (req.cookies && typeof req.cookies === 'object') return req.cookies
   const header = req.headers.cookie
   return header ? parseCookieHeader(header) : {}
 }
@@ -48,7 +50,13 @@ export function requestOrigin(req: NodeRequest, config: ResolvedConfig): string 
   if (!host || !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) {
     throw new InvalidRequestError('The request has no valid Host header.')
   }
-  return `${requestProtocol(req, config)}://${host.toLowerCase()}`
+  // The URL parser's origin, not the raw header: `localhost:80` and `127.1` must compare equal to
+  // the origins of the URLs checked against them, and `999.1.1.1` is not a host at all.
+  try {
+    return new URL(`${requestProtocol(req, config)}://${host}`).origin
+  } catch {
+    throw new InvalidRequestError('The request has no valid Host header.')
+  }
 }
 
 function requestProtocol(req: NodeRequest, config: ResolvedConfig): 'http' | 'https' {

@@ -19,9 +19,11 @@ export interface AuthResponse {
 }
 
 // Pages of the router may not be framed (clickjacking on the sign-in and sign-out forms) and load
-// nothing but their inline styles and the theme logo.
+// nothing but their inline styles and the theme logo (an http(s) URL or a path, see theme.ts): no
+// scripts even if escaping ever failed. form-action stays open on purpose: browsers apply it to the
+// redirect after a sign-in POST, which goes to an OAuth provider's origin.
 const PAGE_SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; frame-ancestors 'none'; base-uri 'none'",
+  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
 } as const

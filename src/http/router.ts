@@ -17,6 +17,7 @@ import { signOut, signOutPage } from '../actions/signout.js'
 import { verifyRequest } from '../actions/verify-request.js'
 import type { ResolvedConfig } from '../config/resolve.js'
 import { InvalidProviderError, InvalidRequestError, UnknownActionError } from '../errors.js'
+import { describeError } from '../events.js'
 import { readBody } from './body.js'
 import { cookieSetFor, readCookies, requestOrigin, type NodeRequest } from './request.js'
 import { sendResponse, type AuthResponse } from './respond.js'
@@ -65,7 +66,14 @@ export function createHandlers(config: ResolvedConfig, requestStore: AsyncLocalS
     try {
       response = await requestStore.run({ req, res }, () => run(req, method, location, config))
     } catch (error) {
-      response = errorResponse(error, req, config, location.basePath)
+      try {
+        response = errorResponse(error, req, config, location.basePath)
+      } catch (secondary) {
+        // The last line of defence: a failure while reporting a failure still gets an answer,
+        // never an unhandled rejection (which ends an Express 4 process).
+        config.logger.error('InternalError', describeError(secondary))
+        response = { status: 500, json: { error: 'InternalError', message: 'The request could not be processed.' } }
+      }
     }
     sendResponse(req, res, response)
   }

@@ -130,11 +130,6 @@ button:focus-visible,.button:focus-visible{outline:2px solid var(--text);outline
 background:var(--alert-bg);color:var(--alert-text);text-align:center}
 `
 
-// Defence in depth if a page ever failed to escape: no scripts, no plugins, no <base> hijack.
-// form-action is left open on purpose: browsers apply it to the redirect after a sign-in POST,
-// which goes to the OAuth provider's origin.
-const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; base-uri 'none'"
 
 /**
  * Wraps a page body in the shared HTML5 document: head, inline themed CSS, optional logo and card.
@@ -160,7 +155,6 @@ export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="${metaScheme}">
-<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">
 <title>${opts.title}</title>
 <style>${raw(css)}</style>
 </head>

@@ -2,8 +2,10 @@
  * Double-submit CSRF protection, in the format Auth.js uses so its clients work unchanged: the
  * cookie holds `token|sha256(token + secret)`, every state-changing POST sends `csrfToken` in its
  * body. An attacker's page can make the browser send the cookie but cannot read it, so it cannot
- * put the matching token in the body; the hash stops a cookie planted from a sibling subdomain
- * (it cannot be forged without the secret).
+ * put the matching token in the body. The hash means a cookie value must come from this server;
+ * it does not stop a sibling subdomain from planting a genuine pair it fetched itself. Only the
+ * `__Host-` prefix of the secure cookie name (HTTPS) stops that: browsers refuse to let another
+ * host set it.
  *
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Cross-Site_Request_Forgery_Prevention_Cheat_Sheet.html#signed-double-submit-cookie-recommended
  */

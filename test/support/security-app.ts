@@ -120,7 +120,7 @@ export function setCookies(res: Response): SetCookie[] {
     const parsed = parseSetCookie(raw)
     return {
       name: parsed.name,
-      value: parsed.value,
+      value: parsed.value ?? '',
       pair: raw.split(';')[0]!,
       maxAge: parsed.maxAge,
       expires: parsed.expires,
