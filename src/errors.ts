@@ -11,7 +11,6 @@ export type ErrorType =
   | 'AccessDenied'
   | 'CallbackRouteError'
   | 'CredentialsSignin'
-  | 'EventError'
   | 'InvalidConfiguration'
   | 'InvalidProvider'
   | 'InvalidRequest'

@@ -14,12 +14,13 @@ import request from 'supertest'
 import type { Response } from 'supertest'
 import Portcullis, { type PortcullisConfig, type PortcullisResult, type User } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
+import { SECRET } from './flow.js'
 
 // Express 4 is installed under another name and has no types of its own; its API is the same
 // for what these tests use (`express()`, `app.use`, `app.get`, `app.listen`).
 const express4 = createRequire(import.meta.url)('express4') as typeof express
 
-export const SECRET = 'a-test-secret-that-is-at-least-32-chars'
+export { SECRET }
 export const OTHER_SECRET = 'another-test-secret-of-at-least-32-chars'
 export const SESSION_COOKIE = 'authjs.session-token'
 export const CSRF_COOKIE = 'authjs.csrf-token'
