@@ -10,7 +10,7 @@ import { secretsFromEnv } from './config/env.js'
 import { JWTSessionError, MissingSecretError } from './errors.js'
 import { readChunkedCookie } from './session/cookies.js'
 import { deriveKeyRing, type KeyRing } from './session/keys.js'
-import { openSessionToken, sealSessionToken } from './session/token.js'
+import { nowInSeconds, openSessionToken, sealSessionToken } from './session/token.js'
 import type { JWT, JWTDecodeParams, JWTEncodeParams } from './types.js'
 
 export { JWTSessionError }
@@ -138,10 +138,6 @@ function toSecretList(secret: string | readonly string[]): readonly string[] {
   if (typeof secret === 'string') return [secret]
   if (Array.isArray(secret)) return secret
   throw new TypeError('`secret` must be a string or a list of strings')
-}
-
-function nowInSeconds(): number {
-  return Math.floor(Date.now() / 1000)
 }
 
 type RequestHeaders = GetTokenParams['req']['headers']

@@ -3,10 +3,15 @@
  * (and the credentials `code`), everything else to the error page. Server-side problems show only
  * `Configuration`; the detail goes to the log.
  */
-import { AuthError, CredentialsSignin } from '../errors.js'
+import { AuthError, CredentialsSignin, InvalidRequestError, type InvalidProviderError, type UnknownActionError } from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
 import { pageUrl, type ActionContext } from './context.js'
+
+/** A malformed request, an unknown route or provider: a 4xx JSON answer saying what was wrong. */
+export function requestErrorResponse(error: InvalidRequestError | UnknownActionError | InvalidProviderError): AuthResponse {
+  return { status: error instanceof InvalidRequestError ? error.status : 400, json: { error: error.type, message: error.message } }
+}
 
 export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config' | 'origin' | 'basePath'>): AuthResponse {
   const authError = error instanceof AuthError ? error : undefined

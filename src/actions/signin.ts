@@ -4,7 +4,7 @@
  */
 import { InvalidProviderError } from '../errors.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
-import { assertCsrf, authUrl, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
+import { assertCsrf, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 
 export const signInPage: Action = async (ctx) => {
   const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
@@ -18,7 +18,7 @@ export const signInPage: Action = async (ctx) => {
       id: provider.id,
       name: provider.name,
       type: provider.type,
-      action: authUrl({ origin: '', basePath: ctx.basePath }, `${provider.type === 'credentials' ? '/callback' : '/signin'}/${provider.id}`),
+      action: `${ctx.basePath}/${provider.type === 'credentials' ? 'callback' : 'signin'}/${provider.id}`,
       credentials: provider.type === 'credentials' ? provider.credentials : undefined,
     })),
     csrfToken: csrf.token,

@@ -5,7 +5,7 @@
 import { emitEvent } from '../events.js'
 import { renderSignOutPage } from '../pages/index.js'
 import { clearJwtSession, peekJwtToken } from '../session/jwt-strategy.js'
-import { assertCsrf, authUrl, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
+import { assertCsrf, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 import type { AuthResponse } from '../http/respond.js'
 
 export const signOutPage: Action = async (ctx) => {
@@ -15,7 +15,7 @@ export const signOutPage: Action = async (ctx) => {
   const html = renderSignOutPage({
     csrfToken: csrf.token,
     callbackUrl,
-    action: authUrl({ origin: '', basePath: ctx.basePath }, '/signout'),
+    action: `${ctx.basePath}/signout`,
     theme: ctx.config.theme,
   })
   return { html, cookies: [...cookies, ...csrf.cookies] }

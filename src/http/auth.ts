@@ -8,15 +8,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express'
 import { signInWithCredentials } from '../actions/callback/credentials.js'
 import { pageUrl, redirectTarget, type ActionContext } from '../actions/context.js'
-import { failureResponse } from '../actions/failure.js'
+import { failureResponse, requestErrorResponse } from '../actions/failure.js'
 import { endSession } from '../actions/signout.js'
 import type { ResolvedConfig } from '../config/resolve.js'
-import { MissingRequestContextError } from '../errors.js'
-import { describeError } from '../events.js'
+import { MissingRequestContextError, type InvalidRequestError } from '../errors.js'
 import { sameOriginUrl } from '../security/redirect.js'
 import { readJwtSession } from '../session/jwt-strategy.js'
 import type { Session } from '../types.js'
-import { cookieSetFor, originalPath, readCookies, requestOrigin, wantsJson, type NodeRequest } from './request.js'
+import { originalPath, requestOrigin, sessionRequestFor, wantsJson, type NodeRequest } from './request.js'
 import { appendCookies, sendResponse, sendWebResponse, type AuthResponse } from './respond.js'
 import type { NextFunction, RequestStore } from './router.js'
 
@@ -85,12 +84,7 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
   }
 
   const readSession = async (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
-    const result = await readJwtSession({
-      config,
-      cookieSet: cookieSetFor(req, config),
-      requestCookies: readCookies(req),
-      now: Math.floor(Date.now() / 1000),
-    })
+    const result = await readJwtSession(sessionRequestFor(req, config))
     if (result.cookies.length > 0) {
       if (res && !res.headersSent) appendCookies(res, result.cookies)
       else config.logger.debug('SessionCookieNotRefreshed', 'The session cookie was due for re-issue, but no response (or one already sent) was given to auth().')
@@ -120,7 +114,8 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     try {
       signInUrl = pageUrl({ config, origin: requestOrigin(req, config), basePath: config.basePath }, 'signIn', '/signin', { callbackUrl: originalPath(req) })
     } catch (error) {
-      return sendResponse(req, res, { status: 400, json: { error: 'InvalidRequest', message: describeError(error) } })
+      // requestOrigin's only failure: a missing or malformed Host header.
+      return sendResponse(req, res, requestErrorResponse(error as InvalidRequestError))
     }
     if (wantsJson(req)) return sendResponse(req, res, { status: 401, json: { error: 'SessionRequired', message: 'Sign in to access this resource.', signInUrl } })
     sendResponse(req, res, { redirect: signInUrl })
@@ -161,16 +156,13 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     if (!store) throw new MissingRequestContextError(what)
     const { req, res } = store
     const ctx: ActionContext = {
-      config,
+      ...sessionRequestFor(req, config),
       req,
       method: 'POST',
       origin: requestOrigin(req, config),
       basePath: config.basePath,
       query: new URLSearchParams(),
       body: {},
-      cookieSet: cookieSetFor(req, config),
-      requestCookies: readCookies(req),
-      now: Math.floor(Date.now() / 1000),
     }
     return { req, res, ctx }
   }

@@ -8,6 +8,8 @@ import type { TLSSocket } from 'node:tls'
 import { parse as parseCookieHeader } from 'cookie'
 import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
 import { InvalidRequestError } from '../errors.js'
+import type { SessionRequest } from '../session/jwt-strategy.js'
+import { nowInSeconds } from '../session/token.js'
 
 /** A Node request as Express and Connect extend it. */
 export type NodeRequest = IncomingMessage & {
@@ -27,6 +29,11 @@ type TrustProxy = (address: string | undefined, hop: number) => boolean
 export function readCookies(req: NodeRequest): Record<string, string | undefined> {
   const header = req.headers.cookie
   return header ? parseCookieHeader(header) : {}
+}
+
+/** What reading or writing this request's session needs: its cookie flavour, its cookies, the time. */
+export function sessionRequestFor(req: NodeRequest, config: ResolvedConfig): SessionRequest {
+  return { config, cookieSet: cookieSetFor(req, config), requestCookies: readCookies(req), now: nowInSeconds() }
 }
 
 /** The cookie names and session keys this request uses: secure ones on HTTPS (or as configured). */

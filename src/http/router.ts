@@ -9,7 +9,7 @@ import { callback } from '../actions/callback/index.js'
 import type { Action, ActionContext } from '../actions/context.js'
 import { csrf } from '../actions/csrf.js'
 import { errorPage } from '../actions/error.js'
-import { failureResponse } from '../actions/failure.js'
+import { failureResponse, requestErrorResponse } from '../actions/failure.js'
 import { providers } from '../actions/providers.js'
 import { getSession, updateSession } from '../actions/session.js'
 import { signInPage, signInWithProvider } from '../actions/signin.js'
@@ -19,7 +19,7 @@ import type { ResolvedConfig } from '../config/resolve.js'
 import { InvalidProviderError, InvalidRequestError, UnknownActionError } from '../errors.js'
 import { describeError } from '../events.js'
 import { readBody } from './body.js'
-import { cookieSetFor, readCookies, requestOrigin, type NodeRequest } from './request.js'
+import { requestOrigin, sessionRequestFor, type NodeRequest } from './request.js'
 import { sendResponse, type AuthResponse } from './respond.js'
 
 /** Connect/Express `next`. */
@@ -46,7 +46,7 @@ export function createHandlers(config: ResolvedConfig, requestStore: AsyncLocalS
 
   const serve = async (req: NodeRequest, res: ServerResponse, next: NextFunction | undefined, only?: 'GET' | 'POST'): Promise<void> => {
     const location = locate(req, config)
-    if (location === null) return sendResponse(req, res, { status: 400, json: { error: 'InvalidRequest', message: 'The request URL is malformed.' } })
+    if (location === null) return sendResponse(req, res, requestErrorResponse(new InvalidRequestError('The request URL is malformed.')))
     if (!location) {
       // Not under the base path (a plain node:http server serving other routes too).
       if (next) return next()
@@ -126,18 +126,14 @@ async function run(req: NodeRequest, method: string | undefined, location: Locat
   if (method !== 'GET' && method !== 'POST') throw new UnknownActionError(`${String(method)} is not supported: the auth routes take GET and POST.`)
   const action = route(method, location.actionPath)
   if (!action) throw new UnknownActionError(`Cannot ${method} ${location.basePath}${location.actionPath}: there is no such auth route.`)
-  const cookieSet = cookieSetFor(req, config)
   const ctx: ActionContext = {
-    config,
+    ...sessionRequestFor(req, config),
     req,
     method,
     origin: requestOrigin(req, config),
     basePath: location.basePath,
     query: location.query,
     body: method === 'POST' ? await readBody(req) : {},
-    cookieSet,
-    requestCookies: readCookies(req),
-    now: Math.floor(Date.now() / 1000),
   }
   return action(ctx)
 }
@@ -175,7 +171,7 @@ function route(method: 'GET' | 'POST', actionPath: string): Action | undefined {
 }
 
 function unknownRoute(req: NodeRequest): AuthResponse {
-  return { status: 400, json: { error: 'UnknownAction', message: `Cannot ${String(req.method)} ${req.url ?? ''}: there is no such auth route.` } }
+  return requestErrorResponse(new UnknownActionError(`Cannot ${String(req.method)} ${req.url ?? ''}: there is no such auth route.`))
 }
 
 /**
@@ -183,9 +179,8 @@ function unknownRoute(req: NodeRequest): AuthResponse {
  * page that failure.ts picks.
  */
 function errorResponse(error: unknown, req: NodeRequest, config: ResolvedConfig, basePath: string): AuthResponse {
-  if (error instanceof InvalidRequestError) return { status: error.status, json: { error: error.type, message: error.message } }
-  if (error instanceof UnknownActionError || error instanceof InvalidProviderError) {
-    return { status: 400, json: { error: error.type, message: error.message } }
+  if (error instanceof InvalidRequestError || error instanceof UnknownActionError || error instanceof InvalidProviderError) {
+    return requestErrorResponse(error)
   }
   let origin: string
   try {

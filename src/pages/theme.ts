@@ -130,7 +130,6 @@ button:focus-visible,.button:focus-visible{outline:2px solid var(--text);outline
 background:var(--alert-bg);color:var(--alert-text);text-align:center}
 `
 
-
 /**
  * Wraps a page body in the shared HTML5 document: head, inline themed CSS, optional logo and card.
  *

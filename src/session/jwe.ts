@@ -68,7 +68,6 @@ export function decryptJwe(token: string, ring: KeyRing): string | null {
 const CBC_IV_BYTES = 16
 /** A256CBC-HS512 tag: the first half (T_LEN = 32 bytes) of the HMAC-SHA-512 output. */
 const CBC_TAG_BYTES = 32
-const GCM_IV_BYTES = 12
 const GCM_TAG_BYTES = 16
 /** Encoded lengths of the fixed-size parts, checked before decoding anything. */
 const CBC_IV_CHARS = 22

@@ -28,8 +28,6 @@ export interface SessionResult {
   cookies: OutgoingCookie[]
 }
 
-const NO_SESSION: Readonly<SessionResult> = Object.freeze({ session: null, token: null, cookies: [] })
-
 /**
  * Reads the session of a request.
  *
@@ -39,7 +37,7 @@ const NO_SESSION: Readonly<SessionResult> = Object.freeze({ session: null, token
 export async function readJwtSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
   const { config, cookieSet, requestCookies, now } = request
   const sealed = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
-  if (!sealed) return { ...NO_SESSION, cookies: [] }
+  if (!sealed) return { session: null, token: null, cookies: [] }
 
   const opened = await openToken(request, sealed)
   if (!opened) {

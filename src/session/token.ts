@@ -15,6 +15,11 @@ import type { KeyRing, SessionKey } from './keys.js'
  */
 export const CLOCK_TOLERANCE = 15
 
+/** Now, in seconds since the epoch: the unit of `iat`, `exp` and `nbf`. */
+export function nowInSeconds(): number {
+  return Math.floor(Date.now() / 1000)
+}
+
 /**
  * A session token that decrypted and passed the claim checks.
  * @see https://www.rfc-editor.org/rfc/rfc7519#section-7.2
