@@ -73,6 +73,88 @@ export interface Account {
   [key: string]: unknown
 }
 
+/** A user as the adapter stores it (spec §2.6 User). Optional fields are `null` when unset. */
+export interface AdapterUser {
+  id: string
+  name: string | null
+  email: string | null
+  /** When the e-mail address was last proven (e-mail sign-in), else `null`. */
+  emailVerified: Date | null
+  image: string | null
+}
+
+/** A user to create: every field but `id` (the adapter generates it, unless one is given). */
+export type NewAdapterUser = Partial<AdapterUser>
+
+/** A provider account linked to a user (spec §2.6 Account). Optional fields are `null` when unset. */
+export interface AdapterAccount {
+  userId: string
+  type: ProviderType
+  provider: string
+  providerAccountId: string
+  refresh_token: string | null
+  access_token: string | null
+  /** Seconds since the epoch at which `access_token` expires. */
+  expires_at: number | null
+  token_type: string | null
+  scope: string | null
+  id_token: string | null
+  session_state: string | null
+}
+
+/** An account to link: the required fields, plus whichever token fields the provider returned. */
+export type NewAdapterAccount = Pick<AdapterAccount, 'userId' | 'type' | 'provider' | 'providerAccountId'> &
+  Partial<Omit<AdapterAccount, 'userId' | 'type' | 'provider' | 'providerAccountId'>> & { [key: string]: unknown }
+
+/** A database session (spec §2.6 Session); the session cookie holds only `sessionToken`. */
+export interface AdapterSession {
+  sessionToken: string
+  userId: string
+  expires: Date
+}
+
+/** A single-use token, e.g. of an e-mail sign-in link (spec §2.6 VerificationToken). */
+export interface VerificationToken {
+  /** Whom the token was issued to, e.g. the e-mail address. */
+  identifier: string
+  token: string
+  expires: Date
+}
+
+/** Identifies an account: the provider and the user's id at that provider. */
+export interface AccountReference {
+  provider: string
+  providerAccountId: string
+}
+
+/**
+ * The database adapter: how Portcullis stores users, accounts, sessions and verification tokens.
+ * The method set is Auth.js v5's, so an Auth.js adapter fits too. Database sessions need the four
+ * session methods; `KnexAdapter` (`portcullis/adapters/knex`) implements all of them.
+ *
+ * Every method returns `null` (never throws) when the record does not exist; it throws when the
+ * database fails, and Portcullis reports that as an `AdapterError`.
+ */
+export interface Adapter {
+  createUser?(user: NewAdapterUser): Promise<AdapterUser>
+  getUser?(id: string): Promise<AdapterUser | null>
+  getUserByEmail?(email: string): Promise<AdapterUser | null>
+  getUserByAccount?(account: AccountReference): Promise<AdapterUser | null>
+  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Promise<AdapterUser>
+  /** Deletes the user with its accounts and sessions; returns the deleted user. */
+  deleteUser?(id: string): Promise<AdapterUser | null | void>
+  linkAccount?(account: NewAdapterAccount): Promise<AdapterAccount | null | void>
+  unlinkAccount?(account: AccountReference): Promise<AdapterAccount | null | void>
+  createSession?(session: AdapterSession): Promise<AdapterSession>
+  /** The session and its user, or `null`. Expired sessions are returned too: Portcullis deletes them. */
+  getSessionAndUser?(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
+  updateSession?(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null | void>
+  deleteSession?(sessionToken: string): Promise<AdapterSession | null | void>
+  createVerificationToken?(token: VerificationToken): Promise<VerificationToken | null | void>
+  /** Returns the token and deletes it, atomically: of concurrent uses exactly one gets it. */
+  useVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>
+}
+
 /** The request a credentials `authorize` or a callback receives: the Node request (Express's `req`). */
 export type AuthIncomingRequest = IncomingMessage & {
   body?: unknown
@@ -103,13 +185,16 @@ export interface PagesOptions {
 
 /** Session behaviour (spec §2.2). */
 export interface SessionOptions {
-  /** `jwt` (default) keeps the session in an encrypted cookie; `database` needs an adapter. */
+  /**
+   * `jwt` keeps the session in an encrypted cookie; `database` keeps it in the adapter and the
+   * cookie holds only its token. Default: `database` when an adapter is set, else `jwt`.
+   */
   strategy?: 'jwt' | 'database'
   /** Seconds until an idle session expires. Default 30 days. */
   maxAge?: number
   /** Seconds between re-issues of the session cookie (and database writes). 0 = every access. Default 1 day. */
   updateAge?: number
-  /** Generates database session tokens. Default: 32 random bytes, hex. */
+  /** Generates database session tokens. Default: 32 random bytes, hex (256 bits of entropy). */
   generateSessionToken?: () => string
 }
 
@@ -205,8 +290,12 @@ export interface CallbacksOptions {
   redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>
   /** Shapes the JWT; return `null` to end the session. */
   jwt?: (params: JWTCallbackParams) => Awaitable<JWT | null>
-  /** Shapes what `auth()` and `/session` return. */
-  session?: (params: { session: Session; token: JWT }) => Awaitable<Session>
+  /**
+   * Shapes what `auth()` and `/session` return. JWT sessions pass the decoded `token`; database
+   * sessions pass the adapter's `user`. On POST /session, `trigger` is `update` and `newSession`
+   * the `data` sent.
+   */
+  session?: (params: SessionCallbackParams) => Awaitable<Session>
   /**
    * Decides in the `auth` middleware whether the request may go on: `true`/`undefined` go on,
    * `false` redirects to sign-in (401 JSON for JSON clients), a WHATWG `Response` is sent as is.
@@ -215,11 +304,29 @@ export interface CallbacksOptions {
   authorized?: (params: { auth: Session | null; request: import('express').Request }) => Awaitable<boolean | undefined | Response>
 }
 
+/**
+ * Parameters of the `session` callback. As in Auth.js, both `token` and `user` are typed, but only
+ * one is set: `token` with JWT sessions, `user` (the adapter's row) with database sessions.
+ */
+export interface SessionCallbackParams {
+  session: Session
+  /** JWT sessions only: the decoded token, after the `jwt` callback. */
+  token: JWT
+  /** Database sessions only: the session's user as the adapter returned it. */
+  user: AdapterUser
+  /** `update` on POST /session. */
+  trigger?: 'update'
+  /** Database sessions, on POST /session: the `data` sent. (JWT sessions get it in the `jwt` callback.) */
+  newSession?: unknown
+}
+
 /** Events (spec §6): awaited, and a throwing handler is logged, never breaks the flow. */
 export interface EventsOptions {
   signIn?: (message: { user: User; account: Account | null; isNewUser?: boolean }) => Awaitable<void>
-  signOut?: (message: { token: JWT | null }) => Awaitable<void>
-  session?: (message: { session: Session; token: JWT }) => Awaitable<void>
+  /** JWT sessions: the token that ended (`null` if unreadable); database sessions: the deleted session. */
+  signOut?: (message: { token: JWT | null; session?: undefined } | { session: AdapterSession | null; token?: undefined }) => Awaitable<void>
+  /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
+  session?: (message: { session: Session; token?: JWT }) => Awaitable<void>
   createUser?: (message: { user: User }) => Awaitable<void>
   updateUser?: (message: { user: User }) => Awaitable<void>
   linkAccount?: (message: { user: User; account: Account }) => Awaitable<void>
@@ -228,6 +335,11 @@ export interface EventsOptions {
 /** The configuration object of `Portcullis(config)` (spec §2.1 LibConfig). */
 export interface PortcullisConfig {
   providers: ProviderInput[]
+  /**
+   * Stores users, accounts, sessions and verification tokens, e.g. `KnexAdapter(knex)` from
+   * `portcullis/adapters/knex`. With an adapter the session strategy defaults to `database`.
+   */
+  adapter?: Adapter
   /** A string, or a list whose first entry seals new cookies and all of which are accepted (rotation). */
   secret?: string | string[]
   session?: SessionOptions

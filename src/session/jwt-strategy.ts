@@ -8,7 +8,7 @@
  */
 import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
 import { emitEvent } from '../events.js'
-import type { Account, JWT, Session, User } from '../types.js'
+import type { Account, JWT, Session, SessionCallbackParams, User } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
 import { openSessionToken, sealSessionToken } from './token.js'
 
@@ -64,7 +64,8 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
   }
 
   let session = defaultSession(token, expires)
-  if (config.callbacks.session) session = await config.callbacks.session({ session, token })
+  // `user` is a database session's; the type names both, as Auth.js does (see SessionCallbackParams).
+  if (config.callbacks.session) session = await config.callbacks.session({ session, token } as SessionCallbackParams)
   if (config.events.session) await emitEvent(config, 'session', { session, token })
   return { session, token, cookies }
 }

@@ -1,0 +1,123 @@
+/**
+ * The Knex adapter's schema, as migrations. The same list backs the files in the package's
+ * `migrations/` folder (run by `knex migrate:latest` with the default names) and `migrationSource`
+ * (for `knex.migrate.latest({ migrationSource })`, with any naming). Both record the same migration
+ * names, so an app can move from one to the other.
+ *
+ * @see spec/auth-library-spec.md §2.6
+ */
+import type { Knex } from 'knex'
+import { resolveNaming, type KnexNaming, type KnexNamingOption } from './naming.js'
+
+/** One migration, with the naming it creates. */
+interface Migration {
+  /** As Knex records it: the file name in `migrations/`, extension included. */
+  name: string
+  up(knex: Knex, naming: Readonly<KnexNaming>): Promise<void>
+  down(knex: Knex, naming: Readonly<KnexNaming>): Promise<void>
+}
+
+// Identifiers hold generated UUIDs or an app's own ids; 255 characters fit every index on
+// MySQL/MariaDB's utf8mb4 (3072 bytes per index, the widest here is two such columns).
+const ID_LENGTH = 255
+
+const MIGRATIONS: readonly Migration[] = [
+  {
+    name: '20261120000000_portcullis_init.js',
+    async up(knex, { tables, users, accounts, sessions, verificationTokens }) {
+      await knex.schema.createTable(tables.users, (table) => {
+        table.string(users.id, ID_LENGTH).primary()
+        table.string(users.name, 255).nullable()
+        table.string(users.email, 255).nullable().unique()
+        dateColumn(table, users.emailVerified).nullable()
+        table.text(users.image).nullable()
+      })
+      await knex.schema.createTable(tables.accounts, (table) => {
+        table.string(accounts.id, ID_LENGTH).primary()
+        table.string(accounts.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE').index()
+        table.string(accounts.type, 255).notNullable()
+        table.string(accounts.provider, 255).notNullable()
+        table.string(accounts.providerAccountId, 255).notNullable()
+        // Long text (spec §2.6 rule 1): MySQL's default string column would cut an id_token short.
+        longText(table, accounts.refresh_token)
+        longText(table, accounts.access_token)
+        table.bigInteger(accounts.expires_at).nullable()
+        table.string(accounts.token_type, 255).nullable()
+        longText(table, accounts.scope)
+        longText(table, accounts.id_token)
+        table.string(accounts.session_state, 255).nullable()
+        table.unique([accounts.provider, accounts.providerAccountId])
+      })
+      await knex.schema.createTable(tables.sessions, (table) => {
+        table.string(sessions.id, ID_LENGTH).primary()
+        table.string(sessions.sessionToken, 255).notNullable().unique()
+        table.string(sessions.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE').index()
+        dateColumn(table, sessions.expires).notNullable()
+      })
+      await knex.schema.createTable(tables.verificationTokens, (table) => {
+        table.string(verificationTokens.identifier, 255).notNullable()
+        table.string(verificationTokens.token, 255).notNullable().unique()
+        dateColumn(table, verificationTokens.expires).notNullable()
+        table.primary([verificationTokens.identifier, verificationTokens.token])
+      })
+    },
+    async down(knex, { tables }) {
+      // Children first: the foreign keys point at users.
+      await knex.schema.dropTableIfExists(tables.verificationTokens)
+      await knex.schema.dropTableIfExists(tables.sessions)
+      await knex.schema.dropTableIfExists(tables.accounts)
+      await knex.schema.dropTableIfExists(tables.users)
+    },
+  },
+]
+
+// Millisecond precision everywhere: PostgreSQL `timestamptz(3)`, MySQL/MariaDB `datetime(3)`
+// (not `timestamp`, which ends in 2038), SQLite stores what Knex binds (milliseconds).
+function dateColumn(table: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder {
+  return table.datetime(name, { precision: 3 })
+}
+
+function longText(table: Knex.CreateTableBuilder, name: string): void {
+  table.text(name, 'mediumtext').nullable()
+}
+
+/** Options of `migrationSource`. */
+export interface MigrationSourceOptions {
+  /** The same naming as the adapter's. Default `default`. */
+  naming?: KnexNamingOption
+}
+
+/**
+ * A Knex migration source that creates the adapter's tables with the given names.
+ *
+ * @example
+ * ```ts
+ * import { migrationSource } from 'portcullis/adapters/knex'
+ * await knex.migrate.latest({ migrationSource: migrationSource({ naming: 'snake_case' }) })
+ * ```
+ * @see https://knexjs.org/guide/migrations.html#custom-migration-sources
+ */
+export function migrationSource(options: MigrationSourceOptions = {}): Knex.MigrationSource<Migration> {
+  const naming = resolveNaming(options.naming)
+  return {
+    getMigrations: async () => [...MIGRATIONS],
+    getMigrationName: (migration) => migration.name,
+    getMigration: async (migration) => ({
+      up: (knex: Knex) => migration.up(knex, naming),
+      down: (knex: Knex) => migration.down(knex, naming),
+    }),
+  }
+}
+
+/**
+ * The `up`/`down` pair of one migration with the default names: what the files in the package's
+ * `migrations/` folder export.
+ *
+ * @throws TypeError for a name that is not one of the package's migrations.
+ */
+export function defaultMigration(name: string): { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> } {
+  const migration = MIGRATIONS.find((candidate) => candidate.name === name)
+  if (!migration) throw new TypeError(`Portcullis has no migration named "${name}".`)
+  const naming = resolveNaming('default')
+  return { up: (knex) => migration.up(knex, naming), down: (knex) => migration.down(knex, naming) }
+}

@@ -1,0 +1,162 @@
+/**
+ * Table and column names of the Knex adapter (spec §2.6 rule 3). The adapter and the migrations
+ * read the same mapping, so renaming changes the SQL and nothing else.
+ *
+ * @see spec/auth-library-spec.md §2.6
+ */
+
+/** The four tables, by role. */
+export interface TableNames {
+  users: string
+  accounts: string
+  sessions: string
+  verificationTokens: string
+}
+
+export interface UserColumns {
+  id: string
+  name: string
+  email: string
+  emailVerified: string
+  image: string
+}
+
+export interface AccountColumns {
+  id: string
+  userId: string
+  type: string
+  provider: string
+  providerAccountId: string
+  refresh_token: string
+  access_token: string
+  expires_at: string
+  token_type: string
+  scope: string
+  id_token: string
+  session_state: string
+}
+
+export interface SessionColumns {
+  id: string
+  sessionToken: string
+  userId: string
+  expires: string
+}
+
+export interface VerificationTokenColumns {
+  identifier: string
+  token: string
+  expires: string
+}
+
+/** Every name the adapter and the migrations use. */
+export interface KnexNaming {
+  tables: TableNames
+  users: UserColumns
+  accounts: AccountColumns
+  sessions: SessionColumns
+  verificationTokens: VerificationTokenColumns
+}
+
+/** Names changed from a preset; everything left out keeps the preset's name. */
+export interface KnexNamingOverrides {
+  /** The names to start from. Default `default`. */
+  preset?: KnexNamingPreset
+  tables?: Partial<TableNames>
+  users?: Partial<UserColumns>
+  accounts?: Partial<AccountColumns>
+  sessions?: Partial<SessionColumns>
+  verificationTokens?: Partial<VerificationTokenColumns>
+}
+
+/** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
+export type KnexNamingPreset = 'default' | 'snake_case'
+
+/** A naming option: a preset's name, or overrides of one. */
+export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
+
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`. */
+export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken' },
+  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image' },
+  accounts: {
+    id: 'id',
+    userId: 'userId',
+    type: 'type',
+    provider: 'provider',
+    providerAccountId: 'providerAccountId',
+    refresh_token: 'refresh_token',
+    access_token: 'access_token',
+    expires_at: 'expires_at',
+    token_type: 'token_type',
+    scope: 'scope',
+    id_token: 'id_token',
+    session_state: 'session_state',
+  },
+  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires' },
+  verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
+})
+
+/** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
+export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens' },
+  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' },
+  accounts: {
+    id: 'id',
+    userId: 'user_id',
+    type: 'type',
+    provider: 'provider',
+    providerAccountId: 'provider_account_id',
+    refresh_token: 'refresh_token',
+    access_token: 'access_token',
+    expires_at: 'expires_at',
+    token_type: 'token_type',
+    scope: 'scope',
+    id_token: 'id_token',
+    session_state: 'session_state',
+  },
+  sessions: { id: 'id', sessionToken: 'session_token', userId: 'user_id', expires: 'expires' },
+  verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
+})
+
+const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens'] as const
+
+/**
+ * The full, frozen naming for an option.
+ *
+ * @throws TypeError for an unknown preset, an unknown key, an empty name, or two columns of one
+ *   table (or two tables) given the same name.
+ */
+export function resolveNaming(option: KnexNamingOption | undefined = 'default'): Readonly<KnexNaming> {
+  if (typeof option === 'string') {
+    const preset = PRESETS[option as KnexNamingPreset]
+    if (!preset) throw new TypeError(`naming must be "default", "snake_case" or an object of overrides; got "${option}".`)
+    return preset
+  }
+  if (!option || typeof option !== 'object') throw new TypeError('naming must be "default", "snake_case" or an object of overrides.')
+  const { preset: presetName = 'default', ...overrides } = option
+  const base = resolveNaming(presetName)
+  const naming = {} as Record<(typeof GROUPS)[number], Record<string, string>>
+  for (const group of GROUPS) {
+    const given: Record<string, unknown> = overrides[group] ?? {}
+    const names: Record<string, string> = { ...base[group] }
+    for (const [key, value] of Object.entries(given)) {
+      if (!Object.hasOwn(names, key)) throw new TypeError(`naming.${group} has no "${key}"; the keys are ${Object.keys(names).join(', ')}.`)
+      if (typeof value !== 'string' || value.length === 0) throw new TypeError(`naming.${group}.${key} must be a non-empty string.`)
+      names[key] = value
+    }
+    const values = Object.values(names)
+    if (new Set(values).size !== values.length) throw new TypeError(`naming.${group} gives two ${group === 'tables' ? 'tables' : 'columns'} the same name.`)
+    naming[group] = names
+  }
+  for (const key of Object.keys(overrides)) {
+    if (!(GROUPS as readonly string[]).includes(key)) throw new TypeError(`naming has no "${key}"; the keys are preset, ${GROUPS.join(', ')}.`)
+  }
+  return deepFreeze(naming as unknown as KnexNaming)
+}
+
+function deepFreeze<T extends object>(value: T): T {
+  for (const child of Object.values(value)) if (child && typeof child === 'object') deepFreeze(child)
+  return Object.freeze(value)
+}
