@@ -9,6 +9,7 @@
 /** Every `AuthError['type']`, for exhaustive switches. */
 export type ErrorType =
   | 'AccessDenied'
+  | 'AdapterError'
   | 'CallbackRouteError'
   | 'CredentialsSignin'
   | 'InvalidConfiguration'
@@ -26,7 +27,7 @@ export type ErrorType =
  * The code a client sees in `?error=`: the error's own type where it is safe and useful to show,
  * `Configuration` for anything that is the server's fault.
  */
-export type ClientErrorCode = 'AccessDenied' | 'Configuration' | 'CredentialsSignin' | 'MissingCSRF' | 'Verification'
+export type ClientErrorCode = 'AccessDenied' | 'AdapterError' | 'Configuration' | 'CredentialsSignin' | 'MissingCSRF' | 'Verification'
 
 /** Base class of every error Portcullis throws or reports. */
 export class AuthError extends Error {
@@ -44,6 +45,11 @@ export class AuthError extends Error {
   /** The code put in the `error` query parameter of the page the user is sent to. */
   get clientCode(): ClientErrorCode {
     return 'Configuration'
+  }
+
+  /** True when the server is at fault (logged as an error), false for a refused or malformed request. */
+  get serverFault(): boolean {
+    return this.clientCode === 'Configuration'
   }
 }
 
@@ -168,5 +174,28 @@ export class MissingRequestContextError extends AuthError {
 export class JWTSessionError extends AuthError {
   constructor(message = 'The session token could not be decrypted or has expired.') {
     super('JWTSessionError', message)
+  }
+}
+
+/**
+ * The database adapter failed (the database is down, a constraint was violated). The client sees
+ * only the code `AdapterError`; the cause is logged where it happened. The request fails, the
+ * process goes on, and the next request tries the database again.
+ */
+export class AdapterError extends AuthError {
+  /** The adapter method that failed, e.g. `getSessionAndUser`. */
+  readonly method: string
+
+  constructor(method: string, options: { cause: unknown }) {
+    super('AdapterError', `The adapter's ${method}() failed.`, options)
+    this.method = method
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'AdapterError'
+  }
+
+  override get serverFault(): boolean {
+    return true
   }
 }

@@ -74,7 +74,7 @@ export interface Account {
 }
 
 /** A user as the adapter stores it (spec §2.6 User). Optional fields are `null` when unset. */
-export interface AdapterUser {
+export interface AdapterUser extends User {
   id: string
   name: string | null
   email: string | null
@@ -102,9 +102,9 @@ export interface AdapterAccount {
   session_state: string | null
 }
 
-/** An account to link: the required fields, plus whichever token fields the provider returned. */
+/** An account to link: the required fields, plus whichever token fields the provider returned (other fields are ignored). */
 export type NewAdapterAccount = Pick<AdapterAccount, 'userId' | 'type' | 'provider' | 'providerAccountId'> &
-  Partial<Omit<AdapterAccount, 'userId' | 'type' | 'provider' | 'providerAccountId'>> & { [key: string]: unknown }
+  Partial<Omit<AdapterAccount, 'userId' | 'type' | 'provider' | 'providerAccountId'>>
 
 /** A database session (spec §2.6 Session); the session cookie holds only `sessionToken`. */
 export interface AdapterSession {

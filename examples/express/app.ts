@@ -1,18 +1,23 @@
 /**
- * The Portcullis Express example: credentials sign-in, a public home page, a protected page and a
- * JSON endpoint. `createApp()` builds the app without listening, so the tests drive it directly
- * (test/examples/express.test.ts) and server.ts only adds `listen`.
+ * The Portcullis Express example: credentials sign-in with database sessions in an embedded SQLite
+ * file, a public home page, a protected page and a JSON endpoint. `createApp()` builds the app
+ * without listening, so the tests drive it directly (test/examples/express.test.ts) and server.ts
+ * only adds `listen`.
  *
  * Demo user: `ada` / `lovelace`.
  */
 import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import express, { type Express } from 'express'
+import knex, { type Knex } from 'knex'
 import Portcullis from 'portcullis'
+import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 
-/** A user of the in-memory "database": the password is kept only as a salted scrypt hash. */
+/**
+ * A demo account. The users table (Portcullis's) holds the profile; the password is the app's
+ * business and stays here, kept only as a salted scrypt hash.
+ */
 interface DemoUser {
-  id: string
   username: string
   name: string
   email: string
@@ -23,7 +28,6 @@ interface DemoUser {
 // Derived with: crypto.scryptSync('lovelace', salt, 64) (scrypt defaults N=16384, r=8, p=1).
 const users: readonly DemoUser[] = [
   {
-    id: '1',
     username: 'ada',
     name: 'Ada Lovelace',
     email: 'ada@example.com',
@@ -79,11 +83,29 @@ ${body}
 `
 }
 
-/** Builds the example app: Portcullis on `/api/auth`, a home page, `/dashboard` and `/api/me`. */
-export function createApp(): Express {
+/** Options of `createApp`. */
+export interface ExampleOptions {
+  /** The SQLite file (created when missing), or `:memory:`. */
+  databaseFile: string
+}
+
+/**
+ * Builds the example app: Portcullis on `/api/auth` with database sessions, a home page,
+ * `/dashboard` and `/api/me`. Runs the migrations and creates the demo user's row first.
+ */
+export async function createApp({ databaseFile }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
+  const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
+  await db.migrate.latest({ migrationSource: migrationSource() })
+  const adapter = KnexAdapter(db)
+  for (const user of users) {
+    if (!(await adapter.getUserByEmail(user.email))) await adapter.createUser({ name: user.name, email: user.email })
+  }
+
   // No `secret` here: AUTH_SECRET from the environment, or in development a per-process secret
   // (Portcullis warns). Production without AUTH_SECRET throws MissingSecretError.
+  // With an adapter, sessions are database sessions: the cookie holds only a random session token.
   const { handlers, auth } = Portcullis({
+    adapter,
     providers: [
       Credentials({
         name: 'username and password',
@@ -94,7 +116,8 @@ export function createApp(): Express {
         authorize: async ({ username, password }) => {
           if (typeof username !== 'string' || typeof password !== 'string') return null
           const user = await verifyUser(username, password)
-          return user ? { id: user.id, name: user.name, email: user.email } : null
+          // Database sessions point at a users row: return the stored user, not a made-up one.
+          return user ? adapter.getUserByEmail(user.email) : null
         },
       }),
     ],
@@ -144,5 +167,5 @@ export function createApp(): Express {
     }),
   )
 
-  return app
+  return { app, db }
 }

@@ -3,7 +3,7 @@
  * (and the credentials `code`), everything else to the error page. Server-side problems show only
  * `Configuration`; the detail goes to the log.
  */
-import { AuthError, CredentialsSignin, InvalidRequestError, type InvalidProviderError, type UnknownActionError } from '../errors.js'
+import { AdapterError, AuthError, CredentialsSignin, InvalidRequestError, type InvalidProviderError, type UnknownActionError } from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
 import { pageUrl, type ActionContext } from './context.js'
@@ -15,7 +15,9 @@ export function requestErrorResponse(error: InvalidRequestError | UnknownActionE
 
 export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config' | 'origin' | 'basePath'>): AuthResponse {
   const authError = error instanceof AuthError ? error : undefined
-  if (!authError || authError.clientCode === 'Configuration') {
+  if (authError instanceof AdapterError) {
+    // Already logged, with its cause, where the adapter failed (config/adapter.ts).
+  } else if (!authError || authError.serverFault) {
     ctx.config.logger.error(authError?.type ?? 'InternalError', describeError(error))
   } else {
     ctx.config.logger.debug(authError.type, authError.message)

@@ -1,11 +1,12 @@
 /**
  * GET /session: the session as JSON (`null` when signed out).
- * POST /session: CSRF-checked update; `data` goes to the `jwt` callback with `trigger: 'update'`.
+ * POST /session: CSRF-checked update; `data` goes to the `jwt` callback (JWT sessions) or the
+ * `session` callback as `newSession` (database sessions), with `trigger: 'update'`.
  */
-import { readJwtSession } from '../session/jwt-strategy.js'
-import { MissingCSRFError } from '../errors.js'
+import { AdapterError, MissingCSRFError } from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
+import { readSession } from '../session/strategy.js'
 import { csrfVerified, type Action, type ActionContext } from './context.js'
 
 export const getSession: Action = async (ctx) => sessionJson(ctx)
@@ -18,14 +19,17 @@ export const updateSession: Action = async (ctx) => {
 
 /**
  * The session as JSON. Clients parse this route as JSON, so a `jwt` or `session` callback that
- * throws gives `null` (and a log line), not an error page. The cookie is kept: a passing failure
- * (the callback's database is down) must not sign the user out.
+ * throws gives `null` (and a log line), not an error page, and a failing session store a 503 with
+ * the code `AdapterError`. The cookie is kept either way: a passing failure must not sign the user out.
  */
 async function sessionJson(ctx: ActionContext, update?: { data: unknown }): Promise<AuthResponse> {
   try {
-    const { session, cookies } = await readJwtSession(ctx, update)
+    const { session, cookies } = await readSession(ctx, update)
     return { json: session, cookies }
   } catch (error) {
+    if (error instanceof AdapterError) {
+      return { status: 503, json: { error: error.type, message: 'The session store is unavailable; try again in a moment.' } }
+    }
     ctx.config.logger.error('SessionError', `Reading the session failed in a callback: ${describeError(error)}`)
     return { json: null }
   }

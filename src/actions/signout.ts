@@ -2,9 +2,8 @@
  * GET /signout: confirmation page (or `pages.signOut`).
  * POST /signout: CSRF-checked; ends the session, clears every session cookie chunk, redirects.
  */
-import { emitEvent } from '../events.js'
 import { renderSignOutPage } from '../pages/index.js'
-import { clearJwtSession, peekJwtToken } from '../session/jwt-strategy.js'
+import { endSession } from '../session/strategy.js'
 import { assertCsrf, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 import type { AuthResponse } from '../http/respond.js'
 
@@ -24,12 +23,10 @@ export const signOutPage: Action = async (ctx) => {
 export const signOut: Action = async (ctx) => {
   assertCsrf(ctx)
   const { url } = await resolveCallbackUrl(ctx)
-  return endSession(ctx, url)
+  return signOutTo(ctx, url)
 }
 
 /** Ends the request's session and redirects to `redirectTo`; shared with the server-side `signOut()`. */
-export async function endSession(ctx: Pick<ActionContext, 'config' | 'cookieSet' | 'requestCookies' | 'now'>, redirectTo: string): Promise<AuthResponse> {
-  const token = await peekJwtToken(ctx)
-  await emitEvent(ctx.config, 'signOut', { token })
-  return { redirect: redirectTo, cookies: clearJwtSession(ctx) }
+export async function signOutTo(ctx: Pick<ActionContext, 'config' | 'cookieSet' | 'requestCookies' | 'now'>, redirectTo: string): Promise<AuthResponse> {
+  return { redirect: redirectTo, cookies: await endSession(ctx) }
 }

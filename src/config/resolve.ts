@@ -6,12 +6,13 @@
  * @see spec/auth-library-spec.md §2.1, §2.2, §5.2
  */
 import { randomBytes } from 'node:crypto'
+import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect } from '../security/redirect.js'
 import { resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing, type KeyRing } from '../session/keys.js'
-import type { CallbacksOptions, CookiesOptions, EventsOptions, JWTOptions, PagesOptions, PortcullisConfig, Provider, Theme } from '../types.js'
+import type { Adapter, CallbacksOptions, CookiesOptions, EventsOptions, JWTOptions, PagesOptions, PortcullisConfig, Provider, Theme } from '../types.js'
 import { isProduction, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
 const THIRTY_DAYS = 30 * 24 * 60 * 60
@@ -32,10 +33,13 @@ export interface ResolvedConfig {
   /** Newest first; the first seals. */
   readonly secrets: readonly string[]
   readonly session: {
-    readonly strategy: 'jwt'
+    readonly strategy: 'jwt' | 'database'
     readonly maxAge: number
     readonly updateAge: number
+    readonly generateSessionToken: () => string
   }
+  /** The adapter, its methods guarded (config/adapter.ts); it has the session methods when the strategy is `database`. */
+  readonly adapter: Adapter | undefined
   readonly jwt: Readonly<Required<Pick<JWTOptions, 'maxAge'>> & Pick<JWTOptions, 'encode' | 'decode'>>
   readonly callbacks: Readonly<Required<Pick<CallbacksOptions, 'redirect'>> & Omit<CallbacksOptions, 'redirect'>>
   readonly events: Readonly<EventsOptions>
@@ -72,7 +76,8 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
       'trustHost is false (or AUTH_TRUST_HOST=false), so the request Host is not trusted and AUTH_URL must give the site URL, e.g. AUTH_URL=https://example.com/api/auth.',
     )
   }
-  const session = resolveSession(config)
+  const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger)
+  const session = resolveSession(config, adapter)
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
@@ -83,6 +88,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     providerById: new Map(providers.map((provider) => [provider.id, provider])),
     secrets,
     session,
+    adapter,
     jwt: { maxAge: jwtMaxAge, encode: config.jwt?.encode, decode: config.jwt?.decode },
     callbacks: { ...config.callbacks, redirect: config.callbacks?.redirect ?? defaultRedirect },
     events: { ...config.events },
@@ -141,20 +147,33 @@ function resolveSecrets(secret: PortcullisConfig['secret'], env: Readonly<Record
   return [randomBytes(32).toString('base64url')]
 }
 
-function resolveSession(config: PortcullisConfig): ResolvedConfig['session'] {
+function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined): ResolvedConfig['session'] {
   const options = config.session ?? {}
-  if (options.strategy !== undefined && options.strategy !== 'jwt') {
-    throw new InvalidConfigurationError(
-      options.strategy === 'database'
-        ? 'session.strategy "database" needs a database adapter, which this version does not have yet; use "jwt".'
-        : `session.strategy must be "jwt" or "database"; got "${String(options.strategy)}".`,
-    )
+  // Spec §2.2: an adapter makes `database` the default; an explicit `jwt` keeps JWT sessions.
+  const strategy = options.strategy ?? (adapter ? 'database' : 'jwt')
+  if (strategy !== 'jwt' && strategy !== 'database') {
+    throw new InvalidConfigurationError(`session.strategy must be "jwt" or "database"; got "${String(strategy)}".`)
+  }
+  if (strategy === 'database') {
+    if (!adapter) {
+      throw new InvalidConfigurationError(
+        'session.strategy "database" needs a database adapter: pass adapter: KnexAdapter(knex) from "portcullis/adapters/knex", or use "jwt".',
+      )
+    }
+    assertSessionAdapter(adapter)
   }
   const maxAge = options.maxAge ?? THIRTY_DAYS
   const updateAge = options.updateAge ?? ONE_DAY
   assertSeconds('session.maxAge', maxAge)
   assertSeconds('session.updateAge', updateAge)
-  return { strategy: 'jwt', maxAge, updateAge }
+  const generateSessionToken = options.generateSessionToken ?? defaultSessionToken
+  if (typeof generateSessionToken !== 'function') throw new InvalidConfigurationError('session.generateSessionToken must be a function returning a string.')
+  return { strategy, maxAge, updateAge, generateSessionToken }
+}
+
+// 256 bits from the CSPRNG: a session token cannot be guessed, and hex fits any column and cookie.
+function defaultSessionToken(): string {
+  return randomBytes(32).toString('hex')
 }
 
 function resolveBasePath(basePath: string | undefined, url: URL | undefined): { value: string; explicit: boolean } {

@@ -9,11 +9,11 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from 'exp
 import { signInWithCredentials } from '../actions/callback/credentials.js'
 import { pageUrl, redirectTarget, type ActionContext } from '../actions/context.js'
 import { failureResponse, requestErrorResponse } from '../actions/failure.js'
-import { endSession } from '../actions/signout.js'
+import { signOutTo } from '../actions/signout.js'
 import type { ResolvedConfig } from '../config/resolve.js'
 import { MissingRequestContextError, type InvalidRequestError } from '../errors.js'
 import { sameOriginUrl } from '../security/redirect.js'
-import { readJwtSession } from '../session/jwt-strategy.js'
+import { readSession as readStoredSession } from '../session/strategy.js'
 import type { Session } from '../types.js'
 import { originalPath, requestOrigin, sessionRequestFor, wantsJson, type NodeRequest } from './request.js'
 import { appendCookies, sendResponse, sendWebResponse, type AuthResponse } from './respond.js'
@@ -84,7 +84,7 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
   }
 
   const readSession = async (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
-    const result = await readJwtSession(sessionRequestFor(req, config))
+    const result = await readStoredSession(sessionRequestFor(req, config))
     if (result.cookies.length > 0) {
       if (res && !res.headersSent) appendCookies(res, result.cookies)
       else config.logger.debug('SessionCookieNotRefreshed', 'The session cookie was due for re-issue, but no response (or one already sent) was given to auth().')
@@ -201,7 +201,7 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
   const signOut: SignOutFunction = async (options = {}) => {
     const { req, res, ctx } = serverContext('signOut()')
     const target = await redirectTarget(ctx, options.redirectTo ?? defaultTarget(ctx))
-    const response = await endSession(ctx, target)
+    const response = await signOutTo(ctx, target)
     return finish(req, res, response, options.redirect ?? true)
   }
 

@@ -51,6 +51,15 @@ const CONTENT = new Map<string, ErrorContent>([
       message: 'There is a problem with the server configuration. Check the server logs for more information.',
     },
   ],
+  [
+    'AdapterError',
+    {
+      status: 503,
+      heading: 'Service unavailable',
+      message: 'Sign-in is temporarily unavailable. Please try again in a moment.',
+      link: (props) => link(props.homeUrl, 'Go to the home page'),
+    },
+  ],
   ['AccessDenied', { status: 403, heading: 'Access denied', message: 'You do not have permission to sign in.' }],
   [
     'Verification',
@@ -64,8 +73,8 @@ const CONTENT = new Map<string, ErrorContent>([
 ])
 
 /**
- * Renders the error page: status 500 for `Configuration`, 403 for `AccessDenied` and
- * `Verification`, 200 with a generic message for anything else.
+ * Renders the error page: status 500 for `Configuration`, 503 for `AdapterError`, 403 for
+ * `AccessDenied` and `Verification`, 200 with a generic message for anything else.
  *
  * @param props Error code, home and sign-in URLs, theme.
  * @returns The status and the complete HTML document.

@@ -1,16 +1,28 @@
 /**
  * Runs examples/express the way a visitor would, so the example cannot rot (STYLE.md, Tests).
  */
-import { beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Express } from 'express'
+import type { Knex } from 'knex'
 import request from 'supertest'
 import { createApp } from '../../examples/express/app.js'
 
 let app: Express
+let db: Knex
+let adaId: string
 
-beforeAll(() => {
+beforeAll(async () => {
   process.env.AUTH_SECRET = 'test-secret-for-the-express-example-0123456789'
-  app = createApp()
+  ;({ app, db } = await createApp({ databaseFile: ':memory:' }))
+  adaId = (await db('User').where({ email: 'ada@example.com' }).first()).id
+})
+
+afterAll(async () => {
+  await db.destroy()
 })
 
 /** The path and query of an absolute `Location` header. */
@@ -72,14 +84,17 @@ describe('examples/express', () => {
     const { agent, response } = await signIn('lovelace')
     expect(response.status).toBe(302)
     expect(target(response.headers.location)).toBe('/dashboard')
-    expect(setCookies(response).some((cookie) => cookie.startsWith('authjs.session-token='))).toBe(true)
+    // A database session: the cookie holds only the token of the new row.
+    const token = /^authjs\.session-token=([0-9a-f]{64});/m.exec(setCookies(response).join('\n'))?.[1]
+    expect(token).toBeDefined()
+    expect(await db('Session').where({ sessionToken: token }).first()).toMatchObject({ userId: adaId })
 
     const dashboard = await agent.get('/dashboard').expect(200)
     expect(dashboard.text).toContain('Welcome, Ada Lovelace.')
-    expect(dashboard.text).toContain('<code>1</code>')
+    expect(dashboard.text).toContain(`<code>${adaId}</code>`)
 
     const me = await agent.get('/api/me').expect(200)
-    expect(me.body).toMatchObject({ id: '1', name: 'Ada Lovelace', email: 'ada@example.com' })
+    expect(me.body).toMatchObject({ id: adaId, name: 'Ada Lovelace', email: 'ada@example.com' })
 
     const home = await agent.get('/').expect(200)
     expect(home.text).toContain('Signed in as <strong>Ada Lovelace</strong>')
@@ -104,18 +119,53 @@ describe('examples/express', () => {
     expect(target(response.headers.location)).toBe('/api/auth/signin?error=CredentialsSignin&code=credentials')
   })
 
-  it('signs out and clears the session', async () => {
-    const { agent, csrfToken } = await signIn('lovelace')
+  it('signs out, deletes the session row and clears the cookie', async () => {
+    const { agent, csrfToken, response: signedIn } = await signIn('lovelace')
     await agent.get('/api/me').expect(200)
+    const token = /^authjs\.session-token=([^;]+);/m.exec(setCookies(signedIn).join('\n'))![1]
 
     const response = await agent.post('/api/auth/signout').type('form').send({ csrfToken, callbackUrl: '/' }).expect(302)
     expect(target(response.headers.location)).toBe('/')
     const cleared = setCookies(response).find((cookie) => cookie.startsWith('authjs.session-token='))
     expect(cleared).toMatch(/^authjs\.session-token=;.*Max-Age=0/)
 
+    expect(await db('Session').where({ sessionToken: token }).first()).toBeUndefined()
     await agent.get('/api/me').expect(401)
     const home = await agent.get('/').expect(200)
     expect(home.text).toContain('You are not signed in.')
     await agent.get('/dashboard').set('Accept', 'text/html').expect(302)
+  })
+})
+
+describe('npm start (examples/express/server.ts)', () => {
+  it('creates and migrates its SQLite file, then serves the home page', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'portcullis-example-'))
+    const port = 30000 + Math.floor(Math.random() * 20000)
+    const server = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/express/server.ts'], {
+      env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DATABASE_FILE: join(dir, 'example.sqlite'), AUTH_SECRET: 'test-secret-for-the-express-example-0123456789' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      let output = ''
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15000)
+        const collect = (chunk: Buffer) => {
+          output += chunk.toString()
+          if (output.includes('running at')) {
+            clearTimeout(timer)
+            resolve()
+          }
+        }
+        server.stdout.on('data', collect)
+        server.stderr.on('data', collect)
+        server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
+      })
+      const home = await fetch(`http://127.0.0.1:${port}/`)
+      expect(home.status).toBe(200)
+      expect(await home.text()).toContain('You are not signed in.')
+    } finally {
+      server.kill()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -1,14 +1,15 @@
 /**
  * Sign-in with a credentials provider: `authorize` checks the submitted fields, the `signIn`
- * callback may veto, then a new session cookie is sealed. Used by POST /callback/:id (after its
- * CSRF check) and by the server-side `signIn()`.
+ * callback may veto, then a new session starts: a sealed JWT cookie, or, with database sessions,
+ * a session row for the adapter's user with that id (Auth.js refuses this combination; we support
+ * it). Used by POST /callback/:id (after its CSRF check) and by the server-side `signIn()`.
  */
-import { AccessDeniedError, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
+import { AccessDeniedError, AuthError, CallbackRouteError, CredentialsSignin, InvalidConfigurationError } from '../../errors.js'
 import { describeError, emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import type { CredentialsProvider } from '../../providers/credentials.js'
-import { createJwtSession } from '../../session/jwt-strategy.js'
-import type { Account, User } from '../../types.js'
+import { startSession } from '../../session/strategy.js'
+import type { Account, AdapterUser, User } from '../../types.js'
 import { redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
 
 /** Fields of the form that are Portcullis's, not the provider's. */
@@ -28,8 +29,9 @@ export async function signInWithCredentials(ctx: ActionContext, provider: Creden
   if (allowed === false) throw new AccessDeniedError()
   if (typeof allowed === 'string') return { redirect: await redirectTarget(ctx, allowed) }
 
-  const { cookies: sessionCookies } = await createJwtSession(ctx, user, account)
-  await emitEvent(ctx.config, 'signIn', { user, account })
+  const sessionUser = ctx.config.session.strategy === 'database' ? await storedUser(ctx, provider, user) : user
+  const { cookies: sessionCookies } = await startSession(ctx, sessionUser, account)
+  await emitEvent(ctx.config, 'signIn', { user: sessionUser, account, isNewUser: false })
   const { url, cookies } = await resolveCallbackUrl(ctx)
   return { redirect: url, cookies: [...cookies, ...sessionCookies] }
 }
@@ -47,4 +49,19 @@ async function authorize(ctx: ActionContext, provider: CredentialsProvider, cred
   // Auth.js gives a user without an id a random one; the session always needs `user.id`.
   const id = user.id === undefined || user.id === null ? crypto.randomUUID() : String(user.id)
   return { ...user, id }
+}
+
+/**
+ * With database sessions the session row points at a user row: `authorize` must return a user
+ * that is in the database (credentials sign-in never creates users).
+ */
+async function storedUser(ctx: ActionContext, provider: CredentialsProvider, user: User & { id: string }): Promise<AdapterUser> {
+  const { adapter } = ctx.config
+  if (!adapter?.getUser) throw new InvalidConfigurationError('Credentials sign-in with database sessions needs an adapter with getUser().')
+  const stored = await adapter.getUser(user.id)
+  if (stored) return stored
+  throw new CallbackRouteError(
+    `authorize() of the "${provider.id}" provider returned a user (id "${user.id}") that is not in the database. ` +
+      'With database sessions, return the stored user, e.g. `await adapter.getUserByEmail(email)`, after checking the password.',
+  )
 }

@@ -1,0 +1,51 @@
+/**
+ * The configured adapter as the rest of Portcullis calls it. Every failure becomes an
+ * `AdapterError`, logged once here with its cause, so a database outage fails the request with a
+ * clear code (and never an unhandled rejection); the next request simply tries again.
+ */
+import { AdapterError, InvalidConfigurationError } from '../errors.js'
+import { describeError } from '../events.js'
+import type { LoggerInstance } from '../logger.js'
+import type { Adapter } from '../types.js'
+
+/** The methods database sessions need. */
+export const SESSION_METHODS = ['createSession', 'getSessionAndUser', 'updateSession', 'deleteSession'] as const
+
+/** An adapter that has the session methods (checked at init when the strategy is `database`). */
+export type SessionAdapter = Adapter & Required<Pick<Adapter, (typeof SESSION_METHODS)[number]>>
+
+/**
+ * A copy of `adapter` whose methods turn any failure into an `AdapterError`.
+ *
+ * @throws InvalidConfigurationError when `adapter` is not an object of functions.
+ */
+export function guardAdapter(adapter: Adapter, logger: LoggerInstance): Adapter {
+  if (!adapter || typeof adapter !== 'object') {
+    throw new InvalidConfigurationError('adapter must be an adapter object, e.g. KnexAdapter(knex) from "portcullis/adapters/knex".')
+  }
+  const guarded: Record<string, unknown> = {}
+  for (const [method, fn] of Object.entries(adapter)) {
+    if (typeof fn !== 'function') continue
+    guarded[method] = async (...args: unknown[]) => {
+      try {
+        return await fn.apply(adapter, args)
+      } catch (cause) {
+        // describeError gives the name and message only: a driver error's enumerable fields
+        // (bindings, row values) may hold session or verification tokens.
+        logger.error('AdapterError', `The adapter's ${method}() failed:`, describeError(cause))
+        throw new AdapterError(method, { cause })
+      }
+    }
+  }
+  return guarded as Adapter
+}
+
+/** @throws InvalidConfigurationError naming the session methods the adapter lacks. */
+export function assertSessionAdapter(adapter: Adapter): asserts adapter is SessionAdapter {
+  const missing = SESSION_METHODS.filter((method) => typeof adapter[method] !== 'function')
+  if (missing.length > 0) {
+    throw new InvalidConfigurationError(
+      `session.strategy "database" needs an adapter with ${missing.join(', ')}; this adapter lacks them. Use KnexAdapter, or session.strategy "jwt".`,
+    )
+  }
+}

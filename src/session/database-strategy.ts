@@ -1,0 +1,112 @@
+/**
+ * Database sessions: the cookie holds only an opaque session token; the session row (and its
+ * user) come from the adapter in one query. The row's expiry is pushed forward at most once per
+ * `updateAge`, so a steady stream of requests costs one read each and a write a day.
+ *
+ * @see spec/auth-library-spec.md §2.2, §5.4
+ */
+import type { SessionAdapter } from '../config/adapter.js'
+import type { ResolvedConfig } from '../config/resolve.js'
+import { InvalidConfigurationError } from '../errors.js'
+import { emitEvent } from '../events.js'
+import type { AdapterSession, AdapterUser, Session, SessionCallbackParams } from '../types.js'
+import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
+import type { SessionRequest, SessionResult } from './jwt-strategy.js'
+
+// No generator makes tokens this long; a longer cookie (an old JWT session, garbage) is not looked up.
+const MAX_TOKEN_LENGTH = 512
+
+/**
+ * Reads the session of a request. An expired row is deleted (lazily, here, when its token comes
+ * back) and its cookie cleared; an unknown token only clears the cookie.
+ *
+ * @param update With POST /session: the `data` passed to the `session` callback as `newSession`;
+ *   the expiry is then always extended.
+ * @throws AdapterError when the database fails; the cookie is kept, so an outage signs nobody out.
+ */
+export async function readDatabaseSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
+  const { config, cookieSet, requestCookies } = request
+  const adapter = sessionAdapter(config)
+  const sessionToken = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
+  if (!sessionToken) return { session: null, token: null, cookies: [] }
+  const ended = { session: null, token: null, cookies: clearDatabaseSession(request) }
+  if (sessionToken.length > MAX_TOKEN_LENGTH) return ended
+
+  const found = await adapter.getSessionAndUser(sessionToken)
+  if (!found) return ended
+  const nowMs = request.now * 1000
+  if (found.session.expires.getTime() <= nowMs) {
+    await adapter.deleteSession(sessionToken)
+    return ended
+  }
+
+  // The row was last extended at `expires - maxAge`; extend again once `updateAge` has passed since.
+  let { expires } = found.session
+  let cookies: OutgoingCookie[] = []
+  const lastExtended = expires.getTime() - config.session.maxAge * 1000
+  if (update || nowMs - lastExtended >= config.session.updateAge * 1000) {
+    expires = new Date(nowMs + config.session.maxAge * 1000)
+    await adapter.updateSession({ sessionToken, expires })
+    cookies = sessionCookie(request, sessionToken, expires)
+  }
+
+  const { user } = found
+  let session: Session = defaultSession(user, expires)
+  if (config.callbacks.session) {
+    // `token` is a JWT session's; the type names both, as Auth.js does (see SessionCallbackParams).
+    const params = { session, user, ...(update ? { trigger: 'update' as const, newSession: update.data } : {}) }
+    session = await config.callbacks.session(params as SessionCallbackParams)
+  }
+  await emitEvent(config, 'session', { session })
+  return { session, token: null, cookies }
+}
+
+/**
+ * Starts a session for `user` (who must exist in the adapter): a fresh token on every sign-in, so
+ * a token planted in the browser before sign-in never becomes a signed-in session (fixation).
+ * The browser's previous session, if any, is deleted.
+ */
+export async function createDatabaseSession(request: SessionRequest, user: AdapterUser): Promise<SessionResult & { row: AdapterSession }> {
+  const { config, cookieSet, requestCookies } = request
+  const adapter = sessionAdapter(config)
+  const previous = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
+  if (previous && previous.length <= MAX_TOKEN_LENGTH) await adapter.deleteSession(previous)
+
+  const sessionToken = config.session.generateSessionToken()
+  if (typeof sessionToken !== 'string' || sessionToken.length === 0 || sessionToken.length > MAX_TOKEN_LENGTH) {
+    throw new InvalidConfigurationError(`session.generateSessionToken() must return a non-empty string of at most ${MAX_TOKEN_LENGTH} characters.`)
+  }
+  const expires = new Date(request.now * 1000 + config.session.maxAge * 1000)
+  const row = await adapter.createSession({ sessionToken, userId: user.id, expires })
+  return { session: defaultSession(user, expires), token: null, cookies: sessionCookie(request, sessionToken, expires), row }
+}
+
+/**
+ * Ends the request's session: deletes its row and clears the cookie.
+ *
+ * @returns The deleted session (for the `signOut` event), `null` when there was none.
+ */
+export async function endDatabaseSession(request: SessionRequest): Promise<{ session: AdapterSession | null; cookies: OutgoingCookie[] }> {
+  const sessionToken = readChunkedCookie(request.requestCookies, request.cookieSet.cookies.sessionToken.name)
+  let session: AdapterSession | null = null
+  if (sessionToken && sessionToken.length <= MAX_TOKEN_LENGTH) session = (await sessionAdapter(request.config).deleteSession(sessionToken)) ?? null
+  return { session, cookies: clearDatabaseSession(request) }
+}
+
+function clearDatabaseSession(request: SessionRequest): OutgoingCookie[] {
+  return clearChunkedCookie(request.cookieSet.cookies.sessionToken, request.requestCookies)
+}
+
+// Written through the chunking helper so that the chunks of an earlier, longer JWT cookie are cleared.
+function sessionCookie(request: SessionRequest, sessionToken: string, expires: Date): OutgoingCookie[] {
+  return writeChunkedCookie(request.cookieSet.cookies.sessionToken, sessionToken, { expires }, request.requestCookies)
+}
+
+function defaultSession(user: AdapterUser, expires: Date): Session {
+  return { user: { id: user.id, name: user.name, email: user.email, image: user.image }, expires: expires.toISOString() }
+}
+
+// resolveConfig checked the session methods when it chose the database strategy.
+function sessionAdapter(config: ResolvedConfig): SessionAdapter {
+  return config.adapter as SessionAdapter
+}

@@ -1,0 +1,40 @@
+/**
+ * The session strategy chosen at init (`jwt` or `database`), behind one set of functions: the
+ * routes and `auth()` read, start and end sessions without knowing where they live.
+ *
+ * @see spec/auth-library-spec.md §2.2, §5.4
+ */
+import { emitEvent } from '../events.js'
+import type { Account, AdapterUser, User } from '../types.js'
+import type { OutgoingCookie } from './cookies.js'
+import { createDatabaseSession, endDatabaseSession, readDatabaseSession } from './database-strategy.js'
+import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession, type SessionRequest, type SessionResult } from './jwt-strategy.js'
+
+/** The session of a request, and the cookies to send back (none in the common case). */
+export function readSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
+  return request.config.session.strategy === 'database' ? readDatabaseSession(request, update) : readJwtSession(request, update)
+}
+
+/**
+ * Starts a session after a successful sign-in.
+ *
+ * @param user With database sessions, the adapter's user (its `id` is the session row's `userId`).
+ */
+export function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null): Promise<SessionResult> {
+  return request.config.session.strategy === 'database'
+    ? createDatabaseSession(request, user as AdapterUser)
+    : createJwtSession(request, user, account)
+}
+
+/** Ends the request's session (deleting a database session's row), emits `signOut`, and returns the cookies that clear it. */
+export async function endSession(request: SessionRequest): Promise<OutgoingCookie[]> {
+  const { config } = request
+  if (config.session.strategy === 'database') {
+    const { session, cookies } = await endDatabaseSession(request)
+    await emitEvent(config, 'signOut', { session })
+    return cookies
+  }
+  const token = await peekJwtToken(request)
+  await emitEvent(config, 'signOut', { token })
+  return clearJwtSession(request)
+}
