@@ -88,6 +88,17 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   }
   const { tables, users, accounts, sessions, verificationTokens } = resolveNaming(options.naming)
 
+  // mysql2 turns DATETIME values into Dates through the connection's time zone (by default the
+  // process's local one), so servers in different zones, or a daylight-saving change, would move
+  // every expiry. On MySQL/MariaDB, dates are written and read as UTC text instead.
+  const utcText = knex.client.dialect === 'mysql'
+  const read = <Q extends Knex.QueryBuilder>(query: Q): Q => (utcText ? (query.options({ dateStrings: true }) as Q) : query)
+  const values = (record: object, names: object): Row => {
+    const row = columnsOf(record, names)
+    if (utcText) for (const [column, value] of Object.entries(row)) if (value instanceof Date) row[column] = toUtcText(value)
+    return row
+  }
+
   // Maps between the adapter's field names and the table's column names.
   const userColumns = USER_FIELDS.map((field) => users[field])
   const sessionColumns = SESSION_FIELDS.map((field) => sessions[field])
@@ -129,7 +140,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...USER_FIELDS.map((field) => `${tables.users}.${users[field]} as u_${users[field]}`),
   ]
 
-  const selectUser = (where: Row) => knex(tables.users).select(userColumns).where(where).first()
+  const selectUser = (where: Row) => read(knex(tables.users).select(userColumns).where(where)).first()
   const accountWhere = (ref: AccountReference): Row => ({ [accounts.provider]: ref.provider, [accounts.providerAccountId]: ref.providerAccountId })
 
   return {
@@ -141,7 +152,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
         emailVerified: user.emailVerified ?? null,
         image: user.image ?? null,
       }
-      await knex(tables.users).insert(columnsOf(created, users))
+      await knex(tables.users).insert(values(created, users))
       return created
     },
 
@@ -156,8 +167,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     },
 
     async getUserByAccount(ref) {
-      const row = await knex(tables.users)
-        .select(userColumns.map((column) => `${tables.users}.${column}`))
+      const row = await read(knex(tables.users).select(userColumns.map((column) => `${tables.users}.${column}`)))
         .join(tables.accounts, `${tables.accounts}.${accounts.userId}`, `${tables.users}.${users.id}`)
         .where({
           [`${tables.accounts}.${accounts.provider}`]: ref.provider,
@@ -168,8 +178,8 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     },
 
     async updateUser({ id, ...changes }) {
-      const values = columnsOf(changes, users)
-      if (Object.keys(values).length > 0) await knex(tables.users).update(values).where({ [users.id]: id })
+      const changed = values(changes, users)
+      if (Object.keys(changed).length > 0) await knex(tables.users).update(changed).where({ [users.id]: id })
       const row = await selectUser({ [users.id]: id })
       if (!row) throw new Error(`updateUser: there is no user with id "${id}".`)
       return toUser(row)
@@ -179,7 +189,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       // Explicit deletes as well as the schema's cascade: SQLite enforces foreign keys only when
       // the connection enables them (better-sqlite3 does by default, sqlite3 does not).
       return knex.transaction(async (trx) => {
-        const row = await trx(tables.users).select(userColumns).where({ [users.id]: id }).first()
+        const row = await read(trx(tables.users).select(userColumns).where({ [users.id]: id })).first()
         if (!row) return null
         await trx(tables.sessions).where({ [sessions.userId]: id }).del()
         await trx(tables.accounts).where({ [accounts.userId]: id }).del()
@@ -190,7 +200,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
 
     async linkAccount(account) {
       const linked = toAccount(columnsOf(pick(account, ACCOUNT_FIELDS), accounts))
-      await knex(tables.accounts).insert({ [accounts.id]: randomUUID(), ...columnsOf(linked, accounts) })
+      await knex(tables.accounts).insert({ [accounts.id]: randomUUID(), ...values(linked, accounts) })
       return linked
     },
 
@@ -203,12 +213,12 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
 
     async createSession({ sessionToken, userId, expires }) {
       const session: AdapterSession = { sessionToken, userId, expires }
-      await knex(tables.sessions).insert({ [sessions.id]: randomUUID(), ...columnsOf(session, sessions) })
+      await knex(tables.sessions).insert({ [sessions.id]: randomUUID(), ...values(session, sessions) })
       return session
     },
 
     async getSessionAndUser(sessionToken) {
-      const row = await knex(tables.sessions)
+      const row = await read(knex(tables.sessions))
         .first(joinColumns)
         .join(tables.users, `${tables.users}.${users.id}`, `${tables.sessions}.${sessions.userId}`)
         .where(`${tables.sessions}.${sessions.sessionToken}`, sessionToken)
@@ -216,19 +226,19 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     },
 
     async updateSession({ sessionToken, ...changes }) {
-      const values = columnsOf(pick(changes, ['userId', 'expires']), sessions)
+      const changed = values(pick(changes, ['userId', 'expires']), sessions)
       const where = { [sessions.sessionToken]: sessionToken }
-      if (Object.keys(values).length > 0) {
-        const updated = await knex(tables.sessions).update(values).where(where)
+      if (Object.keys(changed).length > 0) {
+        const updated = await knex(tables.sessions).update(changed).where(where)
         if (updated === 0) return null
       }
-      const row = await knex(tables.sessions).select(sessionColumns).where(where).first()
+      const row = await read(knex(tables.sessions).select(sessionColumns).where(where)).first()
       return row ? toSession(row) : null
     },
 
     async deleteSession(sessionToken) {
       const where = { [sessions.sessionToken]: sessionToken }
-      const row = await knex(tables.sessions).select(sessionColumns).where(where).first()
+      const row = await read(knex(tables.sessions).select(sessionColumns).where(where)).first()
       if (!row) return null
       await knex(tables.sessions).where(where).del()
       return toSession(row)
@@ -236,13 +246,13 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
 
     async createVerificationToken(token) {
       const created: VerificationToken = { identifier: token.identifier, token: token.token, expires: token.expires }
-      await knex(tables.verificationTokens).insert(columnsOf(created, verificationTokens))
+      await knex(tables.verificationTokens).insert(values(created, verificationTokens))
       return created
     },
 
     async useVerificationToken({ identifier, token }) {
       const where = { [verificationTokens.identifier]: identifier, [verificationTokens.token]: token }
-      const row = await knex(tables.verificationTokens).select().where(where).first()
+      const row = await read(knex(tables.verificationTokens).select().where(where)).first()
       if (!row) return null
       // Single use without a lock: of concurrent callers that all read the row, only the one whose
       // DELETE removed it gets the token.
@@ -275,9 +285,14 @@ function nullableDate(value: unknown): Date | null {
   return value === null || value === undefined ? null : toDate(value)
 }
 
+/** `2031-05-06 07:08:09.123`: a UTC instant as MySQL's DATETIME(3) text. */
+function toUtcText(date: Date): string {
+  return date.toISOString().slice(0, 23).replace('T', ' ')
+}
+
 /**
- * A date column's value as a `Date`: PostgreSQL and MySQL drivers return `Date`s, Knex stores
- * `Date`s in SQLite as milliseconds, and rows written by other tools may hold ISO strings.
+ * A date column's value as a `Date`: PostgreSQL's driver returns `Date`s, MySQL's UTC text (see
+ * `utcText`), Knex stores `Date`s in SQLite as milliseconds, and other tools may write ISO strings.
  */
 function toDate(value: unknown): Date {
   if (value instanceof Date) return value

@@ -26,18 +26,18 @@ const MIGRATIONS: readonly Migration[] = [
     name: '20261120000000_portcullis_init.js',
     async up(knex, { tables, users, accounts, sessions, verificationTokens }) {
       await knex.schema.createTable(tables.users, (table) => {
-        table.string(users.id, ID_LENGTH).primary()
+        table.string(users.id, ID_LENGTH).notNullable().primary()
         table.string(users.name, 255).nullable()
         table.string(users.email, 255).nullable().unique()
         dateColumn(table, users.emailVerified).nullable()
         table.text(users.image).nullable()
       })
       await knex.schema.createTable(tables.accounts, (table) => {
-        table.string(accounts.id, ID_LENGTH).primary()
+        table.string(accounts.id, ID_LENGTH).notNullable().primary()
         table.string(accounts.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE').index()
         table.string(accounts.type, 255).notNullable()
         table.string(accounts.provider, 255).notNullable()
-        table.string(accounts.providerAccountId, 255).notNullable()
+        caseSensitive(table.string(accounts.providerAccountId, 255)).notNullable()
         // Long text (spec §2.6 rule 1): MySQL's default string column would cut an id_token short.
         longText(table, accounts.refresh_token)
         longText(table, accounts.access_token)
@@ -49,14 +49,14 @@ const MIGRATIONS: readonly Migration[] = [
         table.unique([accounts.provider, accounts.providerAccountId])
       })
       await knex.schema.createTable(tables.sessions, (table) => {
-        table.string(sessions.id, ID_LENGTH).primary()
-        table.string(sessions.sessionToken, 255).notNullable().unique()
+        table.string(sessions.id, ID_LENGTH).notNullable().primary()
+        caseSensitive(table.string(sessions.sessionToken, 255)).notNullable().unique()
         table.string(sessions.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE').index()
         dateColumn(table, sessions.expires).notNullable()
       })
       await knex.schema.createTable(tables.verificationTokens, (table) => {
         table.string(verificationTokens.identifier, 255).notNullable()
-        table.string(verificationTokens.token, 255).notNullable().unique()
+        caseSensitive(table.string(verificationTokens.token, 255)).notNullable().unique()
         dateColumn(table, verificationTokens.expires).notNullable()
         table.primary([verificationTokens.identifier, verificationTokens.token])
       })
@@ -75,6 +75,14 @@ const MIGRATIONS: readonly Migration[] = [
 // (not `timestamp`, which ends in 2038), SQLite stores what Knex binds (milliseconds).
 function dateColumn(table: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder {
   return table.datetime(name, { precision: 3 })
+}
+
+// MySQL/MariaDB's default collations ignore letter case, so `aBc` would find the row of `ABC`:
+// a session or e-mail token would match variants of itself, and one provider's account ids
+// (OIDC `sub` is case-sensitive) could match another user's. A binary collation compares
+// bytes. Only the MySQL dialect of Knex emits `collate`; the others are case-sensitive already.
+function caseSensitive(column: Knex.ColumnBuilder): Knex.ColumnBuilder {
+  return column.collate('utf8mb4_bin')
 }
 
 function longText(table: Knex.CreateTableBuilder, name: string): void {

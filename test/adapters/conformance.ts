@@ -1,0 +1,460 @@
+/**
+ * The adapter conformance suite: what Portcullis relies on from any `Adapter`, written against the
+ * interface only, so every adapter (and every database under one) runs the same checks.
+ *
+ * @example
+ * ```ts
+ * runAdapterConformance('MyAdapter', async () => {
+ *   const db = await openDatabase()
+ *   return { adapter: MyAdapter(db), teardown: () => db.close() }
+ * })
+ * ```
+ */
+import { randomBytes, randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import type { Adapter, AdapterAccount, AdapterSession, AdapterUser, NewAdapterAccount, VerificationToken } from 'portcullis'
+
+/** What a suite runs against: the adapter, on an empty store that the suite may fill. */
+export interface ConformanceSubject {
+  adapter: Adapter
+  /** Called once after the suite. */
+  teardown(): Promise<void>
+}
+
+const METHODS = [
+  'createUser',
+  'getUser',
+  'getUserByEmail',
+  'getUserByAccount',
+  'updateUser',
+  'deleteUser',
+  'linkAccount',
+  'unlinkAccount',
+  'createSession',
+  'getSessionAndUser',
+  'updateSession',
+  'deleteSession',
+  'createVerificationToken',
+  'useVerificationToken',
+] as const
+
+/** An adapter with every method, as the suite needs it. */
+type FullAdapter = Required<Adapter>
+
+/** Dates with milliseconds, one after 2038 (where a 32-bit `timestamp` column ends). */
+const DATE_WITH_MS = new Date('2031-05-06T07:08:09.123Z')
+const DATE_AFTER_2038 = new Date('2061-12-31T23:59:58.987Z')
+/**
+ * 01:30 EST on 2031-11-02: the second 01:30 of that night in America/New_York. A store that keeps
+ * local wall-clock time without its offset reads it back as 01:30 EDT, an hour early.
+ */
+const DATE_IN_DST_FOLD = new Date('2031-11-02T06:30:00.456Z')
+const DAY = 24 * 3600 * 1000
+
+/** A value no other test uses. */
+const unique = (prefix: string) => `${prefix}-${randomUUID()}`
+/** `length` characters of base64url, as JWTs and opaque tokens are made of. */
+const tokenText = (length: number) => randomBytes(length).toString('base64url').slice(0, length)
+
+/**
+ * Declares the conformance suite for one adapter.
+ *
+ * @param name The suite's title, e.g. `KnexAdapter on PostgreSQL (snake_case names)`.
+ * @param setup Runs once before the suite; returns the adapter on an empty store.
+ */
+export function runAdapterConformance(name: string, setup: () => Promise<ConformanceSubject>): void {
+  describe(name, () => {
+    let subject: ConformanceSubject | undefined
+    let adapter: FullAdapter
+
+    beforeAll(async () => {
+      subject = await setup()
+      adapter = subject.adapter as FullAdapter
+    })
+    afterAll(async () => {
+      await subject?.teardown()
+    })
+
+    /** A user with an e-mail address of its own. */
+    const createUser = (fields: Partial<AdapterUser> = {}) =>
+      adapter.createUser({ name: 'Ada Lovelace', email: `${unique('ada')}@example.com`, image: 'https://example.com/ada.png', ...fields })
+    const accountOf = (userId: string, fields: Partial<NewAdapterAccount> = {}): NewAdapterAccount => ({
+      userId,
+      type: 'oidc',
+      provider: 'example',
+      providerAccountId: unique('sub'),
+      ...fields,
+    })
+    const sessionOf = (userId: string, fields: Partial<AdapterSession> = {}): AdapterSession => ({
+      sessionToken: tokenText(64),
+      userId,
+      expires: new Date(Date.now() + 30 * DAY),
+      ...fields,
+    })
+    const tokenOf = (expires = new Date(Date.now() + DAY)): VerificationToken => ({
+      identifier: `${unique('ada')}@example.com`,
+      token: tokenText(64),
+      expires,
+    })
+
+    it('implements every Adapter method', () => {
+      for (const method of METHODS) expect([method, typeof subject?.adapter[method]]).toEqual([method, 'function'])
+    })
+
+    describe('users', () => {
+      it('createUser generates a non-empty string id, different for each user', async () => {
+        const ids = await Promise.all([createUser(), createUser(), createUser()]).then((users) => users.map((user) => user.id))
+        for (const id of ids) {
+          expect(typeof id).toBe('string')
+          expect(id.length).toBeGreaterThan(0)
+        }
+        expect(new Set(ids).size).toBe(3)
+      })
+
+      it('createUser keeps an id it is given', async () => {
+        const id = unique('given-id')
+        expect((await createUser({ id })).id).toBe(id)
+        expect((await adapter.getUser(id))?.id).toBe(id)
+      })
+
+      it('createUser stores fields it was not given as null, and returns them as null', async () => {
+        const email = `${unique('bare')}@example.com`
+        const created = await adapter.createUser({ email })
+        const expected = { id: created.id, name: null, email, emailVerified: null, image: null }
+        expect(created).toEqual(expected)
+        expect(await adapter.getUser(created.id)).toEqual(expected)
+      })
+
+      it('getUser returns the user, and null for an unknown id', async () => {
+        const created = await createUser({ emailVerified: DATE_WITH_MS })
+        expect(await adapter.getUser(created.id)).toEqual(created)
+        expect(await adapter.getUser(unique('unknown'))).toBeNull()
+      })
+
+      it('getUserByEmail returns the user, and null for an unknown address', async () => {
+        const created = await createUser()
+        expect(await adapter.getUserByEmail(created.email!)).toEqual(created)
+        expect(await adapter.getUserByEmail(`${unique('nobody')}@example.com`)).toBeNull()
+      })
+
+      it('getUserByAccount returns the linked user, and null for an unknown account', async () => {
+        const user = await createUser()
+        const other = await createUser()
+        const account = accountOf(user.id)
+        await adapter.linkAccount(account)
+        await adapter.linkAccount(accountOf(other.id, { provider: 'other', providerAccountId: account.providerAccountId }))
+
+        expect(await adapter.getUserByAccount({ provider: 'example', providerAccountId: account.providerAccountId })).toEqual(user)
+        expect(await adapter.getUserByAccount({ provider: 'other', providerAccountId: account.providerAccountId })).toEqual(other)
+        expect(await adapter.getUserByAccount({ provider: 'example', providerAccountId: unique('sub') })).toBeNull()
+        expect(await adapter.getUserByAccount({ provider: 'unknown', providerAccountId: account.providerAccountId })).toBeNull()
+      })
+
+      it('updateUser changes the given fields and keeps the others', async () => {
+        const created = await createUser({ emailVerified: DATE_WITH_MS })
+        const updated = await adapter.updateUser({ id: created.id, name: 'Augusta Ada King' })
+        expect(updated).toEqual({ ...created, name: 'Augusta Ada King' })
+        expect(await adapter.getUser(created.id)).toEqual(updated)
+      })
+
+      it('updateUser sets and clears emailVerified as a Date with its milliseconds', async () => {
+        const created = await createUser()
+        const verified = await adapter.updateUser({ id: created.id, emailVerified: DATE_WITH_MS })
+        expect(verified.emailVerified).toBeInstanceOf(Date)
+        expect(verified.emailVerified?.getTime()).toBe(DATE_WITH_MS.getTime())
+        const read = await adapter.getUser(created.id)
+        expect(read?.emailVerified).toBeInstanceOf(Date)
+        expect(read?.emailVerified?.getTime()).toBe(DATE_WITH_MS.getTime())
+
+        await adapter.updateUser({ id: created.id, emailVerified: null })
+        expect((await adapter.getUser(created.id))?.emailVerified).toBeNull()
+      })
+
+      it('deleteUser returns the user and deletes its accounts and sessions, and no one else’s', async () => {
+        const user = await createUser()
+        const bystander = await createUser()
+        const account = accountOf(user.id)
+        const session = sessionOf(user.id)
+        const bystanderAccount = accountOf(bystander.id)
+        const bystanderSession = sessionOf(bystander.id)
+        await adapter.linkAccount(account)
+        await adapter.createSession(session)
+        await adapter.linkAccount(bystanderAccount)
+        await adapter.createSession(bystanderSession)
+
+        expect(await adapter.deleteUser(user.id)).toEqual(user)
+
+        expect(await adapter.getUser(user.id)).toBeNull()
+        expect(await adapter.getUserByAccount(account)).toBeNull()
+        expect(await adapter.unlinkAccount(account)).toBeNull()
+        expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
+        expect(await adapter.getUserByAccount(bystanderAccount)).toEqual(bystander)
+        expect((await adapter.getSessionAndUser(bystanderSession.sessionToken))?.user).toEqual(bystander)
+      })
+
+      it('deleteUser returns null for an unknown id', async () => {
+        expect(await adapter.deleteUser(unique('unknown'))).toBeNull()
+      })
+
+      it('rejects a second user with the same email', async () => {
+        const first = await createUser()
+        await expect(adapter.createUser({ email: first.email })).rejects.toThrow()
+        expect(await adapter.getUserByEmail(first.email!)).toEqual(first)
+      })
+    })
+
+    describe('accounts', () => {
+      it('linkAccount stores every token field: unlinkAccount returns them unchanged, expires_at a number', async () => {
+        const user = await createUser()
+        const account: AdapterAccount = {
+          userId: user.id,
+          type: 'oidc',
+          provider: 'example',
+          providerAccountId: unique('sub'),
+          refresh_token: tokenText(40),
+          access_token: tokenText(40),
+          expires_at: 1_900_000_000,
+          token_type: 'bearer',
+          scope: 'openid email profile',
+          id_token: tokenText(800),
+          session_state: unique('state'),
+        }
+        expect(await adapter.linkAccount(account)).toEqual(account)
+        const stored = await adapter.unlinkAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
+        expect(stored).toEqual(account)
+        expect(typeof (stored as AdapterAccount).expires_at).toBe('number')
+      })
+
+      it('linkAccount stores token fields the provider did not return as null', async () => {
+        const user = await createUser()
+        const account = accountOf(user.id, { type: 'oauth' })
+        const expected: AdapterAccount = {
+          userId: user.id,
+          type: 'oauth',
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
+          refresh_token: null,
+          access_token: null,
+          expires_at: null,
+          token_type: null,
+          scope: null,
+          id_token: null,
+          session_state: null,
+        }
+        expect(await adapter.linkAccount(account)).toEqual(expected)
+        expect(await adapter.unlinkAccount(account)).toEqual(expected)
+      })
+
+      it('keeps a 4 KB id_token and ~4 KB access and refresh tokens unchanged, and an expires_at after 2038', async () => {
+        const user = await createUser()
+        const account = accountOf(user.id, {
+          id_token: tokenText(4096),
+          access_token: tokenText(4000),
+          refresh_token: tokenText(3900),
+          expires_at: 4_102_444_800, // 2100-01-01: past 32-bit seconds
+        })
+        await adapter.linkAccount(account)
+        const stored = (await adapter.unlinkAccount(account)) as AdapterAccount
+        expect(stored.id_token).toHaveLength(4096)
+        expect(stored.id_token).toBe(account.id_token)
+        expect(stored.access_token).toBe(account.access_token)
+        expect(stored.refresh_token).toBe(account.refresh_token)
+        expect(stored.expires_at).toBe(4_102_444_800)
+      })
+
+      it('unlinkAccount removes the link and returns the account; null for an unknown account', async () => {
+        const user = await createUser()
+        const account = accountOf(user.id, { access_token: 'access' })
+        await adapter.linkAccount(account)
+
+        expect(await adapter.unlinkAccount({ provider: account.provider, providerAccountId: account.providerAccountId })).toMatchObject({
+          userId: user.id,
+          providerAccountId: account.providerAccountId,
+          access_token: 'access',
+        })
+        expect(await adapter.getUserByAccount(account)).toBeNull()
+        expect(await adapter.unlinkAccount(account)).toBeNull()
+        expect(await adapter.getUser(user.id)).toEqual(user)
+      })
+
+      // OIDC `sub` is case-sensitive: matching it case-insensitively would sign one user in as another.
+      it('getUserByAccount tells apart providerAccountIds that differ only in letter case', async () => {
+        const user = await createUser()
+        const other = await createUser()
+        const account = accountOf(user.id, { providerAccountId: `${unique('sub')}-aBc` })
+        await adapter.linkAccount(account)
+        await adapter.linkAccount({ ...account, userId: other.id, providerAccountId: account.providerAccountId.toUpperCase() })
+
+        expect(await adapter.getUserByAccount(account)).toEqual(user)
+        expect(await adapter.getUserByAccount({ ...account, providerAccountId: account.providerAccountId.toUpperCase() })).toEqual(other)
+        expect(await adapter.getUserByAccount({ ...account, providerAccountId: account.providerAccountId.toLowerCase() })).toBeNull()
+      })
+
+      it('rejects a second account with the same provider and providerAccountId, even for another user', async () => {
+        const user = await createUser()
+        const other = await createUser()
+        const account = accountOf(user.id)
+        await adapter.linkAccount(account)
+        await expect(adapter.linkAccount({ ...account, userId: other.id })).rejects.toThrow()
+        expect(await adapter.getUserByAccount(account)).toEqual(user)
+      })
+    })
+
+    describe('sessions', () => {
+      it('createSession returns the session; getSessionAndUser returns it with its user, expires a Date to the millisecond', async () => {
+        const user = await createUser()
+        const session = sessionOf(user.id, { expires: DATE_WITH_MS })
+        expect(await adapter.createSession(session)).toEqual(session)
+
+        const found = await adapter.getSessionAndUser(session.sessionToken)
+        expect(found).toEqual({ session, user })
+        expect(found?.session.expires).toBeInstanceOf(Date)
+        expect(found?.session.expires.getTime()).toBe(DATE_WITH_MS.getTime())
+      })
+
+      it('getSessionAndUser returns null for an unknown token', async () => {
+        expect(await adapter.getSessionAndUser(tokenText(64))).toBeNull()
+      })
+
+      it('getSessionAndUser returns an expired session too (Portcullis core deletes it)', async () => {
+        const user = await createUser()
+        const session = sessionOf(user.id, { expires: new Date(Date.now() - DAY) })
+        await adapter.createSession(session)
+        expect(await adapter.getSessionAndUser(session.sessionToken)).toEqual({ session, user })
+      })
+
+      // Regression: MySQL/MariaDB's default collations compare case-insensitively.
+      it('getSessionAndUser does not match a token that differs only in letter case', async () => {
+        const user = await createUser()
+        const session = sessionOf(user.id, { sessionToken: `${tokenText(40)}aBc` })
+        await adapter.createSession(session)
+        expect(await adapter.getSessionAndUser(session.sessionToken.toUpperCase())).toBeNull()
+        expect(await adapter.getSessionAndUser(session.sessionToken.toLowerCase())).toBeNull()
+        expect((await adapter.getSessionAndUser(session.sessionToken))?.session).toEqual(session)
+      })
+
+      it('updateSession extends expires and returns the updated session', async () => {
+        const user = await createUser()
+        const session = sessionOf(user.id, { expires: DATE_WITH_MS })
+        await adapter.createSession(session)
+
+        const updated = await adapter.updateSession({ sessionToken: session.sessionToken, expires: DATE_AFTER_2038 })
+        expect(updated).toEqual({ ...session, expires: DATE_AFTER_2038 })
+        expect((await adapter.getSessionAndUser(session.sessionToken))?.session.expires.getTime()).toBe(DATE_AFTER_2038.getTime())
+      })
+
+      it('updateSession returns the session when expires is unchanged', async () => {
+        const user = await createUser()
+        const session = sessionOf(user.id)
+        await adapter.createSession(session)
+        expect(await adapter.updateSession({ sessionToken: session.sessionToken, expires: session.expires })).toEqual(session)
+      })
+
+      it('updateSession returns null for an unknown token', async () => {
+        expect(await adapter.updateSession({ sessionToken: tokenText(64), expires: DATE_AFTER_2038 })).toBeNull()
+      })
+
+      it('deleteSession returns the session, after which it is gone; null for an unknown token', async () => {
+        const user = await createUser()
+        const session = sessionOf(user.id)
+        await adapter.createSession(session)
+
+        expect(await adapter.deleteSession(session.sessionToken)).toEqual(session)
+        expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
+        expect(await adapter.deleteSession(session.sessionToken)).toBeNull()
+        expect(await adapter.getUser(user.id)).toEqual(user)
+      })
+
+      it('rejects a second session with the same token', async () => {
+        const user = await createUser()
+        const other = await createUser()
+        const session = sessionOf(user.id)
+        await adapter.createSession(session)
+        await expect(adapter.createSession({ ...session, userId: other.id })).rejects.toThrow()
+        expect((await adapter.getSessionAndUser(session.sessionToken))?.user).toEqual(user)
+      })
+    })
+
+    describe('verification tokens', () => {
+      it('useVerificationToken returns the token once, then null', async () => {
+        const token = tokenOf(DATE_WITH_MS)
+        expect(await adapter.createVerificationToken(token)).toEqual(token)
+
+        const used = await adapter.useVerificationToken({ identifier: token.identifier, token: token.token })
+        expect(used).toEqual(token)
+        expect(used?.expires).toBeInstanceOf(Date)
+        expect(await adapter.useVerificationToken({ identifier: token.identifier, token: token.token })).toBeNull()
+      })
+
+      it('useVerificationToken returns null for another identifier, and leaves the token usable', async () => {
+        const token = tokenOf()
+        await adapter.createVerificationToken(token)
+        expect(await adapter.useVerificationToken({ identifier: `${unique('eve')}@example.com`, token: token.token })).toBeNull()
+        expect(await adapter.useVerificationToken({ identifier: token.identifier, token: `${token.token.slice(0, -1)}.` })).toBeNull()
+        expect(await adapter.useVerificationToken({ identifier: token.identifier, token: token.token })).toEqual(token)
+      })
+
+      it('useVerificationToken does not match a token that differs only in letter case', async () => {
+        const token = { ...tokenOf(), token: `${tokenText(40)}aBc` }
+        await adapter.createVerificationToken(token)
+        expect(await adapter.useVerificationToken({ identifier: token.identifier, token: token.token.toUpperCase() })).toBeNull()
+        expect(await adapter.useVerificationToken({ identifier: token.identifier, token: token.token.toLowerCase() })).toBeNull()
+        expect(await adapter.useVerificationToken({ identifier: token.identifier, token: token.token })).toEqual(token)
+      })
+
+      it('rejects a duplicate verification token', async () => {
+        const token = tokenOf()
+        await adapter.createVerificationToken(token)
+        await expect(adapter.createVerificationToken(token)).rejects.toThrow()
+      })
+    })
+
+    describe('dates', () => {
+      it.each([
+        ['with milliseconds', DATE_WITH_MS],
+        ['after 2038', DATE_AFTER_2038],
+        ['in a daylight-saving fold (an hour that repeats in local time)', DATE_IN_DST_FOLD],
+      ])('round-trip exactly as Dates: %s', async (_, date) => {
+        const user = await createUser({ emailVerified: date })
+        const session = sessionOf(user.id, { expires: date })
+        await adapter.createSession(session)
+        const token = { identifier: user.email!, token: tokenText(64), expires: date }
+        await adapter.createVerificationToken(token)
+
+        const found = await adapter.getSessionAndUser(session.sessionToken)
+        const used = await adapter.useVerificationToken(token)
+        const read = [(await adapter.getUser(user.id))?.emailVerified, found?.user.emailVerified, found?.session.expires, used?.expires]
+        for (const value of read) expect(value).toBeInstanceOf(Date)
+        expect(read.map((value) => value?.toISOString())).toEqual(Array(4).fill(date.toISOString()))
+      })
+    })
+
+    describe('concurrency', () => {
+      it('of 50 parallel useVerificationToken calls on one token, exactly one gets it', async () => {
+        const token = tokenOf()
+        await adapter.createVerificationToken(token)
+        const results = await Promise.all(Array.from({ length: 50 }, () => adapter.useVerificationToken(token)))
+        expect(results.filter((result) => result !== null)).toEqual([token])
+      })
+
+      it('50 parallel getSessionAndUser and updateSession calls on one session all succeed and leave one session', async () => {
+        const user = await createUser()
+        const session = sessionOf(user.id)
+        await adapter.createSession(session)
+        const expiries = Array.from({ length: 50 }, (_, i) => new Date(session.expires.getTime() + (i + 1) * 1000))
+
+        const [reads, updates] = await Promise.all([
+          Promise.all(expiries.map(() => adapter.getSessionAndUser(session.sessionToken))),
+          Promise.all(expiries.map((expires) => adapter.updateSession({ sessionToken: session.sessionToken, expires }))),
+        ])
+        for (const read of reads) expect(read?.user).toEqual(user)
+        for (const updated of updates) expect(updated?.sessionToken).toBe(session.sessionToken)
+
+        const final = await adapter.getSessionAndUser(session.sessionToken)
+        expect(expiries.map((date) => date.getTime())).toContain(final?.session.expires.getTime())
+        expect(await adapter.deleteSession(session.sessionToken)).toEqual(final?.session)
+        expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()
+      })
+    })
+  })
+}

@@ -1,0 +1,176 @@
+/**
+ * `KnexAdapter` on one database server, with each naming preset: the shared conformance suite, then
+ * what only SQL can show (the schema's constraints and cascades, one query per session read,
+ * rollback).
+ */
+import { randomUUID } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import type { Knex } from 'knex'
+import { KnexAdapter, migrationSource, resolveNaming, type KnexNamingPreset } from 'portcullis/adapters/knex'
+import type { DatabaseServer, TestDatabase } from '../support/databases.js'
+import { runAdapterConformance } from './conformance.js'
+
+const NAMINGS: readonly KnexNamingPreset[] = ['default', 'snake_case']
+
+/**
+ * Declares the suites for one server: per naming, one fresh database, migrated, shared by the
+ * conformance suite and the Knex-specific checks.
+ */
+export function runKnexAdapterSuites(server: DatabaseServer): void {
+  for (const naming of NAMINGS) {
+    describe(`${naming} names`, () => {
+      let db: TestDatabase | undefined
+      const knex = () => db!.knex
+
+      beforeAll(async () => {
+        db = await server.createDatabase()
+        await db.knex.migrate.latest({ migrationSource: migrationSource({ naming }) })
+      })
+      afterAll(async () => {
+        await db?.destroy()
+      })
+
+      runAdapterConformance('conformance', async () => ({ adapter: KnexAdapter(knex(), { naming }), teardown: async () => {} }))
+      describeKnexSpecifics(server, naming, knex)
+    })
+  }
+}
+
+function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset, knex: () => Knex): void {
+  const names = resolveNaming(naming)
+  const { tables } = names
+  const adapter = () => KnexAdapter(knex(), { naming })
+
+  /** A user with one account and one session, written through the adapter. */
+  async function userWithAccountAndSession() {
+    const user = await adapter().createUser({ email: `${randomUUID()}@example.com` })
+    const account = await adapter().linkAccount({ userId: user.id, type: 'oauth', provider: 'example', providerAccountId: randomUUID() })
+    const session = await adapter().createSession({ sessionToken: randomUUID(), userId: user.id, expires: new Date(Date.now() + 3600_000) })
+    return { user, account, session }
+  }
+  const countRows = async (table: string, where: Record<string, unknown>) => {
+    const row = await knex()(table).where(where).count({ count: '*' }).first()
+    return Number(row?.count)
+  }
+
+  describe('schema and SQL', () => {
+    it('migrate.latest creates the four tables with every column under the naming’s names', async () => {
+      for (const group of ['users', 'accounts', 'sessions', 'verificationTokens'] as const) {
+        expect([tables[group], await knex().schema.hasTable(tables[group])]).toEqual([tables[group], true])
+        for (const column of Object.values(names[group])) {
+          expect([tables[group], column, await knex().schema.hasColumn(tables[group], column)]).toEqual([tables[group], column, true])
+        }
+      }
+    })
+
+    it('getSessionAndUser issues exactly one SQL query (a join), found or not', async () => {
+      const { session } = await userWithAccountAndSession()
+      const queries: string[] = []
+      const record = (query: { sql: string }) => queries.push(query.sql)
+      knex().on('query', record)
+      try {
+        expect(await adapter().getSessionAndUser(session.sessionToken)).not.toBeNull()
+        expect(queries).toHaveLength(1)
+        expect(queries[0]).toMatch(/\bjoin\b/i)
+        expect(await adapter().getSessionAndUser(randomUUID())).toBeNull()
+        expect(queries).toHaveLength(2)
+      } finally {
+        knex().removeListener('query', record)
+      }
+    })
+
+    it('a session written by one app server expires at the same instant for another in a different time zone', async () => {
+      // mysql2 converts DATETIMEs through the connection's time zone; the adapter must not depend on it.
+      const base = knex().client.config as Knex.Config
+      const connection = typeof base.connection === 'object' ? { ...(base.connection as object) } : base.connection
+      const otherZone = server.kind === 'mariadb' ? { ...(connection as object), timezone: '+05:30' } : connection
+      const other = (await import('knex')).default({ ...base, connection: otherZone } as Knex.Config)
+      try {
+        const { user } = await userWithAccountAndSession()
+        const expires = new Date('2031-11-02T06:30:00.456Z')
+        const sessionToken = randomUUID()
+        await adapter().createSession({ sessionToken, userId: user.id, expires })
+        const seen = await KnexAdapter(other, { naming }).getSessionAndUser(sessionToken)
+        expect(seen?.session.expires.toISOString()).toBe(expires.toISOString())
+      } finally {
+        await other.destroy()
+      }
+    })
+
+    it('deleting a user row directly cascades to its accounts and sessions (ON DELETE CASCADE)', async () => {
+      const { user, account, session } = await userWithAccountAndSession()
+      const bystander = await userWithAccountAndSession()
+      expect(await countRows(tables.accounts, { [names.accounts.userId]: user.id })).toBe(1)
+      expect(await countRows(tables.sessions, { [names.sessions.userId]: user.id })).toBe(1)
+
+      await knex()(tables.users).where({ [names.users.id]: user.id }).del()
+
+      expect(await countRows(tables.accounts, { [names.accounts.providerAccountId]: account.providerAccountId })).toBe(0)
+      expect(await countRows(tables.sessions, { [names.sessions.sessionToken]: session.sessionToken })).toBe(0)
+      expect(await countRows(tables.accounts, { [names.accounts.userId]: bystander.user.id })).toBe(1)
+      expect(await countRows(tables.sessions, { [names.sessions.userId]: bystander.user.id })).toBe(1)
+    })
+
+    it('the schema itself rejects duplicates: email, (provider, providerAccountId), sessionToken, (identifier, token), token', async () => {
+      const { user, account, session } = await userWithAccountAndSession()
+      const { users, accounts, sessions, verificationTokens } = names
+      const expires = new Date(Date.now() + 3600_000)
+
+      await expect(knex()(tables.users).insert({ [users.id]: randomUUID(), [users.email]: user.email })).rejects.toThrow()
+      await expect(
+        knex()(tables.accounts).insert({
+          [accounts.id]: randomUUID(),
+          [accounts.userId]: user.id,
+          [accounts.type]: 'oauth',
+          [accounts.provider]: account.provider,
+          [accounts.providerAccountId]: account.providerAccountId,
+        }),
+      ).rejects.toThrow()
+      await expect(
+        knex()(tables.sessions).insert({
+          [sessions.id]: randomUUID(),
+          [sessions.sessionToken]: session.sessionToken,
+          [sessions.userId]: user.id,
+          [sessions.expires]: expires,
+        }),
+      ).rejects.toThrow()
+
+      const token = { [verificationTokens.identifier]: user.email, [verificationTokens.token]: randomUUID(), [verificationTokens.expires]: expires }
+      await knex()(tables.verificationTokens).insert(token)
+      await expect(knex()(tables.verificationTokens).insert(token)).rejects.toThrow()
+      await expect(knex()(tables.verificationTokens).insert({ ...token, [verificationTokens.identifier]: 'eve@example.com' })).rejects.toThrow()
+    })
+
+    it('50 parallel getSessionAndUser and updateSession calls leave exactly one session row', async () => {
+      const { session } = await userWithAccountAndSession()
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          Promise.all([
+            adapter().getSessionAndUser(session.sessionToken),
+            adapter().updateSession({ sessionToken: session.sessionToken, expires: new Date(session.expires.getTime() + i * 1000) }),
+          ]),
+        ),
+      )
+      expect(await countRows(tables.sessions, { [names.sessions.sessionToken]: session.sessionToken })).toBe(1)
+    })
+
+    it('migrate.rollback drops the four tables (on a database of its own)', async () => {
+      const own = await server.createDatabase()
+      try {
+        const source = { migrationSource: migrationSource({ naming }) }
+        await own.knex.migrate.latest(source)
+        const present = () => Promise.all(Object.values(tables).map((table) => own.knex.schema.hasTable(table)))
+        expect(await present()).toEqual([true, true, true, true])
+
+        await own.knex.migrate.rollback(source)
+        expect(await present()).toEqual([false, false, false, false])
+
+        // And the migration runs again after a rollback.
+        await own.knex.migrate.latest(source)
+        expect(await present()).toEqual([true, true, true, true])
+      } finally {
+        await own.destroy()
+      }
+    })
+  })
+}

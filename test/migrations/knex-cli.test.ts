@@ -1,0 +1,431 @@
+/**
+ * The package's Knex migrations as users run them: the real Knex CLI, spawned with plain `node`
+ * from a temporary app (ESM or CommonJS) whose `node_modules/portcullis` is this repository, on a
+ * SQLite file. Covers the `migrations/` folder (`migrations.directory` in a knexfile), the exported
+ * `migrationSource` (in a knexfile and programmatically), switching from one to the other, and
+ * combining the package's migrations with an app's own.
+ *
+ * Runs the built output (dist/): `npm test` builds first.
+ */
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const MIGRATION = '20261120000000_portcullis_init.js'
+let base: string
+
+beforeAll(() => {
+  // `npm test` builds first; building here too keeps `npx jest test/migrations` honest on its own.
+  if (!existsSync(join(root, 'dist/adapters/knex/migrations.js'))) {
+    const build = spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8', timeout: 120_000 })
+    if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`)
+  }
+  base = mkdtempSync(join(tmpdir(), 'portcullis-knex-cli-'))
+}, 130_000)
+
+afterAll(() => {
+  if (base) rmSync(base, { recursive: true, force: true })
+})
+
+// ---------------------------------------------------------------------------------------------
+// A temporary app: package.json, files, and node_modules/{portcullis,knex,better-sqlite3} as
+// symlinks (ESM resolution ignores NODE_PATH), so `import ... from 'portcullis/adapters/knex'` and
+// `directory: 'node_modules/portcullis/migrations'` read exactly as they would in an installed app.
+
+let appCount = 0
+function makeApp(type: 'module' | 'commonjs', files: Record<string, string>): string {
+  const dir = join(base, `app${++appCount}`)
+  mkdirSync(join(dir, 'node_modules'), { recursive: true })
+  const pkg = type === 'module' ? { name: `app${appCount}`, private: true, type: 'module' } : { name: `app${appCount}`, private: true }
+  writeFileSync(join(dir, 'package.json'), JSON.stringify(pkg))
+  symlinkSync(root, join(dir, 'node_modules/portcullis'), 'dir')
+  for (const dep of ['knex', 'better-sqlite3']) symlinkSync(join(root, 'node_modules', dep), join(dir, 'node_modules', dep), 'dir')
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true })
+    writeFileSync(join(dir, name), text)
+  }
+  return dir
+}
+
+interface Run {
+  stdout: string
+  stderr: string
+}
+
+// Plain node, no Jest flags, no colours; a failure shows everything the child printed.
+function node(app: string, args: string[]): Run {
+  const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', NO_COLOR: '1' }
+  delete env.FORCE_COLOR
+  const result = spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 10_000, env })
+  if (result.error || result.status !== 0) {
+    throw new Error(`node ${args.join(' ')} (in ${app}) failed: ${result.error?.message ?? `exit ${result.status}`}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`)
+  }
+  // Knex prints nothing on stderr when all goes well: no deprecation or "FS-related option" warning.
+  // (require(esm) may print an ExperimentalWarning on some Node versions: not ours to fail on.)
+  const stray = result.stderr.split('\n').filter((line) => line.trim() && !/ExperimentalWarning|--trace-warnings/.test(line))
+  expect(stray).toEqual([])
+  return { stdout: result.stdout, stderr: result.stderr }
+}
+
+const knexCli = (app: string, ...args: string[]): string => node(app, ['node_modules/knex/bin/cli.js', ...args]).stdout
+
+// ---------------------------------------------------------------------------------------------
+// The database, read directly.
+
+interface TableShape {
+  columns: Record<string, { type: string; notNull: boolean; pk: number }>
+  foreignKeys: string[]
+  unique: string[][]
+  indexes: string[][]
+}
+
+function userTables(file: string): string[] {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    const rows = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite\\_%' escape '\\' order by name").all() as { name: string }[]
+    return rows.map((row) => row.name)
+  } finally {
+    db.close()
+  }
+}
+
+function shape(file: string, table: string): TableShape {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    const quoted = `"${table.replaceAll('"', '""')}"`
+    const columns: TableShape['columns'] = {}
+    for (const c of db.prepare(`pragma table_info(${quoted})`).all() as { name: string; type: string; notnull: number; pk: number }[]) {
+      columns[c.name] = { type: c.type, notNull: c.notnull === 1, pk: c.pk }
+    }
+    const foreignKeys = (db.prepare(`pragma foreign_key_list(${quoted})`).all() as { from: string; table: string; to: string; on_delete: string }[]).map(
+      (fk) => `${fk.from} -> ${fk.table}.${fk.to} on delete ${fk.on_delete}`,
+    )
+    const unique: string[][] = []
+    const indexes: string[][] = []
+    for (const index of db.prepare(`pragma index_list(${quoted})`).all() as { name: string; unique: number; origin: string }[]) {
+      if (index.origin === 'pk') continue
+      const cols = (db.prepare(`pragma index_info("${index.name.replaceAll('"', '""')}")`).all() as { name: string }[]).map((c) => c.name)
+      ;(index.unique ? unique : indexes).push(cols)
+    }
+    return { columns, foreignKeys: foreignKeys.sort(), unique: unique.sort(), indexes: indexes.sort() }
+  } finally {
+    db.close()
+  }
+}
+
+function migrationRows(file: string, tableName = 'knex_migrations'): { name: string; batch: number }[] {
+  const db = new Database(file, { readonly: true, fileMustExist: true })
+  try {
+    return db.prepare(`select name, batch from "${tableName}" order by id`).all() as { name: string; batch: number }[]
+  } finally {
+    db.close()
+  }
+}
+
+const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
+const DEFAULT_TABLES = ['Account', 'Session', 'User', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'sessions', 'users', 'verificationtokens']
+const sorted = (names: string[]) => [...names].sort()
+
+// The four tables, column by column, with the names of one naming.
+function expectSchema(
+  file: string,
+  n: {
+    tables: { users: string; accounts: string; sessions: string; verificationTokens: string }
+    emailVerified: string
+    userId: string
+    providerAccountId: string
+    sessionToken: string
+  },
+): void {
+  const users = shape(file, n.tables.users)
+  expect(users.columns).toEqual({
+    id: { type: 'varchar(255)', notNull: true, pk: 1 },
+    name: { type: 'varchar(255)', notNull: false, pk: 0 },
+    email: { type: 'varchar(255)', notNull: false, pk: 0 },
+    [n.emailVerified]: { type: 'datetime', notNull: false, pk: 0 },
+    image: { type: 'TEXT', notNull: false, pk: 0 },
+  })
+  expect(users.unique).toEqual([['email']])
+
+  const accounts = shape(file, n.tables.accounts)
+  expect(Object.keys(accounts.columns)).toEqual([
+    'id', n.userId, 'type', 'provider', n.providerAccountId, 'refresh_token', 'access_token', 'expires_at', 'token_type', 'scope', 'id_token', 'session_state',
+  ])
+  expect(accounts.columns.id?.pk).toBe(1)
+  expect(accounts.columns[n.userId]?.notNull).toBe(true)
+  expect(accounts.columns.expires_at?.type).toBe('bigint')
+  expect(accounts.columns.id_token?.type).toBe('TEXT')
+  expect(accounts.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
+  expect(accounts.unique).toEqual([['provider', n.providerAccountId]])
+  expect(accounts.indexes).toEqual([[n.userId]])
+
+  const sessions = shape(file, n.tables.sessions)
+  expect(sessions.columns).toEqual({
+    id: { type: 'varchar(255)', notNull: true, pk: 1 },
+    [n.sessionToken]: { type: 'varchar(255)', notNull: true, pk: 0 },
+    [n.userId]: { type: 'varchar(255)', notNull: true, pk: 0 },
+    expires: { type: 'datetime', notNull: true, pk: 0 },
+  })
+  expect(sessions.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
+  expect(sessions.unique).toEqual([[n.sessionToken]])
+  expect(sessions.indexes).toEqual([[n.userId]])
+
+  const tokens = shape(file, n.tables.verificationTokens)
+  expect(tokens.columns).toEqual({
+    identifier: { type: 'varchar(255)', notNull: true, pk: 1 },
+    token: { type: 'varchar(255)', notNull: true, pk: 2 },
+    expires: { type: 'datetime', notNull: true, pk: 0 },
+  })
+  expect(tokens.unique).toEqual([['token']])
+}
+
+const DEFAULT_NAMES = {
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken' },
+  emailVerified: 'emailVerified',
+  userId: 'userId',
+  providerAccountId: 'providerAccountId',
+  sessionToken: 'sessionToken',
+}
+const SNAKE_NAMES = {
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens' },
+  emailVerified: 'email_verified',
+  userId: 'user_id',
+  providerAccountId: 'provider_account_id',
+  sessionToken: 'session_token',
+}
+
+// The knexfile bodies, as the README shows them.
+const CONFIG = `client: 'better-sqlite3',
+  connection: { filename: './app.sqlite' },
+  useNullAsDefault: true,`
+const ESM_KNEXFILE = `export default {
+  ${CONFIG}
+  migrations: { directory: 'node_modules/portcullis/migrations' },
+}
+`
+const CJS_KNEXFILE = `module.exports = {
+  ${CONFIG}
+  migrations: { directory: 'node_modules/portcullis/migrations' },
+}
+`
+
+// latest -> status -> latest again -> rollback -> status, through the CLI, on the default names.
+function directoryRoundTrip(app: string, ...knexfile: string[]): void {
+  const db = join(app, 'app.sqlite')
+  expect(knexCli(app, ...knexfile, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
+  expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, ...KNEX_TABLES]))
+  expectSchema(db, DEFAULT_NAMES)
+  expect(migrationRows(db)).toEqual([{ name: MIGRATION, batch: 1 }])
+
+  const status = knexCli(app, ...knexfile, 'migrate:status')
+  expect(status).toContain('Found 1 Completed Migration file/files.')
+  expect(status).toContain(MIGRATION)
+  expect(status).toContain('No Pending Migration files Found.')
+  expect(knexCli(app, ...knexfile, 'migrate:latest')).toContain('Already up to date')
+
+  expect(knexCli(app, ...knexfile, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+  expect(userTables(db)).toEqual(KNEX_TABLES)
+  expect(migrationRows(db)).toEqual([])
+  const after = knexCli(app, ...knexfile, 'migrate:list')
+  expect(after).toContain('No Completed Migration files Found.')
+  expect(after).toContain('Found 1 Pending Migration file/files.')
+}
+
+describe('Knex CLI, migrations.directory pointing at node_modules/portcullis/migrations', () => {
+  it('an ESM app (knexfile.js with export default): latest creates the four tables, status lists them, rollback drops them', () => {
+    directoryRoundTrip(makeApp('module', { 'knexfile.js': ESM_KNEXFILE }))
+  })
+
+  it('a CommonJS app (knexfile.js with module.exports) loads the ESM migration file the same way', () => {
+    directoryRoundTrip(makeApp('commonjs', { 'knexfile.js': CJS_KNEXFILE }))
+  })
+
+  it('a CommonJS app with config/knexfile.cjs (--knexfile; the CLI then works from config/), the folder found with require.resolve', () => {
+    const knexfile = `const path = require('node:path')
+module.exports = {
+  client: 'better-sqlite3',
+  connection: { filename: '../app.sqlite' },
+  useNullAsDefault: true,
+  migrations: { directory: path.join(path.dirname(require.resolve('portcullis/package.json')), 'migrations') },
+}
+`
+    directoryRoundTrip(makeApp('commonjs', { 'config/knexfile.cjs': knexfile }), '--knexfile', 'config/knexfile.cjs')
+  })
+
+  it('the CLI does not pick up a knexfile.cjs by itself', () => {
+    const app = makeApp('commonjs', { 'knexfile.cjs': CJS_KNEXFILE })
+    const result = spawnSync(process.execPath, ['node_modules/knex/bin/cli.js', 'migrate:latest'], { cwd: app, encoding: 'utf8', timeout: 10_000, env: { ...process.env, NODE_OPTIONS: '' } })
+    expect(result.status).not.toBe(0)
+    expect(result.stdout + result.stderr).toMatch(/No configuration file found/)
+  })
+})
+
+// The app's own migration, referencing the package's User table: it sorts after the package's.
+const APP_MIGRATION = `export async function up(knex) {
+  await knex.schema.createTable('Post', (t) => {
+    t.increments('id')
+    t.string('authorId', 255).notNullable().references('id').inTable('User').onDelete('CASCADE')
+  })
+}
+export async function down(knex) {
+  await knex.schema.dropTable('Post')
+}
+`
+
+describe('Knex CLI, the package migrations next to the app’s own', () => {
+  it('one history: directory: [the package’s folder, the app’s folder], sorted by file name across both; migrate:make writes to the last', () => {
+    const app = makeApp('module', {
+      'knexfile.js': ESM_KNEXFILE.replace("directory: 'node_modules/portcullis/migrations'", "directory: ['node_modules/portcullis/migrations', './migrations']"),
+      'migrations/20261201000000_posts.js': APP_MIGRATION,
+    })
+    const db = join(app, 'app.sqlite')
+    expect(knexCli(app, 'migrate:make', 'probe')).toContain('Created Migration:')
+    const made = readdirSync(join(app, 'migrations')).filter((name) => name.endsWith('_probe.js'))
+    expect(made).toHaveLength(1)
+    expect(readdirSync(join(root, 'migrations')).filter((name) => name.includes('probe'))).toEqual([])
+    rmSync(join(app, 'migrations', made[0] ?? ''))
+    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 2 migrations')
+    expect(migrationRows(db).map((row) => row.name)).toEqual([MIGRATION, '20261201000000_posts.js'])
+    expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES]))
+    expect(shape(db, 'Post').foreignKeys).toEqual(['authorId -> User.id on delete CASCADE'])
+    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
+    expect(userTables(db)).toEqual(KNEX_TABLES)
+  })
+
+  it('two histories: a second knexfile with its own tableName, run with --knexfile', () => {
+    const app = makeApp('module', {
+      'knexfile.js': ESM_KNEXFILE.replace("directory: 'node_modules/portcullis/migrations'", "directory: './migrations'"),
+      // The folder resolved rather than spelt out: the README's form for hoisted installs.
+      'knexfile.portcullis.js': `import { createRequire } from 'node:module'
+import path from 'node:path'
+import baseConfig from './knexfile.js'
+const directory = path.join(path.dirname(createRequire(import.meta.url).resolve('portcullis/package.json')), 'migrations')
+export default {
+  ...baseConfig,
+  migrations: { tableName: 'portcullis_migrations', directory },
+}
+`,
+      'migrations/20261201000000_posts.js': APP_MIGRATION,
+    })
+    const db = join(app, 'app.sqlite')
+    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
+    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
+    expect(migrationRows(db, 'portcullis_migrations')).toEqual([{ name: MIGRATION, batch: 1 }])
+    expect(migrationRows(db)).toEqual([{ name: '20261201000000_posts.js', batch: 1 }])
+    expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES, 'portcullis_migrations', 'portcullis_migrations_lock']))
+
+    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+    expect(userTables(db)).toEqual(sorted([...KNEX_TABLES, 'portcullis_migrations', 'portcullis_migrations_lock']))
+  })
+})
+
+describe('Knex CLI, migrationSource in the knexfile', () => {
+  function sourceRoundTrip(app: string): void {
+    const db = join(app, 'app.sqlite')
+    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
+    expect(userTables(db)).toEqual(sorted([...SNAKE_TABLES, ...KNEX_TABLES]))
+    expectSchema(db, SNAKE_NAMES)
+    expect(migrationRows(db)).toEqual([{ name: MIGRATION, batch: 1 }])
+    const status = knexCli(app, 'migrate:status')
+    expect(status).toContain('Found 1 Completed Migration file/files.')
+    expect(status).toContain('No Pending Migration files Found.')
+    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+    expect(userTables(db)).toEqual(KNEX_TABLES)
+  }
+
+  it("an ESM knexfile importing migrationSource({ naming: 'snake_case' }) creates users/accounts/sessions/verificationtokens; rollback drops them", () => {
+    sourceRoundTrip(
+      makeApp('module', {
+        'knexfile.js': `import { migrationSource } from 'portcullis/adapters/knex'
+export default {
+  ${CONFIG}
+  migrations: { migrationSource: migrationSource({ naming: 'snake_case' }) },
+}
+`,
+      }),
+    )
+  })
+
+  it('a CommonJS knexfile requiring portcullis/adapters/knex does the same', () => {
+    sourceRoundTrip(
+      makeApp('commonjs', {
+        'knexfile.js': `const { migrationSource } = require('portcullis/adapters/knex')
+module.exports = {
+  ${CONFIG}
+  migrations: { migrationSource: migrationSource({ naming: 'snake_case' }) },
+}
+`,
+      }),
+    )
+  })
+})
+
+// A plain-node ESM script in the app: knex.migrate.* with the exported source, printing JSON.
+function programmatic(app: string, body: string): unknown {
+  writeFileSync(
+    join(app, 'programmatic.mjs'),
+    `import knex from 'knex'
+import { migrationSource } from 'portcullis/adapters/knex'
+const db = knex({ ${CONFIG} })
+try {
+  const out = {}
+${body}
+  console.log(JSON.stringify(out))
+} finally {
+  await db.destroy()
+}
+`,
+  )
+  return JSON.parse(node(app, ['programmatic.mjs']).stdout)
+}
+
+describe('switching between the directory and migrationSource', () => {
+  it('both record the same migration name: latest via the CLI directory, then the source has nothing to do and rolls it back', () => {
+    const app = makeApp('module', { 'knexfile.js': ESM_KNEXFILE })
+    const db = join(app, 'app.sqlite')
+    knexCli(app, 'migrate:latest')
+    expect(
+      programmatic(
+        app,
+        `  out.latest = await db.migrate.latest({ migrationSource: migrationSource() })
+  out.list = await db.migrate.list({ migrationSource: migrationSource() })
+  out.rollback = await db.migrate.rollback({ migrationSource: migrationSource() })`,
+      ),
+    ).toEqual({
+      latest: [1, []],
+      list: [[{ name: MIGRATION }], []],
+      rollback: [1, [MIGRATION]],
+    })
+    expect(userTables(db)).toEqual(KNEX_TABLES)
+    expect(migrationRows(db)).toEqual([])
+  })
+
+  it('and back: latest via the source programmatically, then the CLI directory route sees it done and rolls it back', () => {
+    const app = makeApp('module', { 'knexfile.js': ESM_KNEXFILE })
+    const db = join(app, 'app.sqlite')
+    expect(programmatic(app, '  out.latest = await db.migrate.latest({ migrationSource: migrationSource() })')).toEqual({ latest: [1, [MIGRATION]] })
+    expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, ...KNEX_TABLES]))
+    expect(knexCli(app, 'migrate:latest')).toContain('Already up to date')
+    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+    expect(userTables(db)).toEqual(KNEX_TABLES)
+  })
+
+  it('custom names through overrides of a preset', () => {
+    const app = makeApp('module', {})
+    const db = join(app, 'app.sqlite')
+    const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
+    programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
+    expect(userTables(db)).toEqual(sorted(['accounts', 'auth_users', 'auth_verification_tokens', 'sessions', ...KNEX_TABLES]))
+    expect(shape(db, 'accounts').foreignKeys).toEqual(['owner_id -> auth_users.id on delete CASCADE'])
+    expect(shape(db, 'sessions').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
+    programmatic(app, `  out.rollback = await db.migrate.rollback({ migrationSource: migrationSource({ naming: ${naming} }) })`)
+    expect(userTables(db)).toEqual(KNEX_TABLES)
+  })
+})
