@@ -27,6 +27,11 @@ describe('built package', () => {
     expect(node('app.cjs')).toContain('cjs: signed in as Smoke')
   })
 
+  it('stores a user through portcullis/adapters/knex from ESM and CommonJS apps run by plain node', () => {
+    expect(node('adapter.mjs')).toContain('esm adapter: stored Smoke')
+    expect(node('adapter.cjs')).toContain('cjs adapter: stored Smoke')
+  })
+
   it('type-checks ESM and CommonJS TypeScript consumers against the declarations', () => {
     const tsc = `${root}node_modules/typescript/bin/tsc`
     const args = ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node']
