@@ -19,7 +19,9 @@ const WARMUP = 500
 const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 const COOKIE = 'authjs.session-token'
 const MAX_AGE = 30 * 24 * 60 * 60
-const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432'
+// As in the tests (test/support/databases.ts): PG_URL overrides the server; the database is the bench's own.
+const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const pgDatabase = (name: string) => Object.assign(new URL(PG_URL), { pathname: `/${name}` }).href
 
 interface Row {
   name: string
@@ -101,17 +103,17 @@ async function benchDatabase(label: string, db: Knex): Promise<Row[]> {
 }
 
 async function postgres(): Promise<Knex | undefined> {
-  const admin = knex({ client: 'pg', connection: `${PG_URL}/postgres`, pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 })
+  const admin = knex({ client: 'pg', connection: pgDatabase('postgres'), pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 })
   try {
     await admin.raw('drop database if exists portcullis_bench')
     await admin.raw('create database portcullis_bench')
   } catch (error) {
-    console.log(`PostgreSQL not reachable at ${PG_URL} (${(error as Error).message}): its rows are skipped.`)
+    console.log(`PostgreSQL not reachable at ${new URL(PG_URL).host} (${(error as Error).message}): its rows are skipped.`)
     return undefined
   } finally {
     await admin.destroy()
   }
-  return knex({ client: 'pg', connection: `${PG_URL}/portcullis_bench` })
+  return knex({ client: 'pg', connection: pgDatabase('portcullis_bench') })
 }
 
 const results: Row[] = []

@@ -24,20 +24,44 @@ export function guardAdapter(adapter: Adapter, logger: LoggerInstance): Adapter 
     throw new InvalidConfigurationError('adapter must be an adapter object, e.g. KnexAdapter(knex) from "portcullis/adapters/knex".')
   }
   const guarded: Record<string, unknown> = {}
-  for (const [method, fn] of Object.entries(adapter)) {
-    if (typeof fn !== 'function') continue
+  for (const method of methodNames(adapter)) {
+    const fn = (adapter as Record<string, (...args: unknown[]) => unknown>)[method]!
     guarded[method] = async (...args: unknown[]) => {
       try {
         return await fn.apply(adapter, args)
       } catch (cause) {
-        // describeError gives the name and message only: a driver error's enumerable fields
-        // (bindings, row values) may hold session or verification tokens.
-        logger.error('AdapterError', `The adapter's ${method}() failed:`, describeError(cause))
+        logger.error('AdapterError', `The adapter's ${method}() failed:`, redact(describeError(cause), args))
         throw new AdapterError(method, { cause })
       }
     }
   }
   return guarded as Adapter
+}
+
+// Own and inherited methods: an adapter may be a plain object or an instance of a class.
+function methodNames(adapter: object): Set<string> {
+  const names = new Set<string>()
+  for (let proto: object | null = adapter; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      if (name !== 'constructor' && typeof (adapter as Record<string, unknown>)[name] === 'function') names.add(name)
+    }
+  }
+  return names
+}
+
+/**
+ * The driver's message without the call's arguments: Knex puts the SQL with its bound values into
+ * the message of a failed query, and those values are session and verification tokens.
+ */
+function redact(message: string, args: readonly unknown[]): string {
+  const secrets: string[] = []
+  for (const arg of args) {
+    if (typeof arg === 'string') secrets.push(arg)
+    else if (arg && typeof arg === 'object') for (const value of Object.values(arg)) if (typeof value === 'string') secrets.push(value)
+  }
+  let redacted = message
+  for (const secret of secrets) if (secret.length >= 4) redacted = redacted.split(secret).join('[redacted]')
+  return redacted
 }
 
 /** @throws InvalidConfigurationError naming the session methods the adapter lacks. */

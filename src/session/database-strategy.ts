@@ -7,14 +7,15 @@
  */
 import type { SessionAdapter } from '../config/adapter.js'
 import type { ResolvedConfig } from '../config/resolve.js'
-import { InvalidConfigurationError } from '../errors.js'
+import { AdapterError, InvalidConfigurationError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { AdapterSession, AdapterUser, Session, SessionCallbackParams } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
 import type { SessionRequest, SessionResult } from './jwt-strategy.js'
 
-// No generator makes tokens this long; a longer cookie (an old JWT session, garbage) is not looked up.
-const MAX_TOKEN_LENGTH = 512
+// The migrations' sessionToken column holds 255 characters; a longer cookie (garbage, most old JWT
+// session cookies) cannot be a session token and is not looked up.
+const MAX_TOKEN_LENGTH = 255
 
 /**
  * Reads the session of a request. An expired row is deleted (lazily, here, when its token comes
@@ -82,14 +83,22 @@ export async function createDatabaseSession(request: SessionRequest, user: Adapt
 }
 
 /**
- * Ends the request's session: deletes its row and clears the cookie.
+ * Ends the request's session: deletes its row and clears the cookie. When the database fails, the
+ * cookie is cleared all the same (as Auth.js does): the user asked to leave, the failure is
+ * logged, and the orphaned row expires by itself.
  *
  * @returns The deleted session (for the `signOut` event), `null` when there was none.
  */
 export async function endDatabaseSession(request: SessionRequest): Promise<{ session: AdapterSession | null; cookies: OutgoingCookie[] }> {
   const sessionToken = readChunkedCookie(request.requestCookies, request.cookieSet.cookies.sessionToken.name)
   let session: AdapterSession | null = null
-  if (sessionToken && sessionToken.length <= MAX_TOKEN_LENGTH) session = (await sessionAdapter(request.config).deleteSession(sessionToken)) ?? null
+  if (sessionToken && sessionToken.length <= MAX_TOKEN_LENGTH) {
+    try {
+      session = (await sessionAdapter(request.config).deleteSession(sessionToken)) ?? null
+    } catch (error) {
+      if (!(error instanceof AdapterError)) throw error
+    }
+  }
   return { session, cookies: clearDatabaseSession(request) }
 }
 

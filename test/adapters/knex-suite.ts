@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
 import { KnexAdapter, migrationSource, resolveNaming, type KnexNamingPreset } from 'portcullis/adapters/knex'
 import type { DatabaseServer, TestDatabase } from '../support/databases.js'
-import { runAdapterConformance } from './conformance.js'
+import { expectUniqueViolation, runAdapterConformance } from './conformance.js'
 
 const NAMINGS: readonly KnexNamingPreset[] = ['default', 'snake_case']
 
@@ -116,8 +116,8 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       const { users, accounts, sessions, verificationTokens } = names
       const expires = new Date(Date.now() + 3600_000)
 
-      await expect(knex()(tables.users).insert({ [users.id]: randomUUID(), [users.email]: user.email })).rejects.toThrow()
-      await expect(
+      await expectUniqueViolation(knex()(tables.users).insert({ [users.id]: randomUUID(), [users.email]: user.email }))
+      await expectUniqueViolation(
         knex()(tables.accounts).insert({
           [accounts.id]: randomUUID(),
           [accounts.userId]: user.id,
@@ -125,20 +125,20 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
           [accounts.provider]: account.provider,
           [accounts.providerAccountId]: account.providerAccountId,
         }),
-      ).rejects.toThrow()
-      await expect(
+      )
+      await expectUniqueViolation(
         knex()(tables.sessions).insert({
           [sessions.id]: randomUUID(),
           [sessions.sessionToken]: session.sessionToken,
           [sessions.userId]: user.id,
           [sessions.expires]: expires,
         }),
-      ).rejects.toThrow()
+      )
 
       const token = { [verificationTokens.identifier]: user.email, [verificationTokens.token]: randomUUID(), [verificationTokens.expires]: expires }
       await knex()(tables.verificationTokens).insert(token)
-      await expect(knex()(tables.verificationTokens).insert(token)).rejects.toThrow()
-      await expect(knex()(tables.verificationTokens).insert({ ...token, [verificationTokens.identifier]: 'eve@example.com' })).rejects.toThrow()
+      await expectUniqueViolation(knex()(tables.verificationTokens).insert(token))
+      await expectUniqueViolation(knex()(tables.verificationTokens).insert({ ...token, [verificationTokens.identifier]: 'eve@example.com' }))
     })
 
     it('50 parallel getSessionAndUser and updateSession calls leave exactly one session row', async () => {
