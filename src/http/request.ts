@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls'
 import { parse as parseCookieHeader } from 'cookie'
 import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
 import { InvalidRequestError } from '../errors.js'
-import type { SessionRequest } from '../session/jwt-strategy.js'
+import type { SessionRequest } from '../session/strategy.js'
 import { nowInSeconds } from '../session/token.js'
 
 /** A Node request as Express and Connect extend it. */

@@ -11,7 +11,7 @@ import { AdapterError, InvalidConfigurationError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { AdapterSession, AdapterUser, Session, SessionCallbackParams } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
-import type { SessionRequest, SessionResult } from './jwt-strategy.js'
+import type { SessionRequest, SessionResult } from './strategy.js'
 
 // The migrations' sessionToken column holds 255 characters; a longer cookie (garbage, most old JWT
 // session cookies) cannot be a session token and is not looked up.
@@ -67,7 +67,7 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
  * a token planted in the browser before sign-in never becomes a signed-in session (fixation).
  * The browser's previous session, if any, is deleted.
  */
-export async function createDatabaseSession(request: SessionRequest, user: AdapterUser): Promise<SessionResult & { row: AdapterSession }> {
+export async function createDatabaseSession(request: SessionRequest, user: AdapterUser): Promise<SessionResult> {
   const { config, cookieSet, requestCookies } = request
   const adapter = sessionAdapter(config)
   const previous = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
@@ -78,8 +78,8 @@ export async function createDatabaseSession(request: SessionRequest, user: Adapt
     throw new InvalidConfigurationError(`session.generateSessionToken() must return a non-empty string of at most ${MAX_TOKEN_LENGTH} characters.`)
   }
   const expires = new Date(request.now * 1000 + config.session.maxAge * 1000)
-  const row = await adapter.createSession({ sessionToken, userId: user.id, expires })
-  return { session: defaultSession(user, expires), token: null, cookies: sessionCookie(request, sessionToken, expires), row }
+  await adapter.createSession({ sessionToken, userId: user.id, expires })
+  return { session: defaultSession(user, expires), token: null, cookies: sessionCookie(request, sessionToken, expires) }
 }
 
 /**

@@ -6,27 +6,11 @@
  *
  * @see spec/auth-library-spec.md §2.2, §5.4
  */
-import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
 import { emitEvent } from '../events.js'
 import type { Account, JWT, Session, SessionCallbackParams, User } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
+import type { SessionRequest, SessionResult } from './strategy.js'
 import { openSessionToken, sealSessionToken } from './token.js'
-
-/** What one request needs to read or write its session. */
-export interface SessionRequest {
-  readonly config: ResolvedConfig
-  readonly cookieSet: CookieSet
-  readonly requestCookies: Readonly<Record<string, string | undefined>>
-  /** Seconds since the epoch. */
-  readonly now: number
-}
-
-/** The session of a request and the cookies to send back (none in the common case). */
-export interface SessionResult {
-  session: Session | null
-  token: JWT | null
-  cookies: OutgoingCookie[]
-}
 
 /**
  * Reads the session of a request.

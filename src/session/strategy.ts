@@ -4,11 +4,28 @@
  *
  * @see spec/auth-library-spec.md §2.2, §5.4
  */
+import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
 import { emitEvent } from '../events.js'
-import type { Account, AdapterUser, User } from '../types.js'
+import type { Account, AdapterUser, JWT, Session, User } from '../types.js'
 import type { OutgoingCookie } from './cookies.js'
 import { createDatabaseSession, endDatabaseSession, readDatabaseSession } from './database-strategy.js'
-import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession, type SessionRequest, type SessionResult } from './jwt-strategy.js'
+import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession } from './jwt-strategy.js'
+
+/** What one request needs to read or write its session. */
+export interface SessionRequest {
+  readonly config: ResolvedConfig
+  readonly cookieSet: CookieSet
+  readonly requestCookies: Readonly<Record<string, string | undefined>>
+  /** Seconds since the epoch. */
+  readonly now: number
+}
+
+/** The session of a request and the cookies to send back (none in the common case); `token` with JWT sessions only. */
+export interface SessionResult {
+  session: Session | null
+  token: JWT | null
+  cookies: OutgoingCookie[]
+}
 
 /** The session of a request, and the cookies to send back (none in the common case). */
 export function readSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
