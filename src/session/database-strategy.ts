@@ -30,15 +30,15 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
   const adapter = sessionAdapter(config)
   const sessionToken = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
   if (!sessionToken) return { session: null, token: null, cookies: [] }
-  const ended = { session: null, token: null, cookies: clearDatabaseSession(request) }
-  if (sessionToken.length > MAX_TOKEN_LENGTH) return ended
+  const ended = (): SessionResult => ({ session: null, token: null, cookies: clearDatabaseSession(request) })
+  if (sessionToken.length > MAX_TOKEN_LENGTH) return ended()
 
   const found = await adapter.getSessionAndUser(sessionToken)
-  if (!found) return ended
+  if (!found) return ended()
   const nowMs = request.now * 1000
   if (found.session.expires.getTime() <= nowMs) {
     await adapter.deleteSession(sessionToken)
-    return ended
+    return ended()
   }
 
   // The row was last extended at `expires - maxAge`; extend again once `updateAge` has passed since.
