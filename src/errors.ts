@@ -46,11 +46,6 @@ export class AuthError extends Error {
   get clientCode(): ClientErrorCode {
     return 'Configuration'
   }
-
-  /** True when the server is at fault (logged as an error), false for a refused or malformed request. */
-  get serverFault(): boolean {
-    return this.clientCode === 'Configuration'
-  }
 }
 
 /** No secret in production. Thrown by init. */
@@ -193,9 +188,5 @@ export class AdapterError extends AuthError {
 
   override get clientCode(): ClientErrorCode {
     return 'AdapterError'
-  }
-
-  override get serverFault(): boolean {
-    return true
   }
 }

@@ -17,7 +17,7 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
   const authError = error instanceof AuthError ? error : undefined
   if (authError instanceof AdapterError) {
     // Already logged, with its cause, where the adapter failed (config/adapter.ts).
-  } else if (!authError || authError.serverFault) {
+  } else if (!authError || authError.clientCode === 'Configuration') {
     ctx.config.logger.error(authError?.type ?? 'InternalError', describeError(error))
   } else {
     ctx.config.logger.debug(authError.type, authError.message)

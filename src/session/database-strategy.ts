@@ -58,7 +58,7 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
     const params = { session, user, ...(update ? { trigger: 'update' as const, newSession: update.data } : {}) }
     session = await config.callbacks.session(params as SessionCallbackParams)
   }
-  await emitEvent(config, 'session', { session })
+  if (config.events.session) await emitEvent(config, 'session', { session })
   return { session, token: null, cookies }
 }
 
