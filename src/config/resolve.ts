@@ -78,6 +78,10 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   }
   const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger)
   const session = resolveSession(config, adapter)
+  if (session.strategy === 'database' && typeof adapter?.getUser !== 'function' && providers.some((provider) => provider.type === 'credentials')) {
+    // Credentials sign-in finds the session's user row by the id `authorize` returned.
+    throw new InvalidConfigurationError('Credentials sign-in with database sessions needs an adapter with getUser(); add it, or use session.strategy "jwt".')
+  }
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge

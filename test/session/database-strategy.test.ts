@@ -442,11 +442,14 @@ describe('choosing the strategy', () => {
     expect(await sessionRows(db)).toEqual([])
   })
 
-  it('throws at init for strategy "database" without an adapter, or with one that lacks the session methods', async () => {
+  it('throws at init for strategy "database" without an adapter, or with one that lacks the session methods (or getUser, with credentials)', async () => {
     expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], session: { strategy: 'database' } })).toThrow(/adapter/)
     const { adapter } = await createDatabase()
     const { getSessionAndUser: _g, deleteSession: _d, ...partial } = adapter
     expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], adapter: partial })).toThrow(/getSessionAndUser, deleteSession/)
+    const { getUser: _u, ...withoutGetUser } = adapter
+    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], adapter: withoutGetUser })).toThrow(/Credentials sign-in with database sessions needs an adapter with getUser/)
+    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], adapter: withoutGetUser, session: { strategy: 'jwt' } })).not.toThrow()
   })
 })
 

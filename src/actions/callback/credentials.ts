@@ -4,7 +4,7 @@
  * a session row for the adapter's user with that id (Auth.js refuses this combination; we support
  * it). Used by POST /callback/:id (after its CSRF check) and by the server-side `signIn()`.
  */
-import { AccessDeniedError, AuthError, CallbackRouteError, CredentialsSignin, InvalidConfigurationError } from '../../errors.js'
+import { AccessDeniedError, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
 import { describeError, emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import type { CredentialsProvider } from '../../providers/credentials.js'
@@ -56,9 +56,8 @@ async function authorize(ctx: ActionContext, provider: CredentialsProvider, cred
  * that is in the database (credentials sign-in never creates users).
  */
 async function storedUser(ctx: ActionContext, provider: CredentialsProvider, user: User & { id: string }): Promise<AdapterUser> {
-  const { adapter } = ctx.config
-  if (!adapter?.getUser) throw new InvalidConfigurationError('Credentials sign-in with database sessions needs an adapter with getUser().')
-  const stored = await adapter.getUser(user.id)
+  // resolveConfig checked that the adapter has getUser when credentials meet database sessions.
+  const stored = await ctx.config.adapter!.getUser!(user.id)
   if (stored) return stored
   throw new CallbackRouteError(
     `authorize() of the "${provider.id}" provider returned a user (id "${user.id}") that is not in the database. ` +
