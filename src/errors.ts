@@ -12,6 +12,7 @@ export type ErrorType =
   | 'AdapterError'
   | 'CallbackRouteError'
   | 'CredentialsSignin'
+  | 'InvalidCheck'
   | 'InvalidConfiguration'
   | 'InvalidProvider'
   | 'InvalidRequest'
@@ -20,6 +21,9 @@ export type ErrorType =
   | 'MissingCSRF'
   | 'MissingRequestContext'
   | 'MissingSecret'
+  | 'OAuthAccountNotLinked'
+  | 'OAuthCallbackError'
+  | 'OAuthSignInError'
   | 'UnknownAction'
   | 'UntrustedHost'
 
@@ -27,7 +31,17 @@ export type ErrorType =
  * The code a client sees in `?error=`: the error's own type where it is safe and useful to show,
  * `Configuration` for anything that is the server's fault.
  */
-export type ClientErrorCode = 'AccessDenied' | 'AdapterError' | 'Configuration' | 'CredentialsSignin' | 'MissingCSRF' | 'Verification'
+export type ClientErrorCode =
+  | 'AccessDenied'
+  | 'AdapterError'
+  | 'Configuration'
+  | 'CredentialsSignin'
+  | 'InvalidCheck'
+  | 'MissingCSRF'
+  | 'OAuthAccountNotLinked'
+  | 'OAuthCallbackError'
+  | 'OAuthSignInError'
+  | 'Verification'
 
 /** Base class of every error Portcullis throws or reports. */
 export class AuthError extends Error {
@@ -45,6 +59,14 @@ export class AuthError extends Error {
   /** The code put in the `error` query parameter of the page the user is sent to. */
   get clientCode(): ClientErrorCode {
     return 'Configuration'
+  }
+
+  /**
+   * How loudly a failed request logs it: the server's faults as errors, what an operator should
+   * see (OAuth checks and provider errors) as warnings, a user's wrong input at debug only.
+   */
+  get logLevel(): 'error' | 'warn' | 'debug' {
+    return this.clientCode === 'Configuration' ? 'error' : 'debug'
   }
 }
 
@@ -188,5 +210,101 @@ export class AdapterError extends AuthError {
 
   override get clientCode(): ClientErrorCode {
     return 'AdapterError'
+  }
+}
+
+/**
+ * An OAuth sign-in could not start: the provider's discovery document or configuration could not
+ * be fetched or used. The user is sent back to the sign-in page; the cause is logged.
+ */
+export class OAuthSignInError extends AuthError {
+  override readonly kind = 'signIn'
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('OAuthSignInError', message, options)
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'OAuthSignInError'
+  }
+
+  override get logLevel(): 'error' {
+    return 'error'
+  }
+}
+
+/**
+ * The provider's answer on the callback was an error or did not pass validation: `error=` from the
+ * provider, a failed token exchange, an ID token with a bad signature, issuer, audience, expiry or
+ * nonce, an `iss` mix-up, an unusable profile. `code` is a short, fixed identifier safe to show
+ * (`access_denied`, `invalid_grant`, `id_token_invalid`, …); the detail is logged, never a token.
+ */
+export class OAuthCallbackError extends AuthError {
+  override readonly kind = 'signIn'
+  /** Shown to the client as `?code=`. */
+  readonly code: string
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super('OAuthCallbackError', message, options)
+    this.code = code
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'OAuthCallbackError'
+  }
+
+  override get logLevel(): 'warn' {
+    return 'warn'
+  }
+}
+
+/** The checks of an OAuth flow (state, PKCE, nonce). */
+export type OAuthCheck = 'pkce' | 'state' | 'nonce'
+
+/**
+ * A check of an OAuth callback failed: its cookie was missing, expired, from another provider's
+ * flow, or did not match. `code` names the check and what went wrong (`state_cookie_missing`,
+ * `state_mismatch`, `pkce_cookie_missing`, …), and the log line names the cookie and the usual
+ * causes, so "state mismatch" is never the whole story.
+ */
+export class InvalidCheckError extends AuthError {
+  override readonly kind = 'signIn'
+  readonly check: OAuthCheck
+  /** Shown to the client as `?code=`. */
+  readonly code: string
+
+  constructor(check: OAuthCheck, code: string, message: string) {
+    super('InvalidCheck', message)
+    this.check = check
+    this.code = code
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'InvalidCheck'
+  }
+
+  override get logLevel(): 'warn' {
+    return 'warn'
+  }
+}
+
+/**
+ * The provider account's e-mail address belongs to a user who has not linked this provider. Signing
+ * them in would hand that user's account to whoever controls the address at the provider, so the
+ * user must sign in the way they did before (then link). A provider may opt out with
+ * `allowDangerousEmailAccountLinking`. Also thrown when the account is linked to another user than
+ * the one signed in.
+ */
+export class OAuthAccountNotLinkedError extends AuthError {
+  override readonly kind = 'signIn'
+  constructor(message: string) {
+    super('OAuthAccountNotLinked', message)
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'OAuthAccountNotLinked'
+  }
+
+  override get logLevel(): 'warn' {
+    return 'warn'
   }
 }

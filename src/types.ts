@@ -256,8 +256,14 @@ export type AuthServerResponse = ServerResponse
 
 type Awaitable<T> = T | Promise<T>
 
-/** A configured provider. OAuth, OIDC and e-mail providers join this union in later releases. */
-export type Provider = import('./providers/credentials.js').CredentialsProvider
+/**
+ * A provider as written in the config: credentials, OAuth 2 or OpenID Connect. (E-mail providers
+ * join this union in a later release.)
+ */
+export type Provider =
+  | import('./providers/credentials.js').CredentialsProvider
+  | import('./providers/oauth.js').OAuthConfig
+  | import('./providers/oidc.js').OIDCConfig
 /** A provider as the config accepts it: a provider object, or a built-in provider factory given bare. */
 export type ProviderInput = Provider | ((options?: Record<string, never>) => Provider)
 
@@ -269,8 +275,15 @@ export interface JWTCallbackParams {
   user?: User
   /** Only on sign-in. */
   account?: Account | null
-  /** `signIn` on sign-in, `update` on POST /session, undefined on a plain read. */
-  trigger?: 'signIn' | 'update'
+  /** Only on an OAuth/OIDC sign-in: the provider's profile, before `profile()` mapped it. */
+  profile?: import('./providers/oauth.js').Profile
+  /**
+   * `signIn` on sign-in, `signUp` on the sign-in that created the user (with an adapter),
+   * `update` on POST /session, undefined on a plain read.
+   */
+  trigger?: 'signIn' | 'signUp' | 'update'
+  /** Only on sign-in: true when this sign-in created the user. */
+  isNewUser?: boolean
   /** On `update`: the `data` sent to POST /session. */
   session?: unknown
 }
@@ -281,7 +294,15 @@ export interface JWTCallbackParams {
  */
 export interface CallbacksOptions {
   /** Return `false` to deny (AccessDenied), or a path to redirect there instead. */
-  signIn?: (params: { user: User; account: Account | null; credentials?: Record<string, unknown> }) => Awaitable<boolean | string>
+  signIn?: (params: {
+    /** The stored user when the account is known, else the user the provider's profile maps to. */
+    user: User
+    account: Account | null
+    /** OAuth/OIDC: the provider's profile. */
+    profile?: import('./providers/oauth.js').Profile
+    /** Credentials: the submitted fields. */
+    credentials?: Record<string, unknown>
+  }) => Awaitable<boolean | string>
   /**
    * Decides where to send the user after sign-in or sign-out. `baseUrl` is the site's origin.
    * The default accepts relative paths and URLs of the same origin only. A custom callback may
@@ -322,7 +343,7 @@ export interface SessionCallbackParams {
 
 /** Events (spec §6): awaited, and a throwing handler is logged, never breaks the flow. */
 export interface EventsOptions {
-  signIn?: (message: { user: User; account: Account | null; isNewUser?: boolean }) => Awaitable<void>
+  signIn?: (message: { user: User; account: Account | null; profile?: import('./providers/oauth.js').Profile; isNewUser?: boolean }) => Awaitable<void>
   /** JWT sessions: the token that ended (`null` if unreadable); database sessions: the deleted session. */
   signOut?: (message: { token: JWT | null; session?: undefined } | { session: AdapterSession | null; token?: undefined }) => Awaitable<void>
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */

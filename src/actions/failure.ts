@@ -3,7 +3,16 @@
  * (and the credentials `code`), everything else to the error page. Server-side problems show only
  * `Configuration`; the detail goes to the log.
  */
-import { AdapterError, AuthError, CredentialsSignin, InvalidRequestError, type InvalidProviderError, type UnknownActionError } from '../errors.js'
+import {
+  AdapterError,
+  AuthError,
+  CredentialsSignin,
+  InvalidCheckError,
+  InvalidRequestError,
+  OAuthCallbackError,
+  type InvalidProviderError,
+  type UnknownActionError,
+} from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
 import { pageUrl, type ActionContext } from './context.js'
@@ -17,15 +26,16 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
   const authError = error instanceof AuthError ? error : undefined
   if (authError instanceof AdapterError) {
     // Already logged, with its cause, where the adapter failed (config/adapter.ts).
-  } else if (!authError || authError.clientCode === 'Configuration') {
+  } else if (!authError || authError.logLevel === 'error') {
     ctx.config.logger.error(authError?.type ?? 'InternalError', describeError(error))
   } else {
-    ctx.config.logger.debug(authError.type, authError.message)
+    ctx.config.logger[authError.logLevel](authError.type, authError.message)
   }
   const code = authError?.clientCode ?? 'Configuration'
   if (authError?.kind === 'signIn') {
     const params: Record<string, string> = { error: code }
-    if (authError instanceof CredentialsSignin) params.code = authError.code
+    // Fixed, short identifiers (never provider text), so they are safe in the URL.
+    if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError) params.code = authError.code
     return { redirect: pageUrl(ctx, 'signIn', '/signin', params) }
   }
   return { redirect: pageUrl(ctx, 'error', '/error', { error: code }) }

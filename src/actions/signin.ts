@@ -29,17 +29,38 @@ export const signInPage: Action = async (ctx) => {
   return { html, cookies: [...cookies, ...csrf.cookies] }
 }
 
-/** Starts the sign-in with one provider. */
+/**
+ * Starts the sign-in with one provider: for OAuth and OIDC, the redirect to the provider's
+ * authorization URL with the check cookies (the OAuth code loads here, on first use). Credentials
+ * are submitted to /callback/<id>, so their POST here shows the sign-in page.
+ */
 export const signInWithProvider =
   (providerId: string): Action =>
   async (ctx) => {
     assertCsrf(ctx)
     const provider = findProvider(ctx, providerId)
-    // Credentials are submitted to /callback/<id>; here, as for any provider type this version
-    // cannot start from a POST, the user is shown the sign-in page.
     const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
-    return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
+    switch (provider.type) {
+      case 'credentials':
+        return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
+      case 'oauth':
+      case 'oidc': {
+        const { authorizationRequest } = await import('../oauth/authorize.js')
+        const authorization = await authorizationRequest(ctx, provider, authorizationParamsOf(ctx))
+        return { redirect: authorization.url, cookies: [...cookies, ...authorization.cookies] }
+      }
+    }
   }
+
+/**
+ * Extra authorization parameters posted with the sign-in form, as Auth.js's client sends them
+ * (`signIn('google', {}, { prompt: 'login' })` puts them in the query of this POST).
+ */
+function authorizationParamsOf(ctx: ActionContext): URLSearchParams {
+  const params = new URLSearchParams(ctx.query)
+  params.delete('callbackUrl')
+  return params
+}
 
 /** The configured provider with this id. @throws InvalidProviderError */
 export function findProvider(ctx: Pick<ActionContext, 'config'>, providerId: string) {

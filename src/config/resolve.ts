@@ -12,11 +12,16 @@ import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect } from '../security/redirect.js'
 import { resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing, type KeyRing } from '../session/keys.js'
-import type { Adapter, CallbacksOptions, CookiesOptions, EventsOptions, JWTOptions, PagesOptions, PortcullisConfig, Provider, Theme } from '../types.js'
+import { resolveOAuthProvider, type OAuthProvider } from '../oauth/provider.js'
+import type { CredentialsProvider } from '../providers/credentials.js'
+import type { Adapter, CallbacksOptions, CookiesOptions, EventsOptions, JWTOptions, PagesOptions, PortcullisConfig, Theme } from '../types.js'
 import { isProduction, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
 const THIRTY_DAYS = 30 * 24 * 60 * 60
 const ONE_DAY = 24 * 60 * 60
+
+/** A provider as the routes use it: resolved, validated and frozen. */
+export type ConfiguredProvider = CredentialsProvider | OAuthProvider
 
 /** Cookie names and the session key ring for one of the two cookie flavours. */
 export interface CookieSet {
@@ -28,8 +33,8 @@ export interface CookieSet {
 
 /** The resolved, frozen configuration every other module reads. */
 export interface ResolvedConfig {
-  readonly providers: readonly Provider[]
-  readonly providerById: ReadonlyMap<string, Provider>
+  readonly providers: readonly ConfiguredProvider[]
+  readonly providerById: ReadonlyMap<string, ConfiguredProvider>
   /** Newest first; the first seals. */
   readonly secrets: readonly string[]
   readonly session: {
@@ -67,7 +72,8 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   if (config === null || typeof config !== 'object') throw new TypeError('Portcullis(config): config must be an object.')
   const logger = createLogger(config.logger, config.debug === true)
 
-  const providers = resolveProviders(config.providers)
+  const redirectProxyUrl = config.redirectProxyUrl ?? redirectProxyUrlFromEnv(env)
+  const providers = resolveProviders(config.providers, env, redirectProxyUrl)
   const secrets = resolveSecrets(config.secret, env, logger)
   const url = urlFromEnv(env)
   const trustHost = config.trustHost ?? trustHostFromEnv(env)
@@ -82,6 +88,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     // Credentials sign-in finds the session's user row by the id `authorize` returned.
     throw new InvalidConfigurationError('Credentials sign-in with database sessions needs an adapter with getUser(); add it, or use session.strategy "jwt".')
   }
+  if (adapter && providers.some((provider) => provider.type === 'oauth' || provider.type === 'oidc')) assertAccountAdapter(adapter)
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
@@ -108,14 +115,14 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
       secure: cookieSet(true, config.cookies, secrets),
       insecure: cookieSet(false, config.cookies, secrets),
     },
-    redirectProxyUrl: config.redirectProxyUrl ?? redirectProxyUrlFromEnv(env),
+    redirectProxyUrl,
   } satisfies ResolvedConfig)
 }
 
-function resolveProviders(input: PortcullisConfig['providers']): Provider[] {
+function resolveProviders(input: PortcullisConfig['providers'], env: Readonly<Record<string, string | undefined>>, redirectProxyUrl: string | undefined): ConfiguredProvider[] {
   if (input === undefined) return []
   if (!Array.isArray(input)) throw new TypeError('Portcullis(config): providers must be an array.')
-  const providers = input.map((entry, index) => {
+  const providers = input.map((entry, index): ConfiguredProvider => {
     // A built-in provider may be given bare (`providers: [GitHub]`): call it with no overrides.
     const provider = typeof entry === 'function' ? entry() : entry
     if (!provider || typeof provider !== 'object' || typeof provider.id !== 'string' || !provider.id) {
@@ -124,9 +131,22 @@ function resolveProviders(input: PortcullisConfig['providers']): Provider[] {
     if (!/^[A-Za-z0-9_-]+$/.test(provider.id)) {
       throw new InvalidConfigurationError(`Provider id "${provider.id}" may only contain letters, digits, "-" and "_": it is part of URLs.`)
     }
-    if (provider.type === 'credentials' && typeof provider.authorize !== 'function') throw new MissingAuthorizeError(provider.id)
-    // A shallow copy, frozen: the caller's provider object stays as it was given.
-    return Object.freeze({ ...provider })
+    switch (provider.type) {
+      case 'credentials':
+        if (typeof provider.authorize !== 'function') throw new MissingAuthorizeError(provider.id)
+        // A shallow copy, frozen: the caller's provider object stays as it was given.
+        return Object.freeze({ ...provider })
+      case 'oauth':
+      case 'oidc':
+        return resolveOAuthProvider(provider, env, redirectProxyUrl)
+      default: {
+        const { type } = provider as { type?: unknown }
+        throw new InvalidConfigurationError(
+          `Provider "${(provider as { id: string }).id}": type must be "oauth", "oidc" or "credentials"; got ${JSON.stringify(type)}` +
+            (type === 'email' ? ' (e-mail sign-in is not available in this version).' : '.'),
+        )
+      }
+    }
   })
   const seen = new Set<string>()
   for (const { id } of providers) {
@@ -223,3 +243,13 @@ function deepFreeze<T>(value: T): T {
   for (const child of Object.values(value)) deepFreeze(child)
   return value
 }
+
+/** OAuth sign-in with an adapter stores users and accounts. @throws InvalidConfigurationError naming the missing methods */
+function assertAccountAdapter(adapter: Adapter): void {
+  const missing = ACCOUNT_METHODS.filter((method) => typeof adapter[method] !== 'function')
+  if (missing.length > 0) {
+    throw new InvalidConfigurationError(`OAuth and OIDC sign-in with an adapter need its ${missing.join(', ')}; this adapter lacks them.`)
+  }
+}
+
+const ACCOUNT_METHODS = ['getUser', 'getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount'] as const

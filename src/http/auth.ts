@@ -178,7 +178,7 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     return url
   }
 
-  const signIn: SignInFunction = async (providerId, options = {}) => {
+  const signIn: SignInFunction = async (providerId, options = {}, authorizationParams) => {
     const { req, res, ctx } = serverContext('signIn()')
     const { redirect = true, redirectTo, ...fields } = options
     const callbackUrl = await redirectTarget(ctx, redirectTo ?? defaultTarget(ctx))
@@ -191,6 +191,12 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
         if (!redirect) throw error
         response = failureResponse(error, ctx)
       }
+    } else if (provider) {
+      // OAuth/OIDC: the authorization URL, with the check cookies and where to come back to.
+      const { authorizationRequest } = await import('../oauth/authorize.js')
+      const authorization = await authorizationRequest(ctx, provider, authorizationParams)
+      const callbackCookie = ctx.cookieSet.cookies.callbackUrl
+      response = { redirect: authorization.url, cookies: [{ name: callbackCookie.name, value: callbackUrl, options: callbackCookie.options }, ...authorization.cookies] }
     } else {
       // No provider, or one not configured: the sign-in page, as Auth.js does.
       response = { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl }) }

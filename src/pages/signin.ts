@@ -40,6 +40,8 @@ const ERROR_MESSAGES = new Map<string, string>([
   ['SessionRequired', 'Please sign in to access this page.'],
   ['AccessDenied', 'You do not have permission to sign in.'],
   ['OAuthSignin', TRY_ANOTHER],
+  ['OAuthSignInError', TRY_ANOTHER],
+  ['InvalidCheck', 'The sign-in expired or was started in another tab. Please try again.'],
   ['OAuthCallbackError', TRY_ANOTHER],
   ['OAuthCreateAccount', TRY_ANOTHER],
   ['EmailCreateAccount', TRY_ANOTHER],

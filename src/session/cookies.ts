@@ -28,7 +28,7 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     csrfToken: { name: `${secure ? '__Host-' : ''}authjs.csrf-token`, options: { ...options } },
     pkceCodeVerifier: { name: `${prefix}authjs.pkce.code_verifier`, options: { ...options, maxAge: FIFTEEN_MINUTES } },
     state: { name: `${prefix}authjs.state`, options: { ...options, maxAge: FIFTEEN_MINUTES } },
-    nonce: { name: `${prefix}authjs.nonce`, options: { ...options } },
+    nonce: { name: `${prefix}authjs.nonce`, options: { ...options, maxAge: FIFTEEN_MINUTES } },
   }
 }
 

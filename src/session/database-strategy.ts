@@ -82,6 +82,14 @@ export async function createDatabaseSession(request: SessionRequest, user: Adapt
   return { session: defaultSession(user, expires), token: null, cookies: sessionCookie(request, sessionToken, expires) }
 }
 
+/** The request's unexpired session row, without extending it or running callbacks. */
+export async function peekDatabaseSession(request: SessionRequest): Promise<AdapterSession | null> {
+  const sessionToken = readChunkedCookie(request.requestCookies, request.cookieSet.cookies.sessionToken.name)
+  if (!sessionToken || sessionToken.length > MAX_TOKEN_LENGTH) return null
+  const found = await sessionAdapter(request.config).getSessionAndUser(sessionToken)
+  return found && found.session.expires.getTime() > request.now * 1000 ? found.session : null
+}
+
 /**
  * Ends the request's session: deletes its row and clears the cookie. When the database fails, the
  * cookie is cleared all the same (as Auth.js does): the user asked to leave, the failure is

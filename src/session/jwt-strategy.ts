@@ -9,7 +9,7 @@
 import { emitEvent } from '../events.js'
 import type { Account, JWT, Session, SessionCallbackParams, User } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
-import type { SessionRequest, SessionResult } from './strategy.js'
+import type { SessionRequest, SessionResult, SignInDetails } from './strategy.js'
 import { openSessionToken, sealSessionToken } from './token.js'
 
 /**
@@ -58,10 +58,12 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
  * Starts a session for `user` after a successful sign-in: the default claims, then the `jwt`
  * callback with `trigger: 'signIn'`. A `null` from the callback means no session is created.
  */
-export async function createJwtSession(request: SessionRequest, user: User, account: Account | null): Promise<SessionResult> {
+export async function createJwtSession(request: SessionRequest, user: User, account: Account | null, details: SignInDetails = {}): Promise<SessionResult> {
   const { config } = request
   const defaultToken: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id }
-  const token = config.callbacks.jwt ? await config.callbacks.jwt({ token: defaultToken, user, account, trigger: 'signIn' }) : defaultToken
+  const token = config.callbacks.jwt
+    ? await config.callbacks.jwt({ token: defaultToken, user, account, profile: details.profile, trigger: details.isNewUser ? 'signUp' : 'signIn', isNewUser: details.isNewUser ?? false })
+    : defaultToken
   if (!token) return { session: null, token: null, cookies: clearJwtSession(request) }
   const { cookies, expires } = await sealToken(request, token)
   return { session: defaultSession(token, expires), token, cookies }

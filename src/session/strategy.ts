@@ -6,9 +6,10 @@
  */
 import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
 import { emitEvent } from '../events.js'
+import type { Profile } from '../providers/oauth.js'
 import type { Account, AdapterUser, JWT, Session, User } from '../types.js'
 import type { OutgoingCookie } from './cookies.js'
-import { createDatabaseSession, endDatabaseSession, readDatabaseSession } from './database-strategy.js'
+import { createDatabaseSession, endDatabaseSession, peekDatabaseSession, readDatabaseSession } from './database-strategy.js'
 import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession } from './jwt-strategy.js'
 
 /** What one request needs to read or write its session. */
@@ -37,10 +38,28 @@ export function readSession(request: SessionRequest, update?: { data: unknown })
  *
  * @param user With database sessions, the adapter's user (its `id` is the session row's `userId`).
  */
-export function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null): Promise<SessionResult> {
+export function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null, details?: SignInDetails): Promise<SessionResult> {
   return request.config.session.strategy === 'database'
     ? createDatabaseSession(request, user as AdapterUser)
-    : createJwtSession(request, user, account)
+    : createJwtSession(request, user, account, details)
+}
+
+/** What the `jwt` callback learns about a sign-in besides the user and account. */
+export interface SignInDetails {
+  /** OAuth/OIDC: the provider's profile. */
+  profile?: Profile
+  /** True when this sign-in created the user (`trigger: 'signUp'`). */
+  isNewUser?: boolean
+}
+
+/**
+ * The id of the user the request is signed in as, without running callbacks or touching cookies:
+ * an OAuth sign-in links the new account to this user. `null` when signed out or expired.
+ */
+export async function signedInUserId(request: SessionRequest): Promise<string | null> {
+  if (request.config.session.strategy === 'database') return (await peekDatabaseSession(request))?.userId ?? null
+  const sub = (await peekJwtToken(request))?.sub
+  return typeof sub === 'string' && sub ? sub : null
 }
 
 /** Ends the request's session (deleting a database session's row), emits `signOut`, and returns the cookies that clear it. */

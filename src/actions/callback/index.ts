@@ -1,4 +1,7 @@
-/** GET, POST /callback/:provider: the end of a sign-in, by provider type. */
+/**
+ * GET, POST /callback/:provider: the end of a sign-in, by provider type. The OAuth and OIDC paths
+ * are imported on their first use, so openid-client loads only when someone signs in with them.
+ */
 import { UnknownActionError } from '../../errors.js'
 import { assertCsrf, type Action } from '../context.js'
 import { findProvider } from '../signin.js'
@@ -13,5 +16,11 @@ export const callback =
         if (ctx.method !== 'POST') throw new UnknownActionError(`The ${provider.id} callback takes a POST of the sign-in form.`)
         assertCsrf(ctx)
         return signInWithCredentials(ctx, provider, ctx.body)
+      // A POST here is the provider's response_mode=form_post: it carries the state and PKCE
+      // checks, not a CSRF token.
+      case 'oauth':
+        return (await import('./oauth.js')).oauthCallback(ctx, provider)
+      case 'oidc':
+        return (await import('./oidc.js')).oidcCallback(ctx, provider)
     }
   }

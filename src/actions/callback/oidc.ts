@@ -1,0 +1,29 @@
+/**
+ * GET/POST /callback/:provider for an OpenID Connect provider (`type: 'oidc'`): the ID token is
+ * required and validated (signature, `iss`, `aud`, `exp`, `nonce`); the profile is its claims,
+ * completed by the userinfo endpoint unless `userinfo: false`. Loaded on the first callback only.
+ *
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#IDTokenValidation
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#UserInfoResponse
+ */
+import * as oidc from 'openid-client'
+import type { AuthResponse } from '../../http/respond.js'
+import { requestedProfile, runOAuthCallback, type ProfileInput } from '../../oauth/callback.js'
+import type { OAuthProvider } from '../../oauth/provider.js'
+import type { Profile } from '../../providers/oauth.js'
+import type { ActionContext } from '../context.js'
+
+export function oidcCallback(ctx: ActionContext, provider: OAuthProvider): Promise<AuthResponse> {
+  return runOAuthCallback(ctx, provider, { idTokenExpected: true, profile: idTokenProfile })
+}
+
+async function idTokenProfile(input: ProfileInput): Promise<Profile> {
+  const { configuration, provider, tokens } = input
+  // idTokenExpected: openid-client has validated the ID token, so claims() is set.
+  const claims = tokens.claims()! as Profile & { sub: string }
+  if (provider.userinfo === false) return { ...claims }
+  // Userinfo claims complete the ID token's; `sub` must be the same (openid-client checks it).
+  if (provider.userinfo.request) return { ...claims, ...(await requestedProfile(input)), sub: claims.sub }
+  if (!configuration.serverMetadata().userinfo_endpoint) return { ...claims }
+  return { ...claims, ...(await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)) }
+}

@@ -1,0 +1,129 @@
+/**
+ * Which stored user a provider sign-in belongs to (spec §5.6 rules, Auth.js's behaviour): the user
+ * the account is linked to; else the signed-in user, who gets the account linked; else, when the
+ * e-mail address belongs to a user, `OAuthAccountNotLinked` (unless the provider allows dangerous
+ * linking); else a new user with the account.
+ *
+ * The first sign-in of a new account is race-free: when concurrent callbacks for the same account
+ * (a double click, a retried request) collide on the database's unique keys, the losers re-read the
+ * account, delete the user they created, and sign in as the winner's user.
+ */
+import { AdapterError, OAuthAccountNotLinkedError } from '../../errors.js'
+import { emitEvent } from '../../events.js'
+import type { Account, Adapter, AdapterUser, User } from '../../types.js'
+import type { ActionContext } from '../context.js'
+
+/** The adapter methods a provider sign-in needs (checked at init). */
+export type AccountAdapter = Required<Pick<Adapter, 'getUserByAccount' | 'getUserByEmail' | 'createUser' | 'linkAccount'>> & Adapter
+
+/** The sign-in's user and whether this sign-in created it. */
+export interface ResolvedUser {
+  user: AdapterUser
+  isNewUser: boolean
+}
+
+interface Candidate {
+  user: User & { id: string }
+  account: Account
+  allowDangerousEmailAccountLinking: boolean
+  /** The user the account is already linked to (looked up before the signIn callback). */
+  linked: AdapterUser | null
+  /** The user the request is signed in as, if any. */
+  signedInUserId: string | null
+}
+
+/**
+ * The stored user for a provider sign-in, creating and linking as the rules say.
+ * @throws OAuthAccountNotLinkedError, AdapterError
+ */
+export async function resolveUser(ctx: ActionContext, adapter: AccountAdapter, candidate: Candidate): Promise<ResolvedUser> {
+  const { linked, signedInUserId, account } = candidate
+  if (linked) {
+    if (signedInUserId && linked.id !== signedInUserId) {
+      throw new OAuthAccountNotLinkedError(`The ${account.provider} account is linked to another user than the one signed in; it was not linked again.`)
+    }
+    return { user: linked, isNewUser: false }
+  }
+  if (signedInUserId) {
+    const user = await adapter.getUser?.(signedInUserId)
+    if (user) return { user: await link(ctx, adapter, user, account), isNewUser: false }
+  }
+  const email = candidate.user.email ? candidate.user.email.toLowerCase() : null
+  const owner = email ? await userByEmail(adapter, email, candidate.user.email!) : null
+  if (owner) {
+    if (!candidate.allowDangerousEmailAccountLinking) {
+      throw new OAuthAccountNotLinkedError(
+        `A user with the ${account.provider} account's e-mail address exists but has not linked ${account.provider}: they must sign in as before and link it, or the provider must set allowDangerousEmailAccountLinking.`,
+      )
+    }
+    return { user: await link(ctx, adapter, owner, account), isNewUser: false }
+  }
+  return createWithAccount(ctx, adapter, candidate, email)
+}
+
+/** Lower-cased first; a mixed-case address stored before (e.g. by the app) is found too. */
+async function userByEmail(adapter: AccountAdapter, email: string, original: string): Promise<AdapterUser | null> {
+  return (await adapter.getUserByEmail(email)) ?? (original !== email ? adapter.getUserByEmail(original) : null)
+}
+
+async function link(ctx: ActionContext, adapter: AccountAdapter, user: AdapterUser, account: Account): Promise<AdapterUser> {
+  try {
+    await adapter.linkAccount({ ...account, userId: user.id })
+  } catch (error) {
+    // A concurrent callback linked it first: fine if to the same user.
+    const winner = await linkedUser(adapter, account)
+    if (winner?.id === user.id) return user
+    if (winner) throw new OAuthAccountNotLinkedError(`The ${account.provider} account was linked to another user meanwhile.`)
+    throw error
+  }
+  await emitEvent(ctx.config, 'linkAccount', { user, account: { ...account, userId: user.id } })
+  return user
+}
+
+async function createWithAccount(ctx: ActionContext, adapter: AccountAdapter, candidate: Candidate, email: string | null): Promise<ResolvedUser> {
+  const { account } = candidate
+  // The provider's user id is the account's, not ours: the adapter assigns the user's id.
+  const { id: _providerId, ...profileUser } = candidate.user
+  let created: AdapterUser
+  try {
+    created = await adapter.createUser({ ...profileUser, email, emailVerified: null })
+  } catch (error) {
+    // The e-mail address is unique: a concurrent first sign-in of the same account created the user.
+    return { user: await raceWinner(adapter, account, error), isNewUser: false }
+  }
+  try {
+    await adapter.linkAccount({ ...account, userId: created.id })
+  } catch (error) {
+    // (provider, providerAccountId) is unique: another callback linked the account to its user.
+    await deleteOrphan(ctx, adapter, created)
+    return { user: await raceWinner(adapter, account, error), isNewUser: false }
+  }
+  await emitEvent(ctx.config, 'createUser', { user: created })
+  await emitEvent(ctx.config, 'linkAccount', { user: created, account: { ...account, userId: created.id } })
+  return { user: created, isNewUser: true }
+}
+
+// The winner may still be between createUser and linkAccount: poll the account briefly.
+const RACE_DELAYS_MS = [0, 10, 25, 50, 100, 200, 400, 800]
+
+/** The user a concurrent callback linked the account to; rethrows `cause` when there is none. */
+async function raceWinner(adapter: AccountAdapter, account: Account, cause: unknown): Promise<AdapterUser> {
+  for (const delay of RACE_DELAYS_MS) {
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay))
+    const winner = await linkedUser(adapter, account)
+    if (winner) return winner
+  }
+  throw cause instanceof AdapterError ? cause : new AdapterError('createUser/linkAccount', { cause })
+}
+
+function linkedUser(adapter: AccountAdapter, account: Account): Promise<AdapterUser | null> {
+  return adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId })
+}
+
+async function deleteOrphan(ctx: ActionContext, adapter: AccountAdapter, user: AdapterUser): Promise<void> {
+  if (!adapter.deleteUser) {
+    ctx.config.logger.warn('OrphanUser', `User ${user.id} was created by a sign-in that lost a race to link its account; the adapter has no deleteUser, so the row stays.`)
+    return
+  }
+  await adapter.deleteUser(user.id)
+}

@@ -1,0 +1,132 @@
+/**
+ * The steps every OAuth 2 and OIDC callback shares: read the response (query, or a form_post
+ * body), forward it when this deployment is only the redirect proxy, verify the checks, exchange
+ * the code, map the profile, and sign in. How the profile is obtained differs by provider type and
+ * lives in actions/callback/oauth.ts and oidc.ts.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2
+ * @see https://openid.net/specs/oauth-v2-form-post-response-mode-1_0.html
+ */
+import * as oidc from 'openid-client'
+import { completeProviderSignIn } from '../actions/callback/provider-sign-in.js'
+import { authUrl, type ActionContext } from '../actions/context.js'
+import { failureResponse } from '../actions/failure.js'
+import { CallbackRouteError, OAuthCallbackError } from '../errors.js'
+import { describeError } from '../events.js'
+import type { AuthResponse } from '../http/respond.js'
+import type { Profile, TokenSet } from '../providers/oauth.js'
+import type { Account, User } from '../types.js'
+import { redirectUri } from './authorize.js'
+import { clearChecks, hasCheckCookies, proxyDestination, verifyChecks } from './checks.js'
+import { clientConfiguration, hasIssuer } from './client.js'
+import { exchangeError, providerError } from './errors.js'
+import type { OAuthProvider } from './provider.js'
+
+/** The token endpoint's answer as openid-client returns it (with `claims()` for the ID token). */
+export type Tokens = oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers
+
+/** What a provider type's profile step receives. */
+export interface ProfileInput {
+  configuration: oidc.Configuration
+  provider: OAuthProvider
+  tokens: Tokens
+}
+
+/** How one provider type runs its callback. */
+export interface CallbackSteps {
+  /** `oidc`: the token response must carry an ID token, which is validated. */
+  idTokenExpected: boolean
+  /** The provider's profile, from the ID token and/or the userinfo endpoint. */
+  profile(input: ProfileInput): Promise<Profile>
+}
+
+/** GET or POST /callback/:provider for an OAuth 2 or OIDC provider. */
+export async function runOAuthCallback(ctx: ActionContext, provider: OAuthProvider, steps: CallbackSteps): Promise<AuthResponse> {
+  const params = responseParams(ctx)
+  const callbackUrl = authUrl(ctx, `/callback/${provider.id}`)
+  // response_mode=form_post arrives as a cross-site POST, which SameSite=Lax cookies do not
+  // accompany; a same-site 303 turns it into a top-level GET, which they do.
+  if (ctx.method === 'POST' && !hasCheckCookies(ctx)) return { status: 303, redirect: `${callbackUrl}?${params}` }
+
+  const forward = provider.redirectProxyUrl ? proxyDestination(ctx, provider, params.get('state')) : undefined
+  if (forward && forward.endsWith(`/callback/${provider.id}`) && new URL(forward).origin !== ctx.origin) {
+    return { redirect: `${forward}?${params}` }
+  }
+
+  const cleared = clearChecks(ctx)
+  try {
+    if (params.has('error')) throw providerError(provider, params)
+    const checks = verifyChecks(ctx, provider, params)
+    const configuration = await clientConfiguration(provider)
+    const currentUrl = new URL(redirectUri(ctx, provider))
+    for (const [key, value] of params) currentUrl.searchParams.append(key, value)
+    // Without a configured issuer there is nothing to compare `iss` with (RFC 9207).
+    if (!hasIssuer(configuration)) currentUrl.searchParams.delete('iss')
+
+    let tokens: Tokens
+    let profile: Profile
+    try {
+      tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
+        pkceCodeVerifier: checks.codeVerifier,
+        expectedState: checks.state,
+        expectedNonce: checks.nonce,
+        idTokenExpected: steps.idTokenExpected,
+      })
+      profile = await steps.profile({ configuration, provider, tokens })
+    } catch (error) {
+      throw exchangeError(provider, error)
+    }
+    const tokenSet = tokenSetOf(tokens, ctx.now)
+    const user = await userOf(provider, profile, tokenSet)
+    const account: Account = { ...tokenSet, provider: provider.id, type: provider.type, providerAccountId: user.id }
+    const response = await completeProviderSignIn(ctx, { provider, user, account, profile })
+    return { ...response, cookies: [...cleared, ...(response.cookies ?? [])] }
+  } catch (error) {
+    const response = failureResponse(error, ctx)
+    return { ...response, cookies: [...cleared, ...(response.cookies ?? [])] }
+  }
+}
+
+/**
+ * The profile from a custom `userinfo.request` (APIs that are not standard).
+ * @throws OAuthCallbackError when it throws or returns something that is not an object.
+ */
+export async function requestedProfile({ provider, tokens }: ProfileInput): Promise<Profile> {
+  const userinfo = provider.userinfo || undefined
+  let profile: unknown
+  try {
+    profile = await userinfo!.request!({ tokens: tokenSetOf(tokens), provider: { id: provider.id, clientId: provider.clientId, userinfoUrl: userinfo!.url } })
+  } catch (error) {
+    throw new OAuthCallbackError('userinfo_failed', `userinfo.request of the "${provider.id}" provider failed: ${describeError(error)}`, { cause: error })
+  }
+  if (!profile || typeof profile !== 'object') throw new OAuthCallbackError('userinfo_failed', `userinfo.request of the "${provider.id}" provider returned no profile object.`)
+  return profile as Profile
+}
+
+function responseParams(ctx: ActionContext): URLSearchParams {
+  if (ctx.method === 'GET') return ctx.query
+  const params = new URLSearchParams()
+  for (const [key, value] of Object.entries(ctx.body)) if (typeof value === 'string') params.append(key, value)
+  return params
+}
+
+/** The token response's fields (no helpers), with `expires_at` from `expires_in`. */
+function tokenSetOf(tokens: Tokens, now = Math.floor(Date.now() / 1000)): TokenSet {
+  const tokenSet: TokenSet = { ...tokens }
+  if (typeof tokens.expires_in === 'number') tokenSet.expires_at = now + tokens.expires_in
+  return tokenSet
+}
+
+/** `profile(profile, tokens)` → the user; `id` (the provider account id) is required. */
+async function userOf(provider: OAuthProvider, profile: Profile, tokens: TokenSet): Promise<User & { id: string }> {
+  let user: User | null | undefined
+  try {
+    user = await provider.profile(profile, tokens)
+  } catch (error) {
+    throw new CallbackRouteError(`profile() of the "${provider.id}" provider threw: ${describeError(error)}`, { cause: error })
+  }
+  if (!user || typeof user !== 'object' || user.id === undefined || user.id === null || user.id === '') {
+    throw new CallbackRouteError(`profile() of the "${provider.id}" provider returned no id: it becomes the account's providerAccountId, so return the provider's stable user id.`)
+  }
+  return { ...user, id: String(user.id) }
+}

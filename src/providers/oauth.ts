@@ -1,0 +1,132 @@
+/**
+ * Generic OAuth 2 providers (`type: 'oauth'`): for APIs that are not OpenID Connect providers, with
+ * explicit `authorization`, `token` and `userinfo` endpoints. The sign-in runs on openid-client
+ * (authorization code grant with PKCE by default); the profile comes from the userinfo endpoint.
+ *
+ * @example
+ * ```ts
+ * import OAuth from 'portcullis/providers/oauth'
+ *
+ * OAuth({
+ *   id: 'acme',
+ *   name: 'Acme',
+ *   authorization: { url: 'https://acme.example/oauth/authorize', params: { scope: 'read:user' } },
+ *   token: 'https://acme.example/oauth/token',
+ *   userinfo: 'https://api.acme.example/me',
+ *   profile: (me) => ({ id: String(me.id), name: me.display_name, email: me.email, image: me.avatar }),
+ * })
+ * ```
+ * @see https://www.rfc-editor.org/rfc/rfc6749 OAuth 2.0
+ * @see https://www.rfc-editor.org/rfc/rfc7636 PKCE
+ */
+import type { OAuthCheck } from '../errors.js'
+import type { User } from '../types.js'
+
+export type { OAuthCheck } from '../errors.js'
+
+type Awaitable<T> = T | Promise<T>
+
+/** What a provider's token endpoint returned (RFC 6749 §5.1), plus `expires_at` computed from `expires_in`. */
+export interface TokenSet {
+  access_token?: string
+  token_type?: string
+  id_token?: string
+  refresh_token?: string
+  /** Seconds the access token lives, as the provider said. */
+  expires_in?: number
+  /** Seconds since the epoch at which the access token expires (from `expires_in`). */
+  expires_at?: number
+  scope?: string
+  session_state?: string
+  [key: string]: unknown
+}
+
+/** A profile as a provider returns it: the OIDC standard claims, or whatever the API's JSON holds. */
+export interface Profile {
+  sub?: string | null
+  name?: string | null
+  email?: string | null
+  picture?: string | null
+  [claim: string]: unknown
+}
+
+/** An endpoint: its URL, or the URL with extra query (authorization) or body (token) parameters. */
+export type EndpointConfig = string | { url?: string; params?: Record<string, string> }
+
+/** What a custom userinfo `request` receives. */
+export interface UserinfoContext {
+  /** The token endpoint's answer. */
+  tokens: TokenSet
+  /** The provider, with the userinfo URL when one is configured. */
+  provider: { id: string; clientId: string; userinfoUrl: string | undefined }
+}
+
+/**
+ * The userinfo endpoint: a URL, `{ url, params }` (params go in the query), or `{ request }` for APIs
+ * that are not standard (several requests, another auth scheme). `request` returns the profile.
+ */
+export type UserinfoConfig = EndpointConfig | { url?: string; params?: Record<string, string>; request: (context: UserinfoContext) => Awaitable<Profile> }
+
+/** How the client authenticates at the token endpoint. `none` is a public client (PKCE only). */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
+
+/** Options every OAuth 2 and OIDC provider takes. */
+export interface OAuthProviderOptions<P extends Profile = Profile> {
+  /** Used in URLs (`/signin/<id>`, `/callback/<id>`) and env names (`AUTH_<ID>_ID`). */
+  id: string
+  /** Shown on the sign-in button. */
+  name: string
+  /** Default: `AUTH_<ID>_ID`. */
+  clientId?: string
+  /** Default: `AUTH_<ID>_SECRET`. Not needed with `client.token_endpoint_auth_method: 'none'`. */
+  clientSecret?: string
+  /** The authorization server's issuer identifier; `oidc` discovers the endpoints from it. Default: `AUTH_<ID>_ISSUER`. */
+  issuer?: string
+  authorization?: EndpointConfig
+  token?: EndpointConfig
+  userinfo?: UserinfoConfig
+  /** The provider's signing keys, for an `oauth` provider that returns ID tokens. */
+  jwks_endpoint?: string
+  /** Client settings, as registered with the provider. */
+  client?: {
+    /** Default `client_secret_basic`. */
+    token_endpoint_auth_method?: TokenEndpointAuthMethod
+    /** The ID token signature algorithm, when the provider does not use RS256. */
+    id_token_signed_response_alg?: string
+  }
+  /** Default `['pkce']`, plus `nonce` for `oidc`; `state` is added when a redirect proxy is used. */
+  checks?: OAuthCheck[]
+  /** Maps the provider's profile to the user. Must return an `id`: it becomes `providerAccountId`. */
+  profile?(profile: P, tokens: TokenSet): Awaitable<User>
+  /**
+   * Signs a provider account in as the existing user with the same e-mail address even though that
+   * user never linked this provider. Only safe with providers that verify e-mail addresses and never
+   * let them change hands; otherwise whoever controls the address there takes over the account here.
+   */
+  allowDangerousEmailAccountLinking?: boolean
+  /** Overrides the config's `redirectProxyUrl` for this provider. */
+  redirectProxyUrl?: string
+  /**
+   * Allows `http:` endpoints and issuers. For a local development identity provider and tests only:
+   * tokens would otherwise travel unencrypted.
+   */
+  dangerouslyAllowInsecureRequests?: boolean
+}
+
+/** A generic OAuth 2 provider (spec §1.2 type `oauth`). */
+export interface OAuthConfig<P extends Profile = Profile> extends OAuthProviderOptions<P> {
+  type: 'oauth'
+}
+
+/** Overrides of a built-in provider: every field optional. */
+export type OAuthUserConfig<P extends Profile = Profile> = Partial<OAuthProviderOptions<P>>
+
+/**
+ * A generic OAuth 2 provider. A plain object with `type: 'oauth'` works the same; this function
+ * only adds the type and its checking.
+ *
+ * @param options Endpoints, client id and secret (or `AUTH_<ID>_ID`/`_SECRET`), profile mapping.
+ */
+export default function OAuth<P extends Profile = Profile>(options: Omit<OAuthConfig<P>, 'type'>): OAuthConfig<P> {
+  return { ...options, type: 'oauth' }
+}
