@@ -37,6 +37,12 @@ export function exchangeError(provider: OAuthProvider, error: unknown): AuthErro
     const detail = error.cause instanceof Error ? error.cause : undefined
     const claim = (detail?.cause as { claim?: unknown } | undefined)?.claim
     const reason = detail?.message ?? error.message
+    // GitHub answers token errors with HTTP 200 and `{ error, error_description }`.
+    const body = (detail?.cause as { body?: { error?: unknown; error_description?: unknown } } | undefined)?.body
+    if (body && typeof body.error === 'string') {
+      const description = typeof body.error_description === 'string' ? ` (${JSON.stringify(body.error_description.slice(0, 300))})` : ''
+      return new OAuthCallbackError(safeCode(body.error), `${where}: the provider answered error=${JSON.stringify(body.error)}${description}.`, { cause: error })
+    }
     switch (error.code) {
       case 'OAUTH_JWT_CLAIM_COMPARISON_FAILED':
         if (claim === 'nonce') {
