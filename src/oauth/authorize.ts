@@ -11,7 +11,7 @@ import { authUrl, type ActionContext } from '../actions/context.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import { startChecks } from './checks.js'
 import { clientConfiguration } from './client.js'
-import type { OAuthProvider } from './provider.js'
+import type { OAuthProvider } from '../config/oauth-provider.js'
 
 /** The four shapes spec §4.4 accepts, as `URLSearchParams` takes them. */
 export type AuthorizationParams = string | string[][] | Record<string, string> | URLSearchParams

@@ -20,7 +20,7 @@ import { redirectUri } from './authorize.js'
 import { clearChecks, hasCheckCookies, proxyDestination, verifyChecks } from './checks.js'
 import { clientConfiguration, hasIssuer } from './client.js'
 import { exchangeError, providerError } from './errors.js'
-import type { OAuthProvider } from './provider.js'
+import type { OAuthProvider } from '../config/oauth-provider.js'
 
 /** The token endpoint's answer as openid-client returns it (with `claims()` for the ID token). */
 export type Tokens = oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers

@@ -23,7 +23,7 @@ import { expiredCookie, type OutgoingCookie } from '../session/cookies.js'
 import { deriveKeyRing, type KeyRing } from '../session/keys.js'
 import { openSessionToken, sealSessionToken } from '../session/token.js'
 import type { CookieOption, CookiesOptions } from '../types.js'
-import type { OAuthProvider } from './provider.js'
+import type { OAuthProvider } from '../config/oauth-provider.js'
 
 type CheckRequest = Pick<ActionContext, 'config' | 'cookieSet' | 'requestCookies' | 'now'>
 

@@ -10,7 +10,7 @@
 import * as oidc from 'openid-client'
 import { OAuthSignInError } from '../errors.js'
 import { describeError } from '../events.js'
-import type { OAuthProvider } from './provider.js'
+import type { OAuthProvider } from '../config/oauth-provider.js'
 
 // openid-client needs an issuer; an `oauth` provider without one gets this, and the callback then
 // ignores an `iss` parameter it could not check (only a configured issuer is compared).

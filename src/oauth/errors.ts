@@ -5,7 +5,7 @@
  */
 import * as oidc from 'openid-client'
 import { AuthError, InvalidCheckError, OAuthCallbackError } from '../errors.js'
-import type { OAuthProvider } from './provider.js'
+import type { OAuthProvider } from '../config/oauth-provider.js'
 
 /** A provider error code as it may appear in a URL: RFC 6749 codes are `[a-z_]`. */
 export function safeCode(code: unknown): string {

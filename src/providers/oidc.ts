@@ -28,6 +28,9 @@ export interface OIDCConfig<P extends Profile = Profile> extends Omit<OAuthProvi
   userinfo?: UserinfoConfig | false
 }
 
+/** Overrides of a built-in OIDC provider: every field optional (`userinfo: false` included). */
+export type OIDCUserConfig<P extends Profile = Profile> = Partial<Omit<OIDCConfig<P>, 'type'>>
+
 /**
  * A generic OpenID Connect provider. A plain object with `type: 'oidc'` works the same.
  *

@@ -32,6 +32,14 @@ describe('built package', () => {
     expect(node('adapter.cjs')).toContain('cjs adapter: stored Smoke')
   })
 
+  it('loads nothing of OAuth (openid-client, src/oauth) to serve pages and read sessions; the first OAuth sign-in loads it', () => {
+    const result = JSON.parse(node('lazy-oauth.mjs')) as { beforeSignIn: string[]; afterSignIn: number; signInStatus: number; location: string }
+    expect(result.beforeSignIn).toEqual([])
+    // The positive control: the hook sees the OAuth modules once a sign-in needs them.
+    expect(result.afterSignIn).toBeGreaterThan(0)
+    expect(result).toMatchObject({ signInStatus: 302, location: 'https://github.com/login/oauth/authorize' })
+  })
+
   it('type-checks ESM and CommonJS TypeScript consumers against the declarations', () => {
     const tsc = `${root}node_modules/typescript/bin/tsc`
     const args = ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node']

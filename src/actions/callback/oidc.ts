@@ -9,7 +9,7 @@
 import * as oidc from 'openid-client'
 import type { AuthResponse } from '../../http/respond.js'
 import { requestedProfile, runOAuthCallback, type ProfileInput } from '../../oauth/callback.js'
-import type { OAuthProvider } from '../../oauth/provider.js'
+import type { OAuthProvider } from '../../config/oauth-provider.js'
 import type { Profile } from '../../providers/oauth.js'
 import type { ActionContext } from '../context.js'
 

@@ -8,7 +8,7 @@
 import { AccessDeniedError } from '../../errors.js'
 import { emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
-import type { OAuthProvider } from '../../oauth/provider.js'
+import type { OAuthProvider } from '../../config/oauth-provider.js'
 import type { Profile } from '../../providers/oauth.js'
 import { signedInUserId, startSession } from '../../session/strategy.js'
 import type { Account, AdapterUser, User } from '../../types.js'

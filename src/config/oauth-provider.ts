@@ -1,7 +1,7 @@
 /**
  * OAuth 2 and OIDC providers as the engine uses them: resolved once at init from what the app
  * wrote (and the environment), validated with errors that name the field to fix, and frozen. Nothing
- * here talks to the network or loads openid-client: that happens on the first sign-in (client.ts).
+ * here talks to the network or loads openid-client: that happens on the first sign-in (src/oauth/client.ts).
  *
  * @see spec/auth-library-spec.md §2.1 (`providers`, `redirectProxyUrl`), §5.3 (env inference)
  */
