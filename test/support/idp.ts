@@ -1,0 +1,233 @@
+/**
+ * A real OpenID Connect provider (`oidc-provider`) in-process, for the OAuth and OIDC flow tests,
+ * plus a GitHub-style plain-OAuth API endpoint on the same server. Pair it with `Browser` from
+ * `./browser.js` to sign in headlessly through its development login and consent pages.
+ */
+import { once } from 'node:events'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose'
+import type Provider from 'oidc-provider'
+import type { ClientMetadata, Configuration } from 'oidc-provider'
+
+/** A client registered at the test IdP; any further `oidc-provider` client metadata may be added. */
+export interface IdpClient {
+  client_id: string
+  client_secret?: string
+  redirect_uris: string[]
+  token_endpoint_auth_method?: 'client_secret_basic' | 'client_secret_post' | 'none'
+  response_types?: string[]
+  grant_types?: string[]
+  [k: string]: unknown
+}
+
+/** Options of `startIdp`. */
+export interface IdpOptions {
+  clients: IdpClient[]
+  /** The interface to listen on and the issuer's host name; default `127.0.0.1`. */
+  host?: string
+  /** Claims to merge over the defaults for a login (`undefined` drops one); `sub` is always the login. */
+  claims?: (login: string) => Record<string, unknown>
+}
+
+/** A running test IdP. */
+export interface TestIdp {
+  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  issuer: string
+  /**
+   * A plain-OAuth "API" endpoint like GitHub's `/user`: GET with `Authorization: Bearer <access
+   * token>` answers `{ id, login, name, email }` of the account, 401 JSON otherwise. Works for
+   * access tokens issued without the `openid` scope, which the IdP's own userinfo endpoint refuses.
+   */
+  apiUrl: string
+  authorizationEndpoint: string
+  tokenEndpoint: string
+  userinfoEndpoint: string
+  jwksUri: string
+  provider: Provider
+  /**
+   * Signs `claims` exactly as given (no defaults added) as a JWT with the IdP's own signing key
+   * (RS256, its `kid`): an ID token for attack tests (wrong `aud`, `iss`, `exp`, `nonce`). All IdPs
+   * of one process share that key; for a token signed by a stranger, use a key of the test's own.
+   */
+  signIdToken(claims: Record<string, unknown>): Promise<string>
+  close(): Promise<void>
+}
+
+interface SigningKey {
+  privateKey: CryptoKey
+  jwk: JWK & { kid: string }
+}
+
+type ClaimsFor = (login: string) => Record<string, unknown> & { sub: string }
+
+const API_PATH = '/api/me'
+const GITHUB_SCOPES = ['read:user', 'user:email']
+const HOUR = 60 * 60
+const DAY = 24 * HOUR
+
+/**
+ * Starts an `oidc-provider` on an ephemeral port with the given clients. Any login name signs in
+ * on its development login page; account `alice` has the claims `{ sub: 'alice', name: 'Alice
+ * Example', email: 'alice@example.com', email_verified: true, preferred_username: 'alice' }`.
+ * Scopes: `openid`, `profile`, `email`, `offline_access` and GitHub's `read:user`, `user:email`.
+ * PKCE is supported but never required, `response_mode=form_post` is available, authorization
+ * responses carry `iss` (RFC 9207), ID tokens carry the profile and email claims too, and access
+ * tokens are opaque (none is bound to a `resource`).
+ *
+ * @example
+ * const idp = await startIdp({ clients: [{ client_id: 'app', client_secret: 'app-secret', redirect_uris: ['http://127.0.0.1:1/callback'] }] })
+ * try {
+ *   // …sign in with `new Browser().authorize(url)`…
+ * } finally {
+ *   await idp.close()
+ * }
+ * @see https://openid.net/specs/openid-connect-core-1_0.html
+ */
+export async function startIdp(options: IdpOptions): Promise<TestIdp> {
+  const host = options.host ?? '127.0.0.1'
+  const claimsFor = accountClaims(options.claims)
+  const [ProviderClass, key, server] = await Promise.all([loadProvider(), loadSigningKey(), listen(host)])
+  const issuer = `http://${urlHost(host)}:${(server.address() as AddressInfo).port}`
+  const provider = constructProvider(ProviderClass, issuer, providerConfiguration(options.clients, key, claimsFor))
+  const koaCallback = provider.callback()
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (new URL(req.url ?? '/', issuer).pathname === API_PATH) void answerApiRequest(provider, claimsFor, req, res)
+    else void koaCallback(req, res)
+  })
+  return {
+    issuer,
+    apiUrl: issuer + API_PATH,
+    authorizationEndpoint: provider.urlFor('authorization'),
+    tokenEndpoint: provider.urlFor('token'),
+    userinfoEndpoint: provider.urlFor('userinfo'),
+    jwksUri: provider.urlFor('jwks'),
+    provider,
+    signIdToken: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.jwk.kid }).sign(key.privateKey),
+    close: () => close(server),
+  }
+}
+
+function providerConfiguration(clients: IdpClient[], signingKey: SigningKey, claimsFor: ClaimsFor): Configuration {
+  return {
+    clients: clients.map((client) => ({ ...client }) as ClientMetadata),
+    jwks: { keys: [signingKey.jwk] },
+    cookies: { keys: ['portcullis-test-idp-cookie-key'] },
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'preferred_username'],
+      email: ['email', 'email_verified'],
+    },
+    // A request whose scopes are all unknown is denied, so GitHub's are registered for its tests.
+    scopes: ['openid', 'offline_access', ...GITHUB_SCOPES],
+    // oidc-provider's own defaults, stated so that it does not print a notice for each of them.
+    ttl: { AccessToken: HOUR, AuthorizationCode: 60, IdToken: HOUR, Interaction: HOUR, Grant: 14 * DAY, Session: 14 * DAY, RefreshToken: 14 * DAY },
+    // oidc-provider's default requires PKCE only for public clients; the engine is also tested
+    // against providers configured for `state` alone, so a confidential client may omit it.
+    pkce: { required: () => false },
+    conformIdTokenClaims: false,
+    features: { devInteractions: { enabled: true } },
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => claimsFor(sub) }),
+    renderError: (ctx, out) => {
+      ctx.type = 'text'
+      ctx.body = Object.entries(out).map(([key, value]) => `${key}: ${String(value)}`).join('\n')
+    },
+  }
+}
+
+function accountClaims(override: IdpOptions['claims']): ClaimsFor {
+  return (login) => ({
+    name: `${login.charAt(0).toUpperCase()}${login.slice(1)} Example`,
+    email: `${login}@example.com`,
+    email_verified: true,
+    preferred_username: login,
+    ...override?.(login),
+    sub: login,
+  })
+}
+
+/** GitHub's `/user`, reduced: who the bearer of a (possibly non-OpenID) access token is. */
+async function answerApiRequest(provider: Provider, claimsFor: ClaimsFor, req: IncomingMessage, res: ServerResponse) {
+  try {
+    const token = /^Bearer (\S+)$/i.exec(req.headers.authorization ?? '')?.[1]
+    const accessToken = req.method === 'GET' && token ? await provider.AccessToken.find(token) : undefined
+    if (!accessToken) return sendJson(res, 401, { message: 'Bad credentials' }, { 'www-authenticate': 'Bearer error="invalid_token"' })
+    const claims = claimsFor(accessToken.accountId)
+    sendJson(res, 200, { id: claims.sub, login: claims.preferred_username, name: claims.name, email: claims.email })
+  } catch (error) {
+    sendJson(res, 500, { message: String(error) })
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body))
+}
+
+let providerClass: Promise<typeof Provider> | undefined
+
+/** Imported once, on first use, so that its load-time runtime check can be muted (below). */
+function loadProvider(): Promise<typeof Provider> {
+  providerClass ??= (async () => {
+    const unmute = muteProviderWarnings()
+    try {
+      return (await import('oidc-provider')).default
+    } finally {
+      unmute()
+    }
+  })()
+  return providerClass
+}
+
+/**
+ * oidc-provider warns on stderr about the quick-start features used here on purpose (development
+ * interactions, in-memory adapter) and that Node 20 is not a supported runtime (it works). Only
+ * its own lines are dropped, and only while the module loads and a provider is constructed.
+ */
+function muteProviderWarnings(): () => void {
+  const warn = console.warn
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).startsWith('oidc-provider WARNING:')) warn(...args)
+  }
+  return () => {
+    console.warn = warn
+  }
+}
+
+function constructProvider(ProviderClass: typeof Provider, issuer: string, configuration: Configuration): Provider {
+  const unmute = muteProviderWarnings()
+  try {
+    return new ProviderClass(issuer, configuration)
+  } finally {
+    unmute()
+  }
+}
+
+let sharedSigningKey: Promise<SigningKey> | undefined
+
+/** One RSA key per process, shared by its IdPs: generating one takes about half a second here. */
+function loadSigningKey(): Promise<SigningKey> {
+  sharedSigningKey ??= (async () => {
+    const { privateKey } = await generateKeyPair('RS256', { extractable: true })
+    const jwk = await exportJWK(privateKey)
+    return { privateKey, jwk: { ...jwk, kid: await calculateJwkThumbprint(jwk), alg: 'RS256', use: 'sig' } }
+  })()
+  return sharedSigningKey
+}
+
+async function listen(host: string): Promise<Server> {
+  const server = createServer()
+  server.listen(0, host)
+  await once(server, 'listening')
+  return server
+}
+
+function urlHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host
+}
+
+async function close(server: Server): Promise<void> {
+  const closed = once(server, 'close')
+  server.close()
+  server.closeAllConnections()
+  await closed
+}
