@@ -85,6 +85,8 @@ export function startChecks(request: CheckRequest, provider: OAuthProvider, orig
   return started
 }
 
+const VERIFY_ORDER: readonly OAuthCheck[] = ['state', 'pkce', 'nonce']
+
 /** The values the token exchange needs, after every configured check passed. */
 export interface VerifiedChecks {
   codeVerifier: string | undefined
@@ -99,7 +101,8 @@ export interface VerifiedChecks {
  */
 export function verifyChecks(request: CheckRequest, provider: OAuthProvider, params: URLSearchParams): VerifiedChecks {
   const verified: VerifiedChecks = { codeVerifier: undefined, state: undefined, nonce: undefined }
-  for (const check of provider.checks) {
+  // State first: when a whole flow is stale or foreign, its failure says so most plainly.
+  for (const check of VERIFY_ORDER.filter((check) => provider.checks.includes(check))) {
     const cookie = request.cookieSet.cookies[COOKIE[check]]
     const sealed = request.requestCookies[cookie.name]
     if (!sealed) throw missingCookie(request, check, cookie)

@@ -1,7 +1,9 @@
 /**
  * The openid-client `Configuration` of each provider: for `oidc`, discovered from the issuer on
  * the first sign-in and kept (a failed discovery is retried by the next sign-in); for `oauth`,
- * built from the endpoints in the config. Only sign-in routes load this module (dynamic import), so
+ * built from the endpoints in the config. ID token signatures are always verified against the
+ * provider's JWKS: openid-client would otherwise trust the TLS connection to the token endpoint
+ * (OIDC Core §3.1.3.7 allows it), and a certified relying party checks them. Only sign-in routes load this module (dynamic import), so
  * openid-client never loads on the session-read path.
  *
  * @see https://openid.net/specs/openid-connect-discovery-1_0.html
@@ -38,7 +40,7 @@ async function discover(provider: OAuthProvider): Promise<oidc.Configuration> {
   let discovered: oidc.Configuration
   try {
     discovered = await oidc.discovery(new URL(provider.issuer!), provider.clientId, clientMetadata(provider), clientAuth(provider), {
-      execute: provider.allowInsecureRequests ? [oidc.allowInsecureRequests] : [],
+      execute: provider.allowInsecureRequests ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks],
     })
   } catch (error) {
     throw new OAuthSignInError(`Discovery of the "${provider.id}" provider's issuer ${provider.issuer} failed: ${describeError(error)}`, { cause: error })
@@ -56,6 +58,7 @@ function explicit(provider: OAuthProvider): oidc.Configuration {
 function configure(provider: OAuthProvider, metadata: oidc.ServerMetadata): oidc.Configuration {
   const configuration = new oidc.Configuration(metadata, provider.clientId, clientMetadata(provider), clientAuth(provider))
   if (provider.allowInsecureRequests) oidc.allowInsecureRequests(configuration)
+  if (metadata.jwks_uri) oidc.enableNonRepudiationChecks(configuration)
   return configuration
 }
 
