@@ -51,12 +51,14 @@ export async function resolveUser(ctx: ActionContext, adapter: AccountAdapter, c
   const email = candidate.user.email ? candidate.user.email.toLowerCase() : null
   const owner = email ? await userByEmail(adapter, email, candidate.user.email!) : null
   if (owner) {
-    if (!candidate.allowDangerousEmailAccountLinking) {
-      throw new OAuthAccountNotLinkedError(
-        `A user with the ${account.provider} account's e-mail address exists but has not linked ${account.provider}: they must sign in as before and link it, or the provider must set allowDangerousEmailAccountLinking.`,
-      )
-    }
-    return { user: await link(ctx, adapter, owner, account), isNewUser: false }
+    if (candidate.allowDangerousEmailAccountLinking) return { user: await link(ctx, adapter, owner, account), isNewUser: false }
+    // The owner may be a concurrent first sign-in of this very account, between its createUser and
+    // its linkAccount: give it a moment before calling the address taken.
+    const winner = await pollLinkedUser(adapter, account, OWNER_DELAYS_MS)
+    if (winner) return { user: winner, isNewUser: false }
+    throw new OAuthAccountNotLinkedError(
+      `A user with the ${account.provider} account's e-mail address exists but has not linked ${account.provider}: they must sign in as before and link it, or the provider must set allowDangerousEmailAccountLinking.`,
+    )
   }
   return createWithAccount(ctx, adapter, candidate, email)
 }
@@ -103,17 +105,25 @@ async function createWithAccount(ctx: ActionContext, adapter: AccountAdapter, ca
   return { user: created, isNewUser: true }
 }
 
-// The winner may still be between createUser and linkAccount: poll the account briefly.
+// The winner may still be between createUser and linkAccount: poll the account briefly. After a
+// failed insert a race is near certain, so wait longer than when an address merely exists.
 const RACE_DELAYS_MS = [0, 10, 25, 50, 100, 200, 400, 800]
+const OWNER_DELAYS_MS = [0, 20, 50, 100]
 
 /** The user a concurrent callback linked the account to; rethrows `cause` when there is none. */
 async function raceWinner(adapter: AccountAdapter, account: Account, cause: unknown): Promise<AdapterUser> {
-  for (const delay of RACE_DELAYS_MS) {
+  const winner = await pollLinkedUser(adapter, account, RACE_DELAYS_MS)
+  if (winner) return winner
+  throw cause instanceof AdapterError ? cause : new AdapterError('createUser/linkAccount', { cause })
+}
+
+async function pollLinkedUser(adapter: AccountAdapter, account: Account, delays: readonly number[]): Promise<AdapterUser | null> {
+  for (const delay of delays) {
     if (delay) await new Promise((resolve) => setTimeout(resolve, delay))
     const winner = await linkedUser(adapter, account)
     if (winner) return winner
   }
-  throw cause instanceof AdapterError ? cause : new AdapterError('createUser/linkAccount', { cause })
+  return null
 }
 
 function linkedUser(adapter: AccountAdapter, account: Account): Promise<AdapterUser | null> {

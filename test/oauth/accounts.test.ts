@@ -1,0 +1,236 @@
+/**
+ * Users and accounts of OAuth sign-ins (spec §5.6), with the Knex adapter on real databases: the
+ * linking rules, the signIn callback, the events (each exactly once where it applies), the jwt
+ * callback's signUp trigger, pages.newUser, and a race-free first sign-in under 20 concurrent
+ * callbacks on SQLite and PostgreSQL.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import type { Knex } from 'knex'
+import type { EventsOptions, JWTCallbackParams, PortcullisConfig } from 'portcullis'
+import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
+import Credentials from 'portcullis/providers/credentials'
+import OIDC from 'portcullis/providers/oidc'
+import { Browser } from '../support/browser.js'
+import { describeWithDatabase, type DatabaseKind, type TestDatabase } from '../support/databases.js'
+import { startIdp, type TestIdp } from '../support/idp.js'
+import { closeListeners, finishSignIn, listen, mountApp, redirectOf, sessionOf, signInWith, startSignIn, type Listener } from '../support/oauth-app.js'
+
+let idp: TestIdp
+let app: Listener
+
+beforeAll(async () => {
+  app = await listen()
+  idp = await startIdp({ clients: [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [app.callbackUrl('corp')] }] })
+})
+afterAll(async () => {
+  await closeListeners()
+  await idp?.close()
+})
+
+const corp = (overrides: Partial<Parameters<typeof OIDC>[0]> = {}) =>
+  OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true, ...overrides })
+
+type EventName = keyof EventsOptions
+
+/** Records every event and jwt callback call. */
+function recorder() {
+  const events: { name: EventName; message: Record<string, unknown> }[] = []
+  const jwtCalls: JWTCallbackParams[] = []
+  const on = (name: EventName) => (message: unknown) => void events.push({ name, message: message as Record<string, unknown> })
+  const config: Partial<PortcullisConfig> = {
+    events: { signIn: on('signIn'), createUser: on('createUser'), linkAccount: on('linkAccount'), updateUser: on('updateUser') },
+    callbacks: {
+      jwt: (params) => {
+        if (params.trigger) jwtCalls.push(params)
+        return params.token
+      },
+    },
+  }
+  const count = (name: EventName) => events.filter((event) => event.name === name).length
+  return { events, jwtCalls, config, count }
+}
+
+async function rows(knex: Knex) {
+  return {
+    users: await knex('User').select('id', 'name', 'email').orderBy('email'),
+    accounts: await knex('Account').select('userId', 'provider', 'providerAccountId'),
+  }
+}
+
+function accountSuites(kind: DatabaseKind, label: string) {
+  return describeWithDatabase(kind, `OAuth users and accounts on ${label}`, (server) => {
+    let db: TestDatabase
+    beforeAll(async () => {
+      db = await server.createDatabase()
+      await db.knex.migrate.latest({ migrationSource: migrationSource() })
+    })
+    afterAll(() => db?.destroy())
+    beforeEach(async () => {
+      await db.knex('Session').del()
+      await db.knex('Account').del()
+      await db.knex('User').del()
+    })
+
+    it('survives 20 concurrent first sign-ins of the same new account: one user, one account, all signed in as that user', async () => {
+      const { config, count } = recorder()
+      mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), ...config })
+      const browsers = Array.from({ length: 20 }, () => new Browser())
+      const navigations = []
+      for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), 'race'))
+      const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
+
+      expect(responses.map((response) => redirectOf(response).url.href)).toEqual(Array(20).fill(`${app.url}/`))
+      const { users, accounts } = await rows(db.knex)
+      expect(users).toEqual([{ id: expect.any(String), name: 'Race Example', email: 'race@example.com' }])
+      expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'race' }])
+      const sessions = await Promise.all(browsers.map((browser) => sessionOf(browser, app.url)))
+      expect(sessions.map((session) => session?.user?.id)).toEqual(Array(20).fill(users[0]!.id))
+      expect(await db.knex('Session').where({ userId: users[0]!.id }).count({ n: '*' })).toEqual([{ n: kind === 'postgres' ? '20' : 20 }])
+      expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 20 })
+    }, 30_000)
+
+    it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
+      mountApp(app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(db.knex) })
+      const browsers = Array.from({ length: 20 }, () => new Browser())
+      const navigations = []
+      for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), 'noemail'))
+      const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
+      expect(responses.map((response) => redirectOf(response).error)).toEqual(Array(20).fill(null))
+      const { users, accounts } = await rows(db.knex)
+      expect(users).toEqual([{ id: expect.any(String), name: 'Noemail Example', email: null }])
+      expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'noemail' }])
+    }, 30_000)
+  })
+}
+
+await accountSuites('sqlite', 'SQLite')
+await accountSuites('postgres', 'PostgreSQL')
+
+await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => {
+  let db: TestDatabase
+  beforeAll(async () => {
+    db = await server.createDatabase()
+    await db.knex.migrate.latest({ migrationSource: migrationSource() })
+  })
+  afterAll(() => db?.destroy())
+  beforeEach(async () => {
+    await db.knex('Session').del()
+    await db.knex('Account').del()
+    await db.knex('User').del()
+  })
+
+  it('a new user: createUser and linkAccount once, signIn with isNewUser, jwt trigger signUp, then pages.newUser', async () => {
+    const { config, count, events, jwtCalls } = recorder()
+    mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
+    const browser = new Browser()
+    const callback = await signInWith(browser, app.url, 'corp', 'nina', { callbackUrl: '/dashboard' })
+    const redirect = redirectOf(callback).url
+    expect(redirect.pathname).toBe('/welcome')
+    expect(redirect.searchParams.get('callbackUrl')).toBe(`${app.url}/dashboard`)
+
+    const [user] = (await rows(db.knex)).users
+    expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn'), updateUser: count('updateUser') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 1, updateUser: 0 })
+    expect(events.find((event) => event.name === 'signIn')!.message).toMatchObject({ isNewUser: true, user: { id: user!.id }, profile: { sub: 'nina' } })
+    expect(events.find((event) => event.name === 'linkAccount')!.message).toMatchObject({ user: { id: user!.id }, account: { provider: 'corp', providerAccountId: 'nina', userId: user!.id } })
+    expect(jwtCalls).toHaveLength(1)
+    expect(jwtCalls[0]).toMatchObject({ trigger: 'signUp', isNewUser: true, user: { id: user!.id }, account: { providerAccountId: 'nina' }, profile: { sub: 'nina' } })
+    expect((await sessionOf(browser, app.url))?.user?.id).toBe(user!.id)
+  })
+
+  it('a returning user: the same user, no createUser or linkAccount, trigger signIn, no newUser page', async () => {
+    mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' } })
+    await signInWith(new Browser(), app.url, 'corp', 'omar')
+    const { config, count, jwtCalls } = recorder()
+    mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
+    const browser = new Browser()
+    expect(redirectOf(await signInWith(browser, app.url, 'corp', 'omar')).url.pathname).toBe('/')
+    expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 0, linkAccount: 0, signIn: 1 })
+    expect(jwtCalls[0]).toMatchObject({ trigger: 'signIn', isNewUser: false })
+    expect((await rows(db.knex)).users).toHaveLength(1)
+  })
+
+  it('refuses a new account whose e-mail belongs to a user who never linked it (compared lower-cased): OAuthAccountNotLinked', async () => {
+    const adapter = KnexAdapter(db.knex)
+    await adapter.createUser({ name: 'Existing Paula', email: 'paula@example.com', emailVerified: null })
+    const { config, count } = recorder()
+    const shouting = corp({ profile: (profile) => ({ id: String(profile.sub), email: String(profile.email).toUpperCase() }) })
+    mountApp(app, { providers: [shouting], adapter, ...config })
+    const browser = new Browser()
+    const callback = await signInWith(browser, app.url, 'corp', 'paula')
+    expect(redirectOf(callback)).toMatchObject({ error: 'OAuthAccountNotLinked' })
+    expect(await sessionOf(browser, app.url)).toBeNull()
+    expect((await rows(db.knex)).accounts).toEqual([])
+    expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 0, linkAccount: 0, signIn: 0 })
+  })
+
+  it('links it to that user when the provider sets allowDangerousEmailAccountLinking', async () => {
+    const adapter = KnexAdapter(db.knex)
+    const existing = await adapter.createUser({ name: 'Existing Quinn', email: 'quinn@example.com', emailVerified: null })
+    const { config, count } = recorder()
+    mountApp(app, { providers: [corp({ allowDangerousEmailAccountLinking: true })], adapter, ...config })
+    const browser = new Browser()
+    expect(redirectOf(await signInWith(browser, app.url, 'corp', 'quinn')).error).toBeNull()
+    expect((await sessionOf(browser, app.url))?.user).toMatchObject({ id: existing.id, name: 'Existing Quinn' })
+    expect((await rows(db.knex)).accounts).toEqual([{ userId: existing.id, provider: 'corp', providerAccountId: 'quinn' }])
+    expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
+  })
+
+  it('links a new account to the signed-in user, whatever its e-mail', async () => {
+    const adapter = KnexAdapter(db.knex)
+    const ruth = await adapter.createUser({ name: 'Ruth', email: 'ruth@elsewhere.example', emailVerified: null })
+    const password = Credentials({ authorize: async ({ password: given }) => (given === 'pw' ? { id: ruth.id, name: ruth.name } : null) })
+    const { config, count } = recorder()
+    mountApp(app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, ...config })
+    const browser = new Browser()
+    const { csrfToken } = (await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    await browser.request(`${app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, password: 'pw' }) })
+    expect((await sessionOf(browser, app.url))?.user?.id).toBe(ruth.id)
+
+    expect(redirectOf(await signInWith(browser, app.url, 'corp', 'sam')).error).toBeNull()
+    expect((await sessionOf(browser, app.url))?.user?.id).toBe(ruth.id)
+    expect((await rows(db.knex)).accounts).toEqual([{ userId: ruth.id, provider: 'corp', providerAccountId: 'sam' }])
+    expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
+  })
+
+  it('refuses an account linked to another user than the signed-in one', async () => {
+    const adapter = KnexAdapter(db.knex)
+    mountApp(app, { providers: [corp()], adapter, session: { strategy: 'jwt' } })
+    await signInWith(new Browser(), app.url, 'corp', 'tara')
+    const uma = await adapter.createUser({ name: 'Uma', email: 'uma@example.com', emailVerified: null })
+    const password = Credentials({ authorize: async () => ({ id: uma.id, name: uma.name }) })
+    mountApp(app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' } })
+    const browser = new Browser()
+    const { csrfToken } = (await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    await browser.request(`${app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken }) })
+
+    expect(redirectOf(await signInWith(browser, app.url, 'corp', 'tara')).error).toBe('OAuthAccountNotLinked')
+    expect((await sessionOf(browser, app.url))?.user?.id).toBe(uma.id)
+    const accounts = (await rows(db.knex)).accounts
+    expect(accounts).toHaveLength(1)
+    expect(accounts[0]!.userId).not.toBe(uma.id)
+  })
+
+  it('signIn callback: false → AccessDenied, a path → redirect there; no session and no rows either way', async () => {
+    const seen: unknown[] = []
+    mountApp(app, {
+      providers: [corp()],
+      adapter: KnexAdapter(db.knex),
+      callbacks: {
+        signIn: ({ user, account, profile }) => {
+          seen.push({ user, account, profile })
+          return profile?.sub === 'vera' ? false : '/not-allowed'
+        },
+      },
+    })
+    const vera = new Browser()
+    const denied = await signInWith(vera, app.url, 'corp', 'vera')
+    expect(redirectOf(denied).url.pathname).toBe('/api/auth/error')
+    expect(redirectOf(denied).error).toBe('AccessDenied')
+    expect(seen[0]).toMatchObject({ user: { id: 'vera', email: 'vera@example.com' }, account: { provider: 'corp', providerAccountId: 'vera' }, profile: { sub: 'vera' } })
+    const walt = new Browser()
+    expect(redirectOf(await signInWith(walt, app.url, 'corp', 'walt')).url.href).toBe(`${app.url}/not-allowed`)
+    expect(await sessionOf(vera, app.url)).toBeNull()
+    expect(await sessionOf(walt, app.url)).toBeNull()
+    expect(await rows(db.knex)).toEqual({ users: [], accounts: [] })
+  })
+})
