@@ -151,6 +151,30 @@ describe('OIDC with discovery, JWT sessions', () => {
   })
 })
 
+describe('discovery', () => {
+  it('is fetched once per provider, and retried after a failure', async () => {
+    let discoveries = 0
+    let failing = true
+    idp.provider.use(async (ctx, next) => {
+      if (ctx.path !== '/.well-known/openid-configuration') return next()
+      discoveries++
+      if (failing) ctx.status = 503
+      else await next()
+    })
+    mountApp(app, { providers: [corp()] })
+    const browser = new Browser()
+    const { csrfToken } = (await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    const failed = await browser.request(`${app.url}/api/auth/signin/corp`, { body: new URLSearchParams({ csrfToken }) })
+    expect(redirectOf(failed)).toMatchObject({ error: 'OAuthSignInError' })
+    expect(discoveries).toBe(1)
+
+    failing = false
+    expect((await signInWith(browser, app.url, 'corp')).status).toBe(302)
+    expect((await signInWith(new Browser(), app.url, 'corp', 'bob')).status).toBe(302)
+    expect(discoveries).toBe(2)
+  })
+})
+
 describe('OIDC with discovery, database sessions', () => {
   let db: Knex
   beforeAll(async () => {

@@ -90,10 +90,10 @@ export async function startIdp(options: IdpOptions): Promise<TestIdp> {
   const [ProviderClass, key, server] = await Promise.all([loadProvider(), loadSigningKey(), listen(host)])
   const issuer = `http://${urlHost(host)}:${(server.address() as AddressInfo).port}`
   const provider = constructProvider(ProviderClass, issuer, providerConfiguration(options.clients, key, claimsFor))
-  const koaCallback = provider.callback()
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     if (new URL(req.url ?? '/', issuer).pathname === API_PATH) void answerApiRequest(provider, claimsFor, req, res)
-    else void koaCallback(req, res)
+    // Composed per request, so middleware a test adds with `provider.use` takes effect.
+    else void provider.callback()(req, res)
   })
   return {
     issuer,
