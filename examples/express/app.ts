@@ -1,10 +1,11 @@
 /**
  * The Portcullis Express example: credentials sign-in with database sessions in an embedded SQLite
- * file, a public home page, a protected page and a JSON endpoint. `createApp()` builds the app
- * without listening, so the tests drive it directly (test/examples/express.test.ts) and server.ts
- * only adds `listen`.
+ * file, a public home page, a protected page and a JSON endpoint, and, when given one, sign-in with
+ * an OpenID Connect provider (server.ts passes the local dev identity provider of dev-idp.ts).
+ * `createApp()` builds the app without listening, so the tests drive it directly
+ * (test/examples/express.test.ts) and server.ts only adds `listen`.
  *
- * Demo user: `ada` / `lovelace`.
+ * Demo user: `ada` / `lovelace`. With the dev identity provider: any name.
  */
 import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import express, { type Express } from 'express'
@@ -12,6 +13,7 @@ import knex, { type Knex } from 'knex'
 import Portcullis from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
+import OIDC from 'portcullis/providers/oidc'
 
 /**
  * A demo account. The users table (Portcullis's) holds the profile; the password is the app's
@@ -87,13 +89,18 @@ ${body}
 export interface ExampleOptions {
   /** The SQLite file (created when missing), or `:memory:`. */
   databaseFile: string
+  /**
+   * An OpenID Connect issuer to offer on the sign-in page as "Local dev identity provider" (id
+   * `dev-idp`, callback `<origin>/api/auth/callback/dev-idp`): the dev IdP of dev-idp.ts.
+   */
+  devIdp?: { issuer: string; clientId: string; clientSecret: string }
 }
 
 /**
  * Builds the example app: Portcullis on `/api/auth` with database sessions, a home page,
  * `/dashboard` and `/api/me`. Runs the migrations and creates the demo user's row first.
  */
-export async function createApp({ databaseFile }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
+export async function createApp({ databaseFile, devIdp }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
   await db.migrate.latest({ migrationSource: migrationSource() })
   const adapter = KnexAdapter(db)
@@ -104,9 +111,23 @@ export async function createApp({ databaseFile }: ExampleOptions): Promise<{ app
   // No `secret` here: AUTH_SECRET from the environment, or in development a per-process secret
   // (Portcullis warns). Production without AUTH_SECRET throws MissingSecretError.
   // With an adapter, sessions are database sessions: the cookie holds only a random session token.
+  // An OIDC sign-in creates the user (and links the account) on first sign-in.
   const { handlers, auth } = Portcullis({
     adapter,
     providers: [
+      ...(devIdp
+        ? [
+            OIDC({
+              id: 'dev-idp',
+              name: 'Local dev identity provider',
+              issuer: devIdp.issuer,
+              clientId: devIdp.clientId,
+              clientSecret: devIdp.clientSecret,
+              // The dev IdP runs on http://localhost. Never set this for a real provider.
+              dangerouslyAllowInsecureRequests: true,
+            }),
+          ]
+        : []),
       Credentials({
         name: 'username and password',
         credentials: {
@@ -140,7 +161,9 @@ export async function createApp({ databaseFile }: ExampleOptions): Promise<{ app
       ? `<p>Signed in as <strong>${escapeHtml(session.user.name)}</strong> (${escapeHtml(session.user.email)}).</p>
 <p><a href="/dashboard">Dashboard</a> · <a href="/api/me">/api/me</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`
       : `<p>You are not signed in.</p>
-<p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>.</p>
+<p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>${
+          devIdp ? ', or with the local dev identity provider (any name, no password)' : ''
+        }.</p>
 <p>The <a href="/dashboard">dashboard</a> needs a session; <a href="/api/me">/api/me</a> answers 401 without one.</p>`
     res.type('html').send(page('Portcullis example', body))
   })
@@ -153,6 +176,7 @@ export async function createApp({ databaseFile }: ExampleOptions): Promise<{ app
       page(
         'Dashboard',
         `<p>Welcome, ${escapeHtml(user?.name)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
+<p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
 <p><a href="/">Home</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),
     )

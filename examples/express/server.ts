@@ -2,6 +2,13 @@
  * Runs the example: `npm start` (`tsx examples/express/server.ts`). Sessions and users live in a
  * SQLite file (DATABASE_FILE, default examples/express/example.sqlite), created and migrated at
  * start. Set PORT to listen elsewhere, AUTH_SECRET to keep sign-ins working across restarts.
+ *
+ * It also starts the local dev identity provider (dev-idp.ts, development only) on DEV_IDP_PORT
+ * (default 3001), so "Sign in with Local dev identity provider" works offline. `DEV_IDP=off` skips it.
+ *
+ * Open the app as http://localhost:<PORT>: the callback URL registered at the dev IdP is
+ * http://localhost:<PORT>/api/auth/callback/dev-idp, and Portcullis builds the `redirect_uri` it
+ * sends from the request's Host, so a visit through http://127.0.0.1:<PORT> would send another one.
  */
 import { fileURLToPath } from 'node:url'
 import { createApp } from './app.js'
@@ -9,7 +16,18 @@ import { createApp } from './app.js'
 const port = Number(process.env.PORT ?? 3000)
 const databaseFile = process.env.DATABASE_FILE ?? fileURLToPath(new URL('example.sqlite', import.meta.url))
 
-const { app } = await createApp({ databaseFile })
+let devIdp: { issuer: string; clientId: string; clientSecret: string } | undefined
+if (process.env.DEV_IDP !== 'off') {
+  // Loaded only when used: oidc-provider is a devDependency.
+  const { startDevIdp } = await import('./dev-idp.js')
+  devIdp = await startDevIdp({
+    port: Number(process.env.DEV_IDP_PORT ?? 3001),
+    clientRedirectUri: `http://localhost:${port}/api/auth/callback/dev-idp`,
+  })
+  console.log(`Local dev identity provider (development only: any name signs in) at ${devIdp.issuer}`)
+}
+
+const { app } = await createApp({ databaseFile, devIdp })
 app.listen(port, () => {
   console.log(`Portcullis example running at http://localhost:${port} (database: ${databaseFile})`)
 })

@@ -3,13 +3,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Express } from 'express'
 import type { Knex } from 'knex'
 import request from 'supertest'
 import { createApp } from '../../examples/express/app.js'
+import type { DevIdp } from '../../examples/express/dev-idp.js'
+import { Browser } from '../support/browser.js'
 
 let app: Express
 let db: Knex
@@ -137,12 +142,122 @@ describe('examples/express', () => {
   })
 })
 
+/**
+ * Starts the example's dev IdP with oidc-provider's start-up warnings (development interactions,
+ * in-memory store, Node 20) muted: they are expected here. Loaded on demand, because oidc-provider
+ * warns as soon as it loads.
+ */
+async function startQuietDevIdp(options: { host: string; clientRedirectUri: string }): Promise<DevIdp> {
+  const warn = console.warn
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).startsWith('oidc-provider WARNING:')) warn(...args)
+  }
+  try {
+    const { startDevIdp } = await import('../../examples/express/dev-idp.js')
+    return await startDevIdp(options)
+  } finally {
+    console.warn = warn
+  }
+}
+
+describe('examples/express with the local dev identity provider', () => {
+  let server: Server
+  let appOrigin: string
+  let idp: DevIdp
+  let oidcDb: Knex
+
+  beforeAll(async () => {
+    // The app listens before it exists, so that the callback URL registered at the IdP holds its
+    // real port (Portcullis builds the redirect_uri from the request's Host).
+    server = createServer()
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    appOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    idp = await startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${appOrigin}/api/auth/callback/dev-idp` })
+    const created = await createApp({ databaseFile: ':memory:', devIdp: idp })
+    oidcDb = created.db
+    server.on('request', created.app)
+  })
+
+  afterAll(async () => {
+    server?.close()
+    server?.closeAllConnections()
+    await idp?.close()
+    await oidcDb?.destroy()
+  })
+
+  /** Signs `login` in through the sign-in page's dev-idp form and the IdP's login and consent pages. */
+  async function signInWithDevIdp(browser: Browser, login: string): Promise<Response> {
+    const csrf = (await (await browser.request(`${appOrigin}/api/auth/csrf`)).json()) as { csrfToken: string }
+    const start = await browser.request(`${appOrigin}/api/auth/signin/dev-idp`, {
+      body: new URLSearchParams({ csrfToken: csrf.csrfToken, callbackUrl: `${appOrigin}/dashboard` }),
+    })
+    expect(start.status).toBe(302)
+    const authorizationUrl = new URL(start.headers.get('location')!)
+    expect(authorizationUrl.origin).toBe(idp.issuer)
+    expect(authorizationUrl.searchParams.get('client_id')).toBe('portcullis-example')
+    expect(authorizationUrl.searchParams.get('redirect_uri')).toBe(`${appOrigin}/api/auth/callback/dev-idp`)
+    expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256')
+    // GET /auth → /interaction/:uid; POST prompt=login&login=<login> → consent page; POST
+    // prompt=consent → 303 to the app's callback with the code.
+    const back = await browser.authorize(authorizationUrl.href, login)
+    expect(back.method).toBe('GET')
+    const callbackUrl = new URL(back.url)
+    expect(callbackUrl.origin + callbackUrl.pathname).toBe(`${appOrigin}/api/auth/callback/dev-idp`)
+    expect(callbackUrl.searchParams.get('code')).toBeTruthy()
+    return browser.navigate(back)
+  }
+
+  it('offers the dev IdP on the sign-in page, next to the credentials form', async () => {
+    const page = await (await fetch(`${appOrigin}/api/auth/signin?callbackUrl=%2Fdashboard`)).text()
+    expect(page).toContain('action="/api/auth/signin/dev-idp"')
+    expect(page).toContain('Sign in with Local dev identity provider')
+    expect(page).toContain('action="/api/auth/callback/credentials"')
+    const home = await (await fetch(`${appOrigin}/`)).text()
+    expect(home).toContain('or with the local dev identity provider (any name, no password)')
+  })
+
+  it('signs a new user in through the IdP\'s dev login and consent, and shows them on /dashboard', async () => {
+    const browser = new Browser()
+    const callback = await signInWithDevIdp(browser, 'grace')
+    expect(callback.status).toBe(302)
+    expect(callback.headers.get('location')).toBe(`${appOrigin}/dashboard`)
+
+    const dashboard = await browser.request(`${appOrigin}/dashboard`, { headers: { accept: 'text/html' } })
+    expect(dashboard.status).toBe(200)
+    const html = await dashboard.text()
+    expect(html).toContain('Welcome, Grace.')
+    expect(html).toContain('E-mail: grace@example.test')
+
+    // The first sign-in created the user from the ID token's claims and linked the account.
+    const user = await oidcDb('User').where({ email: 'grace@example.test' }).first()
+    expect(user).toMatchObject({ name: 'Grace' })
+    expect(html).toContain(`<code>${user.id}</code>`)
+    expect(await oidcDb('Account').where({ userId: user.id }).select('provider', 'providerAccountId', 'type')).toEqual([
+      { provider: 'dev-idp', providerAccountId: 'grace', type: 'oidc' },
+    ])
+    const me = (await (await browser.request(`${appOrigin}/api/me`)).json()) as Record<string, unknown>
+    expect(me).toMatchObject({ id: user.id, name: 'Grace', email: 'grace@example.test' })
+  })
+
+  it('signs the same name in again as the same user, from another browser', async () => {
+    const browser = new Browser()
+    const callback = await signInWithDevIdp(browser, 'grace')
+    expect(callback.headers.get('location')).toBe(`${appOrigin}/dashboard`)
+    const me = (await (await browser.request(`${appOrigin}/api/me`)).json()) as { id: string }
+    const users = await oidcDb('User').where({ email: 'grace@example.test' })
+    expect(users).toHaveLength(1)
+    expect(me.id).toBe(users[0].id)
+  })
+})
+
 describe('npm start (examples/express/server.ts)', () => {
   it('creates and migrates its SQLite file, then serves the home page', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'portcullis-example-'))
     const port = 30000 + Math.floor(Math.random() * 20000)
+    const idpPort = port + 1
     const server = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/express/server.ts'], {
-      env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DATABASE_FILE: join(dir, 'example.sqlite'), AUTH_SECRET: 'test-secret-for-the-express-example-0123456789' },
+      env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DEV_IDP_PORT: String(idpPort), DATABASE_FILE: join(dir, 'example.sqlite'), AUTH_SECRET: 'test-secret-for-the-express-example-0123456789' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     try {
@@ -163,6 +278,12 @@ describe('npm start (examples/express/server.ts)', () => {
       const home = await fetch(`http://127.0.0.1:${port}/`)
       expect(home.status).toBe(200)
       expect(await home.text()).toContain('You are not signed in.')
+      // The dev IdP started first, on DEV_IDP_PORT, and the sign-in page offers it.
+      expect(output).toContain(`Local dev identity provider (development only: any name signs in) at http://localhost:${idpPort}`)
+      const discovery = await fetch(`http://localhost:${idpPort}/.well-known/openid-configuration`)
+      expect(await discovery.json()).toMatchObject({ issuer: `http://localhost:${idpPort}` })
+      const signInPage = await (await fetch(`http://localhost:${port}/api/auth/signin`)).text()
+      expect(signInPage).toContain('Sign in with Local dev identity provider')
     } finally {
       server.kill()
       rmSync(dir, { recursive: true, force: true })

@@ -10,7 +10,7 @@ import type { EventsOptions, JWTCallbackParams, PortcullisConfig } from 'portcul
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import OIDC from 'portcullis/providers/oidc'
-import { Browser } from '../support/browser.js'
+import { Browser, type Navigation } from '../support/browser.js'
 import { describeWithDatabase, type DatabaseKind, type TestDatabase } from '../support/databases.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, finishSignIn, listen, mountApp, redirectOf, sessionOf, signInWith, startSignIn, type Listener } from '../support/oauth-app.js'
@@ -75,7 +75,7 @@ function accountSuites(kind: DatabaseKind, label: string) {
       const { config, count } = recorder()
       mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), ...config })
       const browsers = Array.from({ length: 20 }, () => new Browser())
-      const navigations = []
+      const navigations: Navigation[] = []
       for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), 'race'))
       const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
 
@@ -92,7 +92,7 @@ function accountSuites(kind: DatabaseKind, label: string) {
     it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
       mountApp(app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(db.knex) })
       const browsers = Array.from({ length: 20 }, () => new Browser())
-      const navigations = []
+      const navigations: Navigation[] = []
       for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), 'noemail'))
       const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
       expect(responses.map((response) => redirectOf(response).error)).toEqual(Array(20).fill(null))

@@ -19,6 +19,8 @@ let app: Listener
 let db: Knex
 let tokenProxy: Server
 let tokenProxyUrl: string
+/** Every token the token endpoint handed out, to prove none reaches the log. */
+const issuedTokens: string[] = []
 /** When set, the token endpoint's ID token is replaced by this function's result. */
 let forgeIdToken: ((claims: Record<string, unknown>, kid: string) => Promise<string>) | undefined
 
@@ -49,6 +51,7 @@ async function proxyToken(req: import('node:http').IncomingMessage, res: import(
     body: Buffer.concat(chunks),
   })
   const body = (await upstream.json()) as Record<string, unknown>
+  for (const key of ['access_token', 'id_token', 'refresh_token']) if (typeof body[key] === 'string') issuedTokens.push(body[key] as string)
   if (forgeIdToken && typeof body.id_token === 'string') {
     body.id_token = await forgeIdToken(decodeJwt(body.id_token), decodeProtectedHeader(body.id_token).kid!)
   }
@@ -242,6 +245,41 @@ describe('the provider’s response', () => {
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({ error: 'InvalidProvider' })
     expect(await rowCounts()).toEqual({ users: 0, accounts: 0, sessions: 0 })
+  })
+})
+
+describe('the log', () => {
+  it('never holds a code, state, check value or token, at any level, through successes and failures', async () => {
+    const lines: string[] = []
+    const record = (...args: unknown[]) => void lines.push(args.map((arg) => (typeof arg === 'string' ? arg : JSON.stringify(arg))).join(' '))
+    mountApp(app, { providers: [provider('corp')], adapter: KnexAdapter(db), debug: true, logger: { error: record, warn: record, debug: record } })
+    const secrets: string[] = []
+    const remember = (browser: Browser, navigation: Navigation) => {
+      const params = new URL(navigation.url).searchParams
+      secrets.push(params.get('code')!, params.get('state')!, ...CHECK_COOKIES.map((name) => browser.cookie(app.url, name)!))
+    }
+    issuedTokens.length = 0
+
+    const ok = await authorized()
+    remember(ok.browser, ok.navigation)
+    const saved = Object.fromEntries(CHECK_COOKIES.map((name) => [name, ok.browser.cookie(app.url, name)!]))
+    await ok.browser.navigate(ok.navigation)
+    const replay = new Browser()
+    for (const [name, value] of Object.entries(saved)) replay.setCookie(app.url, name, value)
+    await replay.navigate(ok.navigation)
+
+    forgeIdToken = (claims) => idp.signIdToken({ ...claims, aud: 'someone-else' })
+    const forged = await authorized()
+    remember(forged.browser, forged.navigation)
+    await forged.browser.navigate(forged.navigation)
+
+    expect(lines.some((line) => line.includes('invalid_grant'))).toBe(true)
+    expect(lines.some((line) => line.includes('id_token_audience') || line.includes('"aud"'))).toBe(true)
+    expect(issuedTokens.length).toBeGreaterThanOrEqual(4)
+    for (const secret of [...secrets, ...issuedTokens]) {
+      expect(secret.length).toBeGreaterThan(8)
+      for (const line of lines) expect(line).not.toContain(secret)
+    }
   })
 })
 

@@ -1,0 +1,143 @@
+/**
+ * One real browser (Debian's Chromium, driven by playwright-core) through the example's OIDC
+ * sign-in with the local dev identity provider: the built-in sign-in page, the IdP's login and
+ * consent pages, the callback, the dashboard, and sign-out.
+ *
+ * The app is reached as http://localhost:<port> and the IdP as http://127.0.0.1:<port>: two sites,
+ * as with a real provider, so the callback is a cross-site navigation that must still carry the
+ * check cookies (PKCE, nonce: SameSite=Lax).
+ *
+ * Without /usr/bin/chromium the suite skips with a line saying so (`apt-get install -y chromium`);
+ * with `CI` set it fails instead. Screenshots of the sign-in page, the IdP's login page and the
+ * dashboard go to the OS temp directory, to look at.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { existsSync } from 'node:fs'
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Knex } from 'knex'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { createApp } from '../../examples/express/app.js'
+import type { DevIdp } from '../../examples/express/dev-idp.js'
+import { isCI } from '../support/databases.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const TITLE = 'examples/express in Chromium: sign in with the dev IdP, sign out'
+
+/** Where the screenshots go (not the repository). */
+const SCREENSHOTS = {
+  signIn: join(tmpdir(), 'portcullis-example-signin.png'),
+  idpLogin: join(tmpdir(), 'portcullis-example-idp-login.png'),
+  dashboard: join(tmpdir(), 'portcullis-example-dashboard.png'),
+}
+
+if (existsSync(CHROMIUM)) {
+  describe(TITLE, browserSuite)
+} else if (isCI()) {
+  describe(TITLE, () => {
+    it(`finds Chromium at ${CHROMIUM} (required when CI is set)`, () => {
+      throw new Error(`Chromium not found at ${CHROMIUM}: CI must run the browser test; install it with apt-get install -y chromium (.ci/run does).`)
+    })
+  })
+} else {
+  const why = `Chromium not found at ${CHROMIUM}`
+  // Straight to stderr: Jest drops the console output of a file whose tests were all skipped.
+  process.stderr.write(`\n${why}: apt-get install -y chromium; skipping "${TITLE}" (set CI=true to make this a failure)\n`)
+  describe.skip(`${TITLE} [skipped: ${why}]`, browserSuite)
+}
+
+function browserSuite() {
+  let server: Server
+  let appOrigin: string
+  let idp: DevIdp
+  let db: Knex
+  let browser: Browser
+
+  beforeAll(async () => {
+    process.env.AUTH_SECRET ??= 'test-secret-for-the-express-example-0123456789'
+    // Listen first: the callback URL registered at the IdP needs the app's port.
+    server = createServer()
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    appOrigin = `http://localhost:${(server.address() as AddressInfo).port}`
+    const [started] = await Promise.all([
+      startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${appOrigin}/api/auth/callback/dev-idp` }),
+      (async () => {
+        browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking'] })
+      })(),
+    ])
+    idp = started
+    const created = await createApp({ databaseFile: ':memory:', devIdp: idp })
+    db = created.db
+    server.on('request', created.app)
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    server?.close()
+    server?.closeAllConnections()
+    await idp?.close()
+    await db?.destroy()
+  })
+
+  it('signs in from the built-in sign-in page through the IdP, shows the dashboard, and signs out', async () => {
+    const page: Page = await browser.newPage({ viewport: { width: 900, height: 700 } })
+
+    // A protected page sends a signed-out visitor to the built-in sign-in page.
+    await page.goto(`${appOrigin}/dashboard`)
+    expect(page.url()).toBe(`${appOrigin}/api/auth/signin?callbackUrl=%2Fdashboard`)
+    const devIdpButton = page.getByRole('button', { name: 'Sign in with Local dev identity provider' })
+    await expect(devIdpButton.isVisible()).resolves.toBe(true)
+    await page.screenshot({ path: SCREENSHOTS.signIn, fullPage: true })
+
+    // The IdP's development login page, on the other site.
+    await devIdpButton.click()
+    await page.waitForURL((url) => url.origin === idp.issuer && url.pathname.startsWith('/interaction/'))
+    await page.fill('input[name="login"]', 'grace')
+    await page.fill('input[name="password"]', 'any password')
+    await page.screenshot({ path: SCREENSHOTS.idpLogin, fullPage: true })
+    await page.getByRole('button', { name: 'Sign-in' }).click()
+
+    // Consent to the profile and email scopes; the IdP then sends the browser to the callback.
+    await page.waitForURL((url) => url.origin === idp.issuer && url.pathname.startsWith('/interaction/'))
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.waitForURL(`${appOrigin}/dashboard`)
+    await expect(page.locator('body').innerText()).resolves.toContain('Welcome, Grace.')
+    await expect(page.locator('body').innerText()).resolves.toContain('E-mail: grace@example.test')
+    await page.screenshot({ path: SCREENSHOTS.dashboard, fullPage: true })
+    const cookies = await page.context().cookies(appOrigin)
+    expect(cookies.find((cookie) => cookie.name === 'authjs.session-token')).toMatchObject({ httpOnly: true, sameSite: 'Lax' })
+
+    // The app's sign-out link, then the built-in sign-out page's button.
+    await page.getByRole('link', { name: 'Sign out' }).click()
+    await page.waitForURL((url) => url.pathname === '/api/auth/signout')
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.waitForURL(`${appOrigin}/`)
+    await expect(page.locator('body').innerText()).resolves.toContain('You are not signed in.')
+
+    // Protected again.
+    await page.goto(`${appOrigin}/dashboard`)
+    expect(page.url()).toBe(`${appOrigin}/api/auth/signin?callbackUrl=%2Fdashboard`)
+  }, 15000)
+}
+
+/**
+ * Starts the example's dev IdP with oidc-provider's start-up warnings (development interactions,
+ * in-memory store, Node 20) muted: they are expected here. Loaded on demand, because oidc-provider
+ * warns as soon as it loads.
+ */
+async function startQuietDevIdp(options: { host: string; clientRedirectUri: string }): Promise<DevIdp> {
+  const warn = console.warn
+  console.warn = (...args: unknown[]) => {
+    if (!String(args[0]).startsWith('oidc-provider WARNING:')) warn(...args)
+  }
+  try {
+    const { startDevIdp } = await import('../../examples/express/dev-idp.js')
+    return await startDevIdp(options)
+  } finally {
+    console.warn = warn
+  }
+}
