@@ -9,7 +9,7 @@
 import * as oidc from 'openid-client'
 import { authUrl, type ActionContext } from '../actions/context.js'
 import type { OutgoingCookie } from '../session/cookies.js'
-import { startChecks } from './checks.js'
+import { startChecks } from '../security/checks.js'
 import { clientConfiguration } from './client.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
 
