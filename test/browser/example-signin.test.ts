@@ -23,6 +23,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { createApp } from '../../examples/express/app.js'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
 import { isCI } from '../support/databases.js'
+import { startQuietDevIdp } from '../support/dev-idp.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const TITLE = 'examples/express in Chromium: sign in with the dev IdP, sign out'
@@ -122,22 +123,4 @@ function browserSuite() {
     await page.goto(`${appOrigin}/dashboard`)
     expect(page.url()).toBe(`${appOrigin}/api/auth/signin?callbackUrl=%2Fdashboard`)
   }, 15000)
-}
-
-/**
- * Starts the example's dev IdP with oidc-provider's start-up warnings (development interactions,
- * in-memory store, Node 20) muted: they are expected here. Loaded on demand, because oidc-provider
- * warns as soon as it loads.
- */
-async function startQuietDevIdp(options: { host: string; clientRedirectUri: string }): Promise<DevIdp> {
-  const warn = console.warn
-  console.warn = (...args: unknown[]) => {
-    if (!String(args[0]).startsWith('oidc-provider WARNING:')) warn(...args)
-  }
-  try {
-    const { startDevIdp } = await import('../../examples/express/dev-idp.js')
-    return await startDevIdp(options)
-  } finally {
-    console.warn = warn
-  }
 }

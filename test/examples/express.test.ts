@@ -15,6 +15,7 @@ import request from 'supertest'
 import { createApp } from '../../examples/express/app.js'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
 import { Browser } from '../support/browser.js'
+import { startQuietDevIdp } from '../support/dev-idp.js'
 
 let app: Express
 let db: Knex
@@ -141,24 +142,6 @@ describe('examples/express', () => {
     await agent.get('/dashboard').set('Accept', 'text/html').expect(302)
   })
 })
-
-/**
- * Starts the example's dev IdP with oidc-provider's start-up warnings (development interactions,
- * in-memory store, Node 20) muted: they are expected here. Loaded on demand, because oidc-provider
- * warns as soon as it loads.
- */
-async function startQuietDevIdp(options: { host: string; clientRedirectUri: string }): Promise<DevIdp> {
-  const warn = console.warn
-  console.warn = (...args: unknown[]) => {
-    if (!String(args[0]).startsWith('oidc-provider WARNING:')) warn(...args)
-  }
-  try {
-    const { startDevIdp } = await import('../../examples/express/dev-idp.js')
-    return await startDevIdp(options)
-  } finally {
-    console.warn = warn
-  }
-}
 
 describe('examples/express with the local dev identity provider', () => {
   let server: Server

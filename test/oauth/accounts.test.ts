@@ -57,6 +57,15 @@ async function rows(knex: Knex) {
   }
 }
 
+/** 20 browsers through the IdP as `login` one after another, then all 20 callbacks at once. */
+async function concurrentFirstSignIns(login: string) {
+  const browsers = Array.from({ length: 20 }, () => new Browser())
+  const navigations: Navigation[] = []
+  for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), login))
+  const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
+  return { browsers, responses }
+}
+
 function accountSuites(kind: DatabaseKind, label: string) {
   return describeWithDatabase(kind, `OAuth users and accounts on ${label}`, (server) => {
     let db: TestDatabase
@@ -74,10 +83,7 @@ function accountSuites(kind: DatabaseKind, label: string) {
     it('survives 20 concurrent first sign-ins of the same new account: one user, one account, all signed in as that user', async () => {
       const { config, count } = recorder()
       mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), ...config })
-      const browsers = Array.from({ length: 20 }, () => new Browser())
-      const navigations: Navigation[] = []
-      for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), 'race'))
-      const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
+      const { browsers, responses } = await concurrentFirstSignIns('race')
 
       expect(responses.map((response) => redirectOf(response).url.href)).toEqual(Array(20).fill(`${app.url}/`))
       const { users, accounts } = await rows(db.knex)
@@ -91,10 +97,7 @@ function accountSuites(kind: DatabaseKind, label: string) {
 
     it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
       mountApp(app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(db.knex) })
-      const browsers = Array.from({ length: 20 }, () => new Browser())
-      const navigations: Navigation[] = []
-      for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), 'noemail'))
-      const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
+      const { responses } = await concurrentFirstSignIns('noemail')
       expect(responses.map((response) => redirectOf(response).error)).toEqual(Array(20).fill(null))
       const { users, accounts } = await rows(db.knex)
       expect(users).toEqual([{ id: expect.any(String), name: 'Noemail Example', email: null }])
