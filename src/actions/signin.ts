@@ -45,7 +45,7 @@ export const signInWithProvider =
         return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
       case 'oauth':
       case 'oidc': {
-        const { authorizationRequest } = await import('../oauth/authorize.js')
+        const { authorizationRequest } = await loadAuthorize()
         const authorization = await authorizationRequest(ctx, provider, authorizationParamsOf(ctx))
         return { redirect: authorization.url, cookies: [...cookies, ...authorization.cookies] }
       }
@@ -70,4 +70,11 @@ export function findProvider(ctx: Pick<ActionContext, 'config'>, providerId: str
     throw new InvalidProviderError(`Unknown provider "${providerId}" (configured: ${known}).`)
   }
   return provider
+}
+
+let authorizeModule: Promise<typeof import('../oauth/authorize.js')> | undefined
+
+/** The OAuth sign-in start, imported on first use and kept (the loader is costly under tsx). */
+export function loadAuthorize(): Promise<typeof import('../oauth/authorize.js')> {
+  return (authorizeModule ??= import('../oauth/authorize.js'))
 }

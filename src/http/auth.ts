@@ -9,6 +9,7 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from 'exp
 import { signInWithCredentials } from '../actions/callback/credentials.js'
 import { pageUrl, redirectTarget, type ActionContext } from '../actions/context.js'
 import { failureResponse, requestErrorResponse } from '../actions/failure.js'
+import { loadAuthorize } from '../actions/signin.js'
 import { signOutTo } from '../actions/signout.js'
 import type { ResolvedConfig } from '../config/resolve.js'
 import { MissingRequestContextError, type InvalidRequestError } from '../errors.js'
@@ -193,7 +194,7 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
       }
     } else if (provider) {
       // OAuth/OIDC: the authorization URL, with the check cookies and where to come back to.
-      const { authorizationRequest } = await import('../oauth/authorize.js')
+      const { authorizationRequest } = await loadAuthorize()
       const authorization = await authorizationRequest(ctx, provider, authorizationParams)
       const callbackCookie = ctx.cookieSet.cookies.callbackUrl
       response = { redirect: authorization.url, cookies: [{ name: callbackCookie.name, value: callbackUrl, options: callbackCookie.options }, ...authorization.cookies] }

@@ -19,8 +19,12 @@ export const callback =
       // A POST here is the provider's response_mode=form_post: it carries the state and PKCE
       // checks, not a CSRF token.
       case 'oauth':
-        return (await import('./oauth.js')).oauthCallback(ctx, provider)
+        return (await (oauthModule ??= import('./oauth.js'))).oauthCallback(ctx, provider)
       case 'oidc':
-        return (await import('./oidc.js')).oidcCallback(ctx, provider)
+        return (await (oidcModule ??= import('./oidc.js'))).oidcCallback(ctx, provider)
     }
   }
+
+// Imported once, on first use; kept so later callbacks skip the loader (costly under tsx).
+let oauthModule: Promise<typeof import('./oauth.js')> | undefined
+let oidcModule: Promise<typeof import('./oidc.js')> | undefined

@@ -1,0 +1,232 @@
+/**
+ * Sign-in benchmark (`npm run bench`): complete OpenID Connect sign-ins, POST /signin/corp → the
+ * provider (oidc-provider in-process, test/support/idp.ts) → GET /callback/corp → session cookie,
+ * one at a time in one process, with JWT and with database sessions (Knex, SQLite in memory). A new
+ * browser logs in and consents at the provider each time; a returning one is sent straight back.
+ *
+ * Method: one thread and one sign-in at a time, so the parts never overlap and add up to the round
+ * trip the browser sees. Portcullis = its handler time for /signin and /callback (a timing
+ * middleware before `handlers`) minus the time its own requests to the provider were in flight
+ * (undici's diagnostics channel); provider = the provider's server time for every request, front
+ * and back channel (node:http's channel); the rest is HTTP over loopback and the browser.
+ */
+import { subscribe } from 'node:diagnostics_channel'
+import { createServer, type RequestListener, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import knex from 'knex'
+import Portcullis, { type PortcullisConfig } from '../src/index.js'
+import { KnexAdapter, migrationSource } from '../src/adapters/knex/index.js'
+import OIDC from '../src/providers/oidc.js'
+import { Browser } from '../test/support/browser.js'
+import { startIdp } from '../test/support/idp.js'
+
+// A returning browser isolates Portcullis best, so it gets more sign-ins; the whole run stays near 30 s.
+const NEW_BROWSER_SIGN_INS = 100
+const RETURNING_SIGN_INS = 250
+const WARMUP = 20
+const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
+const COOKIE = 'authjs.session-token'
+const CLIENT = { client_id: 'bench', client_secret: 'bench-secret' }
+
+/** Where one sign-in's time went, in nanoseconds, and how many requests each side served. */
+interface Split {
+  roundTrip: number
+  appHandlers: number
+  signinHandler: number
+  backChannelInFlight: number
+  providerFront: number
+  providerBack: number
+  requests: { app: number; providerFront: number; providerBack: number }
+}
+
+const newSplit = (): Split => ({
+  roundTrip: 0,
+  appHandlers: 0,
+  signinHandler: 0,
+  backChannelInFlight: 0,
+  providerFront: 0,
+  providerBack: 0,
+  requests: { app: 0, providerFront: 0, providerBack: 0 },
+})
+
+// The sign-in being timed (between two, a scratch split nobody reads: the CSRF fetch lands there),
+// and whether an app auth handler is running: what the provider serves meanwhile, Portcullis asked for.
+const unmeasured = newSplit()
+let current = unmeasured
+let appHandlerRunning = false
+
+const app = await listen()
+const idp = await startIdp({ clients: [{ ...CLIENT, redirect_uris: [`${app.url}/api/auth/callback/corp`] }] })
+const idpPort = Number(new URL(idp.issuer).port)
+const since = (start: bigint) => Number(process.hrtime.bigint() - start)
+
+const providerRequests = new WeakMap<ServerResponse, { start: bigint; backChannel: boolean }>()
+subscribe('http.server.request.start', (message) => {
+  const { response, socket } = message as { response: ServerResponse; socket: { localPort: number } }
+  if (socket.localPort === idpPort) providerRequests.set(response, { start: process.hrtime.bigint(), backChannel: appHandlerRunning })
+})
+subscribe('http.server.response.finish', (message) => {
+  const request = providerRequests.get((message as { response: ServerResponse }).response)
+  if (!request) return
+  if (request.backChannel) {
+    current.providerBack += since(request.start)
+    current.requests.providerBack++
+  } else {
+    current.providerFront += since(request.start)
+    current.requests.providerFront++
+  }
+})
+
+// Portcullis's requests to the provider, from its side: from fetch creating one until the whole
+// response has arrived. Parsing and checking what arrived stays in Portcullis's time.
+const backChannelStarts = new WeakMap<object, bigint>()
+subscribe('undici:request:create', (message) => {
+  if (appHandlerRunning) backChannelStarts.set((message as { request: object }).request, process.hrtime.bigint())
+})
+const backChannelDone = (message: unknown) => {
+  const start = backChannelStarts.get((message as { request: object }).request)
+  if (start !== undefined) current.backChannelInFlight += since(start)
+}
+subscribe('undici:request:trailers', backChannelDone)
+subscribe('undici:request:error', backChannelDone)
+
+/** A fresh Portcullis (its first sign-in discovers the issuer again) behind the timing middleware. */
+function mountPortcullis(config: Partial<PortcullisConfig>) {
+  const corp = OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret, dangerouslyAllowInsecureRequests: true })
+  const { handlers } = Portcullis({ secret: SECRET, providers: [corp], ...config })
+  const routes = express()
+  routes.use('/api/auth', (req, res, next) => {
+    const split = current
+    const start = process.hrtime.bigint()
+    appHandlerRunning = true
+    res.on('finish', () => {
+      appHandlerRunning = false
+      split.appHandlers += since(start)
+      split.requests.app++
+      if (req.originalUrl.startsWith('/api/auth/signin/')) split.signinHandler += since(start)
+    })
+    next()
+  })
+  routes.use('/api/auth', handlers)
+  app.mount(routes)
+}
+
+/**
+ * One sign-in as `alice`, timed from the POST to /signin until the callback has set the session
+ * cookie. The CSRF token is fetched before the clock starts: a browser has it from the sign-in page.
+ */
+async function signIn(browser: Browser): Promise<Split> {
+  browser.deleteCookie(app.url, COOKIE)
+  const { csrfToken } = (await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+  const split = (current = newSplit())
+  const start = process.hrtime.bigint()
+  const signin = await browser.request(`${app.url}/api/auth/signin/corp`, { body: new URLSearchParams({ csrfToken, callbackUrl: '/home' }) })
+  await signin.body?.cancel()
+  const authorizationUrl = signin.headers.get('location')
+  if (signin.status !== 302 || !authorizationUrl?.startsWith(idp.issuer)) throw new Error(`POST /signin/corp answered ${signin.status}`)
+  const callback = await browser.navigate(await browser.authorize(authorizationUrl, 'alice'))
+  await callback.body?.cancel()
+  split.roundTrip = since(start)
+  current = unmeasured
+  if (callback.status !== 302 || callback.headers.get('location') !== `${app.url}/home` || !browser.cookie(app.url, COOKIE)) {
+    throw new Error(`the callback answered ${callback.status} to ${callback.headers.get('location')}, session cookie ${browser.cookie(app.url, COOKIE) ? 'set' : 'missing'}`)
+  }
+  return split
+}
+
+/** WARMUP unmeasured sign-ins, then `count` measured; a returning browser is one browser throughout. */
+async function signIns(returning: boolean, count: number): Promise<Split[]> {
+  const browser = new Browser()
+  const splits: Split[] = []
+  for (let i = 0; i < WARMUP + count; i++) {
+    const split = await signIn(returning ? browser : new Browser())
+    if (i >= WARMUP) splits.push(split)
+  }
+  return splits
+}
+
+interface Row {
+  name: string
+  splits: Split[]
+}
+
+async function benchSessions(label: string, config: Partial<PortcullisConfig>): Promise<{ first: Row; rows: Row[] }> {
+  mountPortcullis(config)
+  const first = { name: `${label}, first sign-in`, splits: [await signIn(new Browser())] }
+  const rows = [
+    { name: `${label}, new browser`, splits: await signIns(false, NEW_BROWSER_SIGN_INS) },
+    { name: `${label}, returning browser`, splits: await signIns(true, RETURNING_SIGN_INS) },
+  ]
+  return { first, rows }
+}
+
+const jwt = await benchSessions('JWT', {})
+const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+await db.migrate.latest({ migrationSource: migrationSource() })
+const database = await benchSessions('database', { adapter: KnexAdapter(db) })
+await db.destroy()
+await idp.close()
+await app.close()
+
+const ms = (ns: number) => ns / 1e6
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
+const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(0)}%`
+
+/** An aligned Markdown table: the first column left-aligned, the others right-aligned. */
+function printTable(headers: string[], rows: string[][]) {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)))
+  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`
+  console.log(line(headers))
+  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`)
+  for (const row of rows) console.log(line(row))
+}
+
+console.log(`\nNode ${process.version}, oidc-provider in-process, sign-ins one at a time as one user, each row after ${WARMUP} unmeasured\n`)
+printTable(
+  ['sign-in round trip', 'sign-ins', 'sign-ins/s', 'mean ms', 'p50 ms', 'p95 ms'],
+  [...jwt.rows, ...database.rows].map(({ name, splits }) => {
+    const sorted = splits.map((split) => ms(split.roundTrip)).sort((a, b) => a - b)
+    const meanMs = mean(sorted)
+    return [name, String(splits.length), (1000 / meanMs).toFixed(1), meanMs.toFixed(2), percentile(sorted, 50).toFixed(2), percentile(sorted, 95).toFixed(2)]
+  }),
+)
+
+console.log()
+printTable(
+  ['mean ms per sign-in', 'total', 'portcullis', '%', '/signin', 'provider', '%', 'back-channel', 'HTTP+browser', '%', 'requests'],
+  [jwt.first, ...jwt.rows, database.first, ...database.rows].map(({ name, splits }) => {
+    const of = (part: (split: Split) => number) => ms(mean(splits.map(part)))
+    const total = of((s) => s.roundTrip)
+    const portcullis = of((s) => s.appHandlers - s.backChannelInFlight)
+    const provider = of((s) => s.providerFront + s.providerBack)
+    const rest = total - portcullis - provider
+    const { app: toApp, providerFront, providerBack } = splits.at(-1)!.requests
+    const signin = of((s) => s.signinHandler)
+    const backChannel = of((s) => s.providerBack)
+    const requests = `${toApp}+${providerFront}+${providerBack}`
+    return [name, total, portcullis, pct(portcullis, total), signin, provider, pct(provider, total), backChannel, rest, pct(rest, total), requests].map((cell) =>
+      typeof cell === 'number' ? cell.toFixed(2) : cell,
+    )
+  }),
+)
+console.log('\n/signin: of Portcullis, the POST /signin handler (the rest is the callback). back-channel: of the provider, serving')
+console.log("Portcullis's own requests (discovery, JWKS, token, userinfo). requests: to the app + to the provider from the")
+console.log('browser + to the provider from Portcullis. A first sign-in discovers the issuer and fetches its JWKS; the very')
+console.log("first also loads (and tsx compiles) the OAuth code; the database's first also creates the user.")
+
+/** A server listening before its app exists, so the provider can register the exact redirect URI. */
+async function listen() {
+  let routes: RequestListener = (_req, res) => void res.writeHead(503).end()
+  const server = createServer((req, res) => routes(req, res))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    mount: (next: RequestListener) => void (routes = next),
+    close: () => {
+      server.closeAllConnections()
+      return new Promise<void>((resolve) => server.close(() => resolve()))
+    },
+  }
+}
