@@ -57,6 +57,8 @@ export interface ResolvedConfig {
   /** The site's URL from `AUTH_URL`: when set, the request's Host is never consulted. */
   readonly url: URL | undefined
   readonly trustHost: boolean | undefined
+  /** `NODE_ENV=production` at init: the Host header is then never trusted by default. */
+  readonly production: boolean
   readonly useSecureCookies: boolean | undefined
   readonly cookieSets: { readonly secure: CookieSet; readonly insecure: CookieSet }
   readonly redirectProxyUrl: string | undefined
@@ -110,6 +112,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     basePathExplicit: basePath.explicit,
     url,
     trustHost,
+    production: isProduction(env),
     useSecureCookies,
     cookieSets: {
       secure: cookieSet(true, config.cookies, secrets),
