@@ -12,7 +12,7 @@ import { failureResponse, requestErrorResponse } from '../actions/failure.js'
 import { loadAuthorize } from '../actions/signin.js'
 import { signOutTo } from '../actions/signout.js'
 import type { ResolvedConfig } from '../config/resolve.js'
-import { MissingRequestContextError, type InvalidRequestError } from '../errors.js'
+import { MissingRequestContextError, UntrustedHostError, type InvalidRequestError } from '../errors.js'
 import { sameOriginUrl } from '../security/redirect.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
 import type { Session } from '../types.js'
@@ -99,26 +99,39 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     let verdict: boolean | undefined | Response
     try {
       session = await resolve(req, res)
+      // The sign-in page and the auth routes stay reachable, or `app.use(auth)` would send the
+      // sign-in page to itself forever.
+      const exempt = isExempt(req)
       // Typed as Express's request (the usual case); on node:http it is the plain IncomingMessage.
-      verdict = config.callbacks.authorized ? await config.callbacks.authorized({ auth: session, request: req as never }) : true
+      verdict = !exempt && config.callbacks.authorized ? await config.callbacks.authorized({ auth: session, request: req as never }) : true
     } catch (error) {
       return next(error)
     }
     if (typeof Response !== 'undefined' && verdict instanceof Response) return sendWebResponse(res, verdict)
-    if (verdict === false) return refuse(req, res)
+    if (verdict === false) return refuse(req, res, next)
     requestStore.run({ req, res }, () => next())
   }
 
+  const exemptPaths = new Set(Object.values(config.pages).flatMap((page) => (page ? [new URL(page, 'http://x').pathname] : [])))
+  const isExempt = (req: NodeRequest): boolean => {
+    const path = new URL(originalPath(req), 'http://x').pathname
+    return exemptPaths.has(path) || path === config.basePath || path.startsWith(`${config.basePath}/`)
+  }
+
   // Not authorized: JSON clients get a 401 they can act on, browsers the sign-in page with a way back.
-  const refuse = (req: NodeRequest, res: ServerResponse): void => {
+  const refuse = (req: NodeRequest, res: ServerResponse, next: NextFunction): void => {
     let signInUrl: string
     try {
       signInUrl = pageUrl({ config, origin: requestOrigin(req, config), basePath: config.basePath }, 'signIn', '/signin', { callbackUrl: originalPath(req) })
     } catch (error) {
-      // requestOrigin's only failure: a missing or malformed Host header.
+      // A server without a trusted origin is the app's error to handle; a bad Host header the client's.
+      if (error instanceof UntrustedHostError) return next(error)
       return sendResponse(req, res, requestErrorResponse(error as InvalidRequestError))
     }
-    if (wantsJson(req)) return sendResponse(req, res, { status: 401, json: { error: 'SessionRequired', message: 'Sign in to access this resource.', signInUrl } })
+    // Auth.js's client asks with X-Auth-Return-Redirect: it gets the same 401, with `url` as it expects.
+    if (wantsJson(req) || req.headers['x-auth-return-redirect'] === '1') {
+      return sendResponse(req, res, { status: 401, json: { error: 'SessionRequired', message: 'Sign in to access this resource.', signInUrl, url: signInUrl } })
+    }
     sendResponse(req, res, { redirect: signInUrl })
   }
 

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http'
 import type { TLSSocket } from 'node:tls'
 import { parse as parseCookieHeader } from 'cookie'
 import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
-import { InvalidRequestError } from '../errors.js'
+import { InvalidRequestError, UntrustedHostError } from '../errors.js'
 import type { SessionRequest } from '../session/strategy.js'
 import { nowInSeconds } from '../session/token.js'
 
@@ -46,12 +46,17 @@ export function cookieSetFor(req: NodeRequest, config: ResolvedConfig): CookieSe
  * The site's origin, e.g. `https://example.com`.
  * - `AUTH_URL` set: its origin, whatever the request says.
  * - `trustHost: true`: `X-Forwarded-Proto`/`X-Forwarded-Host` when present, else the Host header.
- * - default: the Host header; forwarded headers only from a proxy Express trusts (`trust proxy`).
+ * - default, in production: refused. The Host header is the client's to choose, and an origin taken
+ *   from it poisons every redirect and link (and, behind a cache, every user's).
+ * - default, in development: the Host header (with one warning); forwarded headers only from a
+ *   proxy Express trusts (`trust proxy`).
  *
+ * @throws UntrustedHostError in production without `AUTH_URL` or `trustHost: true`.
  * @throws InvalidRequestError when the Host header is missing or malformed.
  */
 export function requestOrigin(req: NodeRequest, config: ResolvedConfig): string {
   if (config.url) return config.url.origin
+  if (config.trustHost !== true) untrustedHost(config)
   const forwarded = forwardedHeadersTrusted(req, config)
   const host = (forwarded && firstValue(req.headers['x-forwarded-host'])) || req.headers.host
   if (!host || !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) {
@@ -64,6 +69,17 @@ export function requestOrigin(req: NodeRequest, config: ResolvedConfig): string 
   } catch {
     throw new InvalidRequestError('The request has no valid Host header.')
   }
+}
+
+const warned = new WeakSet<ResolvedConfig>()
+
+/** Production: refuse. Development: warn once per instance, then go on with the Host header. */
+function untrustedHost(config: ResolvedConfig): void {
+  const fix = 'Set AUTH_URL to the site\'s URL (e.g. AUTH_URL=https://example.com/api/auth), or trustHost: true (AUTH_TRUST_HOST=true) when a proxy you run sets Host or X-Forwarded-Host.'
+  if (config.production) throw new UntrustedHostError(`The site's origin would come from the request's Host header, which any client can set. ${fix}`)
+  if (warned.has(config)) return
+  warned.add(config)
+  config.logger.warn('UntrustedHost', `The site's origin is taken from the request's Host header; in production (NODE_ENV=production) this is refused. ${fix}`)
 }
 
 function requestProtocol(req: NodeRequest, config: ResolvedConfig): 'http' | 'https' {

@@ -16,7 +16,7 @@ import { signInPage, signInWithProvider } from '../actions/signin.js'
 import { signOut, signOutPage } from '../actions/signout.js'
 import { verifyRequest } from '../actions/verify-request.js'
 import type { ResolvedConfig } from '../config/resolve.js'
-import { InvalidProviderError, InvalidRequestError, UnknownActionError } from '../errors.js'
+import { InvalidProviderError, InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
 import { readBody } from './body.js'
 import { requestOrigin, sessionRequestFor, type NodeRequest } from './request.js'
@@ -182,6 +182,8 @@ function errorResponse(error: unknown, req: NodeRequest, config: ResolvedConfig,
   if (error instanceof InvalidRequestError || error instanceof UnknownActionError || error instanceof InvalidProviderError) {
     return requestErrorResponse(error)
   }
+  // Without a trusted origin there is no page to redirect to.
+  if (error instanceof UntrustedHostError) return untrustedHostResponse(error, config)
   let origin: string
   try {
     origin = requestOrigin(req, config)
@@ -189,4 +191,15 @@ function errorResponse(error: unknown, req: NodeRequest, config: ResolvedConfig,
     return errorResponse(hostError, req, config, basePath)
   }
   return failureResponse(error, { config, origin, basePath })
+}
+
+const reportedUntrustedHost = new WeakSet<ResolvedConfig>()
+
+/** 500 with the generic code; the fix goes to the log once per instance, not to every visitor. */
+function untrustedHostResponse(error: UntrustedHostError, config: ResolvedConfig): AuthResponse {
+  if (!reportedUntrustedHost.has(config)) {
+    reportedUntrustedHost.add(config)
+    config.logger.error('UntrustedHost', error.message)
+  }
+  return { status: 500, json: { error: 'Configuration', message: 'The server is not configured to know its own URL.' } }
 }
