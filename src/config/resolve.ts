@@ -123,13 +123,18 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
 }
 
 function resolveProviders(input: PortcullisConfig['providers'], env: Readonly<Record<string, string | undefined>>, redirectProxyUrl: string | undefined): ConfiguredProvider[] {
-  if (input === undefined) return []
+  // With no provider nobody can sign in: say so at init, not with a 400 on the first sign-in.
+  if (input === undefined) throw new InvalidConfigurationError(`providers is missing: ${AT_LEAST_ONE_PROVIDER}`)
   if (!Array.isArray(input)) throw new TypeError('Portcullis(config): providers must be an array.')
+  if (input.length === 0) throw new InvalidConfigurationError(`providers is empty: ${AT_LEAST_ONE_PROVIDER}`)
   const providers = input.map((entry, index): ConfiguredProvider => {
     // A built-in provider may be given bare (`providers: [GitHub]`): call it with no overrides.
     const provider = typeof entry === 'function' ? entry() : entry
-    if (!provider || typeof provider !== 'object' || typeof provider.id !== 'string' || !provider.id) {
-      throw new InvalidConfigurationError(`providers[${index}] is not a provider: expected an object with an id, e.g. Credentials({ authorize }).`)
+    if (!provider || typeof provider !== 'object') {
+      throw new InvalidConfigurationError(`providers[${index}] is not a provider: expected an object such as Credentials({ authorize }) or GitHub; got ${provider === null ? 'null' : typeof provider}.`)
+    }
+    if (typeof provider.id !== 'string' || !provider.id) {
+      throw new InvalidConfigurationError(`providers[${index}] has no id: give it a non-empty string id such as "credentials" or "github" (it names the provider in its URLs).`)
     }
     if (!/^[A-Za-z0-9_-]+$/.test(provider.id)) {
       throw new InvalidConfigurationError(`Provider id "${provider.id}" may only contain letters, digits, "-" and "_": it is part of URLs.`)
@@ -256,3 +261,5 @@ function assertAccountAdapter(adapter: Adapter): void {
 }
 
 const ACCOUNT_METHODS = ['getUser', 'getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount'] as const
+
+const AT_LEAST_ONE_PROVIDER = 'configure at least one provider, e.g. providers: [Credentials({ authorize })] or providers: [GitHub].'

@@ -2,7 +2,7 @@
 import express from 'express'
 import request from 'supertest'
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
-import Portcullis, { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError, type PortcullisConfig } from 'portcullis'
+import Portcullis, { InvalidConfigurationError, MissingAuthorizeError, MissingRequestContextError, MissingSecretError, UntrustedHostError, type PortcullisConfig } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
 import { decode } from 'portcullis/jwt'
 import { SECRET, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
@@ -39,8 +39,8 @@ async function sessionTokenAfterSignIn(app: express.Express, cookieName = 'authj
 describe('secret', () => {
   it('throws MissingSecretError in production without a secret', () => {
     process.env.NODE_ENV = 'production'
-    expect(() => Portcullis({ providers: [] })).toThrow(MissingSecretError)
-    expect(() => Portcullis({ providers: [] })).toThrow(/AUTH_SECRET/)
+    expect(() => Portcullis({ providers: [credentialsProvider] })).toThrow(MissingSecretError)
+    expect(() => Portcullis({ providers: [credentialsProvider] })).toThrow(/AUTH_SECRET/)
   })
 
   it('warns in development and uses a per-process secret that works', async () => {
@@ -82,8 +82,8 @@ describe('secret', () => {
   })
 
   it('rejects an empty secret', () => {
-    expect(() => Portcullis({ providers: [], secret: '' })).toThrow(InvalidConfigurationError)
-    expect(() => Portcullis({ providers: [], secret: ['ok-secret', ''] })).toThrow(InvalidConfigurationError)
+    expect(() => Portcullis({ providers: [credentialsProvider], secret: '' })).toThrow(InvalidConfigurationError)
+    expect(() => Portcullis({ providers: [credentialsProvider], secret: ['ok-secret', ''] })).toThrow(InvalidConfigurationError)
   })
 })
 
@@ -122,7 +122,7 @@ describe('origin: AUTH_URL and trustHost', () => {
 
   it('honours AUTH_TRUST_HOST=false: without AUTH_URL init fails, with it forwarded headers are ignored', async () => {
     process.env.AUTH_TRUST_HOST = 'false'
-    expect(() => Portcullis({ providers: [], secret: SECRET })).toThrow(UntrustedHostError)
+    expect(() => Portcullis({ providers: [credentialsProvider], secret: SECRET })).toThrow(UntrustedHostError)
     process.env.AUTH_URL = 'https://app.example.com'
     const app = appFor({ secret: SECRET })
     app.set('trust proxy', true)
@@ -132,10 +132,10 @@ describe('origin: AUTH_URL and trustHost', () => {
 
   it('rejects an AUTH_TRUST_HOST that is neither true nor false, and a malformed AUTH_URL', () => {
     process.env.AUTH_TRUST_HOST = 'maybe'
-    expect(() => Portcullis({ providers: [], secret: SECRET })).toThrow(/AUTH_TRUST_HOST/)
+    expect(() => Portcullis({ providers: [credentialsProvider], secret: SECRET })).toThrow(/AUTH_TRUST_HOST/)
     delete process.env.AUTH_TRUST_HOST
     process.env.AUTH_URL = 'not a url'
-    expect(() => Portcullis({ providers: [], secret: SECRET })).toThrow(/AUTH_URL/)
+    expect(() => Portcullis({ providers: [credentialsProvider], secret: SECRET })).toThrow(/AUTH_URL/)
   })
 })
 
@@ -164,12 +164,42 @@ describe('configuration object', () => {
   it('rejects configurations that cannot work, saying what to change', () => {
     const authorize = async () => null
     expect(() => Portcullis({ secret: SECRET, providers: [Credentials({ authorize }), Credentials({ authorize })] })).toThrow(/Two providers have the id "credentials"/)
-    expect(() => Portcullis({ secret: SECRET, providers: [], pages: { signIn: 'https://evil.example/login' } })).toThrow(/pages.signIn/)
-    expect(() => Portcullis({ secret: SECRET, providers: [], session: { strategy: 'database' } })).toThrow(/adapter/)
-    expect(() => Portcullis({ secret: SECRET, providers: [], session: { maxAge: -1 } })).toThrow(/session.maxAge/)
+    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], pages: { signIn: 'https://evil.example/login' } })).toThrow(/pages.signIn/)
+    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], session: { strategy: 'database' } })).toThrow(/adapter/)
+    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], session: { maxAge: -1 } })).toThrow(/session.maxAge/)
     expect(() => Portcullis({ secret: SECRET, providers: [Credentials({ id: 'bad id', authorize })] })).toThrow(/letters, digits/)
-    expect(() => Portcullis({ secret: SECRET, providers: [], basePath: 'auth' })).toThrow(/basePath/)
+    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], basePath: 'auth' })).toThrow(/basePath/)
     expect(() => Portcullis(null as unknown as PortcullisConfig)).toThrow(TypeError)
+  })
+})
+
+describe('providers', () => {
+  const authorize = async () => null
+
+  it('fails at init without providers, naming the option', () => {
+    expect(() => Portcullis({} as PortcullisConfig)).toThrow(InvalidConfigurationError)
+    expect(() => Portcullis({} as PortcullisConfig)).toThrow(/providers is missing: configure at least one provider/)
+    expect(() => Portcullis({ secret: SECRET, providers: [] })).toThrow(InvalidConfigurationError)
+    expect(() => Portcullis({ secret: SECRET, providers: [] })).toThrow(/providers is empty: configure at least one provider/)
+    // Also in production, where a missing secret would otherwise be the first complaint.
+    process.env.NODE_ENV = 'production'
+    expect(() => Portcullis({} as PortcullisConfig)).toThrow(/providers is missing/)
+  })
+
+  it('fails at init on a provider without an id or a type, or a duplicate id, naming the field', () => {
+    const init = (...providers: unknown[]) => () => Portcullis({ secret: SECRET, providers: providers as PortcullisConfig['providers'] })
+    expect(init({ type: 'credentials', authorize })).toThrow(/providers\[0\] has no id/)
+    expect(init(credentialsProvider, { id: '', type: 'credentials', authorize })).toThrow(/providers\[1\] has no id/)
+    expect(init(credentialsProvider, null)).toThrow(/providers\[1\] is not a provider/)
+    expect(init({ id: 'corp', authorize })).toThrow(/Provider "corp": type must be "oauth", "oidc" or "credentials"; got undefined/)
+    expect(init(credentialsProvider, Credentials({ authorize }))).toThrow(/Two providers have the id "credentials"/)
+  })
+
+  it('says that signIn() and signOut() were called outside a request', async () => {
+    const { signIn, signOut } = Portcullis({ secret: SECRET, providers: [credentialsProvider], logger: silent })
+    await expect(signIn('credentials', { username: 'ada', password: 'lovelace' })).rejects.toThrow(MissingRequestContextError)
+    await expect(signIn('credentials')).rejects.toThrow(/^signIn\(\) .*inside a request/)
+    await expect(signOut()).rejects.toThrow(/^signOut\(\) .*inside a request/)
   })
 })
 
