@@ -45,29 +45,80 @@ export function resolveCookies(secure: boolean, overrides: Partial<CookiesOption
 // Same budget as Auth.js, so that both libraries split a value at the same places: 4096 bytes
 // per cookie, less ~160 for the name and attributes.
 const CHUNK_SIZE = 4096 - 160
-const CHUNK_NAME = /\.(\d+)$/
 
 /**
- * Reads a possibly chunked cookie: `name` itself, or `name.0`, `name.1`, … joined in index order.
+ * The most chunks read, cleared or written for one cookie: ~39 KB of value. Every chunk a request
+ * carries used to be read and, on sign-out or a failed read, cleared with its own `Set-Cookie`, so a
+ * request with 10,000 one-byte chunks (planted by a page on a sibling subdomain, say) bought 829 KB
+ * of response headers. A browser keeps a 4 KB cookie per name, so one session is as many cookies
+ * as it has chunks; but what a server accepts caps it well below 10: Node reads 16 KB of request
+ * headers by default (4 chunks), nginx and Apache 8 KB per header line. `jwt.maxSize` writes 3 by
+ * default and may be raised up to this cap, so the app never writes what it would not read back.
+ * Chunks past the cap are ignored: never read, never cleared (a request cannot buy more than 11
+ * `Set-Cookie` headers for the session), and a genuine token longer than the cap does not open.
+ */
+export const MAX_COOKIE_CHUNKS = 10
+
+/** The two forms a possibly chunked cookie takes in a request, read within `MAX_COOKIE_CHUNKS`. */
+export interface ChunkedCookieForms {
+  /** `name` itself; undefined when absent or empty. */
+  whole: string | undefined
+  /**
+   * `name.0`, `name.1`, … joined, up to the first missing (or empty) index and at most
+   * `MAX_COOKIE_CHUNKS` of them; undefined when `name.0` is absent or empty.
+   */
+  chunked: string | undefined
+  /** The chunk names the request carries within the cap (gaps included, empty values too): what clearing the chunked form clears. */
+  chunkNames: string[]
+}
+
+/**
+ * Reads both forms of a possibly chunked cookie apart, for a caller that can tell which one is
+ * genuine (the JWT session opens each). Only the names `name.0` … `name.9` are looked up, so the
+ * cost does not grow with the cookies a request carries, and `name.01` is no chunk.
+ *
+ * @param cookies The request's cookies.
+ * @param name The cookie's name, e.g. `authjs.session-token`.
+ * @example
+ * ```ts
+ * readChunkedCookieForms({ 'authjs.session-token.0': 'ab', 'authjs.session-token.1': 'c' }, 'authjs.session-token')
+ * // { whole: undefined, chunked: 'abc', chunkNames: ['authjs.session-token.0', 'authjs.session-token.1'] }
+ * ```
+ */
+export function readChunkedCookieForms(cookies: Readonly<Record<string, string | undefined>>, name: string): ChunkedCookieForms {
+  const chunks: string[] = []
+  const chunkNames: string[] = []
+  let contiguous = true
+  for (let index = 0; index < MAX_COOKIE_CHUNKS; index++) {
+    const chunkName = `${name}.${index}`
+    if (!Object.hasOwn(cookies, chunkName)) {
+      contiguous = false
+      continue
+    }
+    chunkNames.push(chunkName)
+    const value = cookies[chunkName]
+    if (!value) contiguous = false
+    else if (contiguous) chunks.push(value)
+  }
+  return { whole: cookies[name] || undefined, chunked: chunks.length > 0 ? chunks.join('') : undefined, chunkNames }
+}
+
+/**
+ * Reads a possibly chunked cookie: `name` itself, else `name.0`, `name.1`, … joined in index order
+ * (see `readChunkedCookieForms` for the cap and gaps). For callers that cannot open the value to
+ * choose between the two forms; the JWT session does (jwt-strategy.ts).
  * Returns undefined when neither is present.
  */
 export function readChunkedCookie(cookies: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
-  const whole = cookies[name]
-  if (whole) return whole
-  const chunks: [number, string][] = []
-  for (const [cookieName, value] of Object.entries(cookies)) {
-    if (!value || !cookieName.startsWith(name)) continue
-    const index = chunkIndex(cookieName, name)
-    if (index !== undefined) chunks.push([index, value])
-  }
-  if (chunks.length === 0) return undefined
-  chunks.sort((a, b) => a[0] - b[0])
-  return chunks.map(([, value]) => value).join('')
+  const { whole, chunked } = readChunkedCookieForms(cookies, name)
+  return whole ?? chunked
 }
 
 /**
  * The cookies that store `value` under `cookie.name`, split into chunks when it is too large, and
  * that clear every chunk (or the unchunked cookie) the request still carries from before.
+ *
+ * @throws TypeError when `value` needs more than `MAX_COOKIE_CHUNKS` chunks: it would not be read back.
  */
 export function writeChunkedCookie(
   cookie: CookieOption,
@@ -75,6 +126,9 @@ export function writeChunkedCookie(
   options: CookieOption['options'],
   requestCookies: Readonly<Record<string, string | undefined>>,
 ): OutgoingCookie[] {
+  if (value.length > MAX_COOKIE_CHUNKS * CHUNK_SIZE) {
+    throw new TypeError(`writeChunkedCookie: a value of ${value.length} bytes needs more than ${MAX_COOKIE_CHUNKS} chunks of ${CHUNK_SIZE}.`)
+  }
   const merged = { ...cookie.options, ...options }
   const outgoing: OutgoingCookie[] = []
   if (value.length <= CHUNK_SIZE) {
@@ -91,7 +145,7 @@ export function writeChunkedCookie(
   return outgoing
 }
 
-/** The cookies that clear `cookie.name` and all its chunks present in the request. */
+/** The cookies that clear `cookie.name` and its chunks present in the request (within `MAX_COOKIE_CHUNKS`). */
 export function clearChunkedCookie(cookie: CookieOption, requestCookies: Readonly<Record<string, string | undefined>>): OutgoingCookie[] {
   const names = existingCookieNames(requestCookies, cookie.name)
   if (names.length === 0) names.push(cookie.name)
@@ -104,13 +158,8 @@ export function expiredCookie(cookie: CookieOption, name = cookie.name): Outgoin
   return { name, value: '', options: { ...options, maxAge: 0 } }
 }
 
+/** `name` and its chunks within the cap, as far as the request carries them: at most 1 + `MAX_COOKIE_CHUNKS` names. */
 function existingCookieNames(cookies: Readonly<Record<string, string | undefined>>, name: string): string[] {
-  return Object.keys(cookies).filter((cookieName) => cookieName === name || chunkIndex(cookieName, name) !== undefined)
-}
-
-function chunkIndex(cookieName: string, name: string): number | undefined {
-  if (cookieName.length <= name.length + 1 || !cookieName.startsWith(name)) return undefined
-  const match = CHUNK_NAME.exec(cookieName)
-  if (!match || match.index !== name.length) return undefined
-  return Number(match[1])
+  const { chunkNames } = readChunkedCookieForms(cookies, name)
+  return Object.hasOwn(cookies, name) ? [name, ...chunkNames] : chunkNames
 }

@@ -1,6 +1,13 @@
 /** Chunking of large cookie values, and clearing of stale chunks. */
 import { describe, expect, it } from '@jest/globals'
-import { clearChunkedCookie, defaultCookies, readChunkedCookie, writeChunkedCookie } from '../../src/session/cookies.js'
+import {
+  MAX_COOKIE_CHUNKS,
+  clearChunkedCookie,
+  defaultCookies,
+  readChunkedCookie,
+  readChunkedCookieForms,
+  writeChunkedCookie,
+} from '../../src/session/cookies.js'
 
 const { sessionToken } = defaultCookies(false)
 
@@ -22,10 +29,9 @@ describe('chunked cookies', () => {
     expect(chunks.every((c) => c.value.length <= 4096 - 160)).toBe(true)
     expect(written.find((c) => c.name === 'authjs.session-token')?.options.maxAge).toBe(0)
 
-    // Browsers may send them in any order; index 10 sorts after 2.
+    // Browsers may send them in any order.
     const jar = Object.fromEntries(chunks.reverse().map((c) => [c.name, c.value]))
     expect(readChunkedCookie(jar, 'authjs.session-token')).toBe(value)
-    expect(readChunkedCookie({ 'authjs.session-token.10': 'c', 'authjs.session-token.2': 'b', 'authjs.session-token.0': 'a' }, 'authjs.session-token')).toBe('abc')
   })
 
   it('ignores look-alike names', () => {
@@ -38,5 +44,70 @@ describe('chunked cookies', () => {
       'authjs.session-token.1',
     ])
     expect(clearChunkedCookie(sessionToken, {})).toEqual([{ name: 'authjs.session-token', value: '', options: { httpOnly: true, sameSite: 'lax', path: '/', secure: false, maxAge: 0 } }])
+  })
+
+  it('joins the chunks only up to the first missing index', () => {
+    expect(readChunkedCookie({ 'authjs.session-token.2': 'c', 'authjs.session-token.0': 'a', 'authjs.session-token.1': 'b' }, 'authjs.session-token')).toBe('abc')
+    expect(readChunkedCookie({ 'authjs.session-token.0': 'a', 'authjs.session-token.2': 'c' }, 'authjs.session-token')).toBe('a')
+    expect(readChunkedCookie({ 'authjs.session-token.0': 'a', 'authjs.session-token.1': '', 'authjs.session-token.2': 'c' }, 'authjs.session-token')).toBe('a')
+    expect(readChunkedCookie({ 'authjs.session-token.1': 'b' }, 'authjs.session-token')).toBeUndefined()
+  })
+
+  it('does not take a non-canonical index (name.01) for a chunk', () => {
+    expect(readChunkedCookie({ 'authjs.session-token.0': 'a', 'authjs.session-token.01': 'b' }, 'authjs.session-token')).toBe('a')
+    expect(clearChunkedCookie(sessionToken, { 'authjs.session-token.00': 'a' }).map((c) => c.name)).toEqual(['authjs.session-token'])
+  })
+})
+
+describe('the chunk cap', () => {
+  /** A request with `count` chunks `name.0 … name.{count-1}` of one character each. */
+  const manyChunks = (count: number): Record<string, string> =>
+    Object.fromEntries(Array.from({ length: count }, (_, index) => [`authjs.session-token.${index}`, 'x']))
+  const clearedNames = (cookies: { name: string; options: { maxAge?: number } }[]): string[] =>
+    cookies.filter((c) => c.options.maxAge === 0).map((c) => c.name)
+  const firstNames = (count: number): string[] => Array.from({ length: count }, (_, index) => `authjs.session-token.${index}`)
+
+  it('is 10 chunks: more than the 3 chunks jwt.maxSize allows by default, and than any usual request header limit carries', () => {
+    expect(MAX_COOKIE_CHUNKS).toBe(10)
+  })
+
+  it('reads at most MAX_COOKIE_CHUNKS chunks; later ones are ignored', () => {
+    expect(readChunkedCookie(manyChunks(10_000), 'authjs.session-token')).toBe('x'.repeat(MAX_COOKIE_CHUNKS))
+    expect(readChunkedCookieForms(manyChunks(10_000), 'authjs.session-token').chunked).toBe('x'.repeat(MAX_COOKIE_CHUNKS))
+  })
+
+  it('clears at most MAX_COOKIE_CHUNKS chunks on sign-out, however many the request carries (10,000 sent)', () => {
+    const cleared = clearChunkedCookie(sessionToken, { ...manyChunks(10_000), 'authjs.session-token': 'whole' })
+    expect(cleared.map((c) => c.name)).toEqual(['authjs.session-token', ...firstNames(MAX_COOKIE_CHUNKS)])
+  })
+
+  it('clears at most MAX_COOKIE_CHUNKS leftover chunks when writing (10,000 sent)', () => {
+    const written = writeChunkedCookie(sessionToken, 'small', {}, manyChunks(10_000))
+    expect(written).toHaveLength(1 + MAX_COOKIE_CHUNKS)
+    expect(clearedNames(written)).toEqual(firstNames(MAX_COOKIE_CHUNKS))
+  })
+
+  it('refuses to write a value that needs more chunks than it reads back', () => {
+    const chunkSize = 4096 - 160
+    expect(writeChunkedCookie(sessionToken, 'x'.repeat(MAX_COOKIE_CHUNKS * chunkSize), {}, {})).toHaveLength(MAX_COOKIE_CHUNKS)
+    expect(() => writeChunkedCookie(sessionToken, 'x'.repeat(MAX_COOKIE_CHUNKS * chunkSize + 1), {}, {})).toThrow(TypeError)
+  })
+})
+
+describe('readChunkedCookieForms', () => {
+  it('gives the whole cookie and the joined chunks apart, and the chunk names present within the cap', () => {
+    const forms = readChunkedCookieForms(
+      { 'authjs.session-token': 'whole', 'authjs.session-token.1': 'b', 'authjs.session-token.0': 'a', 'authjs.session-token.3': 'd', 'authjs.session-token.12': 'z' },
+      'authjs.session-token',
+    )
+    expect(forms).toEqual({ whole: 'whole', chunked: 'ab', chunkNames: ['authjs.session-token.0', 'authjs.session-token.1', 'authjs.session-token.3'] })
+  })
+
+  it('takes empty values for absent, but still names them for clearing', () => {
+    expect(readChunkedCookieForms({ 'authjs.session-token': '', 'authjs.session-token.0': '' }, 'authjs.session-token')).toEqual({
+      whole: undefined,
+      chunked: undefined,
+      chunkNames: ['authjs.session-token.0'],
+    })
   })
 })
