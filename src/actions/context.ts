@@ -6,7 +6,7 @@ import { MissingCSRFError } from '../errors.js'
 import type { RequestBody } from '../http/body.js'
 import type { NodeRequest } from '../http/request.js'
 import type { AuthResponse } from '../http/respond.js'
-import { csrfState, verifyCsrf } from '../security/csrf.js'
+import { csrfState, sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import type { SessionRequest } from '../session/strategy.js'
 import type { PagesOptions } from '../types.js'
@@ -55,10 +55,13 @@ export function issueCsrf(ctx: ActionContext): { token: string; cookies: Outgoin
   return { token: state.token, cookies }
 }
 
-/** True when the body's `csrfToken` matches a valid CSRF cookie. */
+/**
+ * True when the request comes from the site itself (`Sec-Fetch-Site`/`Origin`, when the browser
+ * sends them) and the body's `csrfToken` matches a valid CSRF cookie.
+ */
 export function csrfVerified(ctx: ActionContext): boolean {
   const cookie = ctx.requestCookies[ctx.cookieSet.cookies.csrfToken.name]
-  return verifyCsrf(cookie, ctx.body.csrfToken, ctx.config.secrets)
+  return sameOriginRequest(ctx.req.headers, ctx.origin) && verifyCsrf(cookie, ctx.body.csrfToken, ctx.config.secrets)
 }
 
 /** @throws MissingCSRFError unless the body's `csrfToken` matches a valid CSRF cookie. */

@@ -8,7 +8,7 @@ import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
 import { emitEvent } from '../events.js'
 import type { Profile } from '../providers/oauth.js'
 import type { Account, AdapterUser, JWT, Session, User } from '../types.js'
-import type { OutgoingCookie } from './cookies.js'
+import { expiredCookie, type OutgoingCookie } from './cookies.js'
 import { createDatabaseSession, endDatabaseSession, peekDatabaseSession, readDatabaseSession } from './database-strategy.js'
 import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession } from './jwt-strategy.js'
 
@@ -38,10 +38,19 @@ export function readSession(request: SessionRequest, update?: { data: unknown })
  *
  * @param user With database sessions, the adapter's user (its `id` is the session row's `userId`).
  */
-export function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null, details?: SignInDetails): Promise<SessionResult> {
-  return request.config.session.strategy === 'database'
-    ? createDatabaseSession(request, user as AdapterUser)
-    : createJwtSession(request, user, account, details)
+export async function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null, details?: SignInDetails): Promise<SessionResult> {
+  const started =
+    request.config.session.strategy === 'database' ? await createDatabaseSession(request, user as AdapterUser) : await createJwtSession(request, user, account, details)
+  return { ...started, cookies: [...started.cookies, ...rotateCsrf(request)] }
+}
+
+/**
+ * A new CSRF token after every sign-in and sign-out: the one a page (or an attacker who planted a
+ * pair) held before does not carry over. The next page or GET /csrf issues a fresh one.
+ */
+function rotateCsrf(request: SessionRequest): OutgoingCookie[] {
+  const cookie = request.cookieSet.cookies.csrfToken
+  return request.requestCookies[cookie.name] === undefined ? [] : [expiredCookie(cookie)]
 }
 
 /** What the `jwt` callback learns about a sign-in besides the user and account. */
@@ -68,9 +77,9 @@ export async function endSession(request: SessionRequest): Promise<OutgoingCooki
   if (config.session.strategy === 'database') {
     const { session, cookies } = await endDatabaseSession(request)
     await emitEvent(config, 'signOut', { session })
-    return cookies
+    return [...cookies, ...rotateCsrf(request)]
   }
   const token = await peekJwtToken(request)
   await emitEvent(config, 'signOut', { token })
-  return clearJwtSession(request)
+  return [...clearJwtSession(request), ...rotateCsrf(request)]
 }
