@@ -100,12 +100,39 @@ function locate(req: NodeRequest, config: ResolvedConfig): Location | undefined 
   if (!url || !original) return null
   if (original.pathname !== url.pathname) {
     // Mounted with app.use(path, handlers): the mount path is what was stripped.
-    const basePath = req.baseUrl ?? original.pathname.slice(0, original.pathname.length - url.pathname.length)
-    return { basePath, actionPath: url.pathname, query: url.searchParams, mounted: true }
+    return { basePath: mountPath(req, config, original, url), actionPath: url.pathname, query: url.searchParams, mounted: true }
   }
   const { basePath } = config
   if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined
   return { basePath, actionPath: url.pathname.slice(basePath.length), query: url.searchParams, mounted: false }
+}
+
+/**
+ * Where the handlers are mounted, as this request spelled it: `req.baseUrl` (Express), else what
+ * Connect stripped from the raw target. Raw, because `/api/auth/../signin` was matched under
+ * `/api/auth` though it normalises to `/api/signin`. Express and Connect match mount paths
+ * case-insensitively, so a visitor's `/API/Auth` is the configured basePath, spelled as configured
+ * in links and no cause for a BasePathMismatch warning.
+ */
+function mountPath(req: NodeRequest, config: ResolvedConfig, original: URL, url: URL): string {
+  const mounted =
+    req.baseUrl ??
+    strippedPrefix(rawPath(req.originalUrl!), rawPath(req.url ?? '/')) ??
+    original.pathname.slice(0, original.pathname.length - url.pathname.length)
+  return mounted.toLowerCase() === config.basePath.toLowerCase() ? config.basePath : mounted
+}
+
+function strippedPrefix(original: string, stripped: string): string | undefined {
+  if (original.endsWith(stripped)) return original.slice(0, original.length - stripped.length)
+  // Connect turns a request for the mount path itself into `/`.
+  return stripped === '/' ? original : undefined
+}
+
+/** The path of a request target as sent: no origin (absolute form), query or fragment; not normalised. */
+function rawPath(target: string): string {
+  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
+  const end = path.search(/[?#]/)
+  return end === -1 ? path : path.slice(0, end)
 }
 
 // Parsed as a path on a fixed origin: a request line like `//host/x` stays a path instead of being
