@@ -18,7 +18,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { resolveConfig } from './config/resolve.js'
-import { createAuth, type AuthFunction, type SignInFunction, type SignOutFunction } from './http/auth.js'
+import { createAuth, type AuthFunction, type GetCsrfTokenFunction, type SignInFunction, type SignOutFunction } from './http/auth.js'
 import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
 import type { PortcullisConfig } from './types.js'
 
@@ -29,6 +29,8 @@ export interface PortcullisResult {
   auth: AuthFunction
   signIn: SignInFunction
   signOut: SignOutFunction
+  /** The CSRF token for the app's own sign-in or sign-out form (see `signIn`'s CSRF check). */
+  getCsrfToken: GetCsrfTokenFunction
 }
 
 /**
@@ -43,12 +45,12 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
   const resolved = resolveConfig(config)
   const requestStore = new AsyncLocalStorage<RequestStore>()
   const handlers = createHandlers(resolved, requestStore)
-  const { auth, signIn, signOut } = createAuth(resolved, requestStore)
-  return { handlers, auth, signIn, signOut }
+  const { auth, signIn, signOut, getCsrfToken } = createAuth(resolved, requestStore)
+  return { handlers, auth, signIn, signOut, getCsrfToken }
 }
 
 export * from './errors.js'
 export type * from './types.js'
 export type { LoggerInstance } from './logger.js'
-export type { AuthFunction, AuthenticatedRequest, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions } from './http/auth.js'
+export type { AuthFunction, AuthenticatedRequest, GetCsrfTokenFunction, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions } from './http/auth.js'
 export type { Handlers, NextFunction } from './http/router.js'

@@ -11,12 +11,13 @@ import { pageUrl, redirectTarget, type ActionContext } from '../actions/context.
 import { failureResponse, requestErrorResponse } from '../actions/failure.js'
 import { loadAuthorize } from '../actions/signin.js'
 import { signOutTo } from '../actions/signout.js'
-import type { ResolvedConfig } from '../config/resolve.js'
-import { MissingRequestContextError, UntrustedHostError, type InvalidRequestError } from '../errors.js'
+import type { ConfiguredProvider, ResolvedConfig } from '../config/resolve.js'
+import { MissingCSRFError, MissingRequestContextError, UntrustedHostError, type InvalidRequestError } from '../errors.js'
+import { csrfState, sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { sameOriginUrl } from '../security/redirect.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
 import type { Session } from '../types.js'
-import { originalPath, requestOrigin, sessionRequestFor, wantsJson, type NodeRequest } from './request.js'
+import { cookieSetFor, originalPath, readCookies, requestOrigin, sessionRequestFor, wantsJson, type NodeRequest } from './request.js'
 import { appendCookies, sendResponse, sendWebResponse, type AuthResponse } from './respond.js'
 import type { NextFunction, RequestStore } from './router.js'
 
@@ -45,8 +46,22 @@ export interface AuthFunction {
   (req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void>
 }
 
+/** How the server-side `signIn`/`signOut` check that the request is the user's own (login CSRF). */
+interface CsrfOptions {
+  /**
+   * The CSRF token the app's form posted (from `getCsrfToken(req, res)`). Default: `req.body.csrfToken`,
+   * as a body parser left it.
+   */
+  csrfToken?: string
+  /**
+   * Skips the CSRF check, for calls that are not answers to a browser's form (a test, a job). A
+   * browser-facing route that sets this lets any site sign its visitors in or out.
+   */
+  skipCsrfCheck?: boolean
+}
+
 /** Options of the server-side `signIn`; other string keys are the form fields (e.g. credentials). */
-export interface SignInOptions {
+export interface SignInOptions extends CsrfOptions {
   /** Default true: end the response with the redirect. False: only set the cookies. */
   redirect?: boolean
   /** Where to go afterwards (same-origin). Default: the page the request came from, else `/`. */
@@ -55,10 +70,17 @@ export interface SignInOptions {
 }
 
 /** Options of the server-side `signOut`. */
-export interface SignOutOptions {
+export interface SignOutOptions extends CsrfOptions {
   redirect?: boolean
   redirectTo?: string
 }
+
+/**
+ * The CSRF token for the app's own sign-in or sign-out form, to post back as `csrfToken`. Sets the
+ * CSRF cookie on `res` when the request has none. Inside a request context, `req` and `res` may be
+ * left out.
+ */
+export type GetCsrfTokenFunction = (req?: IncomingMessage, res?: ServerResponse) => string
 
 /** Server-side sign-in: resolves with the URL the user is (or should be) sent to. */
 export type SignInFunction = (
@@ -192,25 +214,34 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     return url
   }
 
+  /**
+   * The server-side calls change who is signed in, so they need the same proof as the routes'
+   * forms: a same-origin request carrying the CSRF token of its cookie.
+   * @throws MissingCSRFError
+   */
+  const assertServerCsrf = (ctx: ActionContext, options: CsrfOptions): void => {
+    if (options.skipCsrfCheck === true) return
+    const token = options.csrfToken ?? (ctx.req.body as { csrfToken?: unknown } | undefined)?.csrfToken
+    const cookie = ctx.requestCookies[ctx.cookieSet.cookies.csrfToken.name]
+    if (!sameOriginRequest(ctx.req.headers, ctx.origin) || !verifyCsrf(cookie, token, config.secrets)) {
+      throw new MissingCSRFError('signIn()/signOut(): the request carries no valid CSRF token. Put getCsrfToken(req, res) in the form as csrfToken, or pass { csrfToken }.')
+    }
+  }
+
   const signIn: SignInFunction = async (providerId, options = {}, authorizationParams) => {
     const { req, res, ctx } = serverContext('signIn()')
-    const { redirect = true, redirectTo, ...fields } = options
+    const { redirect = true, redirectTo, csrfToken, skipCsrfCheck, ...fields } = options
     const callbackUrl = await redirectTarget(ctx, redirectTo ?? defaultTarget(ctx))
     const provider = providerId ? config.providerById.get(providerId) : undefined
     let response: AuthResponse
-    if (provider?.type === 'credentials') {
+    if (provider) {
       try {
-        response = await signInWithCredentials({ ...ctx, body: { callbackUrl } }, provider, fields)
+        assertServerCsrf(ctx, { csrfToken, skipCsrfCheck })
+        response = await signInWith(ctx, provider, callbackUrl, fields, authorizationParams)
       } catch (error) {
         if (!redirect) throw error
         response = failureResponse(error, ctx)
       }
-    } else if (provider) {
-      // OAuth/OIDC: the authorization URL, with the check cookies and where to come back to.
-      const { authorizationRequest } = await loadAuthorize()
-      const authorization = await authorizationRequest(ctx, provider, authorizationParams)
-      const callbackCookie = ctx.cookieSet.cookies.callbackUrl
-      response = { redirect: authorization.url, cookies: [{ name: callbackCookie.name, value: callbackUrl, options: callbackCookie.options }, ...authorization.cookies] }
     } else {
       // No provider, or one not configured: the sign-in page, as Auth.js does.
       response = { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl }) }
@@ -218,14 +249,53 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     return finish(req, res, response, redirect)
   }
 
-  const signOut: SignOutFunction = async (options = {}) => {
-    const { req, res, ctx } = serverContext('signOut()')
-    const target = await redirectTarget(ctx, options.redirectTo ?? defaultTarget(ctx))
-    const response = await signOutTo(ctx, target)
-    return finish(req, res, response, options.redirect ?? true)
+  const signInWith = async (
+    ctx: ActionContext,
+    provider: ConfiguredProvider,
+    callbackUrl: string,
+    fields: Record<string, unknown>,
+    authorizationParams: Parameters<SignInFunction>[2],
+  ): Promise<AuthResponse> => {
+    if (provider.type === 'credentials') return signInWithCredentials({ ...ctx, body: { callbackUrl } }, provider, fields)
+    // OAuth/OIDC: the authorization URL, with the check cookies and where to come back to.
+    const { authorizationRequest } = await loadAuthorize()
+    const authorization = await authorizationRequest(ctx, provider, authorizationParams)
+    const callbackCookie = ctx.cookieSet.cookies.callbackUrl
+    return { redirect: authorization.url, cookies: [{ name: callbackCookie.name, value: callbackUrl, options: callbackCookie.options }, ...authorization.cookies] }
   }
 
-  return { auth, signIn, signOut }
+  const signOut: SignOutFunction = async (options = {}) => {
+    const { req, res, ctx } = serverContext('signOut()')
+    const redirect = options.redirect ?? true
+    let response: AuthResponse
+    try {
+      assertServerCsrf(ctx, options)
+      response = await signOutTo(ctx, await redirectTarget(ctx, options.redirectTo ?? defaultTarget(ctx)))
+    } catch (error) {
+      if (!redirect) throw error
+      response = failureResponse(error, ctx)
+    }
+    return finish(req, res, response, redirect)
+  }
+
+  // One token per request, however often the page asks.
+  const csrfTokens = new WeakMap<IncomingMessage, string>()
+  const getCsrfToken: GetCsrfTokenFunction = (req, res) => {
+    const store = req ? { req: req as NodeRequest, res } : requestStore.getStore()
+    if (!store) throw new MissingRequestContextError('getCsrfToken()')
+    const known = csrfTokens.get(store.req)
+    if (known) return known
+    const cookie = cookieSetFor(store.req, config).cookies.csrfToken
+    const state = csrfState(readCookies(store.req)[cookie.name], config.secrets)
+    if (state.newCookieValue) {
+      if (!store.res || store.res.headersSent) throw new TypeError('getCsrfToken(req, res): pass the response, to set the CSRF cookie the token belongs to.')
+      appendCookies(store.res, [{ name: cookie.name, value: state.newCookieValue, options: cookie.options }])
+    }
+    csrfTokens.set(store.req, state.token)
+    return state.token
+  }
+
+  return { auth, signIn, signOut, getCsrfToken }
 }
 
 function isRequest(value: unknown): value is NodeRequest {

@@ -2,7 +2,7 @@
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it, jest } from '@jest/globals'
-import Portcullis, { CredentialsSignin, MissingRequestContextError, type PortcullisConfig, type Session } from 'portcullis'
+import Portcullis, { CredentialsSignin, MissingCSRFError, MissingRequestContextError, type PortcullisConfig, type Session } from 'portcullis'
 import { SECRET, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
 
 function setup(config: Partial<PortcullisConfig> = {}) {
@@ -133,71 +133,124 @@ describe('auth() without arguments', () => {
 describe('server-side signIn and signOut', () => {
   function loginApp() {
     const portcullis = setup()
-    const { app, auth, signIn, signOut } = portcullis
+    const { app, auth, signIn, signOut, getCsrfToken } = portcullis
     app.use(express.urlencoded({ extended: false }))
     app.use(auth)
+    // The app's own form: its CSRF token comes from getCsrfToken, and signIn/signOut check it.
+    app.get('/login', (req, res) => void res.json({ csrfToken: getCsrfToken(req, res) }))
     app.post('/login', async (req, res, next) => {
       try {
         if (req.body.mode === 'json') {
           const url = await signIn('credentials', { redirectTo: '/welcome', ...req.body, redirect: false })
           res.json({ url })
+        } else if (req.body.mode === 'skip') {
+          res.json({ url: await signIn('credentials', { ...req.body, redirect: false, skipCsrfCheck: true }) })
         } else {
           await signIn('credentials', { ...req.body, redirectTo: '/welcome' })
         }
       } catch (error) {
-        if (error instanceof CredentialsSignin) return void res.status(401).json({ error: error.type, code: error.code })
+        if (error instanceof CredentialsSignin || error instanceof MissingCSRFError) return void res.status(401).json({ error: error.type, code: (error as CredentialsSignin).code })
         next(error)
       }
     })
     app.post('/logout', async (req, res) => {
-      if (req.body.mode === 'json') return void res.json({ url: await signOut({ redirect: false, redirectTo: '/goodbye' }) })
+      if (req.body.mode === 'json') return void res.json({ url: await signOut({ redirect: false, redirectTo: '/goodbye' }).catch((error: Error) => error.name) })
       await signOut({ redirectTo: '/goodbye' })
     })
     app.get('/me', async (req, res) => void res.json(await auth(req, res)))
     return app
   }
 
+  /** The login page's CSRF token (the agent keeps the cookie). */
+  async function formToken(agent: ReturnType<typeof request.agent>): Promise<string> {
+    return (await agent.get('/login').expect(200)).body.csrfToken as string
+  }
+
+  async function login(agent: ReturnType<typeof request.agent>, fields: Record<string, string> = {}) {
+    // The token first: the agent attaches its cookies when a request is created.
+    const csrfToken = await formToken(agent)
+    return agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', csrfToken, ...fields })
+  }
+
   it('signs in with redirect (default) and ends the response with the redirect', async () => {
     const agent = request.agent(loginApp())
-    const response = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace' }).expect(302)
+    const response = await login(agent)
+    expect(response.status).toBe(302)
     expect(new URL(response.headers.location!).pathname).toBe('/welcome')
     expect((await agent.get('/me')).body.user.id).toBe('user-1')
   })
 
   it('signs in with redirect: false, sets the cookie and resolves with the URL', async () => {
     const agent = request.agent(loginApp())
-    const response = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', mode: 'json' }).expect(200)
+    const response = await login(agent, { mode: 'json' })
+    expect(response.status).toBe(200)
     expect(new URL(response.body.url).pathname).toBe('/welcome')
     expect(setCookie(response, 'authjs.session-token')).toBeDefined()
     expect((await agent.get('/me')).body.user.id).toBe('user-1')
   })
 
   it('rejects with CredentialsSignin (redirect: false) or redirects to the sign-in page', async () => {
-    const app = loginApp()
-    const json = await request(app).post('/login').type('form').send({ username: 'ada', password: 'x', mode: 'json' }).expect(401)
+    const agent = request.agent(loginApp())
+    const json = await login(agent, { password: 'x', mode: 'json' })
+    expect(json.status).toBe(401)
     expect(json.body).toEqual({ error: 'CredentialsSignin', code: 'credentials' })
-    const page = await request(app).post('/login').type('form').send({ username: 'ada', password: 'x' }).expect(302)
+    const page = await login(agent, { password: 'x' })
+    expect(page.status).toBe(302)
     expect(page.headers.location).toMatch(/\/api\/auth\/signin\?error=CredentialsSignin&code=credentials$/)
   })
 
-  it('signs out, clearing the session, with and without redirect', async () => {
+  it('refuses a sign-in without the form’s CSRF token (login CSRF): no session', async () => {
+    const agent = request.agent(loginApp())
+    const page = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace' }).expect(302)
+    expect(page.headers.location).toMatch(/\/api\/auth\/signin\?error=MissingCSRF$/)
+    const json = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', mode: 'json' }).expect(401)
+    expect(json.body.error).toBe('MissingCSRF')
+    expect((await agent.get('/me')).body).toBeNull()
+  })
+
+  it('refuses a cross-site form even with a genuine token, and accepts skipCsrfCheck when the app says so', async () => {
+    const agent = request.agent(loginApp())
+    const csrfToken = await formToken(agent)
+    const crossSite = await agent.post('/login').set('Sec-Fetch-Site', 'cross-site').type('form').send({ username: 'ada', password: 'lovelace', csrfToken, mode: 'json' })
+    expect(crossSite.body.error).toBe('MissingCSRF')
+    expect((await agent.get('/me')).body).toBeNull()
+    const skipped = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', mode: 'skip' }).expect(200)
+    expect(new URL(skipped.body.url).pathname).toBe('/')
+    expect((await agent.get('/me')).body.user.id).toBe('user-1')
+  })
+
+  it('signs out, clearing the session, with and without redirect; not without the token', async () => {
     const app = loginApp()
     const agent = request.agent(app)
-    await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace' })
-    const out = await agent.post('/logout').type('form').send({}).expect(302)
+    await login(agent)
+    expect((await agent.post('/logout').type('form').send({ mode: 'json' }).expect(200)).body.url).toBe('MissingCSRFError')
+    expect((await agent.get('/me')).body.user.id).toBe('user-1')
+
+    const outToken = await formToken(agent)
+    const out = await agent.post('/logout').type('form').send({ csrfToken: outToken }).expect(302)
     expect(new URL(out.headers.location!).pathname).toBe('/goodbye')
     expect(setCookie(out, 'authjs.session-token')).toMatch(/Max-Age=0/)
     expect((await agent.get('/me')).body).toBeNull()
 
-    await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace' })
-    const json = await agent.post('/logout').type('form').send({ mode: 'json' }).expect(200)
+    await login(agent)
+    const jsonToken = await formToken(agent)
+    const json = await agent.post('/logout').type('form').send({ mode: 'json', csrfToken: jsonToken }).expect(200)
     expect(new URL(json.body.url).pathname).toBe('/goodbye')
     expect((await agent.get('/me')).body).toBeNull()
   })
 
+  it('getCsrfToken gives one token per request, and needs a request', async () => {
+    const { app, getCsrfToken } = setup()
+    app.get('/twice', (req, res) => void res.json([getCsrfToken(req, res), getCsrfToken(req, res)]))
+    const response = await request(app).get('/twice').expect(200)
+    expect(response.body[0]).toBe(response.body[1])
+    expect((response.headers['set-cookie'] as unknown as string[]).filter((cookie) => cookie.startsWith('authjs.csrf-token='))).toHaveLength(1)
+    expect(() => getCsrfToken()).toThrow(MissingRequestContextError)
+  })
+
   it('refuses a redirectTo on another origin', async () => {
     const agent = request.agent(loginApp())
-    const response = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', mode: 'json', redirectTo: 'https://evil.example/' })
+    const response = await login(agent, { mode: 'json', redirectTo: 'https://evil.example/' })
     const url = new URL(response.body.url)
     expect(url.hostname).toBe('127.0.0.1')
     expect(url.pathname).toBe('/')

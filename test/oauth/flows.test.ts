@@ -291,6 +291,7 @@ describe('server-side signIn(provider, options, authorizationParams)', () => {
     withLogin.get('/me', async (req, res) => void res.json(await portcullis.auth(req, res)))
     withLogin.post(
       '/login',
+      express.urlencoded({ extended: false }),
       portcullis.auth(async (_req, res) => {
         res.json({ url: await portcullis.signIn('corp', { redirect: false, redirectTo: '/dashboard' }, { prompt: 'login' }) })
       }),
@@ -298,7 +299,8 @@ describe('server-side signIn(provider, options, authorizationParams)', () => {
     app.mount(withLogin)
 
     const browser = new Browser()
-    const { url } = (await (await browser.request(`${app.url}/login`, { method: 'POST' })).json()) as { url: string }
+    const { csrfToken } = (await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    const { url } = (await (await browser.request(`${app.url}/login`, { body: new URLSearchParams({ csrfToken }) })).json()) as { url: string }
     const authorization = new URL(url)
     expect(authorization.origin).toBe(idp.issuer)
     expect(authorization.searchParams.get('prompt')).toBe('login')
