@@ -1,7 +1,8 @@
 /**
  * Runs the example: `npm start` (`tsx examples/express/server.ts`). Sessions and users live in a
  * SQLite file (DATABASE_FILE, default examples/express/example.sqlite), created and migrated at
- * start. Set PORT to listen elsewhere, AUTH_SECRET to keep sign-ins working across restarts.
+ * start. Set PORT to listen elsewhere, HOST to listen beyond this machine (default localhost), and
+ * AUTH_SECRET to keep sign-ins working across restarts.
  *
  * It also starts the local dev identity provider (dev-idp.ts, development only) on DEV_IDP_PORT
  * (default 3001), so "Sign in with Local dev identity provider" works offline. `DEV_IDP=off` skips it.
@@ -27,7 +28,9 @@ if (process.env.DEV_IDP !== 'off') {
   console.log(`Local dev identity provider (development only: any name signs in) at ${devIdp.issuer}`)
 }
 
+// Loopback only, so a development server is not reachable from the network; HOST=0.0.0.0 opens it.
+const host = process.env.HOST ?? 'localhost'
 const { app } = await createApp({ databaseFile, devIdp })
-app.listen(port, () => {
-  console.log(`Portcullis example running at http://localhost:${port} (database: ${databaseFile})`)
+app.listen(port, host, () => {
+  console.log(`Portcullis example running at http://localhost:${port} (listening on ${host}; database: ${databaseFile})`)
 })

@@ -260,6 +260,8 @@ describe('npm start (examples/express/server.ts)', () => {
         server.stderr.on('data', collect)
         server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
       })
+      // Loopback only by default (HOST opens it).
+      expect(output).toContain('listening on localhost')
       const home = await fetch(`http://127.0.0.1:${port}/`)
       expect(home.status).toBe(200)
       expect(await home.text()).toContain('You are not signed in.')
