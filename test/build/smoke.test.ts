@@ -44,7 +44,7 @@ describe('built package', () => {
     const tsc = `${root}node_modules/typescript/bin/tsc`
     const args = ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node']
     expect(() =>
-      execFileSync(process.execPath, [tsc, ...args, `${fixtures}consumer-esm.mts`, `${fixtures}consumer-cjs.cts`], { cwd: root, encoding: 'utf8' }),
+      execFileSync(process.execPath, [tsc, ...args, `${fixtures}consumer-esm.mts`, `${fixtures}consumer-cjs.cts`, `${fixtures}augment.mts`], { cwd: root, encoding: 'utf8' }),
     ).not.toThrow()
   }, 60_000)
 })
