@@ -8,9 +8,9 @@
  */
 import { emitEvent } from '../events.js'
 import type { Account, JWT, Session, SessionCallbackParams, User } from '../types.js'
-import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
+import { clearChunkedCookie, expiredCookie, readChunkedCookieForms, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
 import type { SessionRequest, SessionResult, SignInDetails } from './strategy.js'
-import { openSessionToken, sealSessionToken } from './token.js'
+import { openSessionToken, sealSessionToken, type OpenedToken } from './token.js'
 
 /**
  * Reads the session of a request.
@@ -20,17 +20,15 @@ import { openSessionToken, sealSessionToken } from './token.js'
  */
 export async function readJwtSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
   const { config, cookieSet, requestCookies, now } = request
-  const sealed = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
-  if (!sealed) return { session: null, token: null, cookies: [] }
-
-  const opened = await openToken(request, sealed)
+  const { present, opened, clearOther } = await openSessionCookie(request)
+  if (!present) return { session: null, token: null, cookies: [] }
   if (!opened) {
     // Unreadable, tampered, expired or from another secret: all mean "no session" (STYLE.md, Errors).
     config.logger.debug('JWTSessionError', 'The session cookie could not be read; it is cleared.')
     return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
   }
 
-  const issuedAt = typeof opened.payload.iat === 'number' ? opened.payload.iat : 0
+  const issued = issuedAt(opened)
   let expires = typeof opened.payload.exp === 'number' ? opened.payload.exp : now + config.jwt.maxAge
   let token: JWT | null = opened.payload
   if (config.callbacks.jwt) {
@@ -40,8 +38,9 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
 
   // The plaintext is the token as it was sealed; a callback that changed anything shows up here.
   const changed = config.callbacks.jwt !== undefined && JSON.stringify(token) !== opened.plaintext
-  let cookies: OutgoingCookie[] = []
-  if (update || changed || now - issuedAt >= config.session.updateAge) {
+  // A re-seal clears whatever else the request carries, the losing form included.
+  let cookies = clearOther
+  if (update || changed || now - issued >= config.session.updateAge) {
     const resealed = await sealToken(request, token)
     expires = resealed.expires
     cookies = resealed.cookies
@@ -76,8 +75,44 @@ export function clearJwtSession(request: SessionRequest): OutgoingCookie[] {
 
 /** The token in the request's session cookie, without running callbacks (for sign-out). */
 export async function peekJwtToken(request: SessionRequest): Promise<JWT | null> {
-  const sealed = readChunkedCookie(request.requestCookies, request.cookieSet.cookies.sessionToken.name)
-  return sealed ? ((await openToken(request, sealed))?.payload ?? null) : null
+  return (await openSessionCookie(request)).opened?.payload ?? null
+}
+
+/** The session cookie of a request, opened, and what to clear of it besides. */
+interface SessionCookie {
+  /** The request carries a session cookie, whole or chunked (even one that does not open). */
+  present: boolean
+  /** The session token, when one of the forms opened. */
+  opened: OpenedToken | null
+  /** Clears the form that lost, when the request carried both. */
+  clearOther: OutgoingCookie[]
+}
+
+/**
+ * Opens the request's session cookie. It comes whole (`name`) or chunked (`name.0`, `name.1`, …),
+ * and the app clears the one form whenever it writes the other, so a request that carries both
+ * carries a form the app did not write last: one planted by a page on a sibling subdomain (which
+ * may set cookies for the parent domain, `__Secure-` ones included), or the crossed answers of two
+ * concurrent requests. Taking the whole one blindly (as before) let a planted cookie override a
+ * chunked session. Instead both are opened: the one that opens wins (a planted value cannot,
+ * without the secret); if both open, the newer `iat` wins, i.e. the one this app wrote last (on a
+ * tie, the whole one); the other form is cleared. The common case, one form, costs one decrypt.
+ */
+async function openSessionCookie(request: SessionRequest): Promise<SessionCookie> {
+  const cookie = request.cookieSet.cookies.sessionToken
+  const { whole, chunked, chunkNames } = readChunkedCookieForms(request.requestCookies, cookie.name)
+  if (whole === undefined || chunkNames.length === 0) {
+    const sealed = whole ?? chunked
+    return { present: sealed !== undefined, opened: sealed === undefined ? null : await openToken(request, sealed), clearOther: [] }
+  }
+  const [openedWhole, openedChunks] = await Promise.all([openToken(request, whole), chunked === undefined ? null : openToken(request, chunked)])
+  const chunksWin = openedChunks !== null && (openedWhole === null || issuedAt(openedChunks) > issuedAt(openedWhole))
+  if (chunksWin) return { present: true, opened: openedChunks, clearOther: [expiredCookie(cookie)] }
+  return { present: true, opened: openedWhole, clearOther: chunkNames.map((name) => expiredCookie(cookie, name)) }
+}
+
+function issuedAt(token: OpenedToken): number {
+  return typeof token.payload.iat === 'number' ? token.payload.iat : 0
 }
 
 function defaultSession(token: JWT, expires: number): Session {

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals'
 import express from 'express'
 import request from 'supertest'
 import type { Response } from 'supertest'
@@ -144,5 +144,115 @@ describe('a genuine session token of more chunks than the cap', () => {
     expect(pairs.length).toBe(MAX_CHUNKS)
     const res = await request(origin).get('/me').set('Cookie', pairs.join('; '))
     expect(res.body).toMatchObject({ user: { id: USER.id } })
+  })
+})
+
+describe('a whole session cookie and chunks in the same request', () => {
+  // The app writes one form and clears the other in the same response, so a request carrying both
+  // carries a planted form (a sibling subdomain can set cookies on the parent domain) or the
+  // crossed answers of two concurrent requests. The form that opens wins; if both open, the newer
+  // `iat` (the one the app wrote last); the other form is cleared.
+  const blob = 'b'.repeat(6000)
+  let app: SecurityApp
+
+  beforeAll(async () => {
+    app = await startApp({ config: { callbacks: { session: ({ session, token }) => ({ ...session, sub: token.sub, big: typeof token['blob'] === 'string' }) } } })
+  })
+
+  /** A token sealed with the app's secret `secondsAgo` seconds ago. */
+  async function sealed(claims: Record<string, unknown>, secondsAgo = 0): Promise<string> {
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now() - secondsAgo * 1000)
+    try {
+      return await encode({ token: claims, secret: SECRET, salt: SESSION_COOKIE })
+    } finally {
+      clock.mockRestore()
+    }
+  }
+
+  /** The Cookie header with the whole form first, and with the chunks first. */
+  const bothOrders = (whole: string, chunks: string[]): [string, string][] => [
+    ['whole cookie first', cookieHeader(`${SESSION_COOKIE}=${whole}`, ...chunks)],
+    ['chunks first', cookieHeader(...chunks, `${SESSION_COOKIE}=${whole}`)],
+  ]
+
+  function expectCleared(res: Response, names: string[]): void {
+    const touched = sessionSetCookies(res)
+    expect(touched.map((cookie) => cookie.name).sort()).toEqual([...names].sort())
+    expect(touched.every(isCleared)).toBe(true)
+  }
+
+  it('a genuine whole cookie with planted chunks: the whole one is the session, the chunks are cleared (either header order)', async () => {
+    const whole = await sealed({ sub: USER.id })
+    for (const [, header] of bothOrders(whole, [`${SESSION_COOKIE}.0=planted`, `${SESSION_COOKIE}.1=planted`])) {
+      for (const res of [await me(app, header), await getSession(app, header)]) {
+        expect(res.body).toMatchObject({ sub: USER.id, big: false })
+        expectCleared(res, chunkNames(2))
+      }
+    }
+  })
+
+  it('genuine chunks with a planted whole cookie: the chunks are the session, the whole one is cleared (either header order)', async () => {
+    const chunks = chunkPairs(await sealed({ sub: USER.id, blob }))
+    expect(chunks.length).toBeGreaterThanOrEqual(2)
+    for (const [, header] of bothOrders('planted', chunks)) {
+      for (const res of [await me(app, header), await getSession(app, header)]) {
+        expect(res.body).toMatchObject({ sub: USER.id, big: true })
+        expectCleared(res, [SESSION_COOKIE])
+      }
+    }
+  })
+
+  it('genuine chunks with an older genuine whole cookie of another user (tossed in): the newer chunks win, the whole one is cleared', async () => {
+    const whole = await sealed({ sub: 'mallory' }, 60)
+    const chunks = chunkPairs(await sealed({ sub: USER.id, blob }))
+    for (const [, header] of bothOrders(whole, chunks)) {
+      const res = await me(app, header)
+      expect(res.body).toMatchObject({ sub: USER.id, big: true })
+      expectCleared(res, [SESSION_COOKIE])
+    }
+  })
+
+  it('a genuine whole cookie with older genuine chunks: the newer whole one wins, the chunks are cleared', async () => {
+    const whole = await sealed({ sub: USER.id })
+    const chunks = chunkPairs(await sealed({ sub: 'mallory', blob }, 60))
+    for (const [, header] of bothOrders(whole, chunks)) {
+      const res = await me(app, header)
+      expect(res.body).toMatchObject({ sub: USER.id, big: false })
+      expectCleared(res, chunkNames(chunks.length))
+    }
+  })
+
+  it('neither form opens: no session, and both are cleared', async () => {
+    const res = await me(app, cookieHeader(`${SESSION_COOKIE}=planted`, `${SESSION_COOKIE}.0=planted`))
+    expect(res.body).toBeNull()
+    expectCleared(res, [SESSION_COOKIE, `${SESSION_COOKIE}.0`])
+  })
+
+  it('re-sealing the winner clears the other form once, not twice', async () => {
+    const resealing = await startApp({ config: { session: { updateAge: 0 } } })
+    const whole = await sealed({ sub: USER.id })
+    const res = await me(resealing, cookieHeader(`${SESSION_COOKIE}=${whole}`, `${SESSION_COOKIE}.0=planted`))
+    expect(res.body).toMatchObject({ user: { id: USER.id } })
+    const touched = sessionSetCookies(res)
+    expect(touched.map((cookie) => [cookie.name, isCleared(cookie)])).toEqual([
+      [SESSION_COOKIE, false],
+      [`${SESSION_COOKIE}.0`, true],
+    ])
+  })
+
+  it('sign-out ends the session of the form that wins and clears both forms', async () => {
+    const whole = await sealed({ sub: 'mallory' }, 60)
+    const chunks = chunkPairs(await sealed({ sub: USER.id, blob }))
+    const signOut = jest.fn<(message: unknown) => void>()
+    const events = await startApp({ config: { events: { signOut } } })
+    const csrf = await getCsrf(events)
+    const res = await events.http
+      .post('/api/auth/signout')
+      .set('Cookie', cookieHeader(csrf.cookie, `${SESSION_COOKIE}=${whole}`, ...chunks))
+      .type('form')
+      .send({ csrfToken: csrf.token })
+    expect(res.status).toBe(302)
+    expect(signOut).toHaveBeenCalledWith({ token: expect.objectContaining({ sub: USER.id }) })
+    expectCleared(res, [SESSION_COOKIE, ...chunkNames(chunks.length)])
   })
 })
