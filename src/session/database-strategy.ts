@@ -7,7 +7,7 @@
  */
 import type { SessionAdapter } from '../config/adapter.js'
 import type { ResolvedConfig } from '../config/resolve.js'
-import { AdapterError, InvalidConfigurationError } from '../errors.js'
+import { InvalidConfigurationError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { AdapterSession, AdapterUser, Session, SessionCallbackParams } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
@@ -91,22 +91,18 @@ export async function peekDatabaseSession(request: SessionRequest): Promise<Adap
 }
 
 /**
- * Ends the request's session: deletes its row and clears the cookie. When the database fails, the
- * cookie is cleared all the same (as Auth.js does): the user asked to leave, the failure is
- * logged, and the orphaned row expires by itself.
+ * Ends the request's session: deletes its row, then clears the cookie. When the database fails, the
+ * sign-out fails (AdapterError) and the cookie is kept: clearing it would leave a live row behind,
+ * and a copy of the token (another tab, a stolen cookie) would work again once the database is
+ * back. The user sees the outage and can sign out again.
  *
  * @returns The deleted session (for the `signOut` event), `null` when there was none.
+ * @throws AdapterError when the row could not be deleted.
  */
 export async function endDatabaseSession(request: SessionRequest): Promise<{ session: AdapterSession | null; cookies: OutgoingCookie[] }> {
   const sessionToken = readChunkedCookie(request.requestCookies, request.cookieSet.cookies.sessionToken.name)
   let session: AdapterSession | null = null
-  if (sessionToken && sessionToken.length <= MAX_TOKEN_LENGTH) {
-    try {
-      session = (await sessionAdapter(request.config).deleteSession(sessionToken)) ?? null
-    } catch (error) {
-      if (!(error instanceof AdapterError)) throw error
-    }
-  }
+  if (sessionToken && sessionToken.length <= MAX_TOKEN_LENGTH) session = (await sessionAdapter(request.config).deleteSession(sessionToken)) ?? null
   return { session, cookies: clearDatabaseSession(request) }
 }
 
