@@ -14,7 +14,7 @@ import {
   type UnknownActionError,
 } from '../errors.js'
 import { describeError } from '../events.js'
-import type { AuthResponse } from '../http/respond.js'
+import type { AuthFailure, AuthResponse } from '../http/respond.js'
 import { pageUrl, type ActionContext } from './context.js'
 
 /** A malformed request, an unknown route or provider: a 4xx JSON answer saying what was wrong. */
@@ -31,12 +31,11 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
   } else {
     ctx.config.logger[authError.logLevel](authError.type, authError.message)
   }
-  const code = authError?.clientCode ?? 'Configuration'
+  const failure: AuthFailure = { error: authError?.clientCode ?? 'Configuration' }
   if (authError?.kind === 'signIn') {
-    const params: Record<string, string> = { error: code }
     // Fixed, short identifiers (never provider text), so they are safe in the URL.
-    if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError) params.code = authError.code
-    return { redirect: pageUrl(ctx, 'signIn', '/signin', params) }
+    if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError) failure.code = authError.code
+    return { redirect: pageUrl(ctx, 'signIn', '/signin', failure), failure }
   }
-  return { redirect: pageUrl(ctx, 'error', '/error', { error: code }) }
+  return { redirect: pageUrl(ctx, 'error', '/error', failure), failure }
 }

@@ -4,6 +4,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { serialize } from 'cookie'
+import type { ClientErrorCode } from '../errors.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import type { NodeRequest } from './request.js'
 
@@ -14,9 +15,18 @@ export interface AuthResponse {
   cookies?: OutgoingCookie[]
   /** Absolute URL to redirect to (302, or `{ url }` JSON for `X-Auth-Return-Redirect: 1`). */
   redirect?: string
+  /**
+   * The failure the redirect reports (its `?error=` and `?code=`), added to the JSON answer so a
+   * client need not parse `url`. Given explicitly, never read back from the URL: a `callbackUrl`
+   * such as `/page?error=x` is a success.
+   */
+  failure?: AuthFailure
   json?: unknown
   html?: string
 }
+
+/** A failed flow as a JSON client sees it: `{ url, error, code }`. */
+export type AuthFailure = { error: ClientErrorCode; code?: string }
 
 // Pages of the router may not be framed (clickjacking on the sign-in and sign-out forms) and load
 // nothing but their inline styles and the theme logo (an http(s) URL or a path, see theme.ts): no
@@ -56,7 +66,8 @@ export function sendResponse(req: NodeRequest, res: ServerResponse, response: Au
   if (!req.readableEnded && req.isPaused()) res.setHeader('Connection', 'close')
 
   if (response.redirect !== undefined) {
-    if (req.headers['x-auth-return-redirect'] === '1') return sendJson(res, response.status ?? 200, { url: response.redirect })
+    // 200 even for a failure: Auth.js's client reads `url` (and `error`) from any answer it gets.
+    if (req.headers['x-auth-return-redirect'] === '1') return sendJson(res, response.status ?? 200, { url: response.redirect, ...response.failure })
     res.statusCode = response.status ?? 302
     res.setHeader('Location', response.redirect)
     res.end()
