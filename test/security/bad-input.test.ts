@@ -472,7 +472,7 @@ describe('bad input', () => {
       expect(loggedText(logger.error)).toContain(INTERNAL_DETAIL)
     })
 
-    it('an authorize that throws, with X-Auth-Return-Redirect: 1 → 200 { url } with error=Configuration only', async () => {
+    it('an authorize that throws, with X-Auth-Return-Redirect: 1 → 200 { url, error: \'Configuration\' }', async () => {
       const csrf = await getCsrf(app)
       const res = await app.http
         .post('/api/auth/callback/broken')
@@ -481,7 +481,7 @@ describe('bad input', () => {
         .type('form')
         .send({ csrfToken: csrf.token })
       expect(res.status).toBe(200)
-      expect(res.body).toEqual({ url: `${app.origin}/api/auth/error?error=Configuration` })
+      expect(res.body).toEqual({ url: `${app.origin}/api/auth/error?error=Configuration`, error: 'Configuration' })
       expectHandled(res)
     })
 
