@@ -472,7 +472,7 @@ describe('bad input', () => {
       expect(loggedText(logger.error)).toContain(INTERNAL_DETAIL)
     })
 
-    it('an authorize that throws, with X-Auth-Return-Redirect: 1 → 200 { url, error: \'Configuration\' }', async () => {
+    it('an authorize that throws, with X-Auth-Return-Redirect: 1 → 200 { url, error: Configuration }', async () => {
       const csrf = await getCsrf(app)
       const res = await app.http
         .post('/api/auth/callback/broken')
