@@ -24,6 +24,7 @@ export type ErrorType =
   | 'OAuthAccountNotLinked'
   | 'OAuthCallbackError'
   | 'OAuthSignInError'
+  | 'SessionTokenTooLarge'
   | 'UnknownAction'
   | 'UntrustedHost'
 
@@ -191,6 +192,39 @@ export class MissingRequestContextError extends AuthError {
 export class JWTSessionError extends AuthError {
   constructor(message = 'The session token could not be decrypted or has expired.') {
     super('JWTSessionError', message)
+  }
+}
+
+/**
+ * A JWT session token came out larger than `jwt.maxSize` once sealed. Its cookie would be split
+ * into more chunks than the limit allows, and headers that large are refused by proxies and
+ * servers (Node reads 16 KB of request headers by default, nginx 8 KB per line), so the user
+ * would be locked out by their own cookie. What goes into the token is the `jwt` callback's
+ * return value, on POST /session with the client's `update(data)` in hand: that is what to trim.
+ * The server's fault, so the client sees `Configuration` and the log says what to change.
+ */
+export class SessionTokenTooLargeError extends AuthError {
+  /** Bytes of the sealed token. */
+  readonly size: number
+  /** The limit it exceeded, `jwt.maxSize`. */
+  readonly maxSize: number
+
+  /**
+   * @param size Bytes of the sealed token.
+   * @param maxSize `jwt.maxSize`.
+   * @param trigger The `jwt` callback's trigger that produced the token, when there was one.
+   */
+  constructor(size: number, maxSize: number, trigger?: 'signIn' | 'signUp' | 'update') {
+    const from = trigger ? `the \`jwt\` callback (trigger: '${trigger}')` : 'the `jwt` callback'
+    super(
+      'SessionTokenTooLarge',
+      `The session token would be ${size} bytes, over jwt.maxSize (${maxSize}); its cookie is not sent. ` +
+        `Trim what ${from} returns: keep large data (group lists, provider tokens, profiles, what the client passes to update()) in a database ` +
+        'and only its id in the token; the `session` callback can add what the client needs to the session, which is not stored in the cookie. ' +
+        'Raising jwt.maxSize sends larger cookies, which proxies may reject.',
+    )
+    this.size = size
+    this.maxSize = maxSize
   }
 }
 

@@ -221,6 +221,12 @@ export interface JWTDecodeParams {
 export interface JWTOptions {
   /** Seconds until the token expires. Defaults to `session.maxAge`. */
   maxAge?: number
+  /**
+   * Largest sealed session token, in bytes; a larger one is refused with SessionTokenTooLargeError
+   * (a sign-in fails, POST /session is refused, a re-seal on read keeps the old cookie). Default
+   * 11808: 3 cookie chunks of 3936. At most 39360 (10 chunks, the most Portcullis reads back).
+   */
+  maxSize?: number
   encode?: (params: JWTEncodeParams) => Promise<string> | string
   decode?: (params: JWTDecodeParams) => Promise<JWT | null> | JWT | null
 }

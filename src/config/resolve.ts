@@ -10,7 +10,7 @@ import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect } from '../security/redirect.js'
-import { resolveCookies } from '../session/cookies.js'
+import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing, type KeyRing } from '../session/keys.js'
 import { resolveOAuthProvider, type OAuthProvider } from './oauth-provider.js'
 import type { CredentialsProvider } from '../providers/credentials.js'
@@ -45,7 +45,7 @@ export interface ResolvedConfig {
   }
   /** The adapter, its methods guarded (config/adapter.ts); it has the session methods when the strategy is `database`. */
   readonly adapter: Adapter | undefined
-  readonly jwt: Readonly<Required<Pick<JWTOptions, 'maxAge'>> & Pick<JWTOptions, 'encode' | 'decode'>>
+  readonly jwt: Readonly<Required<Pick<JWTOptions, 'maxAge' | 'maxSize'>> & Pick<JWTOptions, 'encode' | 'decode'>>
   readonly callbacks: Readonly<Required<Pick<CallbacksOptions, 'redirect'>> & Omit<CallbacksOptions, 'redirect'>>
   readonly events: Readonly<EventsOptions>
   readonly logger: LoggerInstance
@@ -95,6 +95,13 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   const useSecureCookies = config.useSecureCookies
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
   assertSeconds('jwt.maxAge', jwtMaxAge)
+  // 3 chunks (~12 KB) fit the 16 KB of request headers Node reads by default, with room to spare.
+  const jwtMaxSize = config.jwt?.maxSize ?? 3 * COOKIE_CHUNK_SIZE
+  if (!Number.isInteger(jwtMaxSize) || jwtMaxSize < 1 || jwtMaxSize > MAX_COOKIE_CHUNKS * COOKIE_CHUNK_SIZE) {
+    throw new InvalidConfigurationError(
+      `jwt.maxSize must be a whole number of bytes from 1 to ${MAX_COOKIE_CHUNKS * COOKIE_CHUNK_SIZE} (${MAX_COOKIE_CHUNKS} cookie chunks of ${COOKIE_CHUNK_SIZE}, the most read back); got ${String(jwtMaxSize)}.`,
+    )
+  }
 
   return deepFreeze({
     providers,
@@ -102,7 +109,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     secrets,
     session,
     adapter,
-    jwt: { maxAge: jwtMaxAge, encode: config.jwt?.encode, decode: config.jwt?.decode },
+    jwt: { maxAge: jwtMaxAge, maxSize: jwtMaxSize, encode: config.jwt?.encode, decode: config.jwt?.decode },
     callbacks: { ...config.callbacks, redirect: config.callbacks?.redirect ?? defaultRedirect },
     events: { ...config.events },
     logger,

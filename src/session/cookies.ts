@@ -42,9 +42,12 @@ export function resolveCookies(secure: boolean, overrides: Partial<CookiesOption
   return Object.freeze(cookies)
 }
 
-// Same budget as Auth.js, so that both libraries split a value at the same places: 4096 bytes
-// per cookie, less ~160 for the name and attributes.
-const CHUNK_SIZE = 4096 - 160
+/**
+ * Bytes of value per cookie chunk. Same budget as Auth.js, so that both libraries split a value at
+ * the same places: 4096 bytes per cookie, less ~160 for the name and attributes.
+ */
+export const COOKIE_CHUNK_SIZE = 4096 - 160
+const CHUNK_SIZE = COOKIE_CHUNK_SIZE
 
 /**
  * The most chunks read, cleared or written for one cookie: ~39 KB of value. Every chunk a request

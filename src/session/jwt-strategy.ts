@@ -6,6 +6,7 @@
  *
  * @see spec/auth-library-spec.md §2.2, §5.4
  */
+import { SessionTokenTooLargeError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { Account, JWT, Session, SessionCallbackParams, User } from '../types.js'
 import { clearChunkedCookie, expiredCookie, readChunkedCookieForms, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
@@ -41,9 +42,16 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
   // A re-seal clears whatever else the request carries, the losing form included.
   let cookies = clearOther
   if (update || changed || now - issued >= config.session.updateAge) {
-    const resealed = await sealToken(request, token)
-    expires = resealed.expires
-    cookies = resealed.cookies
+    try {
+      const resealed = await sealToken(request, token, update ? 'update' : undefined)
+      expires = resealed.expires
+      cookies = resealed.cookies
+    } catch (error) {
+      // POST /session is refused (the error reaches the route). A plain read must not end the
+      // session over it: the old cookie stays valid until its own `exp`, and the log says why.
+      if (update || !(error instanceof SessionTokenTooLargeError)) throw error
+      config.logger.error(error.type, `${error.message} The session cookie is kept as it was.`)
+    }
   }
 
   let session = defaultSession(token, expires)
@@ -64,7 +72,7 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
     ? await config.callbacks.jwt({ token: defaultToken, user, account, profile: details.profile, trigger: details.isNewUser ? 'signUp' : 'signIn', isNewUser: details.isNewUser ?? false })
     : defaultToken
   if (!token) return { session: null, token: null, cookies: clearJwtSession(request) }
-  const { cookies, expires } = await sealToken(request, token)
+  const { cookies, expires } = await sealToken(request, token, details.isNewUser ? 'signUp' : 'signIn')
   return { session: defaultSession(token, expires), token, cookies }
 }
 
@@ -133,13 +141,21 @@ async function openToken(request: SessionRequest, sealed: string): Promise<{ pay
   }
 }
 
-async function sealToken(request: SessionRequest, token: JWT): Promise<{ cookies: OutgoingCookie[]; expires: number }> {
+/**
+ * Seals `token` into the session cookie's value and the cookies that carry it.
+ *
+ * @param trigger The `jwt` callback's trigger that made `token`, for the error's message.
+ * @throws SessionTokenTooLargeError when the sealed token is over `jwt.maxSize` (no cookie is sent).
+ */
+async function sealToken(request: SessionRequest, token: JWT, trigger?: 'signIn' | 'signUp' | 'update'): Promise<{ cookies: OutgoingCookie[]; expires: number }> {
   const { config, cookieSet, requestCookies, now } = request
   const maxAge = config.jwt.maxAge
   const sessionCookie = cookieSet.cookies.sessionToken
   const value = config.jwt.encode
     ? await config.jwt.encode({ token, secret: config.secrets, salt: sessionCookie.name, maxAge })
     : sealSessionToken(token, cookieSet.ring.current, maxAge, now)
+  // A compact JWE is ASCII, so its length is its size in bytes, and what the chunks split.
+  if (value.length > config.jwt.maxSize) throw new SessionTokenTooLargeError(value.length, config.jwt.maxSize, trigger)
   const expires = now + maxAge
   return { cookies: writeChunkedCookie(sessionCookie, value, { expires: new Date(expires * 1000) }, requestCookies), expires }
 }
