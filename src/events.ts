@@ -1,6 +1,9 @@
 /**
  * Events (spec §6): audit hooks that return nothing. They are awaited, so an audit log is written
  * before the response goes out, but one that throws is logged and the flow goes on.
+ *
+ * Also how any error reaches a log line or a `cause` (describeError, redactError): without the
+ * values a database driver puts into its errors, which are session tokens, e-mails and passwords.
  */
 import type { ResolvedConfig } from './config/resolve.js'
 import type { EventsOptions } from './types.js'
@@ -20,7 +23,99 @@ export async function emitEvent<Name extends keyof EventsOptions>(
   }
 }
 
-/** An error as a log line: its name and message, never its enumerable properties (which may hold request data). */
+/**
+ * An error as a log line: its name, its `code` (a driver's `SQLITE_ERROR`, `42P01`, `ER_DUP_ENTRY`),
+ * and its message as {@link redactError} leaves it; never its other properties (which may hold
+ * request data).
+ *
+ * @example
+ * describeError(new Error('connect ECONNREFUSED 10.0.0.5:5432')) // 'Error: connect ECONNREFUSED 10.0.0.5:5432'
+ */
 export function describeError(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+  const redacted = redactError(error)
+  const code = typeof redacted.code === 'string' && !redacted.message.includes(redacted.code) ? ` [${redacted.code}]` : ''
+  return `${redacted.name}${code}: ${redacted.message}`
+}
+
+/** What {@link redactError} keeps of an error: identifiers that say what failed, never a value. */
+export interface RedactedError extends Error {
+  code?: string | number
+  errno?: number
+  sqlState?: string
+  schema?: string
+  table?: string
+  column?: string
+  constraint?: string
+}
+
+// The properties of a driver error that name what failed (pg, mysql2, better-sqlite3). The others
+// (`sql`, `bindings`, `parameters`, pg's `detail` and `where`, mysql2's `sqlMessage`) hold values.
+const KEPT_PROPERTIES = ['code', 'errno', 'sqlState', 'schema', 'table', 'column', 'constraint'] as const
+
+/**
+ * A copy of `error` that is safe to log, serialise or hand to the app as a `cause`: same name and
+ * stack frames, the identifying properties above, and a message without values. A database error's
+ * message loses the SQL that Knex puts in front of it (`<sql with its bound values> - <driver
+ * message>`) and its quoted literals (`Duplicate entry '…'`), but keeps the names of tables, keys
+ * and columns. Nested causes and every other property are dropped: they are where drivers keep the
+ * query and its parameters, which are session tokens, e-mail addresses and passwords.
+ *
+ * @param values Strings (or the string properties of objects) of at least 4 characters to blank
+ *   out wherever they appear: the arguments of the adapter call, the submitted credentials.
+ * @example
+ * redactError(knexError).message // 'no such table: Session' (code 'SQLITE_ERROR')
+ */
+export function redactError(error: unknown, values: readonly unknown[] = []): RedactedError {
+  const source = (error !== null && typeof error === 'object' ? error : {}) as Record<string, unknown>
+  const name = typeof source.name === 'string' && source.name ? source.name : 'Error'
+  let message = typeof source.message === 'string' ? source.message : error instanceof Error ? '' : String(error)
+  if (isDatabaseError(source, message)) message = withoutQueryValues(message)
+  message = withoutValues(message, values)
+
+  const redacted: RedactedError = new Error(message)
+  Object.defineProperty(redacted, 'name', { value: name, writable: true, configurable: true })
+  for (const key of KEPT_PROPERTIES) {
+    const value = source[key]
+    if (typeof value === 'number') Object.assign(redacted, { [key]: value })
+    else if (typeof value === 'string') Object.assign(redacted, { [key]: withoutValues(value, values) })
+  }
+  // The frames say where it failed and hold no data; the lines before them are the unredacted message.
+  const frames = typeof source.stack === 'string' ? source.stack.split('\n').filter((line) => STACK_FRAME.test(line)) : []
+  redacted.stack = [`${name}: ${message}`, ...frames].join('\n')
+  return redacted
+}
+
+// `    at fn (file.js:1:2)`, `    at file.js:1:2`, `    at Promise.all (index 0)`: not a line of a multi-line SQL message.
+const STACK_FRAME = /^\s+at .*(?::\d+:\d+\)?|\((?:<anonymous>|native|index \d+)\))$/
+// Knex's message of a failed query: the SQL, with the bound values written into it, then " - ".
+const KNEX_QUERY_PREFIX = /^\s*(?:select|insert|update|delete|with|create|alter|drop|truncate|pragma|begin|commit|rollback|savepoint|release|replace|merge|call|set|show|lock|explain)\b[\s\S]* - /i
+// A quoted SQL literal ('it''s'), unless it names a table, key, column, constraint or database.
+const QUOTED_LITERAL = /(\b(?:table|key|column|constraint|index|database|schema)\s+)?'(?:[^'\\]|\\.|'')*'/gi
+// PostgreSQL quotes the rejected value in double quotes: `invalid input syntax for type uuid: "…"`.
+const POSTGRES_VALUE = /(invalid input (?:syntax|value) for [^:]*: )"(?:[^"]|"")*"/gi
+
+function isDatabaseError(error: Record<string, unknown>, message: string): boolean {
+  if (KNEX_QUERY_PREFIX.test(message)) return true
+  if (['sql', 'bindings', 'sqlMessage', 'sqlState'].some((key) => key in error)) return true
+  const code = error.code
+  return typeof code === 'string' && (/^(?:SQLITE_|ER_)/.test(code) || ('severity' in error && /^[0-9A-Z]{5}$/.test(code)))
+}
+
+function withoutQueryValues(message: string): string {
+  return message
+    .replace(KNEX_QUERY_PREFIX, '')
+    .replace(QUOTED_LITERAL, (literal, identifier: string | undefined) => (identifier ? literal : "'…'"))
+    .replace(POSTGRES_VALUE, '$1"…"')
+}
+
+function withoutValues(text: string, values: readonly unknown[]): string {
+  const secrets = new Set<string>()
+  for (const value of values) {
+    if (typeof value === 'string') secrets.add(value)
+    else if (value && typeof value === 'object') for (const field of Object.values(value)) if (typeof field === 'string') secrets.add(field)
+  }
+  let redacted = text
+  // Longest first, so that a value containing a shorter one is blanked out whole.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) if (secret.length >= 4) redacted = redacted.split(secret).join('[redacted]')
+  return redacted
 }

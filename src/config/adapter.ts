@@ -1,10 +1,13 @@
 /**
  * The configured adapter as the rest of Portcullis calls it. Every failure becomes an
  * `AdapterError`, logged once here with its cause, so a database outage fails the request with a
- * clear code (and never an unhandled rejection); the next request simply tries again.
+ * clear code (and never an unhandled rejection); the next request simply tries again. The cause is
+ * a redacted copy of the driver's error (redactError): the original holds the query and its bound
+ * values, which are session and verification tokens, and any logger that serialises `cause` would
+ * print them.
  */
 import { AdapterError, InvalidConfigurationError } from '../errors.js'
-import { describeError } from '../events.js'
+import { describeError, redactError } from '../events.js'
 import type { LoggerInstance } from '../logger.js'
 import type { Adapter } from '../types.js'
 
@@ -29,8 +32,9 @@ export function guardAdapter(adapter: Adapter, logger: LoggerInstance): Adapter 
     guarded[method] = async (...args: unknown[]) => {
       try {
         return await fn.apply(adapter, args)
-      } catch (cause) {
-        logger.error('AdapterError', `The adapter's ${method}() failed:`, redact(describeError(cause), args))
+      } catch (error) {
+        const cause = redactError(error, args)
+        logger.error('AdapterError', `The adapter's ${method}() failed:`, describeError(cause))
         throw new AdapterError(method, { cause })
       }
     }
@@ -47,21 +51,6 @@ function methodNames(adapter: object): Set<string> {
     }
   }
   return names
-}
-
-/**
- * The driver's message without the call's arguments: Knex puts the SQL with its bound values into
- * the message of a failed query, and those values are session and verification tokens.
- */
-function redact(message: string, args: readonly unknown[]): string {
-  const secrets: string[] = []
-  for (const arg of args) {
-    if (typeof arg === 'string') secrets.push(arg)
-    else if (arg && typeof arg === 'object') for (const value of Object.values(arg)) if (typeof value === 'string') secrets.push(value)
-  }
-  let redacted = message
-  for (const secret of secrets) if (secret.length >= 4) redacted = redacted.split(secret).join('[redacted]')
-  return redacted
 }
 
 /** @throws InvalidConfigurationError naming the session methods the adapter lacks. */

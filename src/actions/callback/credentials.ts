@@ -5,7 +5,7 @@
  * it). Used by POST /callback/:id (after its CSRF check) and by the server-side `signIn()`.
  */
 import { AccessDeniedError, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
-import { describeError, emitEvent } from '../../events.js'
+import { describeError, emitEvent, redactError } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import type { CredentialsProvider } from '../../providers/credentials.js'
 import { startSession } from '../../session/strategy.js'
@@ -42,8 +42,11 @@ async function authorize(ctx: ActionContext, provider: CredentialsProvider, cred
     user = await provider.authorize!(credentials, ctx.req)
   } catch (error) {
     if (error instanceof AuthError) throw error
-    // A bug or an outage in the app's authorize is the server's problem, not a wrong password.
-    throw new CallbackRouteError(`authorize() of the "${provider.id}" provider threw: ${describeError(error)}`, { cause: error })
+    // A bug or an outage in the app's authorize is the server's problem, not a wrong password. The
+    // error is often the database's (the README's authorize calls the adapter), whose message and
+    // properties hold the query's values: the e-mail, the password. Only a redacted copy goes on.
+    const cause = redactError(error, [credentials])
+    throw new CallbackRouteError(`authorize() of the "${provider.id}" provider threw: ${describeError(cause)}`, { cause })
   }
   if (!user || typeof user !== 'object') throw new CredentialsSignin()
   // Auth.js gives a user without an id a random one; the session always needs `user.id`.

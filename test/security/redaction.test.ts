@@ -1,0 +1,162 @@
+/**
+ * Database errors carry the query's values: Knex writes the SQL with its bound values into the
+ * message (`where "sessionToken" = '…'`), mysql2 keeps the SQL in `sql`, pg the row in `detail`
+ * (`Key ("sessionToken")=(…) already exists`). None of that may reach a log line or an error the app
+ * receives, not even through `cause`: the logger and the app's error handler here print every
+ * argument to the bottom (`cause`, non-enumerable properties, stacks). What stays is what an operator
+ * needs: the driver's code and the table.
+ *
+ * The database is broken for real, on SQLite, PostgreSQL and MariaDB: a table renamed away (the
+ * session read with a live token, and an `authorize` that calls the adapter as the README shows),
+ * and a duplicate session token (createSession).
+ */
+import { inspect } from 'node:util'
+import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
+import express from 'express'
+import request from 'supertest'
+import Portcullis, { type PortcullisConfig } from 'portcullis'
+import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
+import Credentials from 'portcullis/providers/credentials'
+import { describeWithDatabase, type DatabaseKind, type TestDatabase } from '../support/databases.js'
+import { SECRET, setCookie, signInWithPassword } from '../support/flow.js'
+
+const EMAIL = 'ada@example.com'
+const PASSWORD = 'correct-horse-battery-staple'
+const SESSION_COOKIE = 'authjs.session-token'
+
+/** The drivers' codes for the two failures. */
+const CODES: Record<DatabaseKind, { missingTable: string; duplicate: string }> = {
+  sqlite: { missingTable: 'SQLITE_ERROR', duplicate: 'SQLITE_CONSTRAINT_UNIQUE' },
+  postgres: { missingTable: '42P01', duplicate: '23505' },
+  mariadb: { missingTable: 'ER_NO_SUCH_TABLE', duplicate: 'ER_DUP_ENTRY' },
+}
+
+/** Everything a value holds, as text: nested objects, causes, non-enumerable properties, stacks. */
+function deepText(value: unknown): string {
+  const seen = new Set<unknown>()
+  const parts = [inspect(value, { depth: Infinity, showHidden: true, getters: true, maxArrayLength: Infinity, maxStringLength: Infinity })]
+  const walk = (item: unknown): void => {
+    if (item === null || typeof item !== 'object') return void parts.push(String(item))
+    if (seen.has(item)) return
+    seen.add(item)
+    if (item instanceof Error) parts.push(item.name, item.message, item.stack ?? '')
+    for (const key of Reflect.ownKeys(item)) walk((item as Record<PropertyKey, unknown>)[key])
+  }
+  walk(value)
+  return parts.join('\n')
+}
+
+for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
+  await describeWithDatabase(kind, `database errors in logs and causes (${kind})`, (server) => {
+    let db: TestDatabase
+    beforeAll(async () => {
+      db = await server.createDatabase()
+      await db.knex.migrate.latest({ migrationSource: migrationSource() })
+      await KnexAdapter(db.knex).createUser({ id: crypto.randomUUID(), name: 'Ada Lovelace', email: EMAIL, emailVerified: null })
+    })
+    afterAll(() => db?.destroy())
+
+    /** Everything the logger and the app's error handler printed. */
+    let output: string[]
+    beforeEach(() => void (output = []))
+    const printed = () => output.join('\n')
+
+    /**
+     * The README's credentials setup (authorize checks the password, then asks the adapter for the
+     * user), a logger and an error handler that print everything, `/me` (auth()) and `/login` (the
+     * server-side signIn).
+     */
+    function createApp(config: Partial<PortcullisConfig> = {}) {
+      const print = (...args: unknown[]) => void output.push(deepText(args))
+      const adapter = KnexAdapter(db.knex)
+      const credentials = Credentials({
+        credentials: { email: { label: 'E-mail' }, password: { label: 'Password', type: 'password' } },
+        authorize: async ({ email, password }) => (password === PASSWORD ? adapter.getUserByEmail(String(email)) : null),
+      })
+      const { handlers, auth, signIn } = Portcullis({ secret: SECRET, adapter, providers: [credentials], debug: true, logger: { error: print, warn: print, debug: print }, ...config })
+      const app = express()
+      app.use('/api/auth', handlers)
+      app.get('/me', async (req, res, next) => {
+        try {
+          res.json(await auth(req, res))
+        } catch (error) {
+          next(error)
+        }
+      })
+      app.post(
+        '/login',
+        express.urlencoded({ extended: false }),
+        auth(async (req: express.Request, res: express.Response, next: express.NextFunction) => {
+          try {
+            res.json({ url: await signIn('credentials', { ...req.body, redirect: false, skipCsrfCheck: true }) })
+          } catch (error) {
+            next(error)
+          }
+        }),
+      )
+      app.use((error: Error & { type?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+        print('error handler', error)
+        res.status(500).json({ type: error.type })
+      })
+      return app
+    }
+
+    /** Renames `table` away while `run` runs, so every query on it fails. */
+    async function withoutTable(table: string, run: () => Promise<void>): Promise<void> {
+      await db.knex.schema.renameTable(table, `${table}_away`)
+      try {
+        await run()
+      } finally {
+        await db.knex.schema.renameTable(`${table}_away`, table)
+      }
+    }
+
+    it('a failing session read: no live session token in the log or in the AdapterError the app gets, but the code and the table', async () => {
+      const app = createApp()
+      const agent = request.agent(app)
+      const token = setCookie(await signInWithPassword(agent, { email: EMAIL, password: PASSWORD }), SESSION_COOKIE)!.split(';')[0]!.split('=')[1]!
+      expect(token).toMatch(/^[0-9a-f]{64}$/)
+
+      await withoutTable('Session', async () => {
+        expect((await agent.get('/api/auth/session').expect(503)).body).toMatchObject({ error: 'AdapterError' })
+        expect((await agent.get('/me').expect(500)).body).toEqual({ type: 'AdapterError' })
+      })
+      expect(printed()).toContain('getSessionAndUser')
+      expect(printed()).toContain(CODES[kind].missingTable)
+      expect(printed()).toContain('Session')
+      expect(printed()).not.toContain(token)
+    })
+
+    it('an authorize that calls the adapter on a broken database: no e-mail or password in the log or in the CallbackRouteError, but the code and the table', async () => {
+      const app = createApp()
+      await withoutTable('User', async () => {
+        const agent = request.agent(app)
+        const failed = await signInWithPassword(agent, { email: EMAIL, password: PASSWORD })
+        expect(failed.headers.location).toMatch(/\/api\/auth\/error\?error=Configuration$/)
+        expect((await request(app).post('/login').type('form').send({ email: EMAIL, password: PASSWORD }).expect(500)).body).toEqual({ type: 'CallbackRouteError' })
+      })
+      expect(printed()).toContain('authorize()')
+      expect(printed()).toContain(CODES[kind].missingTable)
+      expect(printed()).toContain('User')
+      expect(printed()).not.toContain(EMAIL)
+      expect(printed()).not.toContain(PASSWORD)
+    })
+
+    it('a failing createSession (a duplicate session token): no token in the log or in the AdapterError, but the code and the table', async () => {
+      const token = `${'ab'.repeat(31)}${kind.slice(0, 2)}`
+      const app = createApp({ session: { generateSessionToken: () => token } })
+      const first = await signInWithPassword(request.agent(app), { email: EMAIL, password: PASSWORD })
+      expect(setCookie(first, SESSION_COOKIE)).toContain(token)
+
+      const agent = request.agent(app)
+      const second = await signInWithPassword(agent, { email: EMAIL, password: PASSWORD })
+      expect(second.headers.location).toMatch(/\/api\/auth\/error\?error=AdapterError$/)
+      expect((await request(app).post('/login').type('form').send({ email: EMAIL, password: PASSWORD }).expect(500)).body).toEqual({ type: 'AdapterError' })
+      expect(printed()).toContain('createSession')
+      expect(printed()).toContain(CODES[kind].duplicate)
+      expect(printed()).toContain('Session')
+      expect(printed()).not.toContain(token)
+      await db.knex('Session').where({ sessionToken: token }).delete()
+    })
+  })
+}
