@@ -203,7 +203,7 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     return { req, res, ctx }
   }
 
-  // Default target of server-side sign-in/out: the page the user came from, if it is ours.
+  // Default target of server-side sign-in: the page the user came from, if it is ours.
   const defaultTarget = (ctx: ActionContext): string => sameOriginUrl(ctx.req.headers.referer, ctx.origin) ?? `${ctx.origin}/`
 
   const finish = (req: NodeRequest, res: ServerResponse, response: AuthResponse, redirect: boolean): string => {
@@ -270,7 +270,8 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     let response: AuthResponse
     try {
       assertServerCsrf(ctx, options)
-      response = await signOutTo(ctx, await redirectTarget(ctx, options.redirectTo ?? defaultTarget(ctx)))
+      // Not the page the user came from: it is usually the protected one they are leaving.
+      response = await signOutTo(ctx, await redirectTarget(ctx, options.redirectTo ?? `${ctx.origin}/`))
     } catch (error) {
       if (!redirect) throw error
       response = failureResponse(error, ctx)

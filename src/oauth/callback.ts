@@ -12,7 +12,7 @@ import { completeProviderSignIn } from '../actions/callback/provider-sign-in.js'
 import { authUrl, type ActionContext } from '../actions/context.js'
 import { failureResponse } from '../actions/failure.js'
 import { CallbackRouteError, OAuthCallbackError } from '../errors.js'
-import { describeError } from '../events.js'
+import { describeError, redactError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { Profile, TokenSet } from '../providers/oauth.js'
 import type { Account, User } from '../types.js'
@@ -97,7 +97,7 @@ export async function requestedProfile({ provider, tokens }: ProfileInput): Prom
   try {
     profile = await userinfo!.request!({ tokens: tokenSetOf(tokens), provider: { id: provider.id, clientId: provider.clientId, userinfoUrl: userinfo!.url } })
   } catch (error) {
-    throw new OAuthCallbackError('userinfo_failed', `userinfo.request of the "${provider.id}" provider failed: ${describeError(error)}`, { cause: error })
+    throw new OAuthCallbackError('userinfo_failed', `userinfo.request of the "${provider.id}" provider failed: ${describeError(error)}`, { cause: redactError(error) })
   }
   if (!profile || typeof profile !== 'object') throw new OAuthCallbackError('userinfo_failed', `userinfo.request of the "${provider.id}" provider returned no profile object.`)
   return profile as Profile
@@ -123,7 +123,7 @@ async function userOf(provider: OAuthProvider, profile: Profile, tokens: TokenSe
   try {
     user = await provider.profile(profile, tokens)
   } catch (error) {
-    throw new CallbackRouteError(`profile() of the "${provider.id}" provider threw: ${describeError(error)}`, { cause: error })
+    throw new CallbackRouteError(`profile() of the "${provider.id}" provider threw: ${describeError(error)}`, { cause: redactError(error) })
   }
   if (!user || typeof user !== 'object' || user.id === undefined || user.id === null || user.id === '') {
     throw new CallbackRouteError(`profile() of the "${provider.id}" provider returned no id: it becomes the account's providerAccountId, so return the provider's stable user id.`)

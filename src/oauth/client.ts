@@ -11,7 +11,7 @@
  */
 import * as oidc from 'openid-client'
 import { OAuthSignInError } from '../errors.js'
-import { describeError } from '../events.js'
+import { describeError, redactError } from '../events.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
 
 // openid-client needs an issuer; an `oauth` provider without one gets this, and the callback then
@@ -43,7 +43,7 @@ async function discover(provider: OAuthProvider): Promise<oidc.Configuration> {
       execute: provider.allowInsecureRequests ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks],
     })
   } catch (error) {
-    throw new OAuthSignInError(`Discovery of the "${provider.id}" provider's issuer ${provider.issuer} failed: ${describeError(error)}`, { cause: error })
+    throw new OAuthSignInError(`Discovery of the "${provider.id}" provider's issuer ${provider.issuer} failed: ${describeError(error)}`, { cause: redactError(error) })
   }
   // Endpoints given in the config replace the discovered ones.
   const overrides = endpoints(provider)

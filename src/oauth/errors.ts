@@ -1,10 +1,12 @@
 /**
  * openid-client's failures as Portcullis errors with short, fixed codes (`?code=` on the sign-in
  * page) and a log line that says what failed. Only the provider's `error` and `error_description`
- * and the name of the failed claim are logged: never a code, token or claim value.
+ * and the name of the failed claim are logged: never a code, token or claim value. The `cause` is
+ * a redacted copy: openid-client's own keeps the response body (tokens) and the ID token's claims.
  */
 import * as oidc from 'openid-client'
 import { AuthError, InvalidCheckError, OAuthCallbackError } from '../errors.js'
+import { redactError } from '../events.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
 
 /** A provider error code as it may appear in a URL: RFC 6749 codes are `[a-z_]`. */
@@ -27,11 +29,11 @@ export function exchangeError(provider: OAuthProvider, error: unknown): AuthErro
   const where = `The "${provider.id}" callback`
   if (error instanceof oidc.ResponseBodyError) {
     const description = error.error_description ? ` (${JSON.stringify(error.error_description.slice(0, 300))})` : ''
-    return new OAuthCallbackError(safeCode(error.error), `${where}: the provider answered ${error.status} error=${JSON.stringify(error.error)}${description}.`, { cause: error })
+    return new OAuthCallbackError(safeCode(error.error), `${where}: the provider answered ${error.status} error=${JSON.stringify(error.error)}${description}.`, { cause: redactError(error) })
   }
   if (error instanceof oidc.AuthorizationResponseError) return providerError(provider, new URLSearchParams({ error: error.error, error_description: error.error_description ?? '' }))
   if (error instanceof oidc.WWWAuthenticateChallengeError) {
-    return new OAuthCallbackError('userinfo_unauthorized', `${where}: the provider refused the access token (${error.status}, WWW-Authenticate ${error.cause.map((challenge) => challenge.scheme).join(', ')}).`, { cause: error })
+    return new OAuthCallbackError('userinfo_unauthorized', `${where}: the provider refused the access token (${error.status}, WWW-Authenticate ${error.cause.map((challenge) => challenge.scheme).join(', ')}).`, { cause: redactError(error) })
   }
   if (error instanceof oidc.ClientError) {
     const detail = error.cause instanceof Error ? error.cause : undefined
@@ -41,25 +43,25 @@ export function exchangeError(provider: OAuthProvider, error: unknown): AuthErro
     const body = (detail?.cause as { body?: { error?: unknown; error_description?: unknown } } | undefined)?.body
     if (body && typeof body.error === 'string') {
       const description = typeof body.error_description === 'string' ? ` (${JSON.stringify(body.error_description.slice(0, 300))})` : ''
-      return new OAuthCallbackError(safeCode(body.error), `${where}: the provider answered error=${JSON.stringify(body.error)}${description}.`, { cause: error })
+      return new OAuthCallbackError(safeCode(body.error), `${where}: the provider answered error=${JSON.stringify(body.error)}${description}.`, { cause: redactError(error) })
     }
     switch (error.code) {
       case 'OAUTH_JWT_CLAIM_COMPARISON_FAILED':
         if (claim === 'nonce') {
           return new InvalidCheckError('nonce', 'nonce_mismatch', `${where}: the ID token's nonce differs from the "nonce" cookie's: the ID token was issued for another sign-in (a replayed or injected token, or a second tab).`)
         }
-        return new OAuthCallbackError(claim === 'iss' ? 'id_token_issuer' : claim === 'aud' || claim === 'azp' ? 'id_token_audience' : 'id_token_invalid', `${where}: ID token rejected: ${reason}.`, { cause: error })
+        return new OAuthCallbackError(claim === 'iss' ? 'id_token_issuer' : claim === 'aud' || claim === 'azp' ? 'id_token_audience' : 'id_token_invalid', `${where}: ID token rejected: ${reason}.`, { cause: redactError(error) })
       case 'OAUTH_JWT_TIMESTAMP_CHECK_FAILED':
-        return new OAuthCallbackError('id_token_expired', `${where}: ID token rejected: ${reason} (check the server clock).`, { cause: error })
+        return new OAuthCallbackError('id_token_expired', `${where}: ID token rejected: ${reason} (check the server clock).`, { cause: redactError(error) })
       case 'OAUTH_KEY_SELECTION_FAILED':
-        return new OAuthCallbackError('id_token_signature', `${where}: ID token rejected: no key of the provider's JWKS matches its signature (${reason}).`, { cause: error })
+        return new OAuthCallbackError('id_token_signature', `${where}: ID token rejected: no key of the provider's JWKS matches its signature (${reason}).`, { cause: redactError(error) })
       case 'OAUTH_INVALID_RESPONSE':
-        if (/"iss"/.test(reason)) return new OAuthCallbackError('issuer_mismatch', `${where}: ${reason}: the response comes from another authorization server than the one the sign-in started with (mix-up).`, { cause: error })
-        if (/signature/i.test(reason)) return new OAuthCallbackError('id_token_signature', `${where}: ID token rejected: ${reason}.`, { cause: error })
-        return new OAuthCallbackError('invalid_response', `${where}: the provider's response is invalid: ${reason}.`, { cause: error })
+        if (/"iss"/.test(reason)) return new OAuthCallbackError('issuer_mismatch', `${where}: ${reason}: the response comes from another authorization server than the one the sign-in started with (mix-up).`, { cause: redactError(error) })
+        if (/signature/i.test(reason)) return new OAuthCallbackError('id_token_signature', `${where}: ID token rejected: ${reason}.`, { cause: redactError(error) })
+        return new OAuthCallbackError('invalid_response', `${where}: the provider's response is invalid: ${reason}.`, { cause: redactError(error) })
       default:
-        return new OAuthCallbackError('invalid_response', `${where}: ${reason} (${String(error.code)}).`, { cause: error })
+        return new OAuthCallbackError('invalid_response', `${where}: ${reason} (${String(error.code)}).`, { cause: redactError(error) })
     }
   }
-  return new OAuthCallbackError('provider_request_failed', `${where}: the request to the provider failed: ${error instanceof Error ? error.message : String(error)}.`, { cause: error })
+  return new OAuthCallbackError('provider_request_failed', `${where}: the request to the provider failed: ${error instanceof Error ? error.message : String(error)}.`, { cause: redactError(error) })
 }

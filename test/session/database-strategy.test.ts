@@ -347,12 +347,15 @@ describe('callbacks and events', () => {
     })
     const [row] = await sessionRows(db)
 
-    await agent.post('/api/auth/signout').type('form').send({ csrfToken: await fetchCsrfToken(agent) }).expect(302)
+    // The token first (the sign-in rotated it): the agent attaches its cookies when a request is created.
+    let csrfToken = await fetchCsrfToken(agent)
+    await agent.post('/api/auth/signout').type('form').send({ csrfToken }).expect(302)
     expect(signOut).toHaveBeenCalledTimes(1)
     expect(signOut).toHaveBeenCalledWith({ session: { sessionToken: token, userId: 'user-1', expires: row!.expires } })
 
     // Signing out without a session: nothing to delete.
-    await agent.post('/api/auth/signout').type('form').send({ csrfToken: await fetchCsrfToken(agent) }).expect(302)
+    csrfToken = await fetchCsrfToken(agent)
+    await agent.post('/api/auth/signout').type('form').send({ csrfToken }).expect(302)
     expect(signOut).toHaveBeenLastCalledWith({ session: null })
   })
 })
@@ -493,21 +496,24 @@ describe('credentials sign-in with database sessions', () => {
     const signOutEvent = jest.fn<NonNullable<EventsOptions['signOut']>>()
     const agent = request.agent(loginApp(adapter, { events: { signOut: signOutEvent } }))
 
-    const login = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace' }).expect(200)
+    const loginToken = await fetchCsrfToken(agent)
+    const login = await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', csrfToken: loginToken }).expect(200)
     expect(new URL(login.body.url).pathname).toBe('/welcome')
     const token = cookieValue(setCookie(login, SESSION_COOKIE))!
     expect(token).toMatch(/^[0-9a-f]{64}$/)
     expect((await sessionRows(db)).map((row) => row.sessionToken)).toEqual([token])
     expect((await agent.get('/me')).body).toEqual(adaSession((await sessionRows(db))[0]!.expires))
 
-    const logout = await agent.post('/logout').expect(200)
+    const csrfToken = await fetchCsrfToken(agent)
+    const logout = await agent.post('/logout').type('form').send({ csrfToken }).expect(200)
     expect(new URL(logout.body.url).pathname).toBe('/goodbye')
     expect(isCleared(setCookie(logout, SESSION_COOKIE))).toBe(true)
     expect(await sessionRows(db)).toEqual([])
     expect(signOutEvent).toHaveBeenCalledWith({ session: expect.objectContaining({ sessionToken: token, userId: 'user-1' }) })
     expect((await agent.get('/me')).body).toBeNull()
 
-    expect((await agent.post('/login').type('form').send({ username: 'ada', password: 'wrong' }).expect(401)).body).toEqual({ error: 'CredentialsSignin' })
+    const retryToken = await fetchCsrfToken(agent)
+    expect((await agent.post('/login').type('form').send({ username: 'ada', password: 'wrong', csrfToken: retryToken }).expect(401)).body).toEqual({ error: 'CredentialsSignin' })
     expect(await sessionRows(db)).toEqual([])
   })
 })

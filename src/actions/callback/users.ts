@@ -9,7 +9,7 @@
  * account, delete the user they created, and sign in as the winner's user.
  */
 import { AdapterError, OAuthAccountNotLinkedError } from '../../errors.js'
-import { emitEvent } from '../../events.js'
+import { emitEvent, redactError } from '../../events.js'
 import type { Account, Adapter, AdapterUser, User } from '../../types.js'
 import type { ActionContext } from '../context.js'
 
@@ -114,7 +114,7 @@ const OWNER_DELAYS_MS = [0, 20, 50, 100]
 async function raceWinner(adapter: AccountAdapter, account: Account, cause: unknown): Promise<AdapterUser> {
   const winner = await pollLinkedUser(adapter, account, RACE_DELAYS_MS)
   if (winner) return winner
-  throw cause instanceof AdapterError ? cause : new AdapterError('createUser/linkAccount', { cause })
+  throw cause instanceof AdapterError ? cause : new AdapterError('createUser/linkAccount', { cause: redactError(cause) })
 }
 
 async function pollLinkedUser(adapter: AccountAdapter, account: Account, delays: readonly number[]): Promise<AdapterUser | null> {
