@@ -47,18 +47,18 @@ export function resolveCookies(secure: boolean, overrides: Partial<CookiesOption
  * the same places: 4096 bytes per cookie, less ~160 for the name and attributes.
  */
 export const COOKIE_CHUNK_SIZE = 4096 - 160
-const CHUNK_SIZE = COOKIE_CHUNK_SIZE
 
 /**
  * The most chunks read, cleared or written for one cookie: ~39 KB of value. Every chunk a request
- * carries used to be read and, on sign-out or a failed read, cleared with its own `Set-Cookie`, so a
- * request with 10,000 one-byte chunks (planted by a page on a sibling subdomain, say) bought 829 KB
- * of response headers. A browser keeps a 4 KB cookie per name, so one session is as many cookies
- * as it has chunks; but what a server accepts caps it well below 10: Node reads 16 KB of request
- * headers by default (4 chunks), nginx and Apache 8 KB per header line. `jwt.maxSize` writes 3 by
- * default and may be raised up to this cap, so the app never writes what it would not read back.
- * Chunks past the cap are ignored: never read, never cleared (a request cannot buy more than 11
- * `Set-Cookie` headers for the session), and a genuine token longer than the cap does not open.
+ * carries used to be read and, on sign-out or a failed read, cleared with its own `Set-Cookie`, so
+ * a request with 10,000 one-byte chunks (planted by a page on a sibling subdomain, say) bought
+ * 829 KB of response headers. A browser keeps a 4 KB cookie per name, so one session is as many
+ * cookies as it has chunks; but what servers accept caps it well below 10: Node reads 16 KB of
+ * request headers by default (fewer than 4 chunks with the other headers), nginx and Apache 8 KB
+ * per header line. `jwt.maxSize` writes 3 by default and may be raised up to this cap, so the app
+ * never writes what it would not read back. Chunks past the cap are ignored: never read, never
+ * cleared (a request cannot buy more than 11 `Set-Cookie` headers for the session), and a genuine
+ * token longer than the cap does not open.
  */
 export const MAX_COOKIE_CHUNKS = 10
 
@@ -129,16 +129,16 @@ export function writeChunkedCookie(
   options: CookieOption['options'],
   requestCookies: Readonly<Record<string, string | undefined>>,
 ): OutgoingCookie[] {
-  if (value.length > MAX_COOKIE_CHUNKS * CHUNK_SIZE) {
-    throw new TypeError(`writeChunkedCookie: a value of ${value.length} bytes needs more than ${MAX_COOKIE_CHUNKS} chunks of ${CHUNK_SIZE}.`)
+  if (value.length > MAX_COOKIE_CHUNKS * COOKIE_CHUNK_SIZE) {
+    throw new TypeError(`writeChunkedCookie: a value of ${value.length} bytes needs more than ${MAX_COOKIE_CHUNKS} chunks of ${COOKIE_CHUNK_SIZE}.`)
   }
   const merged = { ...cookie.options, ...options }
   const outgoing: OutgoingCookie[] = []
-  if (value.length <= CHUNK_SIZE) {
+  if (value.length <= COOKIE_CHUNK_SIZE) {
     outgoing.push({ name: cookie.name, value, options: merged })
   } else {
-    for (let i = 0; i * CHUNK_SIZE < value.length; i++) {
-      outgoing.push({ name: `${cookie.name}.${i}`, value: value.slice(i * CHUNK_SIZE, (i + 1) * CHUNK_SIZE), options: merged })
+    for (let i = 0; i * COOKIE_CHUNK_SIZE < value.length; i++) {
+      outgoing.push({ name: `${cookie.name}.${i}`, value: value.slice(i * COOKIE_CHUNK_SIZE, (i + 1) * COOKIE_CHUNK_SIZE), options: merged })
     }
   }
   const written = new Set(outgoing.map((c) => c.name))
