@@ -182,8 +182,10 @@ export class MissingRequestContextError extends AuthError {
   constructor(what: string) {
     super(
       'MissingRequestContext',
-      `${what} without a request works only inside a request that passed through \`handlers\` or the \`auth\` middleware (app.use(auth)). ` +
-        'Elsewhere, pass the request: auth(req, res).',
+      `${what} was called outside a request: without a request argument it works only inside a request that passed through \`handlers\`, the \`auth\` middleware (app.use(auth)) or auth(handler). ` +
+        (what === 'signIn()' || what === 'signOut()'
+          ? `Call ${what} from such a route handler; it takes no request argument.`
+          : `Elsewhere, pass the request: ${what.slice(0, -1)}req, res).`),
     )
   }
 }

@@ -3,7 +3,7 @@
  * POST /session: CSRF-checked update; `data` goes to the `jwt` callback (JWT sessions) or the
  * `session` callback as `newSession` (database sessions), with `trigger: 'update'`.
  */
-import { AdapterError, MissingCSRFError } from '../errors.js'
+import { AdapterError, MissingCSRFError, SessionTokenTooLargeError } from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
 import { readSession } from '../session/strategy.js'
@@ -29,6 +29,11 @@ async function sessionJson(ctx: ActionContext, update?: { data: unknown }): Prom
   } catch (error) {
     if (error instanceof AdapterError) {
       return { status: 503, json: { error: error.type, message: 'The session store is unavailable; try again in a moment.' } }
+    }
+    if (error instanceof SessionTokenTooLargeError) {
+      // Not `null`: a client would read that as signed out. The old cookie stands.
+      ctx.config.logger.error(error.type, error.message)
+      return { status: 413, json: { error: error.type, message: 'The update would make the session cookie too large.' } }
     }
     ctx.config.logger.error('SessionError', `Reading the session failed in a callback: ${describeError(error)}`)
     return { json: null }

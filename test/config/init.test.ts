@@ -199,6 +199,7 @@ describe('providers', () => {
     const { signIn, signOut } = Portcullis({ secret: SECRET, providers: [credentialsProvider], logger: silent })
     await expect(signIn('credentials', { username: 'ada', password: 'lovelace' })).rejects.toThrow(MissingRequestContextError)
     await expect(signIn('credentials')).rejects.toThrow(/^signIn\(\) .*inside a request/)
+    await expect(signIn('credentials')).rejects.not.toThrow(/auth\(req, res\)/)
     await expect(signOut()).rejects.toThrow(/^signOut\(\) .*inside a request/)
   })
 })

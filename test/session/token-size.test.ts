@@ -142,7 +142,9 @@ describe('POST /session with data that makes the token too large', () => {
     expect(sessionCookiesSet(small)).toHaveLength(1)
 
     const huge = await update(stuffing)
-    expect(huge.body?.note).toBeUndefined()
+    // 413 with the code, not `null`, which Auth.js's client would read as signed out.
+    expect(huge.status).toBe(413)
+    expect(huge.body).toMatchObject({ error: 'SessionTokenTooLarge' })
     expect(sessionCookiesSet(huge)).toEqual([])
     expect(errorLines(logger).some((line) => /SessionTokenTooLarge.*over jwt\.maxSize.*trigger: 'update'/.test(line))).toBe(true)
 
