@@ -1,25 +1,14 @@
 /** Init: secret rules, env inference, trustHost, validation, and that the caller's config is left alone. */
 import express from 'express'
 import request from 'supertest'
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
+import { describe, expect, it, jest } from '@jest/globals'
 import Portcullis, { InvalidConfigurationError, MissingAuthorizeError, MissingRequestContextError, MissingSecretError, UntrustedHostError, type PortcullisConfig } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
 import { decode } from 'portcullis/jwt'
 import { SECRET, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
+import { isolateEnv } from '../support/env.js'
 
-const ENV_KEYS = ['NODE_ENV', 'AUTH_SECRET', 'LEGACYAUTH_SECRET', 'AUTH_SECRET_1', 'AUTH_SECRET_2', 'AUTH_SECRET_3', 'AUTH_URL', 'LEGACYAUTH_URL', 'AUTH_TRUST_HOST', 'AUTH_REDIRECT_PROXY_URL']
-let savedEnv: Record<string, string | undefined>
-
-beforeEach(() => {
-  savedEnv = Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]]))
-  for (const key of ENV_KEYS) if (key !== 'NODE_ENV') delete process.env[key]
-})
-afterEach(() => {
-  for (const [key, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
-})
+isolateEnv(['NODE_ENV', 'AUTH_SECRET', 'LEGACYAUTH_SECRET', 'AUTH_SECRET_1', 'AUTH_SECRET_2', 'AUTH_SECRET_3', 'AUTH_URL', 'LEGACYAUTH_URL', 'AUTH_TRUST_HOST', 'AUTH_REDIRECT_PROXY_URL'], ['NODE_ENV'])
 
 const silent = { error: () => {}, warn: () => {}, debug: () => {} }
 

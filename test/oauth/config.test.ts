@@ -5,26 +5,16 @@
  */
 import express from 'express'
 import request from 'supertest'
-import { afterEach, beforeEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import Portcullis, { InvalidConfigurationError, type PortcullisConfig } from 'portcullis'
 import OAuth from 'portcullis/providers/oauth'
 import OIDC from 'portcullis/providers/oidc'
 import GitHub from 'portcullis/providers/github'
 import Google from 'portcullis/providers/google'
 import { SECRET, credentialsProvider, fetchCsrfToken } from '../support/flow.js'
+import { isolateEnv } from '../support/env.js'
 
-const ENV_KEYS = ['AUTH_ACME_CORP_ID', 'AUTH_ACME_CORP_SECRET', 'AUTH_ACME_CORP_ISSUER', 'AUTH_GITHUB_ID', 'AUTH_GITHUB_SECRET', 'AUTH_GOOGLE_ID', 'AUTH_GOOGLE_SECRET', 'AUTH_REDIRECT_PROXY_URL']
-let savedEnv: Record<string, string | undefined>
-beforeEach(() => {
-  savedEnv = Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]]))
-  for (const key of ENV_KEYS) delete process.env[key]
-})
-afterEach(() => {
-  for (const [key, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
-})
+isolateEnv(['AUTH_ACME_CORP_ID', 'AUTH_ACME_CORP_SECRET', 'AUTH_ACME_CORP_ISSUER', 'AUTH_GITHUB_ID', 'AUTH_GITHUB_SECRET', 'AUTH_GOOGLE_ID', 'AUTH_GOOGLE_SECRET', 'AUTH_REDIRECT_PROXY_URL'])
 
 const silent = { error: () => {}, warn: () => {}, debug: () => {} }
 

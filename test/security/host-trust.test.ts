@@ -5,22 +5,12 @@
  */
 import express from 'express'
 import request from 'supertest'
-import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals'
+import { beforeEach, describe, expect, it, jest } from '@jest/globals'
 import Portcullis, { type PortcullisConfig } from 'portcullis'
 import { SECRET, credentialsProvider, fetchCsrfToken } from '../support/flow.js'
+import { isolateEnv } from '../support/env.js'
 
-const ENV_KEYS = ['NODE_ENV', 'AUTH_URL', 'AUTH_TRUST_HOST']
-let savedEnv: Record<string, string | undefined>
-beforeEach(() => {
-  savedEnv = Object.fromEntries(ENV_KEYS.map((key) => [key, process.env[key]]))
-  for (const key of ENV_KEYS) delete process.env[key]
-})
-afterEach(() => {
-  for (const [key, value] of Object.entries(savedEnv)) {
-    if (value === undefined) delete process.env[key]
-    else process.env[key] = value
-  }
-})
+isolateEnv(['NODE_ENV', 'AUTH_URL', 'AUTH_TRUST_HOST'])
 
 function appFor(config: Partial<PortcullisConfig>, logger = { error: jest.fn(), warn: jest.fn(), debug: jest.fn() }) {
   const { handlers, auth } = Portcullis({ secret: SECRET, providers: [credentialsProvider], logger, callbacks: { authorized: ({ auth: session }) => !!session }, ...config })
