@@ -227,6 +227,13 @@ export interface JWTOptions {
    * 11808: 3 cookie chunks of 3936. At most 39360 (10 chunks, the most Portcullis reads back).
    */
   maxSize?: number
+  /**
+   * How many opened session tokens each instance keeps, so a cookie it has just read (browsers send
+   * the same one until it is re-issued) is not decrypted again. Default 1000 (about 1 MB); `0` turns
+   * it off. Expiry is checked on every read; only tokens that opened are kept. Not used with a
+   * custom `decode`.
+   */
+  cacheSize?: number
   encode?: (params: JWTEncodeParams) => Promise<string> | string
   decode?: (params: JWTDecodeParams) => Promise<JWT | null> | JWT | null
 }

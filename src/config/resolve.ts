@@ -45,7 +45,7 @@ export interface ResolvedConfig {
   }
   /** The adapter, its methods guarded (config/adapter.ts); it has the session methods when the strategy is `database`. */
   readonly adapter: Adapter | undefined
-  readonly jwt: Readonly<Required<Pick<JWTOptions, 'maxAge' | 'maxSize'>> & Pick<JWTOptions, 'encode' | 'decode'>>
+  readonly jwt: Readonly<Required<Pick<JWTOptions, 'maxAge' | 'maxSize' | 'cacheSize'>> & Pick<JWTOptions, 'encode' | 'decode'>>
   readonly callbacks: Readonly<Required<Pick<CallbacksOptions, 'redirect'>> & Omit<CallbacksOptions, 'redirect'>>
   readonly events: Readonly<EventsOptions>
   readonly logger: LoggerInstance
@@ -96,6 +96,10 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
   assertSeconds('jwt.maxAge', jwtMaxAge)
   // 3 chunks (~12 KB) fit the 16 KB of request headers Node reads by default, with room to spare.
+  const jwtCacheSize = config.jwt?.cacheSize ?? 1000
+  if (!Number.isSafeInteger(jwtCacheSize) || jwtCacheSize < 0) {
+    throw new InvalidConfigurationError(`jwt.cacheSize must be a whole number of tokens, 0 to turn the cache off; got ${String(jwtCacheSize)}.`)
+  }
   const jwtMaxSize = config.jwt?.maxSize ?? 3 * COOKIE_CHUNK_SIZE
   if (!Number.isInteger(jwtMaxSize) || jwtMaxSize < 1 || jwtMaxSize > MAX_COOKIE_CHUNKS * COOKIE_CHUNK_SIZE) {
     throw new InvalidConfigurationError(
@@ -109,7 +113,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     secrets,
     session,
     adapter,
-    jwt: { maxAge: jwtMaxAge, maxSize: jwtMaxSize, encode: config.jwt?.encode, decode: config.jwt?.decode },
+    jwt: { maxAge: jwtMaxAge, maxSize: jwtMaxSize, cacheSize: jwtCacheSize, encode: config.jwt?.encode, decode: config.jwt?.decode },
     callbacks: { ...config.callbacks, redirect: config.callbacks?.redirect ?? defaultRedirect },
     events: { ...config.events },
     logger,

@@ -11,7 +11,8 @@ import { emitEvent } from '../events.js'
 import type { Account, JWT, Session, SessionCallbackParams, User } from '../types.js'
 import { clearChunkedCookie, expiredCookie, readChunkedCookieForms, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
 import type { SessionRequest, SessionResult, SignInDetails } from './strategy.js'
-import { openSessionToken, sealSessionToken, type OpenedToken } from './token.js'
+import { openCachedSessionToken } from './token-cache.js'
+import { sealSessionToken, type OpenedToken } from './token.js'
 
 /**
  * Reads the session of a request.
@@ -132,7 +133,7 @@ function defaultSession(token: JWT, expires: number): Session {
 
 async function openToken(request: SessionRequest, sealed: string): Promise<{ payload: JWT; plaintext: string } | null> {
   const { config, cookieSet, now } = request
-  if (!config.jwt.decode) return openSessionToken(sealed, cookieSet.ring, now)
+  if (!config.jwt.decode) return openCachedSessionToken(sealed, cookieSet.ring, now, config.jwt.cacheSize)
   try {
     const payload = await config.jwt.decode({ token: sealed, secret: config.secrets, salt: cookieSet.cookies.sessionToken.name })
     return payload ? { payload, plaintext: JSON.stringify(payload) } : null
