@@ -1,0 +1,179 @@
+/**
+ * The Express apps the HTTP bench (bench/http.ts, through bench/http-server.ts) and the memory
+ * bench (bench/memory.ts) measure, one per way of reading a session. Each is set up the way its
+ * README shows, with its sign-in routes mounted, and answers `GET /me` with the session as JSON
+ * (401 without one). Every app also has `GET /plain`, which reads no session: the ceiling.
+ *
+ *   jwt                Portcullis, JWT sessions (`await auth(req, res)`), the default 1,000-token cache
+ *   database-sqlite    Portcullis, database sessions: KnexAdapter on better-sqlite3 (in memory)
+ *   database-postgres  the same on PostgreSQL (PG_URL, default postgres://postgres@127.0.0.1:5432/test)
+ *   authjs             @auth/express: `ExpressAuth` mounted, `await getSession(req, config)` in the route
+ *   passport           Passport (passport-local) over express-session's MemoryStore, the user
+ *                      deserialised by id from an in-memory map
+ *
+ * The sessions exist before the first request (bench/http-sessions.ts says which): database rows
+ * through the adapter, Passport sessions written into the MemoryStore as express-session stores them.
+ */
+import express, { type Express } from 'express'
+import knex, { type Knex } from 'knex'
+import session from 'express-session'
+import passport from 'passport'
+import { Strategy as LocalStrategy } from 'passport-local'
+import { ExpressAuth, getSession } from '@auth/express'
+import CredentialsAuthjs from '@auth/core/providers/credentials'
+import Portcullis from '../src/index.js'
+import { KnexAdapter, migrationSource } from '../src/adapters/knex/index.js'
+import Credentials from '../src/providers/credentials.js'
+import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, type BenchUser } from './http-sessions.js'
+
+export const SCENARIOS = ['jwt', 'database-sqlite', 'database-postgres', 'authjs', 'passport'] as const
+export type Scenario = (typeof SCENARIOS)[number]
+
+export interface BenchApp {
+  app: Express
+  close: () => Promise<void>
+}
+
+/** Why an app could not be built (PostgreSQL not reachable): the bench prints it and skips the row. */
+export interface SkippedApp {
+  skipped: string
+}
+
+export interface BenchAppOptions {
+  /** How many database or Passport sessions to create (users 0 … sessions - 1). */
+  sessions: number
+}
+
+const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const pgDatabase = (name: string) => Object.assign(new URL(PG_URL), { pathname: `/${name}` }).href
+
+/** What `/plain` answers: a session-shaped body of the same size, read from nowhere. */
+const plainSession = (() => {
+  const { id, name, email, image } = benchUser(0)
+  return { user: { id, name, email, image }, expires: new Date(Date.now() + MAX_AGE * 1000).toISOString() }
+})()
+
+function baseApp(): Express {
+  const app = express()
+  app.get('/plain', (_req, res) => {
+    res.json(plainSession)
+  })
+  return app
+}
+
+export async function createBenchApp(scenario: Scenario, options: BenchAppOptions): Promise<BenchApp | SkippedApp> {
+  switch (scenario) {
+    case 'jwt':
+      return portcullisApp()
+    case 'database-sqlite':
+      return databaseApp(knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true }), options)
+    case 'database-postgres': {
+      const db = await postgres()
+      return 'skipped' in db ? db : databaseApp(db, options)
+    }
+    case 'authjs':
+      return authjsApp()
+    case 'passport':
+      return passportApp(options)
+  }
+}
+
+/** Portcullis as its README shows it: the auth routes mounted, `await auth(req, res)` in the route. */
+function portcullisApp(adapter?: ReturnType<typeof KnexAdapter>): BenchApp {
+  const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, adapter, providers: [Credentials({ authorize: () => null })] })
+  const app = baseApp()
+  app.use('/api/auth', handlers)
+  app.get('/me', async (req, res) => {
+    const current = await auth(req, res)
+    if (!current) {
+      res.status(401).json({ message: 'Not authenticated' })
+      return
+    }
+    res.json(current)
+  })
+  return { app, close: async () => {} }
+}
+
+async function databaseApp(db: Knex, { sessions }: BenchAppOptions): Promise<BenchApp> {
+  await db.migrate.latest({ migrationSource: migrationSource() })
+  // Through the adapter, as sign-ins create them; one transaction, so seeding PostgreSQL is quick.
+  const expires = new Date(Date.now() + MAX_AGE * 1000)
+  await db.transaction(async (trx) => {
+    const adapter = KnexAdapter(trx)
+    for (let i = 0; i < sessions; i++) {
+      const { name, email, image } = benchUser(i)
+      const user = await adapter.createUser({ name, email, image, emailVerified: null })
+      await adapter.createSession({ sessionToken: databaseSessionToken(i), userId: user.id, expires })
+    }
+  })
+  const { app } = portcullisApp(KnexAdapter(db))
+  return { app, close: () => db.destroy() }
+}
+
+/** A scratch database of the bench's own, created afresh; skipped with the reason when unreachable. */
+async function postgres(): Promise<Knex | SkippedApp> {
+  const admin = knex({ client: 'pg', connection: pgDatabase('postgres'), pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 })
+  try {
+    await admin.raw('drop database if exists portcullis_bench_http')
+    await admin.raw('create database portcullis_bench_http')
+  } catch (error) {
+    return { skipped: `PostgreSQL not reachable at ${new URL(PG_URL).host} (${(error as Error).message})` }
+  } finally {
+    await admin.destroy()
+  }
+  return knex({ client: 'pg', connection: pgDatabase('portcullis_bench_http') })
+}
+
+/** @auth/express as its docs show it: `ExpressAuth` on the /auth routes, `getSession` in the route. */
+function authjsApp(): BenchApp {
+  const config = { secret: SECRET, trustHost: true, providers: [CredentialsAuthjs({ authorize: () => null })] }
+  const app = baseApp()
+  app.set('trust proxy', true)
+  // Its README's `app.use('/auth/*', …)` in Express 5 syntax; /auth is Auth.js's default basePath.
+  app.use('/auth/*splat', ExpressAuth(config))
+  app.get('/me', async (req, res) => {
+    const current = await getSession(req, config)
+    if (!current) {
+      res.status(401).json({ message: 'Not authenticated' })
+      return
+    }
+    res.json(current)
+  })
+  return { app, close: async () => {} }
+}
+
+/**
+ * Passport's usual setup: express-session (MemoryStore, not resaved, 30-day cookie), then
+ * `passport.session()`, which deserialises `req.session.passport.user` into `req.user`.
+ */
+function passportApp({ sessions }: BenchAppOptions): BenchApp {
+  const users = new Map<string, BenchUser>()
+  const store = new session.MemoryStore()
+  const expires = new Date(Date.now() + MAX_AGE * 1000).toISOString()
+  for (let i = 0; i < sessions; i++) {
+    const user = benchUser(i)
+    users.set(user.id, user)
+    // What express-session stores after `req.login(user)`: the cookie's settings and Passport's key.
+    const data = { cookie: { originalMaxAge: MAX_AGE * 1000, expires, httpOnly: true, path: '/', sameSite: 'lax' }, passport: { user: user.id } }
+    store.set(passportSessionId(i), data as unknown as session.SessionData)
+  }
+
+  const authenticator = new passport.Passport()
+  authenticator.use(new LocalStrategy((username, _password, done) => done(null, [...users.values()].find((user) => user.name === username) ?? false)))
+  authenticator.serializeUser((user, done) => done(null, (user as BenchUser).id))
+  authenticator.deserializeUser((id: string, done) => done(null, users.get(id) ?? false))
+
+  const app = baseApp()
+  app.use(session({ secret: SECRET, store, resave: false, saveUninitialized: false, cookie: { maxAge: MAX_AGE * 1000, httpOnly: true, sameSite: 'lax' } }))
+  app.use(authenticator.initialize())
+  app.use(authenticator.session())
+  app.post('/login', express.urlencoded({ extended: false }), authenticator.authenticate('local', { successRedirect: '/me', failureRedirect: '/login' }))
+  app.get('/me', (req, res) => {
+    if (!req.user) {
+      res.status(401).json({ message: 'Not authenticated' })
+      return
+    }
+    res.json({ user: req.user, expires: req.session.cookie.expires })
+  })
+  return { app, close: async () => {} }
+}

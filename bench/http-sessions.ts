@@ -1,0 +1,78 @@
+/**
+ * The sessions both sides of the HTTP and memory benches agree on: the apps (bench/http-apps.ts,
+ * in the server process) know the secret, the users, the database session tokens and the Passport
+ * session ids; the load generator (bench/http.ts) makes the Cookie headers from the same values,
+ * so nothing but a port crosses between the processes.
+ */
+import { createHash, randomUUID } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { deriveKeyRing } from '../src/session/keys.js'
+import { sealSessionToken } from '../src/session/token.js'
+
+export const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
+/** Portcullis's and Auth.js's session cookie on http: the same name, so both read the same cookies. */
+export const SESSION_COOKIE = 'authjs.session-token'
+/** express-session's default cookie name. */
+export const PASSPORT_COOKIE = 'connect.sid'
+export const MAX_AGE = 30 * 24 * 60 * 60
+export const HOST = '127.0.0.1'
+
+export interface BenchUser {
+  id: string
+  name: string
+  email: string
+  image: string
+}
+
+/** User `i`: the same name, e-mail and avatar sizes as bench/session.ts's tokens. */
+export function benchUser(i: number): BenchUser {
+  return {
+    id: `user-${i}`,
+    name: `Ada Lovelace ${i}`,
+    email: `ada.lovelace.${i}@analytical-engine.example.com`,
+    image: `https://avatars.githubusercontent.com/u/${1_000_000 + i}?v=4`,
+  }
+}
+
+const ring = deriveKeyRing([SECRET], SESSION_COOKIE)
+
+/**
+ * JWT session cookies for users `from` … `from + count - 1`, as Cookie headers: sealed as Portcullis
+ * seals them at sign-in (dir + A256CBC-HS512, Auth.js's key derivation), so `@auth/express` reads
+ * them too. Issued now, so none is due for re-issue (`updateAge`) during a run.
+ */
+export function jwtSessionCookies(from: number, count: number): string[] {
+  const now = Math.floor(Date.now() / 1000)
+  const cookies: string[] = []
+  for (let i = from; i < from + count; i++) {
+    const user = benchUser(i)
+    // A random `sub`, as bench/session.ts: every token is distinct even for the same index.
+    const payload = { name: user.name, email: user.email, picture: user.image, sub: randomUUID() }
+    cookies.push(`${SESSION_COOKIE}=${sealSessionToken(payload, ring.current, MAX_AGE, now)}`)
+  }
+  return cookies
+}
+
+/** The opaque token of database session `i` (64 hex characters, like a random 32-byte token). */
+export function databaseSessionToken(i: number): string {
+  return createHash('sha256').update(`bench-database-session-${i}`).digest('hex')
+}
+
+/** express-session's id of Passport session `i` (32 URL-safe characters, like its uid-safe ids). */
+export function passportSessionId(i: number): string {
+  return createHash('sha256').update(`bench-passport-session-${i}`).digest('base64url').slice(0, 32)
+}
+
+// express-session signs its cookie with cookie-signature (untyped); take the copy it loads itself.
+const requireFromSession = createRequire(createRequire(import.meta.url).resolve('express-session'))
+const cookieSignature = requireFromSession('cookie-signature') as { sign(value: string, secret: string): string }
+
+/** Cookie headers for database sessions `0 … count - 1`. */
+export function databaseSessionCookies(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${SESSION_COOKIE}=${databaseSessionToken(i)}`)
+}
+
+/** Cookie headers for Passport sessions `0 … count - 1`: `s:<id>.<HMAC>`, URL-encoded, as express-session sets it. */
+export function passportSessionCookies(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `${PASSPORT_COOKIE}=${encodeURIComponent(`s:${cookieSignature.sign(passportSessionId(i), SECRET)}`)}`)
+}

@@ -1,0 +1,201 @@
+/**
+ * HTTP benchmark (`npm run bench`): requests per second and latency of `GET /me`, which reads the
+ * session and answers it as JSON, under a bounded load on loopback. Each app runs in a child
+ * process of its own (bench/http-server.ts, apps in bench/http-apps.ts); autocannon runs here, so
+ * load generator and server never share an event loop. On a 2-core machine they share the cores.
+ *
+ *   plain route        the Portcullis app's GET /plain: the same app, body and cookies, no session
+ *                      read. The ceiling; every other row is a fraction of it.
+ *   JWT, cold          Portcullis, JWT session, 100,000 distinct cookies in turn: a cookie comes back
+ *                      only after 100,000 requests, long after the 1,000-token cache dropped it, so
+ *                      every request decrypts (a server seeing each browser once)
+ *   JWT, warm          the same app with 1,000 cookies in turn, each sent many times (1,000 browsers):
+ *                      after the first pass every read is a cache hit
+ *   database, SQLite   Portcullis, database session: KnexAdapter on better-sqlite3 (in memory), 10,000
+ *                      sessions in turn; one join per request
+ *   database, Postgres the same on PostgreSQL over loopback (skipped, with a line, when unreachable)
+ *   @auth/express      getSession in the route, on the cold row's cookies (Auth.js caches nothing)
+ *   Passport           passport.session() over express-session's MemoryStore, 10,000 sessions in
+ *                      turn, the user deserialised by id from a Map
+ *
+ * Method: every app starts first (and creates its sessions), then each row gets a 1 s warm-up, then
+ * 3 rounds of 3 s at 50 connections, the rows taking turns within a round so a slow spell of the
+ * machine is spread over all of them. Each request takes the row's next cookie. A row reports the
+ * median of its rounds (req/s, and autocannon's p50 and p99 latency in whole ms), the spread of
+ * req/s (min–max), the server process's CPU time per request (all its threads, GC included: what
+ * the row costs, whoever was the bottleneck), and its median req/s as a fraction of the plain route's.
+ * BENCH_QUICK=1: 1 s rounds, 20,000 cold cookies, 2,000 sessions.
+ *
+ * Targets (issue 2): JWT warm >= 0.90x plain and cold >= 0.80x; JWT >= 5x @auth/express.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import autocannon from 'autocannon'
+import type { Scenario } from './http-apps.js'
+import type { ServerMessage } from './http-server.js'
+import { databaseSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
+import { median, printTable, spread, thousands } from './table.js'
+
+const QUICK = process.env.BENCH_QUICK === '1'
+const CONNECTIONS = 50
+const ROUNDS = 3
+const ROUND_SECONDS = QUICK ? 1 : 3
+const WARMUP_SECONDS = QUICK ? 0.5 : 1
+const COLD_COOKIES = QUICK ? 20_000 : 100_000
+const WARM_COOKIES = 1_000
+const SESSIONS = QUICK ? 2_000 : 10_000
+
+interface Server {
+  port: number
+  cpuMicros: () => Promise<number>
+  stop: () => void
+}
+
+/** Starts `http-server.ts <scenario>` in a fresh Node (with tsx) and waits until it listens. */
+function startServer(scenario: Scenario): Promise<Server | { skipped: string }> {
+  const child: ChildProcess = fork(fileURLToPath(new URL('http-server.ts', import.meta.url)), [scenario], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, BENCH_SESSIONS: String(SESSIONS) },
+  })
+  // One question at a time: each answer settles the question asked last.
+  let pending: { resolve: (message: ServerMessage) => void; reject: (error: Error) => void } | undefined
+  child.on('message', (message) => pending?.resolve(message as ServerMessage))
+  child.on('exit', (code) => pending?.reject(new Error(`http-server.ts ${scenario} exited (${code}) before answering`)))
+  const next = () => new Promise<ServerMessage>((resolve, reject) => void (pending = { resolve, reject }))
+  return next().then((message) => {
+    if ('skipped' in message) return message
+    if (!('port' in message)) throw new Error(`http-server.ts ${scenario}: unexpected ${JSON.stringify(message)}`)
+    return {
+      port: message.port,
+      cpuMicros: async () => {
+        const answer = next()
+        child.send('cpu')
+        return ((await answer) as { cpuMicros: number }).cpuMicros
+      },
+      stop: () => child.send('stop'),
+    }
+  })
+}
+
+interface Row {
+  name: string
+  scenario: Scenario
+  path: '/plain' | '/me'
+  cookies: () => string[]
+}
+
+let coldCookies: string[] = []
+const rows: Row[] = [
+  { name: 'plain route (no session read)', scenario: 'jwt', path: '/plain', cookies: () => coldCookies },
+  { name: `Portcullis JWT, cold (${thousands(COLD_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies },
+  { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies.slice(0, WARM_COOKIES) },
+  { name: 'Portcullis database, SQLite', scenario: 'database-sqlite', path: '/me', cookies: () => databaseSessionCookies(SESSIONS) },
+  { name: 'Portcullis database, PostgreSQL', scenario: 'database-postgres', path: '/me', cookies: () => databaseSessionCookies(SESSIONS) },
+  { name: '@auth/express getSession', scenario: 'authjs', path: '/me', cookies: () => coldCookies },
+  { name: 'Passport + express-session', scenario: 'passport', path: '/me', cookies: () => passportSessionCookies(SESSIONS) },
+]
+
+interface Round {
+  requestsPerSecond: number
+  p50: number
+  p99: number
+  /** The server's CPU time (all its threads) per completed request, in µs. */
+  cpuPerRequest: number
+  failed: number
+}
+
+interface Running extends Row {
+  server: Server
+  url: string
+  cookieList: string[]
+  /** The next cookie to send: it carries over between rounds, so the cold row never repeats early. */
+  nextCookie: number
+  rounds: Round[]
+}
+
+// The servers start (and create their sessions) while the cookies are sealed here.
+const starting = Promise.all(rows.map((row) => startServer(row.scenario)))
+coldCookies = jwtSessionCookies(0, COLD_COOKIES)
+const started = await starting
+const running: Running[] = []
+rows.forEach((row, i) => {
+  const server = started[i]!
+  if ('skipped' in server) {
+    console.log(`${server.skipped}: the row "${row.name}" is skipped.`)
+    return
+  }
+  running.push({ ...row, server, url: `http://${HOST}:${server.port}${row.path}`, cookieList: row.cookies(), nextCookie: 0, rounds: [] })
+})
+
+// Every row must answer its first cookie with a session before it is timed.
+for (const row of running) {
+  const response = await fetch(row.url, { headers: { cookie: row.cookieList[0]! } })
+  const body = (await response.json()) as { user?: { name?: string } }
+  if (response.status !== 200 || !body.user?.name) throw new Error(`${row.name}: ${response.status} ${JSON.stringify(body)}`)
+}
+
+async function load(row: Running, seconds: number): Promise<Round> {
+  const cpuBefore = await row.server.cpuMicros()
+  const result = await autocannon({
+    url: row.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        setupRequest: (request) => {
+          request.headers = { ...request.headers, cookie: row.cookieList[row.nextCookie++ % row.cookieList.length] }
+          return request
+        },
+      },
+    ],
+  })
+  const cpuMicros = (await row.server.cpuMicros()) - cpuBefore
+  return {
+    requestsPerSecond: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuPerRequest: cpuMicros / result.requests.total,
+    failed: result.non2xx + result.errors + result.timeouts,
+  }
+}
+
+for (const row of running) await load(row, WARMUP_SECONDS)
+for (let round = 0; round < ROUNDS; round++) {
+  // Each round starts with another row, so no row always follows the same one.
+  for (let i = 0; i < running.length; i++) {
+    const row = running[(i + round) % running.length]!
+    row.rounds.push(await load(row, ROUND_SECONDS))
+  }
+}
+for (const row of running) row.server.stop()
+
+const plain = median(running[0]!.rounds.map((round) => round.requestsPerSecond))
+console.log(
+  `\nNode ${process.version}, loopback, autocannon ${CONNECTIONS} connections in this process, each app in its own; ${ROUNDS} rounds of ${ROUND_SECONDS} s per row after ${WARMUP_SECONDS} s warm-up, medians (load average ${loadavg()[0]!.toFixed(1)})\n`,
+)
+printTable(
+  ['HTTP GET /me', 'req/s', 'spread', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'x plain'],
+  running.map(({ name, rounds }) => {
+    const rate = median(rounds.map((round) => round.requestsPerSecond))
+    return [
+      name,
+      thousands(rate),
+      spread(rounds.map((round) => round.requestsPerSecond), thousands),
+      median(rounds.map((round) => round.p50)).toFixed(0),
+      median(rounds.map((round) => round.p99)).toFixed(0),
+      median(rounds.map((round) => round.cpuPerRequest)).toFixed(0),
+      (rate / plain).toFixed(2),
+    ]
+  }),
+)
+
+const failed = running.filter((row) => row.rounds.some((round) => round.failed > 0))
+for (const row of failed) console.log(`\n${row.name}: ${row.rounds.reduce((sum, round) => sum + round.failed, 0)} failed requests (non-2xx, errors, timeouts): its figures are not valid.`)
+
+const rateOf = (scenarioName: string) => median(running.find((row) => row.name.startsWith(scenarioName))?.rounds.map((round) => round.requestsPerSecond) ?? [Number.NaN])
+const warm = rateOf('Portcullis JWT, warm')
+const cold = rateOf('Portcullis JWT, cold')
+const authjs = rateOf('@auth/express')
+console.log(`\nJWT warm = ${(warm / plain).toFixed(2)}x plain (target >= 0.90), JWT cold = ${(cold / plain).toFixed(2)}x plain (target >= 0.80)`)
+console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / authjs).toFixed(1)}x @auth/express getSession on the same cookies (target >= 5x)`)
