@@ -11,7 +11,7 @@ import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import OIDC from 'portcullis/providers/oidc'
 import { Browser, type Navigation } from '../support/browser.js'
-import { describeWithDatabase, type DatabaseKind, type TestDatabase } from '../support/databases.js'
+import { describeWithDatabase, type DatabaseKind, type DatabaseServer, type TestDatabase } from '../support/databases.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, finishSignIn, listen, mountApp, redirectOf, sessionOf, signInWith, startSignIn, type Listener } from '../support/oauth-app.js'
 
@@ -66,50 +66,8 @@ async function concurrentFirstSignIns(login: string) {
   return { browsers, responses }
 }
 
-function accountSuites(kind: DatabaseKind, label: string) {
-  return describeWithDatabase(kind, `OAuth users and accounts on ${label}`, (server) => {
-    let db: TestDatabase
-    beforeAll(async () => {
-      db = await server.createDatabase()
-      await db.knex.migrate.latest({ migrationSource: migrationSource() })
-    })
-    afterAll(() => db?.destroy())
-    beforeEach(async () => {
-      await db.knex('Session').del()
-      await db.knex('Account').del()
-      await db.knex('User').del()
-    })
-
-    it('survives 20 concurrent first sign-ins of the same new account: one user, one account, all signed in as that user', async () => {
-      const { config, count } = recorder()
-      mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), ...config })
-      const { browsers, responses } = await concurrentFirstSignIns('race')
-
-      expect(responses.map((response) => redirectOf(response).url.href)).toEqual(Array(20).fill(`${app.url}/`))
-      const { users, accounts } = await rows(db.knex)
-      expect(users).toEqual([{ id: expect.any(String), name: 'Race Example', email: 'race@example.com' }])
-      expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'race' }])
-      const sessions = await Promise.all(browsers.map((browser) => sessionOf(browser, app.url)))
-      expect(sessions.map((session) => session?.user?.id)).toEqual(Array(20).fill(users[0]!.id))
-      expect(await db.knex('Session').where({ userId: users[0]!.id }).count({ n: '*' })).toEqual([{ n: kind === 'postgres' ? '20' : 20 }])
-      expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 20 })
-    }, 30_000)
-
-    it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
-      mountApp(app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(db.knex) })
-      const { responses } = await concurrentFirstSignIns('noemail')
-      expect(responses.map((response) => redirectOf(response).error)).toEqual(Array(20).fill(null))
-      const { users, accounts } = await rows(db.knex)
-      expect(users).toEqual([{ id: expect.any(String), name: 'Noemail Example', email: null }])
-      expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'noemail' }])
-    }, 30_000)
-  })
-}
-
-await accountSuites('sqlite', 'SQLite')
-await accountSuites('postgres', 'PostgreSQL')
-
-await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => {
+/** A migrated database of `server` for the suite, emptied before each test; read it inside tests. */
+function migratedDatabase(server: DatabaseServer): { readonly knex: TestDatabase['knex'] } {
   let db: TestDatabase
   beforeAll(async () => {
     db = await server.createDatabase()
@@ -121,17 +79,59 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     await db.knex('Account').del()
     await db.knex('User').del()
   })
+  return {
+    get knex() {
+      return db.knex
+    },
+  }
+}
+
+function accountSuites(kind: DatabaseKind, label: string) {
+  return describeWithDatabase(kind, `OAuth users and accounts on ${label}`, (server) => {
+    const database = migratedDatabase(server)
+
+    it('survives 20 concurrent first sign-ins of the same new account: one user, one account, all signed in as that user', async () => {
+      const { config, count } = recorder()
+      mountApp(app, { providers: [corp()], adapter: KnexAdapter(database.knex), ...config })
+      const { browsers, responses } = await concurrentFirstSignIns('race')
+
+      expect(responses.map((response) => redirectOf(response).url.href)).toEqual(Array(20).fill(`${app.url}/`))
+      const { users, accounts } = await rows(database.knex)
+      expect(users).toEqual([{ id: expect.any(String), name: 'Race Example', email: 'race@example.com' }])
+      expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'race' }])
+      const sessions = await Promise.all(browsers.map((browser) => sessionOf(browser, app.url)))
+      expect(sessions.map((session) => session?.user?.id)).toEqual(Array(20).fill(users[0]!.id))
+      expect(await database.knex('Session').where({ userId: users[0]!.id }).count({ n: '*' })).toEqual([{ n: kind === 'postgres' ? '20' : 20 }])
+      expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 20 })
+    }, 30_000)
+
+    it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
+      mountApp(app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(database.knex) })
+      const { responses } = await concurrentFirstSignIns('noemail')
+      expect(responses.map((response) => redirectOf(response).error)).toEqual(Array(20).fill(null))
+      const { users, accounts } = await rows(database.knex)
+      expect(users).toEqual([{ id: expect.any(String), name: 'Noemail Example', email: null }])
+      expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'noemail' }])
+    }, 30_000)
+  })
+}
+
+await accountSuites('sqlite', 'SQLite')
+await accountSuites('postgres', 'PostgreSQL')
+
+await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => {
+  const database = migratedDatabase(server)
 
   it('a new user: createUser and linkAccount once, signIn with isNewUser, jwt trigger signUp, then pages.newUser', async () => {
     const { config, count, events, jwtCalls } = recorder()
-    mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
+    mountApp(app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
     const browser = new Browser()
     const callback = await signInWith(browser, app.url, 'corp', 'nina', { callbackUrl: '/dashboard' })
     const redirect = redirectOf(callback).url
     expect(redirect.pathname).toBe('/welcome')
     expect(redirect.searchParams.get('callbackUrl')).toBe(`${app.url}/dashboard`)
 
-    const [user] = (await rows(db.knex)).users
+    const [user] = (await rows(database.knex)).users
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn'), updateUser: count('updateUser') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 1, updateUser: 0 })
     expect(events.find((event) => event.name === 'signIn')!.message).toMatchObject({ isNewUser: true, user: { id: user!.id }, profile: { sub: 'nina' } })
     expect(events.find((event) => event.name === 'linkAccount')!.message).toMatchObject({ user: { id: user!.id }, account: { provider: 'corp', providerAccountId: 'nina', userId: user!.id } })
@@ -141,19 +141,19 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
   })
 
   it('a returning user: the same user, no createUser or linkAccount, trigger signIn, no newUser page', async () => {
-    mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' } })
+    mountApp(app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' } })
     await signInWith(new Browser(), app.url, 'corp', 'omar')
     const { config, count, jwtCalls } = recorder()
-    mountApp(app, { providers: [corp()], adapter: KnexAdapter(db.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
+    mountApp(app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
     const browser = new Browser()
     expect(redirectOf(await signInWith(browser, app.url, 'corp', 'omar')).url.pathname).toBe('/')
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 0, linkAccount: 0, signIn: 1 })
     expect(jwtCalls[0]).toMatchObject({ trigger: 'signIn', isNewUser: false })
-    expect((await rows(db.knex)).users).toHaveLength(1)
+    expect((await rows(database.knex)).users).toHaveLength(1)
   })
 
   it('refuses a new account whose e-mail belongs to a user who never linked it (compared lower-cased): OAuthAccountNotLinked', async () => {
-    const adapter = KnexAdapter(db.knex)
+    const adapter = KnexAdapter(database.knex)
     await adapter.createUser({ name: 'Existing Paula', email: 'paula@example.com', emailVerified: null })
     const { config, count } = recorder()
     const shouting = corp({ profile: (profile) => ({ id: String(profile.sub), email: String(profile.email).toUpperCase() }) })
@@ -162,24 +162,24 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const callback = await signInWith(browser, app.url, 'corp', 'paula')
     expect(redirectOf(callback)).toMatchObject({ error: 'OAuthAccountNotLinked' })
     expect(await sessionOf(browser, app.url)).toBeNull()
-    expect((await rows(db.knex)).accounts).toEqual([])
+    expect((await rows(database.knex)).accounts).toEqual([])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 0, linkAccount: 0, signIn: 0 })
   })
 
   it('links it to that user when the provider sets allowDangerousEmailAccountLinking', async () => {
-    const adapter = KnexAdapter(db.knex)
+    const adapter = KnexAdapter(database.knex)
     const existing = await adapter.createUser({ name: 'Existing Quinn', email: 'quinn@example.com', emailVerified: null })
     const { config, count } = recorder()
     mountApp(app, { providers: [corp({ allowDangerousEmailAccountLinking: true })], adapter, ...config })
     const browser = new Browser()
     expect(redirectOf(await signInWith(browser, app.url, 'corp', 'quinn')).error).toBeNull()
     expect((await sessionOf(browser, app.url))?.user).toMatchObject({ id: existing.id, name: 'Existing Quinn' })
-    expect((await rows(db.knex)).accounts).toEqual([{ userId: existing.id, provider: 'corp', providerAccountId: 'quinn' }])
+    expect((await rows(database.knex)).accounts).toEqual([{ userId: existing.id, provider: 'corp', providerAccountId: 'quinn' }])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
   })
 
   it('links a new account to the signed-in user, whatever its e-mail', async () => {
-    const adapter = KnexAdapter(db.knex)
+    const adapter = KnexAdapter(database.knex)
     const ruth = await adapter.createUser({ name: 'Ruth', email: 'ruth@elsewhere.example', emailVerified: null })
     const password = Credentials({ authorize: async ({ password: given }) => (given === 'pw' ? { id: ruth.id, name: ruth.name } : null) })
     const { config, count } = recorder()
@@ -191,12 +191,12 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
 
     expect(redirectOf(await signInWith(browser, app.url, 'corp', 'sam')).error).toBeNull()
     expect((await sessionOf(browser, app.url))?.user?.id).toBe(ruth.id)
-    expect((await rows(db.knex)).accounts).toEqual([{ userId: ruth.id, provider: 'corp', providerAccountId: 'sam' }])
+    expect((await rows(database.knex)).accounts).toEqual([{ userId: ruth.id, provider: 'corp', providerAccountId: 'sam' }])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
   })
 
   it('refuses an account linked to another user than the signed-in one', async () => {
-    const adapter = KnexAdapter(db.knex)
+    const adapter = KnexAdapter(database.knex)
     mountApp(app, { providers: [corp()], adapter, session: { strategy: 'jwt' } })
     await signInWith(new Browser(), app.url, 'corp', 'tara')
     const uma = await adapter.createUser({ name: 'Uma', email: 'uma@example.com', emailVerified: null })
@@ -208,7 +208,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
 
     expect(redirectOf(await signInWith(browser, app.url, 'corp', 'tara')).error).toBe('OAuthAccountNotLinked')
     expect((await sessionOf(browser, app.url))?.user?.id).toBe(uma.id)
-    const accounts = (await rows(db.knex)).accounts
+    const accounts = (await rows(database.knex)).accounts
     expect(accounts).toHaveLength(1)
     expect(accounts[0]!.userId).not.toBe(uma.id)
   })
@@ -217,7 +217,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const seen: unknown[] = []
     mountApp(app, {
       providers: [corp()],
-      adapter: KnexAdapter(db.knex),
+      adapter: KnexAdapter(database.knex),
       callbacks: {
         signIn: ({ user, account, profile }) => {
           seen.push({ user, account, profile })
@@ -234,6 +234,6 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect(redirectOf(await signInWith(walt, app.url, 'corp', 'walt')).url.href).toBe(`${app.url}/not-allowed`)
     expect(await sessionOf(vera, app.url)).toBeNull()
     expect(await sessionOf(walt, app.url)).toBeNull()
-    expect(await rows(db.knex)).toEqual({ users: [], accounts: [] })
+    expect(await rows(database.knex)).toEqual({ users: [], accounts: [] })
   })
 })
