@@ -3,20 +3,41 @@
 // share one instance of the library (one AsyncLocalStorage, one set of error classes) instead of
 // the two copies a dual build would give them.
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, relative } from 'node:path'
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, relative } from 'node:path'
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
 rmSync('dist', { recursive: true, force: true })
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
 
-for (const [entry, target] of Object.entries(pkg.exports)) {
-  if (typeof target === 'string') continue
+for (const [entry, target] of expandPatterns(pkg.exports)) {
+  if (typeof target?.require !== 'string') continue
   const cjsFile = target.require
   let esmPath = relative(dirname(cjsFile), target.import).replaceAll('\\', '/')
   if (!esmPath.startsWith('.')) esmPath = `./${esmPath}`
   mkdirSync(dirname(cjsFile), { recursive: true })
   writeFileSync(cjsFile, wrapper(entry, esmPath))
+}
+
+// A pattern entry (`./providers/*`) stands for every module tsc wrote to its folder, less the
+// entries the map closes with `null` (internal modules such as providers/overrides).
+function expandPatterns(exports) {
+  const entries = []
+  for (const [entry, target] of Object.entries(exports)) {
+    if (!entry.includes('*')) {
+      entries.push([entry, target])
+      continue
+    }
+    const folder = dirname(target.import)
+    for (const file of readdirSync(folder)) {
+      if (!file.endsWith('.js')) continue
+      const name = basename(file, '.js')
+      const concrete = entry.replace('*', name)
+      if (concrete in exports) continue
+      entries.push([concrete, Object.fromEntries(Object.entries(target).map(([key, path]) => [key, path.replace('*', name)]))])
+    }
+  }
+  return entries
 }
 
 // `require('portcullis')` returns the init function itself (with the named exports on it), the way
