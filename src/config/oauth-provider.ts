@@ -6,7 +6,7 @@
  * @see spec/auth-library-spec.md §2.1 (`providers`, `redirectProxyUrl`), §5.3 (env inference)
  */
 import { InvalidConfigurationError, type OAuthCheck } from '../errors.js'
-import type { OAuthConfig, Profile, TokenEndpointAuthMethod, TokenSet, UserinfoContext } from '../providers/oauth.js'
+import type { OAuthConfig, Profile, TokenEndpointAuthMethod, TokenRequestContext, TokenSet, UserinfoContext } from '../providers/oauth.js'
 import type { OIDCConfig } from '../providers/oidc.js'
 import type { User } from '../types.js'
 
@@ -17,6 +17,9 @@ export interface ResolvedEndpoint {
   readonly url: string | undefined
   readonly params: Readonly<Record<string, string>>
 }
+
+/** The token endpoint, or a custom exchange (`oauth` only). */
+export type ResolvedToken = ResolvedEndpoint & { readonly request: ((context: TokenRequestContext) => Promise<TokenSet> | TokenSet) | undefined }
 
 /** The userinfo endpoint, or `false` for a profile from the ID token alone. */
 export type ResolvedUserinfo =
@@ -35,7 +38,7 @@ export interface OAuthProvider {
   /** `oidc`: what discovery starts from; `oauth`: optional (checks `iss` and ID tokens when given). */
   readonly issuer: string | undefined
   readonly authorization: ResolvedEndpoint
-  readonly token: ResolvedEndpoint
+  readonly token: ResolvedToken
   readonly userinfo: ResolvedUserinfo
   readonly jwksUri: string | undefined
   readonly checks: readonly OAuthCheck[]
@@ -103,12 +106,12 @@ export function resolveOAuthProvider(
   if (input.type === 'oidc' && issuer === undefined) fail(`type "oidc" needs issuer (the provider's issuer URL); set ${prefix}_ISSUER, or pass issuer.`)
 
   const authorization = resolveEndpoint(fail, 'authorization', input.authorization, insecure)
-  const token = resolveEndpoint(fail, 'token', input.token, insecure)
+  const token = resolveToken(fail, input, insecure)
   const userinfo = resolveUserinfo(fail, input.userinfo, insecure)
   if (input.type === 'oauth') {
     // Without discovery, the endpoints must be given.
     if (!authorization.url) fail('type "oauth" needs authorization (the authorization endpoint URL).')
-    if (!token.url) fail('type "oauth" needs token (the token endpoint URL).')
+    if (!token.url && !token.request) fail('type "oauth" needs token (the token endpoint URL, or { request(context) }).')
     if (userinfo === false || (!userinfo.url && !userinfo.request)) {
       fail('type "oauth" needs userinfo (a URL, or { request(context) }) to get the profile from; for an OpenID provider use type "oidc".')
     }
@@ -170,6 +173,15 @@ function resolveEndpoint(fail: Fail, field: string, value: unknown, insecure: bo
   const { url, params } = value as { url?: unknown; params?: unknown }
   if (url !== undefined) checkUrl(fail, `${field}.url`, url, insecure)
   return { url: url as string | undefined, params: Object.freeze(resolveParams(fail, `${field}.params`, params)) }
+}
+
+function resolveToken(fail: Fail, input: OAuthConfig | OIDCConfig, insecure: boolean): ResolvedToken {
+  const endpoint = resolveEndpoint(fail, 'token', input.token, insecure)
+  const request = input.token && typeof input.token === 'object' ? (input.token as { request?: unknown }).request : undefined
+  if (request !== undefined && typeof request !== 'function') fail('token.request must be a function (context) => token set.')
+  // An OIDC token response carries the ID token, which only the standard exchange validates.
+  if (request !== undefined && input.type === 'oidc') fail('token.request is for type "oauth" providers; an "oidc" provider\'s token response must be validated by the engine.')
+  return { ...endpoint, request: request as ResolvedToken['request'] }
 }
 
 function resolveUserinfo(fail: Fail, value: unknown, insecure: boolean): ResolvedUserinfo {

@@ -66,12 +66,14 @@ export async function runOAuthCallback(ctx: ActionContext, provider: OAuthProvid
     let tokens: Tokens
     let profile: Profile
     try {
-      tokens = await oidc.authorizationCodeGrant(configuration, currentUrl, {
-        pkceCodeVerifier: checks.codeVerifier,
-        expectedState: checks.state,
-        expectedNonce: checks.nonce,
-        idTokenExpected: steps.idTokenExpected,
-      })
+      tokens = provider.token.request
+        ? await requestedTokens(provider, params, checks.codeVerifier, redirectUri(ctx, provider))
+        : await oidc.authorizationCodeGrant(
+            configuration,
+            currentUrl,
+            { pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: steps.idTokenExpected },
+            provider.token.params,
+          )
       profile = await steps.profile({ configuration, provider, tokens })
     } catch (error) {
       throw exchangeError(provider, error)
@@ -101,6 +103,28 @@ export async function requestedProfile({ provider, tokens }: ProfileInput): Prom
   }
   if (!profile || typeof profile !== 'object') throw new OAuthCallbackError('userinfo_failed', `userinfo.request of the "${provider.id}" provider returned no profile object.`)
   return profile as Profile
+}
+
+/**
+ * The token set from a custom `token.request` (`oauth` providers whose exchange is not standard, such
+ * as a Passport strategy's). The checks are verified already; the answer must carry an access token.
+ * @throws OAuthCallbackError when there is no code, or the request throws or answers without a token.
+ */
+async function requestedTokens(provider: OAuthProvider, params: URLSearchParams, codeVerifier: string | undefined, redirectUri: string): Promise<Tokens> {
+  const code = params.get('code')
+  if (!code) throw new OAuthCallbackError('code_missing', `The "${provider.id}" callback has no code parameter.`)
+  let tokens: TokenSet
+  try {
+    tokens = await provider.token.request!({ code, redirectUri, codeVerifier, params, provider: { id: provider.id, clientId: provider.clientId, tokenUrl: provider.token.url } })
+  } catch (error) {
+    throw new OAuthCallbackError('token_request_failed', `token.request of the "${provider.id}" provider failed: ${describeError(error)}`, { cause: redactError(error) })
+  }
+  if (!tokens || typeof tokens !== 'object' || typeof tokens.access_token !== 'string' || !tokens.access_token) {
+    throw new OAuthCallbackError('token_request_failed', `token.request of the "${provider.id}" provider returned no access_token.`)
+  }
+  const tokenType = typeof tokens.token_type === 'string' ? tokens.token_type.toLowerCase() : 'bearer'
+  // The shape openid-client's exchange returns; a custom exchange has no validated ID token.
+  return { ...tokens, access_token: tokens.access_token, token_type: tokenType as Lowercase<string>, claims: () => undefined, expiresIn: () => tokens.expires_in } as Tokens
 }
 
 function responseParams(ctx: ActionContext): URLSearchParams {

@@ -67,6 +67,26 @@ export interface UserinfoContext {
  */
 export type UserinfoConfig = EndpointConfig | { url?: string; params?: Record<string, string>; request: (context: UserinfoContext) => Awaitable<Profile> }
 
+/** What a custom token `request` receives: the verified callback, ready to exchange. */
+export interface TokenRequestContext {
+  /** The authorization code. */
+  code: string
+  /** The `redirect_uri` of the authorization request (the token request must repeat it). */
+  redirectUri: string
+  /** The PKCE verifier, when the `pkce` check is on (send it as `code_verifier`). */
+  codeVerifier: string | undefined
+  /** Every parameter of the callback (`code`, `state`, and whatever else the provider sent). */
+  params: URLSearchParams
+  provider: { id: string; clientId: string; tokenUrl: string | undefined }
+}
+
+/**
+ * The token endpoint: a URL, `{ url, params }` (params go in the body), or, for an `oauth` provider
+ * whose token exchange is not standard, `{ request }`, which exchanges the code and returns the
+ * token set. The checks (state, PKCE) are verified before `request` runs.
+ */
+export type TokenConfig = EndpointConfig | { url?: string; params?: Record<string, string>; request: (context: TokenRequestContext) => Awaitable<TokenSet> }
+
 /** How the client authenticates at the token endpoint. `none` is a public client (PKCE only). */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
 
@@ -83,7 +103,8 @@ export interface OAuthProviderOptions<P extends Profile = Profile> {
   /** The authorization server's issuer identifier; `oidc` discovers the endpoints from it. Default: `AUTH_<ID>_ISSUER`. */
   issuer?: string
   authorization?: EndpointConfig
-  token?: EndpointConfig
+  /** `{ request }` is for `oauth` providers only: an `oidc` token response must go through ID token validation. */
+  token?: TokenConfig
   userinfo?: UserinfoConfig
   /** The provider's signing keys, for an `oauth` provider that returns ID tokens. */
   jwks_endpoint?: string

@@ -1,0 +1,202 @@
+/**
+ * Sign in with an existing Passport OAuth 2 strategy: `passport-oauth2`'s `OAuth2Strategy`, or any
+ * strategy built on it (`passport-github2`, `passport-google-oauth20`, `passport-discord`, ...). The
+ * strategy supplies what it knows about its provider: the authorization URL and scope, its extra
+ * authorization and token parameters, the token exchange (its own `_oauth2` client, so custom headers
+ * and quirks it handles keep working) and `userProfile`. Portcullis supplies the rest: the check
+ * cookies (state, and PKCE when the strategy enables it), users and accounts through the adapter,
+ * sessions, callbacks, events and pages, exactly as for a built-in provider.
+ *
+ * Passport itself is not used: no `passport.initialize()`, no `express-session`, no
+ * `serializeUser`. The strategy's `verify` callback is **not** called (Portcullis decides who signs
+ * in: use the `signIn` callback to refuse someone). OAuth 1.0a strategies (`passport-twitter`,
+ * `passport-oauth1`) are refused at init: they need request-token signing that OAuth 2 has no place for.
+ *
+ * @example
+ * ```ts
+ * import Portcullis from 'portcullis'
+ * import Passport from 'portcullis/providers/passport'
+ * import { Strategy as GitHubStrategy } from 'passport-github2'
+ *
+ * const github = new GitHubStrategy(
+ *   { clientID: process.env.GH_ID!, clientSecret: process.env.GH_SECRET!, callbackURL: '/api/auth/callback/github', scope: ['user:email'] },
+ *   () => {}, // not called: Portcullis signs the user in
+ * )
+ * const { handlers, auth } = Portcullis({ providers: [Passport(github)] })
+ * ```
+ * @see https://www.passportjs.org/packages/passport-oauth2/
+ */
+import type { OAuthCheck, OAuthConfig, Profile, TokenRequestContext, TokenSet } from './oauth.js'
+
+/**
+ * A user profile as Passport strategies normalise it ("Passport's user profile" convention), with
+ * the provider's own JSON in `_json`.
+ * @see https://www.passportjs.org/reference/normalized-profile/
+ */
+export interface PassportProfile extends Profile {
+  /** The strategy's name, e.g. `github`. */
+  provider?: string
+  id: string | number
+  displayName?: string
+  username?: string
+  name?: { familyName?: string; givenName?: string; middleName?: string } | null
+  emails?: { value: string; type?: string; primary?: boolean; verified?: boolean }[]
+  photos?: { value: string }[]
+  /** The provider's answer, parsed. */
+  _json?: Record<string, unknown>
+}
+
+/**
+ * The parts of a `passport-oauth2` strategy the bridge uses: its `_oauth2` client (from the `oauth`
+ * package; documented by passport-oauth2 as the "protected" property subclasses use) and the
+ * options the constructor stored. Typed structurally: no Passport types are needed.
+ */
+export interface PassportOAuth2Strategy {
+  name?: string
+  _oauth2: {
+    _clientId: string
+    _clientSecret?: string
+    _baseSite?: string
+    _authorizeUrl: string
+    _accessTokenUrl: string
+    getOAuthAccessToken(code: string, params: Record<string, string>, callback: (error: unknown, accessToken?: string, refreshToken?: string, results?: Record<string, unknown>) => void): void
+  }
+  _scope?: string | string[]
+  _scopeSeparator?: string
+  _pkceMethod?: string | false
+  userProfile(accessToken: string, done: (error: unknown, profile?: PassportProfile) => void): void
+  authorizationParams?(options: object): Record<string, unknown>
+  tokenParams?(options: object): Record<string, unknown>
+  parseErrorResponse?(body: string, status: number): Error | null
+}
+
+/** Options of the bridge; every field optional. */
+export interface PassportOptions {
+  /** The provider id in URLs and env names. Default: the strategy's `name` (`github` for passport-github2). */
+  id?: string
+  /** Shown on the sign-in button. Default: the id, capitalised. */
+  name?: string
+  /** Maps the Passport profile to the user. Default: `id`, `displayName` (else `username`), the first (or primary) e-mail, the first photo. */
+  profile?: OAuthConfig<PassportProfile>['profile']
+  /** As for every OAuth provider: see `OAuthProviderOptions`. */
+  allowDangerousEmailAccountLinking?: boolean
+  redirectProxyUrl?: string
+  /** For a local development provider on http only. */
+  dangerouslyAllowInsecureRequests?: boolean
+}
+
+/**
+ * The strategy as a Portcullis `oauth` provider.
+ *
+ * Register `https://<your-site>/api/auth/callback/<id>` with the provider: the strategy's own
+ * `callbackURL` is not used (Portcullis sends its callback route as `redirect_uri`).
+ *
+ * @throws TypeError for something that is not a passport-oauth2 strategy, or an OAuth 1.0a one.
+ */
+export default function Passport(strategy: PassportOAuth2Strategy, options: PassportOptions = {}): OAuthConfig<PassportProfile> {
+  const oauth2 = strategy?._oauth2
+  if (!strategy || typeof strategy !== 'object') throw new TypeError('Passport(strategy): pass a constructed strategy, e.g. Passport(new GitHubStrategy(options, verify)).')
+  if (!oauth2 || typeof oauth2.getOAuthAccessToken !== 'function') {
+    const oauth1 = '_oauth' in strategy && (strategy as { _oauth?: { _requestUrl?: unknown } })._oauth?._requestUrl !== undefined
+    throw new TypeError(
+      oauth1
+        ? `Passport(strategy): "${strategy.name ?? 'this strategy'}" is an OAuth 1.0a strategy; only OAuth 2 strategies (built on passport-oauth2) are supported.`
+        : `Passport(strategy): "${strategy.name ?? 'this strategy'}" is not built on passport-oauth2 (it has no _oauth2 client); only OAuth 2 strategies are supported.`,
+    )
+  }
+  const id = options.id ?? strategy.name
+  if (typeof id !== 'string' || !id || id === 'oauth2') {
+    throw new TypeError('Passport(strategy, { id }): give the provider an id (it names the callback route /callback/<id>); the strategy\'s own name is missing or the generic "oauth2".')
+  }
+
+  const scope = Array.isArray(strategy._scope) ? strategy._scope.join(strategy._scopeSeparator ?? ' ') : strategy._scope
+  const authorizationParams = stringParams({ ...(scope ? { scope } : {}), ...strategy.authorizationParams?.({}) })
+  // passport-oauth2 needs state with PKCE; without PKCE, state is what ties the callback to the browser.
+  const checks: OAuthCheck[] = strategy._pkceMethod ? ['pkce', 'state'] : ['state']
+
+  return {
+    id,
+    name: options.name ?? id.charAt(0).toUpperCase() + id.slice(1),
+    type: 'oauth',
+    clientId: oauth2._clientId,
+    clientSecret: oauth2._clientSecret || undefined,
+    // The `oauth` client posts client_id and client_secret in the body; a refresh does the same.
+    client: { token_endpoint_auth_method: oauth2._clientSecret ? 'client_secret_post' : 'none' },
+    authorization: { url: absolute(oauth2._baseSite, oauth2._authorizeUrl), params: authorizationParams },
+    token: { url: absolute(oauth2._baseSite, oauth2._accessTokenUrl), request: (context) => exchangeCode(strategy, context) },
+    userinfo: { request: ({ tokens }) => loadProfile(strategy, tokens.access_token!) },
+    checks,
+    profile: options.profile ?? passportUser,
+    allowDangerousEmailAccountLinking: options.allowDangerousEmailAccountLinking,
+    redirectProxyUrl: options.redirectProxyUrl,
+    dangerouslyAllowInsecureRequests: options.dangerouslyAllowInsecureRequests,
+  }
+}
+
+/** The code for tokens through the strategy's own client, with its `tokenParams`, as its `authenticate` would. */
+function exchangeCode(strategy: PassportOAuth2Strategy, { code, redirectUri, codeVerifier }: TokenRequestContext): Promise<TokenSet> {
+  const params: Record<string, string> = { ...stringParams(strategy.tokenParams?.({}) ?? {}), grant_type: 'authorization_code', redirect_uri: redirectUri }
+  if (codeVerifier) params.code_verifier = codeVerifier
+  return new Promise((resolve, reject) => {
+    strategy._oauth2.getOAuthAccessToken(code, params, (error, accessToken, refreshToken, results = {}) => {
+      if (error) return reject(tokenError(strategy, error))
+      if (!accessToken) return reject(new Error('the token endpoint answered without an access_token.'))
+      const tokens: TokenSet = { ...results, access_token: accessToken }
+      if (refreshToken) tokens.refresh_token = refreshToken
+      // A form-encoded answer (some providers) gives strings.
+      if (typeof results.expires_in === 'string' && /^\d+$/.test(results.expires_in)) tokens.expires_in = Number(results.expires_in)
+      resolve(tokens)
+    })
+  })
+}
+
+/** The provider's error (RFC 6749 §5.2), as the strategy parses it, without the response body. */
+function tokenError(strategy: PassportOAuth2Strategy, error: unknown): Error {
+  const { statusCode, data } = (error ?? {}) as { statusCode?: number; data?: unknown }
+  if (typeof statusCode === 'number' && typeof data === 'string') {
+    let parsed: (Error & { code?: unknown }) | null = null
+    try {
+      parsed = strategy.parseErrorResponse?.(data, statusCode) ?? null
+    } catch {
+      // Not JSON: fall through to the status alone.
+    }
+    const code = typeof parsed?.code === 'string' ? ` error=${JSON.stringify(parsed.code.slice(0, 100))}` : ''
+    return new Error(`the token endpoint answered ${statusCode}${code}`)
+  }
+  return error instanceof Error ? error : new Error(String(error))
+}
+
+function loadProfile(strategy: PassportOAuth2Strategy, accessToken: string): Promise<PassportProfile> {
+  return new Promise((resolve, reject) => {
+    strategy.userProfile(accessToken, (error, profile) => {
+      if (error) return reject(error instanceof Error ? error : new Error(String(error)))
+      if (!profile || typeof profile !== 'object') return reject(new Error('userProfile gave no profile (is skipUserProfile set?).'))
+      // `_raw` is the JSON text again; `_json` keeps it parsed.
+      const { _raw, ...rest } = profile as PassportProfile & { _raw?: unknown }
+      resolve(rest)
+    })
+  })
+}
+
+/** Passport's normalised profile as the user. */
+export function passportUser(profile: PassportProfile): { id: string; name: string | null; email: string | null; image: string | null } {
+  const emails = Array.isArray(profile.emails) ? profile.emails : []
+  // A strategy that says which address is primary, or verified, is believed; else the first.
+  const email = emails.find((entry) => entry.primary === true) ?? emails.find((entry) => entry.verified === true) ?? emails[0]
+  return {
+    id: String(profile.id),
+    name: profile.displayName || profile.username || null,
+    email: email?.value ?? null,
+    image: Array.isArray(profile.photos) ? (profile.photos[0]?.value ?? null) : null,
+  }
+}
+
+function stringParams(params: Record<string, unknown>): Record<string, string> {
+  const result: Record<string, string> = {}
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== null) result[key] = String(value)
+  return result
+}
+
+function absolute(baseSite: string | undefined, url: string): string {
+  return `${baseSite ?? ''}${url}`
+}
