@@ -26,6 +26,7 @@
  * ```
  * @see https://www.passportjs.org/packages/passport-oauth2/
  */
+import type { User } from '../types.js'
 import type { OAuthCheck, OAuthConfig, Profile, TokenRequestContext, TokenSet } from './oauth.js'
 
 /**
@@ -33,7 +34,7 @@ import type { OAuthCheck, OAuthConfig, Profile, TokenRequestContext, TokenSet } 
  * the provider's own JSON in `_json`.
  * @see https://www.passportjs.org/reference/normalized-profile/
  */
-export interface PassportProfile extends Profile {
+export interface PassportProfile {
   /** The strategy's name, e.g. `github`. */
   provider?: string
   id: string | number
@@ -77,7 +78,7 @@ export interface PassportOptions {
   /** Shown on the sign-in button. Default: the id, capitalised. */
   name?: string
   /** Maps the Passport profile to the user. Default: `id`, `displayName` (else `username`), the first (or primary) e-mail, the first photo. */
-  profile?: OAuthConfig<PassportProfile>['profile']
+  profile?: (profile: PassportProfile, tokens: TokenSet) => User | Promise<User>
   /** As for every OAuth provider: see `OAuthProviderOptions`. */
   allowDangerousEmailAccountLinking?: boolean
   redirectProxyUrl?: string
@@ -93,7 +94,7 @@ export interface PassportOptions {
  *
  * @throws TypeError for something that is not a passport-oauth2 strategy, or an OAuth 1.0a one.
  */
-export default function Passport(strategy: PassportOAuth2Strategy, options: PassportOptions = {}): OAuthConfig<PassportProfile> {
+export default function Passport(strategy: PassportOAuth2Strategy, options: PassportOptions = {}): OAuthConfig {
   const oauth2 = strategy?._oauth2
   if (!strategy || typeof strategy !== 'object') throw new TypeError('Passport(strategy): pass a constructed strategy, e.g. Passport(new GitHubStrategy(options, verify)).')
   if (!oauth2 || typeof oauth2.getOAuthAccessToken !== 'function') {
@@ -124,9 +125,10 @@ export default function Passport(strategy: PassportOAuth2Strategy, options: Pass
     client: { token_endpoint_auth_method: oauth2._clientSecret ? 'client_secret_post' : 'none' },
     authorization: { url: absolute(oauth2._baseSite, oauth2._authorizeUrl), params: authorizationParams },
     token: { url: absolute(oauth2._baseSite, oauth2._accessTokenUrl), request: (context) => exchangeCode(strategy, context) },
-    userinfo: { request: ({ tokens }) => loadProfile(strategy, tokens.access_token!) },
+    // A Passport profile's `name` is an object ({ givenName, familyName }), not the OIDC claim.
+    userinfo: { request: ({ tokens }) => loadProfile(strategy, tokens.access_token!) as unknown as Promise<Profile> },
     checks,
-    profile: options.profile ?? passportUser,
+    profile: (options.profile ?? passportUser) as unknown as OAuthConfig['profile'],
     allowDangerousEmailAccountLinking: options.allowDangerousEmailAccountLinking,
     redirectProxyUrl: options.redirectProxyUrl,
     dangerouslyAllowInsecureRequests: options.dangerouslyAllowInsecureRequests,
@@ -179,7 +181,7 @@ function loadProfile(strategy: PassportOAuth2Strategy, accessToken: string): Pro
 }
 
 /** Passport's normalised profile as the user. */
-export function passportUser(profile: PassportProfile): { id: string; name: string | null; email: string | null; image: string | null } {
+function passportUser(profile: PassportProfile): { id: string; name: string | null; email: string | null; image: string | null } {
   const emails = Array.isArray(profile.emails) ? profile.emails : []
   // A strategy that says which address is primary, or verified, is believed; else the first.
   const email = emails.find((entry) => entry.primary === true) ?? emails.find((entry) => entry.verified === true) ?? emails[0]

@@ -52,6 +52,16 @@ class IdpStrategy extends OAuth2Strategy {
   }
 }
 
+/** Calls `listener` with the parameters of each token request the strategy's client makes. */
+function onTokenRequest(strategy: OAuth2Strategy, listener: (params: Record<string, string>) => void): void {
+  const client = (strategy as unknown as PassportOAuth2Strategy)._oauth2
+  const exchange = client.getOAuthAccessToken.bind(client)
+  client.getOAuthAccessToken = (code, params, callback) => {
+    listener({ ...params })
+    exchange(code, params, callback)
+  }
+}
+
 const bridge = (strategy: OAuth2Strategy, options = {}) => Passport(strategy as unknown as PassportOAuth2Strategy, { dangerouslyAllowInsecureRequests: true, ...options })
 
 describe('Passport bridge: passport-oauth2 against a real OAuth 2 server', () => {
@@ -102,11 +112,7 @@ describe('Passport bridge: passport-oauth2 against a real OAuth 2 server', () =>
       }
     }
     const strategy = new Tailored({ scope: 'openid email', pkce: false })
-    const exchange = strategy._oauth2.getOAuthAccessToken.bind(strategy._oauth2)
-    strategy._oauth2.getOAuthAccessToken = (code, params, callback) => {
-      tokenParams.push({ ...params })
-      exchange(code, params, callback)
-    }
+    onTokenRequest(strategy, (params) => tokenParams.push(params))
     mountApp(app, { providers: [bridge(strategy)], adapter: KnexAdapter(db) })
     const browser = new Browser()
     const authorizationUrl = new URL(await startSignIn(browser, app.url, 'idp'))
@@ -123,11 +129,7 @@ describe('Passport bridge: passport-oauth2 against a real OAuth 2 server', () =>
   it('refuses a callback whose state is not this browser\'s, before any token request (login CSRF)', async () => {
     let exchanges = 0
     const strategy = new IdpStrategy({ scope: 'openid', pkce: false })
-    const exchange = strategy._oauth2.getOAuthAccessToken.bind(strategy._oauth2)
-    strategy._oauth2.getOAuthAccessToken = (code, params, callback) => {
-      exchanges++
-      exchange(code, params, callback)
-    }
+    onTokenRequest(strategy, () => exchanges++)
     mountApp(app, { providers: [bridge(strategy)], adapter: KnexAdapter(db) })
     // The attacker starts a sign-in of their own and hands the victim the callback URL.
     const attacker = new Browser()
