@@ -239,11 +239,11 @@ describe('the provider’s response', () => {
     await expectRejected(browser, await browser.navigate(mixedUp), 'OAuthCallbackError', 'issuer_mismatch')
   })
 
-  it('answers a callback for an unknown provider with 400, not a page or a 5xx', async () => {
+  it('answers a callback for an unknown provider with 400 listing the configured ids, not a page or a 5xx', async () => {
     const { browser, navigation } = await authorized()
     const response = await browser.navigate(withParams(navigation, () => {}, '/api/auth/callback/unknown'))
     expect(response.status).toBe(400)
-    expect(await response.json()).toMatchObject({ error: 'InvalidProvider' })
+    expect(await response.json()).toMatchObject({ error: 'InvalidProvider', message: expect.stringMatching(/^Unknown provider "unknown" \(configured: .*corp.*\)\.$/) })
     expect(await rowCounts()).toEqual({ users: 0, accounts: 0, sessions: 0 })
   })
 })
