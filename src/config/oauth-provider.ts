@@ -6,7 +6,7 @@
  * @see spec/auth-library-spec.md §2.1 (`providers`, `redirectProxyUrl`), §5.3 (env inference)
  */
 import { InvalidConfigurationError, type OAuthCheck } from '../errors.js'
-import type { OAuthConfig, Profile, TokenEndpointAuthMethod, TokenRequestContext, TokenSet, UserinfoContext } from '../providers/oauth.js'
+import type { ClientSecretFunction, OAuthConfig, Profile, TokenEndpointAuthMethod, TokenRequestContext, TokenSet, UserinfoContext } from '../providers/oauth.js'
 import type { OIDCConfig } from '../providers/oidc.js'
 import type { User } from '../types.js'
 
@@ -32,7 +32,8 @@ export interface OAuthProvider {
   readonly name: string
   readonly type: 'oauth' | 'oidc'
   readonly clientId: string
-  readonly clientSecret: string | undefined
+  /** A fixed secret, or a function called for the current one before each token request. */
+  readonly clientSecret: string | ClientSecretFunction | undefined
   readonly clientAuth: TokenEndpointAuthMethod
   readonly idTokenSignedResponseAlg: string | undefined
   /** `oidc`: what discovery starts from; `oauth`: optional (checks `iss` and ID tokens when given). */
@@ -97,7 +98,8 @@ export function resolveOAuthProvider(
     fail(`client.token_endpoint_auth_method must be "client_secret_basic", "client_secret_post" or "none"; got "${String(clientAuth)}".`)
   }
   const clientSecret = input.clientSecret ?? env[`${prefix}_SECRET`]
-  if (clientAuth !== 'none' && (typeof clientSecret !== 'string' || clientSecret.length === 0)) {
+  const secretGiven = (typeof clientSecret === 'string' && clientSecret.length > 0) || typeof clientSecret === 'function'
+  if (clientAuth !== 'none' && !secretGiven) {
     fail(`no client secret. Set ${prefix}_SECRET, or pass clientSecret (or client.token_endpoint_auth_method "none" for a public client).`)
   }
 

@@ -30,6 +30,8 @@ export interface ProfileInput {
   configuration: oidc.Configuration
   provider: OAuthProvider
   tokens: Tokens
+  /** The authorization response's parameters (absent outside a callback). */
+  params?: URLSearchParams
 }
 
 /** How one provider type runs its callback. */
@@ -74,7 +76,7 @@ export async function runOAuthCallback(ctx: ActionContext, provider: OAuthProvid
             { pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: steps.idTokenExpected },
             provider.token.params,
           )
-      profile = await steps.profile({ configuration, provider, tokens })
+      profile = await steps.profile({ configuration, provider, tokens, params })
     } catch (error) {
       throw exchangeError(provider, error)
     }
@@ -93,11 +95,16 @@ export async function runOAuthCallback(ctx: ActionContext, provider: OAuthProvid
  * The profile from a custom `userinfo.request` (APIs that are not standard).
  * @throws OAuthCallbackError when it throws or returns something that is not an object.
  */
-export async function requestedProfile({ provider, tokens }: ProfileInput): Promise<Profile> {
+export async function requestedProfile({ provider, tokens, params }: ProfileInput): Promise<Profile> {
   const userinfo = provider.userinfo || undefined
   let profile: unknown
   try {
-    profile = await userinfo!.request!({ tokens: tokenSetOf(tokens), provider: { id: provider.id, clientId: provider.clientId, userinfoUrl: userinfo!.url } })
+    profile = await userinfo!.request!({
+      tokens: tokenSetOf(tokens),
+      provider: { id: provider.id, clientId: provider.clientId, userinfoUrl: userinfo!.url },
+      // A copy: one provider's request cannot change what the rest of the callback sees.
+      params: new URLSearchParams(params),
+    })
   } catch (error) {
     throw new OAuthCallbackError('userinfo_failed', `userinfo.request of the "${provider.id}" provider failed: ${describeError(error)}`, { cause: redactError(error) })
   }

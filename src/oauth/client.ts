@@ -76,13 +76,16 @@ function clientMetadata(provider: OAuthProvider): Partial<oidc.ClientMetadata> {
 }
 
 function clientAuth(provider: OAuthProvider): oidc.ClientAuth {
-  switch (provider.clientAuth) {
-    case 'client_secret_basic':
-      return oidc.ClientSecretBasic(provider.clientSecret!)
-    case 'client_secret_post':
-      return oidc.ClientSecretPost(provider.clientSecret!)
-    case 'none':
-      return oidc.None()
+  const { clientSecret } = provider
+  if (provider.clientAuth === 'none') return oidc.None()
+  const method = provider.clientAuth === 'client_secret_post' ? oidc.ClientSecretPost : oidc.ClientSecretBasic
+  if (typeof clientSecret !== 'function') return method(clientSecret!)
+  // The Configuration is kept for the life of the process, so a secret that expires (Apple's JWT)
+  // is asked for on each token request rather than fixed here.
+  return async (as, client, body, headers) => {
+    const secret = await clientSecret({ clientId: provider.clientId })
+    if (typeof secret !== 'string' || !secret) throw new OAuthSignInError(`The clientSecret function of the "${provider.id}" provider returned no secret.`)
+    return method(secret)(as, client, body, headers)
   }
 }
 

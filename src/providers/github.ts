@@ -19,6 +19,9 @@
 import type { OAuthCheck, OAuthConfig, OAuthUserConfig, TokenSet, UserinfoContext } from './oauth.js'
 import { withOverrides } from './overrides.js'
 
+/** For the providers table (docs/providers.md). */
+export const quirks = 'OAuth 2 only; client_secret_post; a private address is read from /user/emails (primary verified)'
+
 /**
  * The authenticated user as `GET /user` returns it (the fields common to the public and private
  * user responses, and the private ones, present with the `user` or `read:user` scope).

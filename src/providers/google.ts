@@ -18,6 +18,9 @@
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
 import { withOverrides } from './overrides.js'
 
+/** For the providers table (docs/providers.md). */
+export const quirks = 'A refresh token only with access_type=offline (and prompt=consent after the first consent)'
+
 /**
  * The claims of a Google ID token (and of its userinfo answer).
  * @see https://developers.google.com/identity/openid-connect/openid-connect#an-id-tokens-payload

@@ -59,6 +59,13 @@ export interface UserinfoContext {
   tokens: TokenSet
   /** The provider, with the userinfo URL when one is configured. */
   provider: { id: string; clientId: string; userinfoUrl: string | undefined }
+  /**
+   * Every parameter of the authorization response (`code`, `state`, and whatever else the provider
+   * sent, e.g. Apple's `user` on a first sign-in). Anyone can put anything here: treat it as
+   * untrusted input, and take nothing from it that the ID token or the API can vouch for. Empty when
+   * the profile is not fetched from a callback.
+   */
+  params: URLSearchParams
 }
 
 /**
@@ -87,6 +94,18 @@ export interface TokenRequestContext {
  */
 export type TokenConfig = EndpointConfig | { url?: string; params?: Record<string, string>; request: (context: TokenRequestContext) => Awaitable<TokenSet> }
 
+/**
+ * A client secret computed when it is needed: called before each token request (code exchange,
+ * refresh), so a secret with an expiry, such as Apple's signed JWT, can be renewed without
+ * restarting. Cache inside it when computing is costly.
+ *
+ * @example
+ * ```ts
+ * OIDC({ id: 'corp', name: 'Corp', clientSecret: async ({ clientId }) => secretStore.current(clientId) })
+ * ```
+ */
+export type ClientSecretFunction = (client: { clientId: string }) => Awaitable<string>
+
 /** How the client authenticates at the token endpoint. `none` is a public client (PKCE only). */
 export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'none'
 
@@ -98,8 +117,11 @@ export interface OAuthProviderOptions<P extends Profile = Profile> {
   name: string
   /** Default: `AUTH_<ID>_ID`. */
   clientId?: string
-  /** Default: `AUTH_<ID>_SECRET`. Not needed with `client.token_endpoint_auth_method: 'none'`. */
-  clientSecret?: string
+  /**
+   * Default: `AUTH_<ID>_SECRET`. Not needed with `client.token_endpoint_auth_method: 'none'`. A
+   * function computes it per token request (see `ClientSecretFunction`).
+   */
+  clientSecret?: string | ClientSecretFunction
   /** The authorization server's issuer identifier; `oidc` discovers the endpoints from it. Default: `AUTH_<ID>_ISSUER`. */
   issuer?: string
   authorization?: EndpointConfig
