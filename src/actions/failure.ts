@@ -10,11 +10,13 @@ import {
   InvalidCheckError,
   InvalidRequestError,
   OAuthCallbackError,
+  RateLimitedError,
   type InvalidProviderError,
   type UnknownActionError,
 } from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthFailure, AuthResponse } from '../http/respond.js'
+import { renderErrorPage } from '../pages/index.js'
 import { pageUrl, type ActionContext } from './context.js'
 
 /** A malformed request, an unknown route or provider: a 4xx JSON answer saying what was wrong. */
@@ -35,7 +37,25 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
   if (authError?.kind === 'signIn') {
     // Fixed, short identifiers (never provider text), so they are safe in the URL.
     if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError) failure.code = authError.code
-    return { redirect: pageUrl(ctx, 'signIn', '/signin', failure), failure }
+    const signInUrl = pageUrl(ctx, 'signIn', '/signin', failure)
+    if (authError instanceof RateLimitedError) return tooManyAttempts(authError, ctx, signInUrl, failure)
+    return { redirect: signInUrl, failure }
   }
   return { redirect: pageUrl(ctx, 'error', '/error', failure), failure }
+}
+
+/**
+ * A refused sign-in attempt: 429 with `Retry-After` (RFC 6585 §4). A redirect cannot carry a 429,
+ * so browsers get a page saying how long to wait, linking back to the sign-in page (the app's own,
+ * with `?error=RateLimited`, when `pages.signIn` is set); JSON clients get `{ url, error }` with the 429.
+ */
+function tooManyAttempts(error: RateLimitedError, ctx: Pick<ActionContext, 'config' | 'origin'>, signInUrl: string, failure: AuthFailure): AuthResponse {
+  const { status, html } = renderErrorPage({
+    error: failure.error,
+    homeUrl: `${ctx.origin}/`,
+    signInUrl,
+    retryAfterSeconds: error.retryAfterSeconds,
+    theme: ctx.config.theme,
+  })
+  return { status, headers: { 'Retry-After': String(error.retryAfterSeconds) }, redirect: signInUrl, failure, html }
 }

@@ -13,7 +13,10 @@ export interface AuthResponse {
   status?: number
   headers?: Record<string, string>
   cookies?: OutgoingCookie[]
-  /** Absolute URL to redirect to (302, or `{ url }` JSON for `X-Auth-Return-Redirect: 1`). */
+  /**
+   * Absolute URL to redirect to (302, or `{ url }` JSON for `X-Auth-Return-Redirect: 1`). With `html`
+   * as well, browsers get the page (with `status`) instead of the redirect, and JSON clients the URL.
+   */
   redirect?: string
   /**
    * The failure the redirect reports (its `?error=` and `?code=`), added to the JSON answer so a
@@ -66,12 +69,14 @@ export function sendResponse(req: NodeRequest, res: ServerResponse, response: Au
   if (!req.readableEnded && req.isPaused()) res.setHeader('Connection', 'close')
 
   if (response.redirect !== undefined) {
-    // 200 even for a failure: Auth.js's client reads `url` (and `error`) from any answer it gets.
+    // 200 even for a failure (429 for a refused attempt): Auth.js's client reads `url` (and `error`) from any answer it gets.
     if (req.headers['x-auth-return-redirect'] === '1') return sendJson(res, response.status ?? 200, { url: response.redirect, ...response.failure })
-    res.statusCode = response.status ?? 302
-    res.setHeader('Location', response.redirect)
-    res.end()
-    return
+    if (response.html === undefined) {
+      res.statusCode = response.status ?? 302
+      res.setHeader('Location', response.redirect)
+      res.end()
+      return
+    }
   }
   if (response.html !== undefined) {
     for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) res.setHeader(name, value)

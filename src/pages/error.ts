@@ -12,8 +12,10 @@ export interface ErrorPageProps {
   error?: string
   /** The site's home page, linked from the default page. */
   homeUrl: string
-  /** The sign-in page, linked from the `Verification` page. */
+  /** The sign-in page, linked from the `Verification` and `RateLimited` pages. */
   signInUrl: string
+  /** `RateLimited`: seconds until another attempt may succeed (the `Retry-After`), for the message. */
+  retryAfterSeconds?: number
   theme: Theme
 }
 
@@ -27,6 +29,8 @@ interface ErrorContent {
   status: number
   heading: string
   message: string
+  /** A second sentence that depends on the request. */
+  detail?: (props: ErrorPageProps) => string | undefined
   link?: (props: ErrorPageProps) => SafeHtml
 }
 
@@ -70,11 +74,29 @@ const CONTENT = new Map<string, ErrorContent>([
       link: (props) => link(props.signInUrl, 'Sign in'),
     },
   ],
+  [
+    'RateLimited',
+    {
+      status: 429,
+      heading: 'Too many attempts',
+      message: 'There were too many sign-in attempts.',
+      detail: (props) => `Please wait ${waitText(props.retryAfterSeconds)} before trying again.`,
+      link: (props) => link(props.signInUrl, 'Back to sign in'),
+    },
+  ],
 ])
+
+// "about 3 minutes", "30 seconds"; "a few minutes" when the wait is not known.
+function waitText(seconds: number | undefined): string {
+  if (seconds === undefined || !Number.isFinite(seconds) || seconds <= 0) return 'a few minutes'
+  if (seconds < 60) return `${Math.ceil(seconds)} second${Math.ceil(seconds) === 1 ? '' : 's'}`
+  const minutes = Math.ceil(seconds / 60)
+  return `about ${minutes} minute${minutes === 1 ? '' : 's'}`
+}
 
 /**
  * Renders the error page: status 500 for `Configuration`, 503 for `AdapterError`, 403 for
- * `AccessDenied` and `Verification`, 200 with a generic message for anything else.
+ * `AccessDenied` and `Verification`, 429 for `RateLimited`, 200 with a generic message for anything else.
  *
  * @param props Error code, home and sign-in URLs, theme.
  * @returns The status and the complete HTML document.
@@ -83,8 +105,9 @@ const CONTENT = new Map<string, ErrorContent>([
  */
 export function renderErrorPage(props: ErrorPageProps): ErrorPageResult {
   const content = (props.error !== undefined && CONTENT.get(props.error)) || DEFAULT
+  const detail = content.detail?.(props)
   const body = html`<h1>${content.heading}</h1>
-<p>${content.message}</p>
+<p>${content.message}${detail === undefined ? '' : ` ${detail}`}</p>
 ${content.link?.(props)}`
   return { status: content.status, html: renderLayout({ title: content.heading, theme: props.theme, body }) }
 }

@@ -8,6 +8,7 @@ import { AccessDeniedError, AuthError, CallbackRouteError, CredentialsSignin } f
 import { describeError, emitEvent, redactError } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import type { CredentialsProvider } from '../../providers/credentials.js'
+import { credentialsIdentifier, limitSignInAttempt } from '../../security/rate-limit.js'
 import { startSession } from '../../session/strategy.js'
 import type { Account, AdapterUser, User } from '../../types.js'
 import { redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
@@ -18,11 +19,16 @@ const CONTROL_FIELDS = new Set(['csrfToken', 'callbackUrl', 'redirect', 'redirec
 /**
  * Runs the credentials sign-in and answers with the session cookie and a redirect to the callback URL.
  *
- * @throws CredentialsSignin when `authorize` refuses; AccessDeniedError when the `signIn` callback does.
+ * @throws CredentialsSignin when `authorize` refuses; AccessDeniedError when the `signIn` callback does;
+ *   RateLimitedError when the client's address or the identifier tried has no attempts left (`rateLimit`).
  */
 export async function signInWithCredentials(ctx: ActionContext, provider: CredentialsProvider, fields: Record<string, unknown>): Promise<AuthResponse> {
   const credentials = Object.fromEntries(Object.entries(fields).filter(([key]) => !CONTROL_FIELDS.has(key)))
+  // Counted before authorize runs (atomically, so parallel guesses cannot slip past the limit); a
+  // success clears the identifier's failures.
+  const attempt = await limitSignInAttempt(ctx, provider, credentialsIdentifier(ctx.config, provider, credentials))
   const user = await authorize(ctx, provider, credentials)
+  await attempt.succeeded()
   const account: Account = { providerAccountId: user.id!, type: 'credentials', provider: provider.id }
 
   const allowed = ctx.config.callbacks.signIn ? await ctx.config.callbacks.signIn({ user, account, credentials }) : true

@@ -1,0 +1,205 @@
+/**
+ * The sign-in limiter of one Portcullis instance: counts attempts per client address and per
+ * identifier with rate-limiter-flexible (fixed windows, atomic in every store), and keeps counting
+ * in this process's memory while a shared store is down. Imported on the first sign-in attempt,
+ * never on the session-read path.
+ *
+ * Outage policy: a store that fails or takes longer than a second to answer does not decide the
+ * attempt. The attempt is counted in this process's memory instead, with the same limits, so the
+ * limits keep holding per process: nobody is locked out, and an attacker gets at most the limit
+ * once per process. The first failure is logged as an error (`RateLimitStoreError`); while the store
+ * stays down it is tried again every 10 seconds, and its return is logged (`RateLimitStoreRecovered`).
+ *
+ * @see https://github.com/animir/node-rate-limiter-flexible/wiki/Overall-example#login-endpoint-protection
+ */
+import { createHmac } from 'node:crypto'
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
+import type { ResolvedConfig } from '../config/resolve.js'
+import { RateLimitedError, type RateLimitScope } from '../errors.js'
+import { describeError } from '../events.js'
+import type { NodeRequest } from '../http/request.js'
+import type { LoggerInstance } from '../logger.js'
+import type { RateLimitWindow } from '../types.js'
+import type { ResolvedRateLimit } from './rate-limit-config.js'
+import { clientAddress } from './rate-limit-ip.js'
+import { sharedStore, type SharedStore } from './rate-limit-stores.js'
+
+/** How long a shared store may take to answer before the attempt is counted in memory instead. */
+export const STORE_TIMEOUT_MS = 1000
+/** While a store is down, how often it is tried again. */
+export const STORE_RETRY_MS = 10_000
+
+/** A counted attempt. */
+export interface SignInAttempt {
+  /**
+   * The attempt signed the user in: it no longer counts against the client address (many users may
+   * sign in from one office or mobile network), and the identifier's failed attempts are forgotten,
+   * so its window counts failures since the last success. Credentials only: every e-mail sign-in
+   * request counts. Never throws (a store failure is logged).
+   */
+  succeeded(): Promise<void>
+}
+
+/** The limiter of one Portcullis instance. */
+export interface SignInLimiter {
+  /**
+   * Counts one attempt against the client address and the identifier.
+   * @throws RateLimitedError when either has used up its window.
+   */
+  attempt(req: NodeRequest, provider: { id: string; type: string }, identifier: string | undefined): Promise<SignInAttempt>
+}
+
+/** Builds the limiter for a config whose `rateLimit` is on. */
+export function createSignInLimiter(config: ResolvedConfig, options: ResolvedRateLimit): SignInLimiter {
+  const store = sharedStore(options.store)
+  const health = store ? new StoreHealth(store.label, config.logger) : undefined
+  const counter = (scope: RateLimitScope, window: Readonly<RateLimitWindow> | false) =>
+    window ? new Counter(`${options.keyPrefix}:${scope === 'ip' ? 'ip' : 'id'}`, window, store, health) : undefined
+  const ipCounter = counter('ip', options.ip)
+  const identifierCounter = counter('identifier', options.identifier)
+  // Identifiers (e-mail addresses, usernames) are stored as keyed hashes: a dump of the store
+  // does not list who tried to sign in, and any length fits the key column.
+  const hashKey = createHmac('sha256', config.secrets[0]!).update('portcullis rate-limit identifier').digest()
+
+  return {
+    async attempt(req, provider, identifier) {
+      const address = clientAddress(req, options.ipv6Subnet)
+      if (ipCounter && address !== undefined) {
+        const retryAfter = await ipCounter.consume(address)
+        if (retryAfter !== undefined) {
+          throw new RateLimitedError(retryAfter, 'ip', `Too many sign-in attempts from ${address} (limit: ${describeWindow(ipCounter.window)}); refused for ${retryAfter} s.`)
+        }
+      }
+      // Refunds the address's point only: a success is never worth more than the attempt it was.
+      const refundAddress = async () => {
+        if (ipCounter && address !== undefined) await ipCounter.refund(address)
+      }
+      const normalized = identifier?.normalize('NFKC').trim().toLowerCase()
+      if (!identifierCounter || !normalized) return { succeeded: refundAddress }
+      const key = createHmac('sha256', hashKey).update(`${provider.id}\0${normalized}`).digest('hex')
+      const retryAfter = await identifierCounter.consume(key)
+      if (retryAfter !== undefined) {
+        const what = provider.type === 'email' ? 'e-mail sign-in requests' : 'failed sign-in attempts'
+        throw new RateLimitedError(
+          retryAfter,
+          'identifier',
+          `Too many ${what} for one identifier of the "${provider.id}" provider (limit: ${describeWindow(identifierCounter.window)}), the last from ${address ?? 'an unknown address'}; refused for ${retryAfter} s.`,
+        )
+      }
+      return { succeeded: async () => void (await Promise.all([refundAddress(), identifierCounter.forget(key)])) }
+    },
+  }
+}
+
+function describeWindow(window: Readonly<RateLimitWindow>): string {
+  return `${window.attempts} per ${window.windowSeconds} s`
+}
+
+/** One window (per address, or per identifier): in the shared store when there is one, else in memory. */
+class Counter {
+  readonly window: Readonly<RateLimitWindow>
+  // Counts here when there is no shared store, and stands in for it while it is down.
+  private readonly memory: RateLimiterMemory
+  private storeLimiter: Promise<RateLimiterAbstract> | undefined
+
+  constructor(
+    private readonly keyPrefix: string,
+    window: Readonly<RateLimitWindow>,
+    private readonly store: SharedStore | undefined,
+    private readonly health: StoreHealth | undefined,
+  ) {
+    this.window = window
+    this.memory = new RateLimiterMemory({ keyPrefix, points: window.attempts, duration: window.windowSeconds })
+  }
+
+  /** Counts one attempt. @returns undefined when allowed, else the seconds until the window ends. */
+  async consume(key: string): Promise<number | undefined> {
+    try {
+      await this.run((limiter) => limiter.consume(key))
+      return undefined
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal
+      return Math.max(1, Math.ceil(refusal.msBeforeNext / 1000))
+    }
+  }
+
+  /** Takes one attempt off the key's count. Never throws. */
+  async refund(key: string): Promise<void> {
+    await this.run((limiter) => limiter.reward(key, 1)).catch(() => {})
+  }
+
+  /** Clears the key's count. Never throws. */
+  async forget(key: string): Promise<void> {
+    await this.run((limiter) => limiter.delete(key)).catch(() => {})
+  }
+
+  private run<T>(operation: (limiter: RateLimiterAbstract) => Promise<T>): Promise<T> {
+    if (!this.store || !this.health) return operation(this.memory)
+    return this.health.run(async () => operation(await this.sharedLimiter()), () => operation(this.memory))
+  }
+
+  private sharedLimiter(): Promise<RateLimiterAbstract> {
+    this.storeLimiter ??= this.store!.limiter(this.keyPrefix, this.window).catch((error: unknown) => {
+      this.storeLimiter = undefined
+      throw error
+    })
+    return this.storeLimiter
+  }
+}
+
+/** Whether a shared store answers; what to do and log when it does not (see the file's comment). */
+class StoreHealth {
+  private down = false
+  private retryAt = 0
+
+  constructor(
+    private readonly label: string,
+    private readonly logger: LoggerInstance,
+  ) {}
+
+  async run<T>(useStore: () => Promise<T>, useMemory: () => Promise<T>): Promise<T> {
+    if (this.down && Date.now() < this.retryAt) return useMemory()
+    let result: T
+    try {
+      result = await withTimeout(useStore(), STORE_TIMEOUT_MS, `no answer within ${STORE_TIMEOUT_MS} ms`)
+    } catch (error) {
+      // A refusal is an answer: the store is up.
+      if (error instanceof RateLimiterRes) {
+        this.recovered()
+        throw error
+      }
+      this.failed(error)
+      return useMemory()
+    }
+    this.recovered()
+    return result
+  }
+
+  private failed(error: unknown): void {
+    this.retryAt = Date.now() + STORE_RETRY_MS
+    if (this.down) return
+    this.down = true
+    this.logger.error(
+      'RateLimitStoreError',
+      `The rate-limit store (${this.label}) failed: ${describeError(error)}. Sign-in attempts are counted in this process's memory until it answers again ` +
+        `(same limits, but each process counts on its own); it is tried again every ${STORE_RETRY_MS / 1000} s.`,
+    )
+  }
+
+  private recovered(): void {
+    if (!this.down) return
+    this.down = false
+    this.logger.warn('RateLimitStoreRecovered', `The rate-limit store (${this.label}) answers again; sign-in attempts are counted there again.`)
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms)
+    timer.unref()
+  })
+  // The store's own late failure must not become an unhandled rejection.
+  promise.catch(() => {})
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}

@@ -1,0 +1,91 @@
+/**
+ * Brute-force limits on sign-in: what the credentials and e-mail sign-in actions call before they
+ * check a password or send a link. This file is small and loads nothing; the limiter and
+ * rate-limiter-flexible are imported on the first attempt, so reading sessions never loads them.
+ *
+ * What counts (the `rateLimit` option's `ip` and `identifier` windows):
+ * - credentials: an attempt counts against the client address and its identifier when it is made,
+ *   before the password is checked, so parallel guesses cannot overtake the count. If it signs in
+ *   (`attempt.succeeded()`), its point goes back to the address (users behind one NAT are not
+ *   limited by each other's successful sign-ins) and the identifier's count is cleared;
+ * - e-mail: every sign-in request counts against the client address and the address it is sent to
+ *   (no `succeeded()`).
+ */
+import type { ActionContext } from '../actions/context.js'
+import type { ResolvedConfig } from '../config/resolve.js'
+import type { SignInAttempt, SignInLimiter } from './rate-limit-limiter.js'
+
+export type { SignInAttempt } from './rate-limit-limiter.js'
+
+const NOT_LIMITED: SignInAttempt = { succeeded: async () => {} }
+
+// One limiter per Portcullis instance (its resolved config), built on first use.
+const limiters = new WeakMap<ResolvedConfig, Promise<SignInLimiter>>()
+let limiterModule: Promise<typeof import('./rate-limit-limiter.js')> | undefined
+
+/**
+ * Counts one sign-in attempt against the client's IP address and against `identifier`, and refuses
+ * it when either has used up its window. Call it before checking the credentials or sending the
+ * e-mail; after a successful credentials sign-in, call `succeeded()` on the result.
+ *
+ * @param ctx The request (its `req` gives the client address: Express's `req.ip`, which honours
+ *   `trust proxy`, else the socket's address).
+ * @param provider The provider signed in with; identifiers are counted per provider.
+ * @param identifier The e-mail address or username tried (compared trimmed, in lower case), or
+ *   undefined to count the attempt against the address only.
+ * @returns The counted attempt.
+ * @throws RateLimitedError (429, `Retry-After`) when a limit is reached.
+ * @example
+ * ```ts
+ * const attempt = await limitSignInAttempt(ctx, provider, credentials.username)
+ * const user = await provider.authorize(credentials, ctx.req) // throws CredentialsSignin on a wrong password
+ * await attempt.succeeded()
+ * ```
+ */
+export async function limitSignInAttempt(
+  ctx: Pick<ActionContext, 'config' | 'req'>,
+  provider: { id: string; type: string },
+  identifier: string | undefined,
+): Promise<SignInAttempt> {
+  const options = ctx.config.rateLimit
+  if (!options) return NOT_LIMITED
+  let limiter = limiters.get(ctx.config)
+  if (!limiter) {
+    limiter = (limiterModule ??= import('./rate-limit-limiter.js')).then(({ createSignInLimiter }) => createSignInLimiter(ctx.config, options))
+    limiters.set(ctx.config, limiter)
+  }
+  return (await limiter).attempt(ctx.req, provider, identifier)
+}
+
+/**
+ * The identifier of a credentials attempt: `rateLimit.credentialsIdentifier` when configured, else
+ * the `email` field, else `username`, else the first field the provider's `credentials` lists that
+ * is not of type `password`. Only non-empty strings count.
+ *
+ * @param config The resolved config.
+ * @param provider The credentials provider.
+ * @param credentials The submitted fields, without Portcullis's own (`csrfToken`, `callbackUrl`).
+ * @example
+ * credentialsIdentifier(config, provider, { username: 'ada', password: '…' }) // 'ada'
+ */
+export function credentialsIdentifier(
+  config: ResolvedConfig,
+  provider: { id: string; credentials?: Record<string, { type?: unknown }> },
+  credentials: Record<string, unknown>,
+): string | undefined {
+  if (!config.rateLimit) return undefined
+  const custom = config.rateLimit.credentialsIdentifier
+  if (custom) return nonEmpty(custom(credentials, { id: provider.id }))
+  const named = nonEmpty(credentials.email) ?? nonEmpty(credentials.username)
+  if (named !== undefined) return named
+  for (const [name, field] of Object.entries(provider.credentials ?? {})) {
+    if (field?.type === 'password') continue
+    const value = nonEmpty(Object.hasOwn(credentials, name) ? credentials[name] : undefined)
+    if (value !== undefined) return value
+  }
+  return undefined
+}
+
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim().length > 0 ? value : undefined
+}

@@ -1,0 +1,271 @@
+/**
+ * Brute-force limits on credentials sign-in, with the default (memory) store: per client address
+ * (as Express computes it, `trust proxy` honoured) and per identifier, the refusal as 429 with
+ * Retry-After for browsers and JSON clients, and the option's checks at init. The shared stores
+ * (Redis, SQL) have their own suites: rate-limit-redis.test.ts and rate-limit-sql.test.ts.
+ */
+import express from 'express'
+import request from 'supertest'
+import { describe, expect, it } from '@jest/globals'
+import Portcullis, { CredentialsSignin, InvalidConfigurationError, RateLimitedError } from 'portcullis'
+import Credentials from 'portcullis/providers/credentials'
+import { addressBucket } from '../../src/security/rate-limit-ip.js'
+import { SECRET, credentialsProvider } from '../support/flow.js'
+import { browser, browserAt, outcome, rateLimitedApp, right, wrong } from './rate-limit-app.js'
+
+describe('per client address', () => {
+  it('refuses the attempt after ip.attempts from one address with 429, Retry-After and a page saying how long to wait', async () => {
+    const { app, authorizeCalls } = rateLimitedApp({ rateLimit: { ip: { attempts: 3, windowSeconds: 600 }, identifier: false } })
+    const client = browser(app)
+    for (const name of ['a', 'b', 'c']) expect(outcome(await client.signIn(wrong(name)))).toBe('wrong password')
+
+    const refused = await client.signIn(right)
+    expect(refused.status).toBe(429)
+    const retryAfter = Number(refused.headers['retry-after'])
+    expect(retryAfter).toBeGreaterThan(590)
+    expect(retryAfter).toBeLessThanOrEqual(600)
+    expect(refused.headers['content-type']).toMatch(/^text\/html/)
+    expect(refused.text).toContain('Too many attempts')
+    expect(refused.text).toContain('Please wait about 10 minutes before trying again.')
+    expect(refused.text).toMatch(/href="http:\/\/127\.0\.0\.1:\d+\/api\/auth\/signin\?error=RateLimited"/)
+    // Refused before the password was checked, and no session.
+    expect(authorizeCalls()).toBe(3)
+    expect(String(refused.headers['set-cookie'] ?? '')).not.toMatch(/session-token=[^;]/)
+  })
+
+  it('does not hold successful sign-ins against the address (one NAT, many users), nor let them buy more guesses', async () => {
+    const { app } = rateLimitedApp({ rateLimit: { ip: { attempts: 3 }, identifier: false } })
+    const client = browser(app)
+    const outcomes = []
+    for (const fields of [right, right, right, right, wrong('b'), right, wrong('c'), right, wrong('d'), wrong('e'), right]) outcomes.push(outcome(await client.signIn(fields)))
+    expect(outcomes).toEqual(['signed in', 'signed in', 'signed in', 'signed in', 'wrong password', 'signed in', 'wrong password', 'signed in', 'wrong password', 'refused', 'refused'])
+  })
+
+  it('counts clients behind a trusted proxy apart, by the address the proxy reports', async () => {
+    const { app } = rateLimitedApp({ rateLimit: { ip: { attempts: 2 }, identifier: false } }, 'loopback')
+    const first = browserAt(app, '203.0.113.1')
+    expect(outcome(await first.signIn(wrong('a')))).toBe('wrong password')
+    expect(outcome(await first.signIn(wrong('b')))).toBe('wrong password')
+    expect(outcome(await first.signIn(wrong('c')))).toBe('refused')
+    // Another client of the same proxy has its own window.
+    const second = browserAt(app, '203.0.113.2')
+    expect(outcome(await second.signIn(wrong('d')))).toBe('wrong password')
+    expect(outcome(await second.signIn(right))).toBe('signed in')
+  })
+
+  it('ignores X-Forwarded-For when Express does not trust the proxy: a spoofed header changes nothing', async () => {
+    const { app } = rateLimitedApp({ rateLimit: { ip: { attempts: 2 }, identifier: false } })
+    const client = browser(app)
+    expect(outcome(await client.signIn(wrong('a'), { 'X-Forwarded-For': '198.51.100.1' }))).toBe('wrong password')
+    expect(outcome(await client.signIn(wrong('b'), { 'X-Forwarded-For': '198.51.100.2' }))).toBe('wrong password')
+    expect(outcome(await client.signIn(wrong('c'), { 'X-Forwarded-For': '198.51.100.3' }))).toBe('refused')
+    expect(outcome(await client.signIn(right, { 'X-Forwarded-For': '198.51.100.4, 198.51.100.5' }))).toBe('refused')
+  })
+
+  it('ignores X-Forwarded-For on Connect and node:http, which have no trust proxy setting', async () => {
+    const quiet = { error: () => {}, warn: () => {}, debug: () => {} }
+    const portcullis = Portcullis({ secret: SECRET, trustHost: true, logger: quiet, providers: [credentialsProvider], rateLimit: { ip: { attempts: 1 }, identifier: false } })
+    const { createServer } = await import('node:http')
+    const server = createServer((req, res) => void portcullis.handlers(req, res))
+    const agent = request.agent(server)
+    const { csrfToken } = (await agent.get('/api/auth/csrf').expect(200)).body as { csrfToken: string }
+    const post = (address: string) => agent.post('/api/auth/callback/credentials').set('X-Forwarded-For', address).type('form').send({ csrfToken, ...wrong() })
+    expect(outcome(await post('192.0.2.1'))).toBe('wrong password')
+    expect(outcome(await post('192.0.2.2'))).toBe('refused')
+  })
+
+  it('counts an IPv6 client by its /64 network (ipv6Subnet), and /128 when told to', async () => {
+    const { app } = rateLimitedApp({ rateLimit: { ip: { attempts: 1 }, identifier: false } }, 'loopback')
+    expect(outcome(await browserAt(app, '2001:db8:1:2::1').signIn(wrong('a')))).toBe('wrong password')
+    expect(outcome(await browserAt(app, '2001:db8:1:2:ffff:ffff:ffff:fffe').signIn(wrong('b')))).toBe('refused')
+    expect(outcome(await browserAt(app, '2001:db8:1:3::1').signIn(wrong('c')))).toBe('wrong password')
+
+    const exact = rateLimitedApp({ rateLimit: { ip: { attempts: 1 }, identifier: false, ipv6Subnet: 128 } }, 'loopback').app
+    expect(outcome(await browserAt(exact, '2001:db8:1:2::1').signIn(wrong('a')))).toBe('wrong password')
+    expect(outcome(await browserAt(exact, '2001:db8:1:2::2').signIn(wrong('b')))).toBe('wrong password')
+  })
+
+  it('reduces addresses to the bucket they are counted in', () => {
+    expect(addressBucket('203.0.113.9', 64)).toBe('203.0.113.9')
+    expect(addressBucket('::ffff:203.0.113.9', 64)).toBe('203.0.113.9')
+    expect(addressBucket('2001:DB8:0:0:1::7', 64)).toBe('2001:db8::/64')
+    expect(addressBucket('2001:db8:aaaa:bbbb:cccc:dddd:eeee:ffff', 48)).toBe('2001:db8:aaaa::/48')
+    expect(addressBucket('2001:db8:aaaa:bbbb:cccc:dddd:eeee:ffff', 56)).toBe('2001:db8:aaaa:bb00::/56')
+    expect(addressBucket('fe80::1%eth0', 64)).toBe('fe80::/64')
+    expect(addressBucket('2001:db8::1', 128)).toBe('2001:db8::1')
+    expect(addressBucket('::1', 64)).toBe('::/64')
+    expect(addressBucket('64:ff9b::192.0.2.33', 128)).toBe('64:ff9b::c000:221')
+  })
+})
+
+describe('per identifier', () => {
+  it('refuses the (N+1)th failed attempt on one identifier, whatever the address, before authorize runs', async () => {
+    const { app, authorizeCalls } = rateLimitedApp({ rateLimit: { identifier: { attempts: 3, windowSeconds: 300 } } }, 'loopback')
+    for (const address of ['192.0.2.1', '192.0.2.2', '192.0.2.3']) expect(outcome(await browserAt(app, address).signIn(wrong('ada')))).toBe('wrong password')
+    // Spelling variants are the same identifier.
+    const refused = await browserAt(app, '192.0.2.4').signIn({ username: ' ADA ', password: 'lovelace' })
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(290)
+    expect(authorizeCalls()).toBe(3)
+    // Other accounts are not affected.
+    expect(outcome(await browserAt(app, '192.0.2.4').signIn(wrong('grace')))).toBe('wrong password')
+  })
+
+  it('is on by default: the 11th failed attempt on one identifier within 15 minutes is refused', async () => {
+    const { app } = rateLimitedApp({}, 'loopback')
+    for (let index = 1; index <= 10; index += 1) expect(outcome(await browserAt(app, `192.0.2.${index}`).signIn(wrong()))).toBe('wrong password')
+    const refused = await browserAt(app, '192.0.2.11').signIn(right)
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(800)
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(900)
+  })
+
+  it('forgets the failures of an identifier when it signs in', async () => {
+    const { app } = rateLimitedApp({ rateLimit: { identifier: { attempts: 3 } } })
+    const client = browser(app)
+    const statuses = []
+    for (const fields of [wrong(), wrong(), right, wrong(), wrong(), wrong(), right]) statuses.push(outcome(await client.signIn(fields)))
+    expect(statuses).toEqual(['wrong password', 'wrong password', 'signed in', 'wrong password', 'wrong password', 'wrong password', 'refused'])
+  })
+
+  it('counts parallel guesses atomically: no more than `attempts` reach authorize', async () => {
+    const { app, authorizeCalls } = rateLimitedApp({ rateLimit: { identifier: { attempts: 3 } } })
+    const client = browser(app)
+    await client.prime()
+    const responses = await Promise.all(Array.from({ length: 12 }, () => client.signIn(wrong())))
+    expect(responses.filter((response) => outcome(response) === 'wrong password')).toHaveLength(3)
+    expect(responses.filter((response) => outcome(response) === 'refused')).toHaveLength(9)
+    expect(authorizeCalls()).toBe(3)
+  })
+
+  it("takes the identifier from the provider's first non-password field, or from credentialsIdentifier", async () => {
+    const login = Credentials({
+      credentials: { login: { label: 'Login' }, secret: { label: 'Secret', type: 'password' } },
+      authorize: async () => null,
+    })
+    const post = (app: express.Express, address: string, fields: Record<string, string>) => browserAt(app, address).signIn(fields)
+    const byField = rateLimitedApp({ providers: [login], rateLimit: { identifier: { attempts: 1 } } }, 'loopback').app
+    expect(outcome(await post(byField, '192.0.2.1', { login: 'ada', secret: 'x' }))).toBe('wrong password')
+    expect(outcome(await post(byField, '192.0.2.2', { login: 'ada', secret: 'y' }))).toBe('refused')
+    // The password field never counts as the identifier: another login is free.
+    expect(outcome(await post(byField, '192.0.2.3', { login: 'grace', secret: 'x' }))).toBe('wrong password')
+
+    const custom = rateLimitedApp(
+      { providers: [login], rateLimit: { identifier: { attempts: 1 }, credentialsIdentifier: (credentials) => String(credentials.login).split('@')[0] } },
+      'loopback',
+    ).app
+    expect(outcome(await post(custom, '192.0.2.1', { login: 'ada@one.example', secret: 'x' }))).toBe('wrong password')
+    expect(outcome(await post(custom, '192.0.2.2', { login: 'ada@two.example', secret: 'x' }))).toBe('refused')
+  })
+
+  it('logs the refusal as a warning with the address, never the identifier or the password', async () => {
+    const { app, log } = rateLimitedApp({ rateLimit: { identifier: { attempts: 1 } } })
+    const client = browser(app)
+    await client.signIn({ username: 'ada.secret@example.com', password: 'hunter2' })
+    expect(outcome(await client.signIn({ username: 'ada.secret@example.com', password: 'hunter2' }))).toBe('refused')
+    const lines = log.warn.filter((line) => line.startsWith('RateLimited'))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/Too many failed sign-in attempts for one identifier of the "credentials" provider \(limit: 1 per 900 s\), the last from (::ffff:)?127\.0\.0\.1/)
+    const everything = [...log.error, ...log.warn, ...log.debug].join('\n')
+    expect(everything).not.toContain('ada.secret')
+    expect(everything).not.toContain('hunter2')
+  })
+})
+
+describe('the refusal', () => {
+  it('answers JSON clients (X-Auth-Return-Redirect: 1) with 429 { url, error: "RateLimited" } and Retry-After', async () => {
+    const { app } = rateLimitedApp({ rateLimit: { ip: { attempts: 1 } } })
+    const client = browser(app, { 'X-Auth-Return-Redirect': '1' })
+    expect(outcome(await client.signIn(wrong()))).toBe('wrong password')
+    const refused = await client.signIn(right)
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
+    expect(refused.body).toEqual({ url: expect.stringMatching(/\/api\/auth\/signin\?error=RateLimited$/), error: 'RateLimited' })
+  })
+
+  it("links to the app's own sign-in page, with ?error=RateLimited, when pages.signIn is set", async () => {
+    const { app } = rateLimitedApp({ pages: { signIn: '/login' }, rateLimit: { ip: { attempts: 1 } } })
+    const client = browser(app)
+    await client.signIn(wrong())
+    const refused = await client.signIn(wrong())
+    expect(refused.status).toBe(429)
+    expect(refused.headers.location).toBeUndefined()
+    expect(refused.text).toMatch(/href="http:\/\/127\.0\.0\.1:\d+\/login\?error=RateLimited"/)
+    // The page is one of the router's: not framable, no scripts.
+    expect(refused.headers['content-security-policy']).toContain("default-src 'none'")
+  })
+
+  it('shows the RateLimited message on the built-in sign-in page the refusal links to', async () => {
+    const { app } = rateLimitedApp()
+    const page = await request(app).get('/api/auth/signin?error=RateLimited').expect(200)
+    expect(page.text).toContain('There were too many sign-in attempts. Please wait a few minutes before trying again.')
+  })
+
+  it('makes the server-side signIn() throw RateLimitedError (redirect: false) or answer with the 429 page', async () => {
+    const { app: base, portcullis } = rateLimitedApp({ rateLimit: { ip: { attempts: 1 } } })
+    const app = express()
+    app.use(express.urlencoded({ extended: false }))
+    app.use(portcullis.auth)
+    app.post('/login', async (req, res, next) => {
+      try {
+        if (req.body.mode === 'page') return void (await portcullis.signIn('credentials', { ...req.body, skipCsrfCheck: true }))
+        res.json({ url: await portcullis.signIn('credentials', { ...req.body, redirect: false, skipCsrfCheck: true }) })
+      } catch (error) {
+        if (error instanceof RateLimitedError) return void res.status(429).json({ type: error.type, scope: error.scope, retryAfter: error.retryAfterSeconds })
+        if (error instanceof CredentialsSignin) return void res.status(401).json({ type: error.type })
+        next(error)
+      }
+    })
+    app.use(base)
+    expect((await request(app).post('/login').type('form').send(wrong())).body).toEqual({ type: 'CredentialsSignin' })
+    const thrown = await request(app).post('/login').type('form').send(right)
+    expect(thrown.body).toEqual({ type: 'RateLimited', scope: 'ip', retryAfter: expect.any(Number) })
+    const page = await request(app).post('/login').type('form').send({ ...right, mode: 'page' })
+    expect(page.status).toBe(429)
+    expect(page.headers['retry-after']).toBeDefined()
+    expect(page.text).toContain('Too many attempts')
+  })
+})
+
+describe('the rateLimit option', () => {
+  it('rateLimit: false turns the limits off', async () => {
+    const { app, authorizeCalls } = rateLimitedApp({ rateLimit: false })
+    const client = browser(app)
+    for (let index = 0; index < 60; index += 1) expect(outcome(await client.signIn(wrong()))).toBe('wrong password')
+    expect(authorizeCalls()).toBe(60)
+  })
+
+  it('keeps the counts of each Portcullis instance apart with the memory store', async () => {
+    const one = rateLimitedApp({ rateLimit: { ip: { attempts: 1 } } }).app
+    const two = rateLimitedApp({ rateLimit: { ip: { attempts: 1 } } }).app
+    expect(outcome(await browser(one).signIn(wrong()))).toBe('wrong password')
+    expect(outcome(await browser(two).signIn(wrong()))).toBe('wrong password')
+    expect(outcome(await browser(one).signIn(wrong()))).toBe('refused')
+  })
+
+  it.each([
+    [{ ip: { attempts: 0 } }, /rateLimit\.ip\.attempts must be a whole number/],
+    [{ identifier: { windowSeconds: 1.5 } }, /rateLimit\.identifier\.windowSeconds must be a whole number of seconds/],
+    [{ ip: 'lots' }, /rateLimit\.ip must be \{ attempts, windowSeconds \}/],
+    [{ ipv6Subnet: 0 }, /rateLimit\.ipv6Subnet must be a prefix length from 1 to 128/],
+    [{ keyPrefix: '' }, /rateLimit\.keyPrefix must be a non-empty string/],
+    [{ store: 'redis' }, /rateLimit\.store must be 'memory', \{ knex \} or \{ redis \}/],
+    [{ store: { redis: 'redis://localhost' } }, /rateLimit\.store\.redis must be a connected Redis client/],
+    [{ store: { knex: {} } }, /rateLimit\.store\.knex must be a Knex instance/],
+    [{ store: { knex: Object.assign(() => {}, { raw: () => {}, schema: {}, client: { config: { client: 'mssql' } } }) } }, /Knex client "mssql"/],
+    [{ store: { knex: Object.assign(() => {}, { raw: () => {}, schema: {}, client: { config: { client: 'pg' } } }), tableName: 'rate limits; drop' } }, /rateLimit\.store\.tableName must be a plain table name/],
+    [{ credentialsIdentifier: 'username' }, /rateLimit\.credentialsIdentifier must be a function/],
+    ['on', /rateLimit must be an object of options, or false/],
+  ])('refuses %p at init, naming the field', (rateLimit, message) => {
+    const init = () => Portcullis({ secret: SECRET, providers: [credentialsProvider], rateLimit: rateLimit as never })
+    expect(init).toThrow(InvalidConfigurationError)
+    expect(init).toThrow(message)
+  })
+
+  it("leaves the caller's rateLimit object as it was", () => {
+    const option = { ip: { attempts: 5 } }
+    Portcullis({ secret: SECRET, providers: [credentialsProvider], rateLimit: option })
+    expect(option).toEqual({ ip: { attempts: 5 } })
+    expect(Object.isFrozen(option)).toBe(false)
+  })
+})
