@@ -1,7 +1,9 @@
 /**
- * The Portcullis Express example: credentials sign-in with database sessions in an embedded SQLite
- * file, a public home page, a protected page and a JSON endpoint, and, when given one, sign-in with
- * an OpenID Connect provider (server.ts passes the local dev identity provider of dev-idp.ts).
+ * The Portcullis Express example: credentials and e-mail sign-in with database sessions in an
+ * embedded SQLite file, a public home page, a protected page and a JSON endpoint, and, when given
+ * one, sign-in with an OpenID Connect provider (server.ts passes the local dev identity provider of
+ * dev-idp.ts). E-mail sign-in needs no mail server: by default the link is printed to the console
+ * (development only); with AUTH_EMAIL_SERVER (an SMTP URL) it is mailed.
  * `createApp()` builds the app without listening, so the tests drive it directly
  * (test/examples/express.test.ts) and server.ts only adds `listen`.
  *
@@ -13,6 +15,7 @@ import knex, { type Knex } from 'knex'
 import Portcullis from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
+import Nodemailer from 'portcullis/providers/nodemailer'
 import OIDC from 'portcullis/providers/oidc'
 
 /**
@@ -94,13 +97,18 @@ export interface ExampleOptions {
    * `dev-idp`, callback `<origin>/api/auth/callback/dev-idp`): the dev IdP of dev-idp.ts.
    */
   devIdp?: { issuer: string; clientId: string; clientSecret: string }
+  /**
+   * Where e-mail sign-in links go: an SMTP URL (`smtp://user:pass@host:587`) or `'console'`, which
+   * prints them (development only). Default: AUTH_EMAIL_SERVER, else `'console'`.
+   */
+  emailServer?: string
 }
 
 /**
  * Builds the example app: Portcullis on `/api/auth` with database sessions, a home page,
  * `/dashboard` and `/api/me`. Runs the migrations and creates the demo user's row first.
  */
-export async function createApp({ databaseFile, devIdp }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
+export async function createApp({ databaseFile, devIdp, emailServer }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
   await db.migrate.latest({ migrationSource: migrationSource() })
   const adapter = KnexAdapter(db)
@@ -128,6 +136,12 @@ export async function createApp({ databaseFile, devIdp }: ExampleOptions): Promi
             }),
           ]
         : []),
+      // E-mail links. The sender is AUTH_EMAIL_FROM when set. Links must point at this site: in
+      // production set AUTH_URL (Portcullis refuses to start without it, or trustHost).
+      Nodemailer({
+        server: emailServer ?? process.env.AUTH_EMAIL_SERVER ?? 'console',
+        from: process.env.AUTH_EMAIL_FROM ?? 'Portcullis example <no-reply@localhost>',
+      }),
       Credentials({
         name: 'username and password',
         credentials: {
@@ -164,6 +178,7 @@ export async function createApp({ databaseFile, devIdp }: ExampleOptions): Promi
 <p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>${
           devIdp ? ', or with the local dev identity provider (any name, no password)' : ''
         }.</p>
+<p>Or sign in with any e-mail address: the link is printed on the server's console (set <code>AUTH_EMAIL_SERVER</code> to an SMTP URL to mail it).</p>
 <p>The <a href="/dashboard">dashboard</a> needs a session; <a href="/api/me">/api/me</a> answers 401 without one.</p>`
     res.type('html').send(page('Portcullis example', body))
   })
@@ -175,7 +190,7 @@ export async function createApp({ databaseFile, devIdp }: ExampleOptions): Promi
     res.type('html').send(
       page(
         'Dashboard',
-        `<p>Welcome, ${escapeHtml(user?.name)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
+        `<p>Welcome, ${escapeHtml(user?.name ?? user?.email)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
 <p><a href="/">Home</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),

@@ -4,6 +4,10 @@
  * start. Set PORT to listen elsewhere, HOST to listen beyond this machine (default localhost), and
  * AUTH_SECRET to keep sign-ins working across restarts.
  *
+ * E-mail sign-in prints its links on this console (a development transport: not sent, and refused
+ * with NODE_ENV=production). Set AUTH_EMAIL_SERVER to an SMTP URL (e.g.
+ * smtps://user:password@smtp.example.com:465) and AUTH_EMAIL_FROM to a sender to mail them instead.
+ *
  * It also starts the local dev identity provider (dev-idp.ts, development only) on DEV_IDP_PORT
  * (default 3001), so "Sign in with Local dev identity provider" works offline. `DEV_IDP=off` skips it.
  *

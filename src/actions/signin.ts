@@ -31,8 +31,9 @@ export const signInPage: Action = async (ctx) => {
 
 /**
  * Starts the sign-in with one provider: for OAuth and OIDC, the redirect to the provider's
- * authorization URL with the check cookies (the OAuth code loads here, on first use). Credentials
- * are submitted to /callback/<id>, so their POST here shows the sign-in page.
+ * authorization URL with the check cookies (the OAuth code loads here, on first use); for e-mail,
+ * the link mailed and the verify-request page (signin-email.ts, also loaded on first use).
+ * Credentials are submitted to /callback/<id>, so their POST here shows the sign-in page.
  */
 export const signInWithProvider =
   (providerId: string): Action =>
@@ -48,6 +49,11 @@ export const signInWithProvider =
         const { authorizationRequest } = await loadAuthorize()
         const authorization = await authorizationRequest(ctx, provider, authorizationParamsOf(ctx))
         return { redirect: authorization.url, cookies: [...cookies, ...authorization.cookies] }
+      }
+      case 'email': {
+        const { signInWithEmail } = await loadEmailSignIn()
+        const response = await signInWithEmail(ctx, provider, { email: ctx.body.email, callbackUrl })
+        return { ...response, cookies: [...cookies, ...(response.cookies ?? [])] }
       }
     }
   }
@@ -77,4 +83,11 @@ let authorizeModule: Promise<typeof import('../oauth/authorize.js')> | undefined
 /** The OAuth sign-in start, imported on first use and kept (the loader is costly under tsx). */
 export function loadAuthorize(): Promise<typeof import('../oauth/authorize.js')> {
   return (authorizeModule ??= import('../oauth/authorize.js'))
+}
+
+let emailSignInModule: Promise<typeof import('./signin-email.js')> | undefined
+
+/** The e-mail sign-in start, imported on first use and kept. */
+export function loadEmailSignIn(): Promise<typeof import('./signin-email.js')> {
+  return (emailSignInModule ??= import('./signin-email.js'))
 }

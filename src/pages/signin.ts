@@ -49,7 +49,9 @@ const ERROR_MESSAGES = new Map<string, string>([
   ['Signin', TRY_ANOTHER],
   ['OAuthAccountNotLinked', 'To confirm your identity, sign in with the same account you used originally.'],
   ['EmailSignin', 'The e-mail could not be sent.'],
+  ['EmailSignInError', 'The sign-in e-mail could not be sent. Check the address and try again.'],
   ['Verification', 'The sign-in link is no longer valid.'],
+  ['RateLimited', 'There were too many sign-in attempts. Please wait a few minutes before trying again.'],
 ])
 
 /**

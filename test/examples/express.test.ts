@@ -1,7 +1,7 @@
 /**
  * Runs examples/express the way a visitor would, so the example cannot rot (STYLE.md, Tests).
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -16,6 +16,7 @@ import { createApp } from '../../examples/express/app.js'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
 import { Browser } from '../support/browser.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
+import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
 let app: Express
 let db: Knex
@@ -142,6 +143,91 @@ describe('examples/express', () => {
     const home = await agent.get('/').expect(200)
     expect(home.text).toContain('You are not signed in.')
     await agent.get('/dashboard').set('Accept', 'text/html').expect(302)
+  })
+})
+
+describe('examples/express e-mail sign-in', () => {
+  // One listening server per app: the link holds the site's origin, port included, so asking for it
+  // and following it must reach the same one (supertest would start a server per request).
+  const servers: Server[] = []
+  async function serve(site: Express): Promise<Server> {
+    const server = createServer(site)
+    server.listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    servers.push(server)
+    return server
+  }
+  afterAll(() => {
+    for (const server of servers) {
+      server.close()
+      server.closeAllConnections()
+    }
+  })
+
+  /** Asks for a link for `email` with the sign-in page's e-mail form; the agent keeps the cookies. */
+  async function requestLink(site: Server, email: string) {
+    const agent = request.agent(site)
+    const page = await agent.get('/api/auth/signin?callbackUrl=%2Fdashboard').expect(200)
+    expect(page.text).toContain('action="/api/auth/signin/nodemailer"')
+    const csrfToken = /name="csrfToken" value="([^"]+)"/.exec(page.text)![1]
+    const response = await agent.post('/api/auth/signin/nodemailer').type('form').send({ csrfToken, email, callbackUrl: '/dashboard' }).expect(302)
+    expect(target(response.headers.location)).toBe('/api/auth/verify-request?provider=nodemailer&type=email')
+    return agent
+  }
+
+  /** Follows `link` (path and query) with a new agent, as another device would; lands on the dashboard. */
+  async function follow(site: Server, link: string) {
+    const agent = request.agent(site)
+    const url = new URL(link)
+    const response = await agent.get(url.pathname + url.search).expect(302)
+    expect(target(response.headers.location)).toBe('/dashboard')
+    return agent
+  }
+
+  it('prints the link to the console by default (no mail server), and the link signs the demo user in', async () => {
+    const site = await serve(app)
+    const printed: string[] = []
+    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args.join(' ')))
+    try {
+      await requestLink(site, 'Ada@Example.com')
+    } finally {
+      log.mockRestore()
+    }
+    expect(printed).toHaveLength(1)
+    expect(printed[0]).toContain("Development e-mail transport (server: 'console')")
+    const link = /https?:\/\/\S+/.exec(printed[0]!)![0]
+    const agent = await follow(site, link)
+    const dashboard = await agent.get('/dashboard').expect(200)
+    expect(dashboard.text).toContain('Welcome, Ada Lovelace.')
+    expect(dashboard.text).toContain(`<code>${adaId}</code>`)
+  })
+
+  describe('with an SMTP server (AUTH_EMAIL_SERVER)', () => {
+    let smtp: TestSmtpServer
+    let mailApp: Server
+    let mailDb: Knex
+
+    beforeAll(async () => {
+      smtp = await startSmtpServer()
+      const created = await createApp({ databaseFile: ':memory:', emailServer: smtp.url })
+      mailDb = created.db
+      mailApp = await serve(created.app)
+    })
+    afterAll(async () => {
+      await mailDb?.destroy()
+      await smtp?.close()
+    })
+
+    it('mails the link; following it signs up a new user, shown by e-mail address', async () => {
+      await requestLink(mailApp, 'grace@example.org')
+      const mail = await smtp.nextMessage()
+      expect(mail.to).toEqual(['grace@example.org'])
+      expect(mail.parsed.from?.text).toBe('"Portcullis example" <no-reply@localhost>')
+      const agent = await follow(mailApp, linkOf(mail))
+      const dashboard = await agent.get('/dashboard').expect(200)
+      expect(dashboard.text).toContain('Welcome, grace@example.org.')
+      expect(await mailDb('User').where({ email: 'grace@example.org' }).first()).toMatchObject({ email: 'grace@example.org' })
+    })
   })
 })
 

@@ -17,6 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const MIGRATION = '20261120000000_portcullis_init.js'
+/** The second migration: the index on lower(email) behind the case-insensitive getUserByEmail. */
+const EMAIL_LOWER = '20261123000000_portcullis_email_lower.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER]
 let base: string
 
 beforeAll(() => {
@@ -152,6 +155,8 @@ function expectSchema(
     image: { type: 'TEXT', notNull: false, pk: 0 },
   })
   expect(users.unique).toEqual([['email']])
+  // The second migration's index on lower(email) (an expression: SQLite names no column).
+  expect(users.indexes).toEqual([[null]])
 
   const accounts = shape(file, n.tables.accounts)
   expect(Object.keys(accounts.columns)).toEqual([
@@ -218,23 +223,24 @@ const CJS_KNEXFILE = `module.exports = {
 // latest -> status -> latest again -> rollback -> status, through the CLI, on the default names.
 function directoryRoundTrip(app: string, ...knexfile: string[]): void {
   const db = join(app, 'app.sqlite')
-  expect(knexCli(app, ...knexfile, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
+  expect(knexCli(app, ...knexfile, 'migrate:latest')).toContain('Batch 1 run: 2 migrations')
   expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, ...KNEX_TABLES]))
   expectSchema(db, DEFAULT_NAMES)
-  expect(migrationRows(db)).toEqual([{ name: MIGRATION, batch: 1 }])
+  expect(migrationRows(db)).toEqual(PACKAGE_MIGRATIONS.map((name) => ({ name, batch: 1 })))
 
   const status = knexCli(app, ...knexfile, 'migrate:status')
-  expect(status).toContain('Found 1 Completed Migration file/files.')
+  expect(status).toContain('Found 2 Completed Migration file/files.')
   expect(status).toContain(MIGRATION)
+  expect(status).toContain(EMAIL_LOWER)
   expect(status).toContain('No Pending Migration files Found.')
   expect(knexCli(app, ...knexfile, 'migrate:latest')).toContain('Already up to date')
 
-  expect(knexCli(app, ...knexfile, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+  expect(knexCli(app, ...knexfile, 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
   expect(userTables(db)).toEqual(KNEX_TABLES)
   expect(migrationRows(db)).toEqual([])
   const after = knexCli(app, ...knexfile, 'migrate:list')
   expect(after).toContain('No Completed Migration files Found.')
-  expect(after).toContain('Found 1 Pending Migration file/files.')
+  expect(after).toContain('Found 2 Pending Migration file/files.')
 }
 
 describe('Knex CLI, migrations.directory pointing at node_modules/portcullis/migrations', () => {
@@ -290,11 +296,11 @@ describe('Knex CLI, the package migrations next to the app’s own', () => {
     expect(made).toHaveLength(1)
     expect(readdirSync(join(root, 'migrations')).filter((name) => name.includes('probe'))).toEqual([])
     rmSync(join(app, 'migrations', made[0] ?? ''))
-    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 2 migrations')
-    expect(migrationRows(db).map((row) => row.name)).toEqual([MIGRATION, '20261201000000_posts.js'])
+    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 3 migrations')
+    expect(migrationRows(db).map((row) => row.name)).toEqual([...PACKAGE_MIGRATIONS, '20261201000000_posts.js'])
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES]))
     expect(shape(db, 'Post').foreignKeys).toEqual(['authorId -> User.id on delete CASCADE'])
-    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
+    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 3 migrations')
     expect(userTables(db)).toEqual(KNEX_TABLES)
   })
 
@@ -314,14 +320,14 @@ export default {
       'migrations/20261201000000_posts.js': APP_MIGRATION,
     })
     const db = join(app, 'app.sqlite')
-    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
+    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:latest')).toContain('Batch 1 run: 2 migrations')
     expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
-    expect(migrationRows(db, 'portcullis_migrations')).toEqual([{ name: MIGRATION, batch: 1 }])
+    expect(migrationRows(db, 'portcullis_migrations')).toEqual(PACKAGE_MIGRATIONS.map((name) => ({ name, batch: 1 })))
     expect(migrationRows(db)).toEqual([{ name: '20261201000000_posts.js', batch: 1 }])
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES, 'portcullis_migrations', 'portcullis_migrations_lock']))
 
     expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
-    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
     expect(userTables(db)).toEqual(sorted([...KNEX_TABLES, 'portcullis_migrations', 'portcullis_migrations_lock']))
   })
 })
@@ -329,14 +335,14 @@ export default {
 describe('Knex CLI, migrationSource in the knexfile', () => {
   function sourceRoundTrip(app: string): void {
     const db = join(app, 'app.sqlite')
-    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
+    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 2 migrations')
     expect(userTables(db)).toEqual(sorted([...SNAKE_TABLES, ...KNEX_TABLES]))
     expectSchema(db, SNAKE_NAMES)
-    expect(migrationRows(db)).toEqual([{ name: MIGRATION, batch: 1 }])
+    expect(migrationRows(db)).toEqual(PACKAGE_MIGRATIONS.map((name) => ({ name, batch: 1 })))
     const status = knexCli(app, 'migrate:status')
-    expect(status).toContain('Found 1 Completed Migration file/files.')
+    expect(status).toContain('Found 2 Completed Migration file/files.')
     expect(status).toContain('No Pending Migration files Found.')
-    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
     expect(userTables(db)).toEqual(KNEX_TABLES)
   }
 
@@ -400,8 +406,8 @@ describe('switching between the directory and migrationSource', () => {
       ),
     ).toEqual({
       latest: [1, []],
-      list: [[{ name: MIGRATION }], []],
-      rollback: [1, [MIGRATION]],
+      list: [PACKAGE_MIGRATIONS.map((name) => ({ name })), []],
+      rollback: [1, [...PACKAGE_MIGRATIONS].reverse()],
     })
     expect(userTables(db)).toEqual(KNEX_TABLES)
     expect(migrationRows(db)).toEqual([])
@@ -410,10 +416,10 @@ describe('switching between the directory and migrationSource', () => {
   it('and back: latest via the source programmatically, then the CLI directory route sees it done and rolls it back', () => {
     const app = makeApp('module', { 'knexfile.js': ESM_KNEXFILE })
     const db = join(app, 'app.sqlite')
-    expect(programmatic(app, '  out.latest = await db.migrate.latest({ migrationSource: migrationSource() })')).toEqual({ latest: [1, [MIGRATION]] })
+    expect(programmatic(app, '  out.latest = await db.migrate.latest({ migrationSource: migrationSource() })')).toEqual({ latest: [1, PACKAGE_MIGRATIONS] })
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, ...KNEX_TABLES]))
     expect(knexCli(app, 'migrate:latest')).toContain('Already up to date')
-    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
+    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
     expect(userTables(db)).toEqual(KNEX_TABLES)
   })
 

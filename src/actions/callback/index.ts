@@ -1,6 +1,7 @@
 /**
- * GET, POST /callback/:provider: the end of a sign-in, by provider type. The OAuth and OIDC paths
- * are imported on their first use, so openid-client loads only when someone signs in with them.
+ * GET, POST /callback/:provider: the end of a sign-in, by provider type. The OAuth, OIDC and e-mail
+ * paths are imported on their first use, so openid-client and the e-mail code load only when
+ * someone signs in with them.
  */
 import { UnknownActionError } from '../../errors.js'
 import { assertCsrf, type Action } from '../context.js'
@@ -22,9 +23,13 @@ export const callback =
         return (await (oauthModule ??= import('./oauth.js'))).oauthCallback(ctx, provider)
       case 'oidc':
         return (await (oidcModule ??= import('./oidc.js'))).oidcCallback(ctx, provider)
+      // The link of the sign-in e-mail: its single-use token is the proof, not a CSRF token.
+      case 'email':
+        return (await (emailModule ??= import('./email.js'))).emailCallback(ctx, provider)
     }
   }
 
 // Imported once, on first use; kept so later callbacks skip the loader (costly under tsx).
 let oauthModule: Promise<typeof import('./oauth.js')> | undefined
 let oidcModule: Promise<typeof import('./oidc.js')> | undefined
+let emailModule: Promise<typeof import('./email.js')> | undefined

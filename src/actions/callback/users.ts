@@ -7,6 +7,9 @@
  * The first sign-in of a new account is race-free: when concurrent callbacks for the same account
  * (a double click, a retried request) collide on the database's unique keys, the losers re-read the
  * account, delete the user they created, and sign in as the winner's user.
+ *
+ * An e-mail sign-in (resolveEmailUser) has proven the address: its user is the one with that address,
+ * marked verified, or a new one; no account row is stored (as in Auth.js).
  */
 import { AdapterError, OAuthAccountNotLinkedError } from '../../errors.js'
 import { emitEvent, redactError } from '../../events.js'
@@ -61,6 +64,38 @@ export async function resolveUser(ctx: ActionContext, adapter: AccountAdapter, c
     )
   }
   return createWithAccount(ctx, adapter, candidate, email)
+}
+
+/** The adapter methods an e-mail sign-in needs (checked at init). */
+export type EmailAdapter = Required<Pick<Adapter, 'getUserByEmail' | 'createUser' | 'updateUser'>> & Adapter
+
+/**
+ * The stored user for a followed e-mail link: `existing` (the user with the address, looked up
+ * before the signIn callback) gets `emailVerified` set to now; else a user is created with the
+ * address, verified. Two links for one new address followed at once collide on the unique e-mail:
+ * the loser signs in as the winner's user.
+ * @throws AdapterError
+ */
+export async function resolveEmailUser(ctx: ActionContext, adapter: EmailAdapter, identifier: string, existing: AdapterUser | null): Promise<ResolvedUser> {
+  const verifiedAt = new Date(Date.now())
+  if (existing) return { user: await markVerified(ctx, adapter, existing, verifiedAt), isNewUser: false }
+  let created: AdapterUser
+  try {
+    created = await adapter.createUser({ email: identifier, emailVerified: verifiedAt })
+  } catch (error) {
+    // The failed insert means the other row is committed: it is visible now.
+    const winner = await adapter.getUserByEmail(identifier)
+    if (!winner) throw error instanceof AdapterError ? error : new AdapterError('createUser', { cause: redactError(error, [identifier]) })
+    return { user: await markVerified(ctx, adapter, winner, verifiedAt), isNewUser: false }
+  }
+  await emitEvent(ctx.config, 'createUser', { user: created })
+  return { user: created, isNewUser: true }
+}
+
+async function markVerified(ctx: ActionContext, adapter: EmailAdapter, user: AdapterUser, verifiedAt: Date): Promise<AdapterUser> {
+  const updated = await adapter.updateUser({ id: user.id, emailVerified: verifiedAt })
+  await emitEvent(ctx.config, 'updateUser', { user: updated })
+  return updated
 }
 
 /** Lower-cased first; a mixed-case address stored before (e.g. by the app) is found too. */

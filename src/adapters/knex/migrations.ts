@@ -69,7 +69,27 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.dropTableIfExists(tables.users)
     },
   },
+  {
+    // getUserByEmail finds an address whatever its letter case (`lower(email) = lower(?)`); this
+    // index keeps that lookup as fast as the exact one, so an unknown address costs no table scan
+    // (and its timing does not tell it from a known one). MySQL/MariaDB need none: their default
+    // collations ignore case, and the adapter's exact lookup already does.
+    name: '20261123000000_portcullis_email_lower.js',
+    async up(knex, { tables, users }) {
+      if (knex.client.dialect === 'mysql') return
+      await knex.raw('create index ?? on ?? (lower(??))', [emailLowerIndex(tables.users), tables.users, users.email])
+    },
+    async down(knex, { tables }) {
+      if (knex.client.dialect === 'mysql') return
+      await knex.raw('drop index if exists ??', [emailLowerIndex(tables.users)])
+    },
+  },
 ]
+
+function emailLowerIndex(usersTable: string): string {
+  // One identifier: a schema-qualified table name (`auth.users`) must not qualify the index.
+  return `${usersTable.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_email_lower_index`
+}
 
 // Millisecond precision everywhere: PostgreSQL `timestamptz(3)`, MySQL/MariaDB `datetime(3)`
 // (not `timestamp`, which ends in 2038), SQLite stores what Knex binds (milliseconds).

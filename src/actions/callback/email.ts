@@ -1,0 +1,65 @@
+/**
+ * GET /callback/:provider for an e-mail provider: the link of the sign-in e-mail. Its token is used
+ * once (the adapter deletes it atomically: of concurrent uses exactly one gets it), must not have
+ * expired and must have been issued for the link's address. Then, as for OAuth, the `signIn`
+ * callback, the user (users.ts: the existing one marked verified, or a new one), the session, the
+ * events and the redirect. Loaded on the first e-mail callback only (index.ts).
+ *
+ * A link that fails any check gets `Verification` (the error page, 403) and changes nothing: no
+ * user, no session. A link with another address than its token's leaves the token in place (the
+ * lookup is by address and token); an expired one is consumed.
+ */
+import { randomUUID } from 'node:crypto'
+import { UnknownActionError, VerificationError } from '../../errors.js'
+import type { AuthResponse } from '../../http/respond.js'
+import { hashVerificationToken, sameTokenHash } from '../../email/token.js'
+import type { EmailProvider } from '../../providers/email.js'
+import type { Account, AdapterUser, VerificationToken } from '../../types.js'
+import type { ActionContext } from '../context.js'
+import type { VerificationAdapter } from '../signin-email.js'
+import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
+import { resolveEmailUser } from './users.js'
+
+// Longer values are no link Portcullis made: refused before they reach the database.
+const MAX_PARAM_LENGTH = 1024
+
+/**
+ * Signs in the user of a followed e-mail link.
+ * @throws VerificationError, AccessDeniedError, AdapterError
+ */
+export async function emailCallback(ctx: ActionContext, provider: EmailProvider): Promise<AuthResponse> {
+  if (ctx.method !== 'GET') throw new UnknownActionError(`The ${provider.id} callback is the link of the sign-in e-mail, opened with GET.`)
+  const token = ctx.query.get('token')
+  const identifier = ctx.query.get('email')
+  if (!token || !identifier || token.length > MAX_PARAM_LENGTH || identifier.length > MAX_PARAM_LENGTH) {
+    throw new VerificationError('The sign-in link has no token or no e-mail address.')
+  }
+  const adapter = ctx.config.adapter as VerificationAdapter
+  const invite = await useToken(ctx, adapter, identifier, token)
+  if (!invite) throw new VerificationError('The sign-in link is unknown, already used, or for another address.')
+  if (invite.expires.getTime() < Date.now()) throw new VerificationError('The sign-in link has expired.')
+  // An adapter that ignores the identifier may return another address's token: refuse it.
+  if (invite.identifier !== identifier) throw new VerificationError('The sign-in link was issued for another address.')
+
+  const existing = await adapter.getUserByEmail(identifier)
+  const candidate: AdapterUser = existing ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
+  const account: Account = { provider: provider.id, type: 'email', providerAccountId: identifier, userId: candidate.id }
+  const elsewhere = await askSignInCallback(ctx, { user: candidate, account })
+  if (elsewhere) return elsewhere
+
+  const { user, isNewUser } = await resolveEmailUser(ctx, adapter, identifier, existing)
+  return finishSignIn(ctx, { user, account: { ...account, userId: user.id }, isNewUser })
+}
+
+/**
+ * The stored token of the link, deleted. New tokens are hashed with the first secret; the others
+ * are tried too, so links mailed before a secret rotation still work.
+ */
+async function useToken(ctx: ActionContext, adapter: VerificationAdapter, identifier: string, token: string): Promise<VerificationToken | null> {
+  for (const secret of ctx.config.secrets) {
+    const hash = hashVerificationToken(token, secret)
+    const invite = await adapter.useVerificationToken({ identifier, token: hash })
+    if (invite && sameTokenHash(invite.token, hash)) return invite
+  }
+  return null
+}

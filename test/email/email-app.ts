@@ -1,0 +1,94 @@
+/**
+ * Shared steps of the e-mail sign-in tests: a migrated database, an app with a Nodemailer provider
+ * pointed at the in-process SMTP server, and the browser's side of a sign-in (CSRF token, POST
+ * /signin/<id>, the link from the captured e-mail).
+ */
+import { afterAll, beforeAll, beforeEach } from '@jest/globals'
+import type { Knex } from 'knex'
+import type { PortcullisConfig, PortcullisResult } from 'portcullis'
+import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
+import Nodemailer, { type NodemailerUserConfig } from 'portcullis/providers/nodemailer'
+import { Browser } from '../support/browser.js'
+import type { DatabaseServer, TestDatabase } from '../support/databases.js'
+import { mountApp, type Listener } from '../support/oauth-app.js'
+import type { TestSmtpServer } from '../support/smtp.js'
+
+export const FROM = 'Portcullis tests <auth@example.test>'
+
+/** A migrated database of `server` for the suite, emptied before each test; read it inside tests. */
+export function migratedDatabase(server: DatabaseServer): { readonly knex: Knex } {
+  let db: TestDatabase
+  beforeAll(async () => {
+    db = await server.createDatabase()
+    await db.knex.migrate.latest({ migrationSource: migrationSource() })
+  })
+  afterAll(() => db?.destroy())
+  beforeEach(async () => {
+    for (const table of ['VerificationToken', 'Session', 'Account', 'User']) await db.knex(table).del()
+  })
+  return {
+    get knex() {
+      return db.knex
+    },
+  }
+}
+
+/** Log lines, by level, each joined into one string. */
+export interface LogLines {
+  error: string[]
+  warn: string[]
+  debug: string[]
+}
+
+/** A logger that records every line. */
+export function recordingLogger(): { logger: PortcullisConfig['logger']; lines: LogLines } {
+  const lines: LogLines = { error: [], warn: [], debug: [] }
+  const record = (level: keyof LogLines) => (...args: unknown[]) => void lines[level].push(args.map((arg) => (typeof arg === 'string' ? arg : String(arg))).join(' '))
+  return { logger: { error: record('error'), warn: record('warn'), debug: record('debug') }, lines }
+}
+
+/** Portcullis on `listener` with a Nodemailer provider sending to `smtp` and the Knex adapter on `knex`. */
+export function mountEmailApp(
+  listener: Listener,
+  knex: Knex,
+  smtp: Pick<TestSmtpServer, 'url'> | { url: string },
+  config: Partial<PortcullisConfig> = {},
+  provider: NodemailerUserConfig = {},
+): PortcullisResult {
+  return mountApp(listener, { adapter: KnexAdapter(knex), providers: [Nodemailer({ server: smtp.url, from: FROM, ...provider })], ...config })
+}
+
+/** GET /csrf, then POST /signin/<id> with `email`; the response (302 to verify-request when it worked). */
+export async function requestLink(
+  browser: Browser,
+  appUrl: string,
+  email: string,
+  options: { providerId?: string; callbackUrl?: string; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const { csrfToken } = (await (await browser.request(`${appUrl}/api/auth/csrf`)).json()) as { csrfToken: string }
+  const body = new URLSearchParams({ csrfToken, email, ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}) })
+  return browser.request(`${appUrl}/api/auth/signin/${options.providerId ?? 'nodemailer'}`, { body, headers: options.headers })
+}
+
+/** The link's `token` and `email` parameters. */
+export function paramsOf(link: string): { token: string; email: string; callbackUrl: string | null } {
+  const url = new URL(link)
+  return { token: url.searchParams.get('token')!, email: url.searchParams.get('email')!, callbackUrl: url.searchParams.get('callbackUrl') }
+}
+
+/** `link` with its search parameters changed. */
+export function withParams(link: string, changes: Record<string, string>): string {
+  const url = new URL(link)
+  for (const [key, value] of Object.entries(changes)) url.searchParams.set(key, value)
+  return url.href
+}
+
+/** The names of the cookies a response sets (with a value, i.e. not clearing them). */
+export function cookiesSet(response: Response): string[] {
+  return response.headers
+    .getSetCookie()
+    .filter((cookie) => !/^[^=]+=;/.test(cookie))
+    .map((cookie) => cookie.slice(0, cookie.indexOf('=')))
+}
+
+export { Browser }

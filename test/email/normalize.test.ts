@@ -1,0 +1,109 @@
+/**
+ * The default address normaliser and the default e-mail, as units: what is accepted, what is
+ * refused, and, for every accepted address, that nodemailer's own address parser reads exactly one
+ * recipient from it (the property the normaliser exists for). The e-mail escapes what it shows.
+ */
+import { describe, expect, it } from '@jest/globals'
+import addressparser from 'nodemailer/lib/addressparser'
+import { normalizeEmailAddress } from '../../src/email/normalize.js'
+import { renderVerificationEmail } from '../../src/email/message.js'
+import { generateVerificationToken, hashVerificationToken } from '../../src/email/token.js'
+import { createHash } from 'node:crypto'
+
+describe('normalizeEmailAddress', () => {
+  const accepted: [string, string][] = [
+    ['ada@example.com', 'ada@example.com'],
+    ['  Ada.Lovelace@Example.COM  ', 'ada.lovelace@example.com'],
+    ['ada+tag@example.com', 'ada+tag@example.com'],
+    ["o'brien@example.com", "o'brien@example.com"],
+    ['user@localhost', 'user@localhost'],
+    ['josé@bücher.example', 'josé@bücher.example'],
+    ['\uff21\uff24\uff21@example.com', 'ada@example.com'],
+    ['ada@example.com\r\n', 'ada@example.com'],
+  ]
+  it.each(accepted)('accepts %j as %j', (input, expected) => {
+    expect(normalizeEmailAddress(input)).toBe(expected)
+  })
+
+  const refused = [
+    'a@b@c',
+    '"a@b"@c',
+    'a@b,c@d',
+    'a@b\r\nBcc:c@d',
+    'a@b\nbcc:c@d',
+    'a@b.example\u0085bcc:c@d',
+    'a <a@b>',
+    'a@b (c)',
+    'g: a@b;',
+    'a\\@b@c',
+    'a@b\u2028c',
+    'a@b\u00a0c',
+    'a\u200d@b',
+    'a@b\ufeffc',
+    'a\u202e@b',
+    'a@b\uff20c',
+    'a@b\ufe6bc',
+    'a@b\uff0cc@d',
+    'a@b\uff1bc@d',
+    '\uff02a@b\uff02@c',
+    'a@b\u2024\u2024c',
+    'a@-b.example',
+    'a@b-.example',
+    'a@[::1]',
+    'a..b@c',
+    `${'a'.repeat(65)}@b.example`,
+    `a@${'b'.repeat(250)}.example`,
+    'x'.repeat(400),
+    '',
+    '@',
+  ]
+  it.each(refused.map((input) => [JSON.stringify(input), input]))('refuses %s', (_label, input) => {
+    expect(() => normalizeEmailAddress(input)).toThrow(/Not a valid e-mail address/)
+  })
+
+  it('refuses what is not a string', () => {
+    for (const input of [undefined, null, 42, ['a@b'], { email: 'a@b' }]) expect(() => normalizeEmailAddress(input)).toThrow(TypeError)
+  })
+
+  it("leaves nodemailer's address parser exactly one address, the same, for every address it accepts", () => {
+    const candidates = [...accepted.map(([input]) => input), "a!#$%&'*+/=?^_`{|}~-@example.com", 'a.b-c@d-e.f.example', 'ü@ü.example']
+    for (const candidate of candidates) {
+      const address = normalizeEmailAddress(candidate)
+      expect(addressparser(address)).toEqual([{ address, name: '' }])
+    }
+  })
+})
+
+describe('verification tokens', () => {
+  it('are 32 random bytes in hex, different each time', () => {
+    const tokens = new Set(Array.from({ length: 100 }, generateVerificationToken))
+    expect(tokens.size).toBe(100)
+    for (const token of tokens) expect(token).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  it('are stored as Auth.js stores them: sha256(token + secret), hex', () => {
+    expect(hashVerificationToken('abc', 'secret')).toBe(createHash('sha256').update('abcsecret').digest('hex'))
+  })
+})
+
+describe('the default e-mail', () => {
+  const url = 'https://example.com/api/auth/callback/email?callbackUrl=https%3A%2F%2Fexample.com%2F&token=abc&email=ada%40example.com'
+
+  it('has a subject, a text part and an HTML part, with the host and the link', () => {
+    const mail = renderVerificationEmail({ url, theme: {} })
+    expect(mail.subject).toBe('Sign in to example.com')
+    expect(mail.text).toContain(url)
+    expect(mail.text).toContain('Sign in to example.com')
+    expect(mail.html).toContain(`href="${url.replaceAll('&', '&amp;')}"`)
+    expect(mail.html).toContain('Sign in to <strong>example.com</strong>')
+  })
+
+  it('escapes what it shows and drops unsafe theme values', () => {
+    const hostile = `https://example.com/api/auth/callback/email?callbackUrl=%22%3E&token=t&email="><script>alert(1)</script>`
+    const mail = renderVerificationEmail({ url: hostile, theme: { brandColor: 'red;}</style><script>x</script>', logo: 'javascript:alert(1)' } })
+    expect(mail.html).not.toContain('<script>')
+    expect(mail.html).toContain('&lt;script&gt;')
+    expect(mail.html).not.toContain('javascript:')
+    expect(mail.html).toContain('#346df1')
+  })
+})
