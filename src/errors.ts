@@ -9,9 +9,11 @@
 /** Every `AuthError['type']`, for exhaustive switches. */
 export type ErrorType =
   | 'AccessDenied'
+  | 'AccountUnlinkError'
   | 'AdapterError'
   | 'CallbackRouteError'
   | 'CredentialsSignin'
+  | 'EmailSignInError'
   | 'InvalidCheck'
   | 'InvalidConfiguration'
   | 'InvalidProvider'
@@ -24,9 +26,12 @@ export type ErrorType =
   | 'OAuthAccountNotLinked'
   | 'OAuthCallbackError'
   | 'OAuthSignInError'
+  | 'RateLimited'
+  | 'RefreshAccessTokenError'
   | 'SessionTokenTooLarge'
   | 'UnknownAction'
   | 'UntrustedHost'
+  | 'Verification'
 
 /**
  * The code a client sees in `?error=`: the error's own type where it is safe and useful to show,
@@ -37,11 +42,13 @@ export type ClientErrorCode =
   | 'AdapterError'
   | 'Configuration'
   | 'CredentialsSignin'
+  | 'EmailSignInError'
   | 'InvalidCheck'
   | 'MissingCSRF'
   | 'OAuthAccountNotLinked'
   | 'OAuthCallbackError'
   | 'OAuthSignInError'
+  | 'RateLimited'
   | 'Verification'
 
 /** Base class of every error Portcullis throws or reports. */
@@ -183,9 +190,11 @@ export class MissingRequestContextError extends AuthError {
     super(
       'MissingRequestContext',
       `${what} was called outside a request: without a request argument it works only inside a request that passed through \`handlers\`, the \`auth\` middleware (app.use(auth)) or auth(handler). ` +
-        (what === 'signIn()' || what === 'signOut()'
+        (what === 'signIn()' || what === 'signOut()' || what === 'unlinkAccount()'
           ? `Call ${what} from such a route handler; it takes no request argument.`
-          : `Elsewhere, pass the request: ${what.slice(0, -1)}req, res).`),
+          : what === 'getAccessToken()'
+            ? 'Elsewhere, pass the request: getAccessToken({ req, res }, providerId).'
+            : `Elsewhere, pass the request: ${what.slice(0, -1)}req, res).`),
     )
   }
 }
@@ -342,5 +351,154 @@ export class OAuthAccountNotLinkedError extends AuthError {
 
   override get logLevel(): 'warn' {
     return 'warn'
+  }
+}
+
+/**
+ * An e-mail sign-in could not start: the address was refused by `normalizeIdentifier`, or the
+ * e-mail could not be sent (the token created for it is deleted again). The user is sent back to
+ * the sign-in page with `error=EmailSignInError`; a failed send is logged as an error, without the
+ * link.
+ */
+export class EmailSignInError extends AuthError {
+  override readonly kind = 'signIn'
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('EmailSignInError', message, options)
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'EmailSignInError'
+  }
+}
+
+/**
+ * An e-mail sign-in link did not work: its token is unknown, expired, already used, or was issued
+ * for another address. Nothing changes (no user, no session); the error page (403) says the link is
+ * no longer valid.
+ */
+export class VerificationError extends AuthError {
+  constructor(message = 'The sign-in link is invalid, expired or already used.') {
+    super('Verification', message)
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'Verification'
+  }
+}
+
+/** Which limit refused a sign-in attempt: the client IP's or the identifier's (e-mail, username). */
+export type RateLimitScope = 'ip' | 'identifier'
+
+/**
+ * Too many sign-in attempts: the client's IP address, or the identifier it tried (the e-mail address
+ * or username), used up its window of the `rateLimit` option. The client gets `429 Too Many
+ * Requests` with `Retry-After`, and the code `RateLimited` (the page, or `{ url, error }` in JSON).
+ * The server-side `signIn(..., { redirect: false })` throws it.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await signIn('credentials', { username, password, redirect: false })
+ * } catch (error) {
+ *   if (error instanceof RateLimitedError) res.set('Retry-After', String(error.retryAfterSeconds)).status(429)
+ * }
+ * ```
+ */
+export class RateLimitedError extends AuthError {
+  override readonly kind = 'signIn'
+  /** Seconds until the window that refused the attempt ends (at least 1): the `Retry-After` value. */
+  readonly retryAfterSeconds: number
+  /** The limit that refused it. */
+  readonly scope: RateLimitScope
+
+  /**
+   * @param retryAfterSeconds Seconds until another attempt may succeed.
+   * @param scope The limit that refused the attempt.
+   * @param message For the log: which limit, never the identifier itself.
+   */
+  constructor(retryAfterSeconds: number, scope: RateLimitScope, message = 'Too many sign-in attempts.') {
+    super('RateLimited', message)
+    this.retryAfterSeconds = retryAfterSeconds
+    this.scope = scope
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'RateLimited'
+  }
+
+  // An operator wants to see an attack (and which address it comes from).
+  override get logLevel(): 'warn' {
+    return 'warn'
+  }
+}
+
+/** Why `unlinkAccount()` refused: see `AccountUnlinkError.code`. */
+export type AccountUnlinkCode = 'not_signed_in' | 'not_linked' | 'ambiguous' | 'last_sign_in_method' | 'unsupported_adapter'
+
+/**
+ * `unlinkAccount()` removed nothing. `code` says why: `not_signed_in`; `not_linked` (the user has no
+ * account at that provider); `ambiguous` (several, pass `providerAccountId`); `last_sign_in_method`
+ * (removing it would leave the user no way to sign in); `unsupported_adapter` (no adapter, or one
+ * without `getAccountsByUserId` and `unlinkAccount`).
+ */
+export class AccountUnlinkError extends AuthError {
+  readonly code: AccountUnlinkCode
+  constructor(code: AccountUnlinkCode, message: string) {
+    super('AccountUnlinkError', message)
+    this.code = code
+  }
+}
+
+/** Why `getAccessToken()` has no token to give: see `RefreshAccessTokenError.code`. */
+export type RefreshAccessTokenCode = 'not_signed_in' | 'no_account' | 'ambiguous' | 'no_refresh_token' | 'invalid_grant' | 'provider_error' | 'unsupported_adapter'
+
+/**
+ * `getAccessToken()` could not return a valid access token. `code` says why and what to do:
+ * - `not_signed_in`: nobody is signed in on this request.
+ * - `no_account`: the user has no account at that provider (database sessions), or the session token
+ *   carries no tokens of it (JWT sessions: the user signed in with another provider, the `jwt`
+ *   callback dropped the `provider_tokens` claim, or the session predates Portcullis). Sign in with it.
+ * - `ambiguous`: the user has several accounts at that provider: pass `{ providerAccountId }`.
+ * - `no_refresh_token`: the access token has expired and the provider gave no refresh token (ask for
+ *   one: e.g. the `offline_access` scope, Google's `access_type: 'offline'`). Sign in again.
+ * - `invalid_grant`: the provider refused the refresh token (revoked, expired, or the user withdrew
+ *   consent). Sign in again.
+ * - `provider_error`: the refresh request failed otherwise (network, provider outage, a client
+ *   misconfiguration): the log says which. Worth retrying later.
+ * - `unsupported_adapter`: database sessions need the adapter's `getAccountsByUserId` and `updateAccount`.
+ *
+ * `no_refresh_token` and `invalid_grant` mark the session: `auth()` then returns it with
+ * `error: 'RefreshAccessTokenError'` (JWT sessions: until the next sign-in; database sessions: on the
+ * request that failed), for the page to send the user to sign in again.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   const token = await getAccessToken('google')
+ * } catch (error) {
+ *   if (error instanceof RefreshAccessTokenError && error.signInRequired) return res.redirect('/api/auth/signin')
+ *   throw error
+ * }
+ * ```
+ */
+export class RefreshAccessTokenError extends AuthError {
+  readonly code: RefreshAccessTokenCode
+  /** The provider's id. */
+  readonly provider: string
+
+  constructor(code: RefreshAccessTokenCode, provider: string, message: string, options?: { cause?: unknown }) {
+    super('RefreshAccessTokenError', message, options)
+    this.code = code
+    this.provider = provider
+  }
+
+  /** True when only a (new) sign-in with the provider gives a token: `not_signed_in`, `no_account`, `no_refresh_token`, `invalid_grant`. */
+  get signInRequired(): boolean {
+    return this.code === 'not_signed_in' || this.code === 'no_account' || this.code === 'no_refresh_token' || this.code === 'invalid_grant'
+  }
+
+  // A refused refresh token is the user's business (they revoked it); an outage the operator's.
+  override get logLevel(): 'error' | 'warn' | 'debug' {
+    return this.code === 'provider_error' || this.code === 'unsupported_adapter' || this.code === 'ambiguous' ? 'error' : 'debug'
   }
 }

@@ -18,7 +18,15 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { resolveConfig } from './config/resolve.js'
-import { createAuth, type AuthFunction, type GetCsrfTokenFunction, type SignInFunction, type SignOutFunction } from './http/auth.js'
+import {
+  createAuth,
+  type AuthFunction,
+  type GetAccessTokenFunction,
+  type GetCsrfTokenFunction,
+  type SignInFunction,
+  type SignOutFunction,
+  type UnlinkAccountFunction,
+} from './http/auth.js'
 import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
 import type { PortcullisConfig } from './types.js'
 
@@ -31,6 +39,10 @@ export interface PortcullisResult {
   signOut: SignOutFunction
   /** The CSRF token for the app's own sign-in or sign-out form (see `signIn`'s CSRF check). */
   getCsrfToken: GetCsrfTokenFunction
+  /** Removes one of the signed-in user's provider accounts, unless it is their last way to sign in. */
+  unlinkAccount: UnlinkAccountFunction
+  /** A valid access token of the signed-in user's account at a provider, refreshed when it expires. */
+  getAccessToken: GetAccessTokenFunction
 }
 
 /**
@@ -45,12 +57,12 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
   const resolved = resolveConfig(config)
   const requestStore = new AsyncLocalStorage<RequestStore>()
   const handlers = createHandlers(resolved, requestStore)
-  const { auth, signIn, signOut, getCsrfToken } = createAuth(resolved, requestStore)
-  return { handlers, auth, signIn, signOut, getCsrfToken }
+  const { auth, signIn, signOut, getCsrfToken, unlinkAccount, getAccessToken } = createAuth(resolved, requestStore)
+  return { handlers, auth, signIn, signOut, getCsrfToken, unlinkAccount, getAccessToken }
 }
 
 export * from './errors.js'
 export type * from './types.js'
 export type { LoggerInstance } from './logger.js'
-export type { AuthFunction, AuthenticatedRequest, GetCsrfTokenFunction, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions } from './http/auth.js'
+export type { AuthFunction, AuthenticatedRequest, GetAccessTokenFunction, GetAccessTokenOptions, GetCsrfTokenFunction, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions, UnlinkAccountFunction, UnlinkOptions } from './http/auth.js'
 export type { Handlers, NextFunction } from './http/router.js'

@@ -35,6 +35,13 @@ export interface Session {
   user: SessionUser
   /** When the session cookie expires. */
   expires: ISODateString
+  /**
+   * Set when `getAccessToken()` found that only a new sign-in gives a provider's access token again
+   * (`RefreshAccessTokenError` with `no_refresh_token` or `invalid_grant`). JWT sessions keep the
+   * mark until the user signs in with that provider again; database sessions show it on that request.
+   * A `session` callback may set its own values.
+   */
+  error?: 'RefreshAccessTokenError' | (string & {})
   [key: string]: unknown
 }
 
@@ -50,7 +57,28 @@ export interface JWT {
   iat?: NumericDate
   exp?: NumericDate
   jti?: string
+  /**
+   * The provider tokens `getAccessToken()` uses, by provider id: set on an OAuth/OIDC sign-in (before
+   * the `jwt` callback, which may remove it), replaced when a refresh rotates them. A sign-in keeps
+   * the entries of the user's other providers from the session it replaces.
+   */
+  provider_tokens?: Record<string, ProviderTokens>
   [key: string]: unknown
+}
+
+/**
+ * One provider's tokens in a JWT session (the `provider_tokens` claim): what an API call needs, not
+ * the ID token. `error` replaces the tokens once the provider refused the refresh token.
+ */
+export interface ProviderTokens {
+  access_token?: string
+  refresh_token?: string
+  /** Seconds since the epoch at which `access_token` expires; absent when the provider did not say. */
+  expires_at?: NumericDate
+  /** Absent for `bearer`. */
+  token_type?: string
+  /** Why no token can be had without a new sign-in. */
+  error?: 'no_refresh_token' | 'invalid_grant'
 }
 
 /** The kinds of provider the spec names (§1.2). */
@@ -127,6 +155,9 @@ export interface AccountReference {
   providerAccountId: string
 }
 
+/** The fields of an account that `updateAccount` changes and compares: the provider's token set. */
+export type AccountTokenFields = Pick<AdapterAccount, 'refresh_token' | 'access_token' | 'expires_at' | 'token_type' | 'scope' | 'id_token' | 'session_state'>
+
 /**
  * The database adapter: how Portcullis stores users, accounts, sessions and verification tokens.
  * The method set is Auth.js v5's, so an Auth.js adapter fits too. Database sessions need the four
@@ -144,7 +175,23 @@ export interface Adapter {
   /** Deletes the user with its accounts and sessions; returns the deleted user. */
   deleteUser?(id: string): Promise<AdapterUser | null | void>
   linkAccount?(account: NewAdapterAccount): Promise<AdapterAccount | null | void>
-  unlinkAccount?(account: AccountReference): Promise<AdapterAccount | null | void>
+  /**
+   * Deletes the account; returns it, or `null` when there was none. With `unlessLastOf` (a user id),
+   * deletes it only if that user keeps another account, atomically (two concurrent calls for a
+   * user's last two accounts remove one), and returns `null` when it refused.
+   */
+  unlinkAccount?(account: AccountReference, options?: { unlessLastOf?: string }): Promise<AdapterAccount | null | void>
+  /** Every account linked to the user (for `unlinkAccount()` and an app's "connected accounts" page). */
+  getAccountsByUserId?(userId: string): Promise<AdapterAccount[]>
+  /**
+   * Changes the account's token fields given (others are kept) and returns the account as stored;
+   * `null` when there is no such account. With `expect`, a compare-and-set: the change is made only
+   * if each field in `expect` holds that value (`null`: is null), atomically (of concurrent calls
+   * expecting the same value, one wins), and `null` is returned when it does not. `getAccessToken()`
+   * stores refreshed tokens with it (database sessions), and an OAuth sign-in of a linked account its
+   * new tokens; while a refresh is under way, `expires_at` holds minus the end of its lease.
+   */
+  updateAccount?(account: AccountReference & Partial<AccountTokenFields>, options?: { expect?: Partial<AccountTokenFields> }): Promise<AdapterAccount | null>
   createSession?(session: AdapterSession): Promise<AdapterSession>
   /** The session and its user, or `null`. Expired sessions are returned too: Portcullis deletes them. */
   getSessionAndUser?(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
@@ -269,14 +316,12 @@ export type AuthServerResponse = ServerResponse
 
 type Awaitable<T> = T | Promise<T>
 
-/**
- * A provider as written in the config: credentials, OAuth 2 or OpenID Connect. (E-mail providers
- * join this union in a later release.)
- */
+/** A provider as written in the config: credentials, OAuth 2, OpenID Connect or e-mail. */
 export type Provider =
   | import('./providers/credentials.js').CredentialsProvider
   | import('./providers/oauth.js').OAuthConfig
   | import('./providers/oidc.js').OIDCConfig
+  | import('./providers/email.js').EmailConfig
 /** A provider as the config accepts it: a provider object, or a built-in provider factory given bare. */
 export type ProviderInput = Provider | ((options?: Record<string, never>) => Provider)
 
@@ -315,6 +360,12 @@ export interface CallbacksOptions {
     profile?: import('./providers/oauth.js').Profile
     /** Credentials: the submitted fields. */
     credentials?: Record<string, unknown>
+    /**
+     * E-mail: `{ verificationRequest: true }` when the link is about to be sent (POST /signin/<id>;
+     * `user` is then the stored user, or a new one not yet stored). Absent when the link is
+     * followed, the second call of an e-mail sign-in.
+     */
+    email?: { verificationRequest?: boolean }
   }) => Awaitable<boolean | string>
   /**
    * Decides where to send the user after sign-in or sign-out. `baseUrl` is the site's origin.
@@ -366,6 +417,91 @@ export interface EventsOptions {
   linkAccount?: (message: { user: User; account: Account }) => Awaitable<void>
 }
 
+/** A fixed window of the `rateLimit` option: at most `attempts` in `windowSeconds`. */
+export interface RateLimitWindow {
+  /** Attempts allowed in one window; the next is refused (429) until the window ends. */
+  attempts: number
+  /** Length of the window in seconds. It starts with the first attempt counted. */
+  windowSeconds: number
+}
+
+/**
+ * A Knex instance (`knex(config)`) on PostgreSQL (`pg`), MySQL/MariaDB (`mysql2`) or SQLite
+ * (`better-sqlite3`, `sqlite3`). Typed loosely so that apps without Knex need not install it.
+ */
+export interface RateLimitKnex {
+  raw: (...args: never[]) => unknown
+  schema: unknown
+  client: unknown
+}
+
+/** A Redis client: ioredis (tested), or node-redis 4 and later. */
+export interface RateLimitRedis {
+  multi: (...args: never[]) => unknown
+}
+
+/**
+ * Where sign-in attempts are counted.
+ * - `'memory'` (default): in this process, per `Portcullis()` instance. Several processes (a
+ *   cluster, several servers) each count on their own, so an attacker gets the limit once per process.
+ * - `{ knex }`: in a table of the app's database (PostgreSQL, MySQL/MariaDB, SQLite), shared by every
+ *   process using it. The table (default `portcullis_rate_limit`) is created on the first sign-in
+ *   when missing, unless `createTable: false` (then create it in a migration: see the README).
+ * - `{ redis }`: in Redis (keys `<keyPrefix>:ip:…` and `<keyPrefix>:id:…`, expiring with their window),
+ *   shared by every process using it.
+ */
+export type RateLimitStore =
+  | 'memory'
+  | { knex: RateLimitKnex; tableName?: string; createTable?: boolean }
+  | { redis: RateLimitRedis }
+
+/**
+ * Brute-force limits on credentials and e-mail sign-in (`rateLimit` option). On by default with the
+ * defaults below; `rateLimit: false` turns them off. A refused attempt gets `429` with `Retry-After`
+ * and the code `RateLimited`.
+ *
+ * What counts: a credentials attempt that does not sign in counts against the client IP and its
+ * identifier (it is counted before the password is checked, and given back if it signs in; a
+ * successful sign-in also clears the identifier's count); every e-mail sign-in request counts
+ * against both.
+ *
+ * @example
+ * ```ts
+ * import Redis from 'ioredis'
+ * Portcullis({ providers, rateLimit: { store: { redis: new Redis(process.env.REDIS_URL!) }, identifier: { attempts: 5 } } })
+ * ```
+ */
+export interface RateLimitOptions {
+  /** Where attempts are counted. Default `'memory'`. */
+  store?: RateLimitStore
+  /**
+   * Per client IP, as Express computes `req.ip` (`trust proxy` honoured; `req.socket.remoteAddress`
+   * on Connect and node:http). Default `{ attempts: 50, windowSeconds: 900 }`; `false` turns it off.
+   * Raise it when many users share one address and mistype (a campus, a company NAT).
+   */
+  ip?: Partial<RateLimitWindow> | false
+  /**
+   * Per identifier (the e-mail address or username tried), whatever the IP. Default
+   * `{ attempts: 10, windowSeconds: 900 }`; `false` turns it off.
+   */
+  identifier?: Partial<RateLimitWindow> | false
+  /**
+   * The identifier of a credentials attempt, from the submitted fields (without `csrfToken` and
+   * `callbackUrl`). Default: the `email` field, else `username`, else the first field of the
+   * provider's `credentials` that is not of type `password`. Return `undefined` to count the
+   * attempt against the IP only. Identifiers are compared trimmed, in lower case.
+   */
+  credentialsIdentifier?: (credentials: Record<string, unknown>, provider: { id: string }) => string | undefined | null
+  /**
+   * IPv6 clients are counted by network: the first `ipv6Subnet` bits of the address (default 64,
+   * the usual size of one subscriber's network, through which one client can rotate freely).
+   * `128` counts each address on its own.
+   */
+  ipv6Subnet?: number
+  /** Prefix of every key in the store, so several apps can share one Redis or table. Default `portcullis`. */
+  keyPrefix?: string
+}
+
 /** The configuration object of `Portcullis(config)` (spec §2.1 LibConfig). */
 export interface PortcullisConfig {
   providers: ProviderInput[]
@@ -402,6 +538,11 @@ export interface PortcullisConfig {
   cookies?: Partial<CookiesOptions>
   /** Base of OAuth redirect URIs (spec §2.1); default `AUTH_REDIRECT_PROXY_URL`. */
   redirectProxyUrl?: string
+  /**
+   * Brute-force limits on credentials and e-mail sign-in, per client IP and per identifier. On by
+   * default (in memory); `false` turns them off. See `RateLimitOptions`.
+   */
+  rateLimit?: RateLimitOptions | boolean
 }
 
 declare global {

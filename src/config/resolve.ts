@@ -10,9 +10,12 @@ import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect } from '../security/redirect.js'
+import { resolveRateLimit, type ResolvedRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing, type KeyRing } from '../session/keys.js'
 import { resolveOAuthProvider, type OAuthProvider } from './oauth-provider.js'
+import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
+import type { EmailProvider } from '../providers/email.js'
 import type { CredentialsProvider } from '../providers/credentials.js'
 import type { Adapter, CallbacksOptions, CookiesOptions, EventsOptions, JWTOptions, PagesOptions, PortcullisConfig, Theme } from '../types.js'
 import { isProduction, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
@@ -21,7 +24,7 @@ const THIRTY_DAYS = 30 * 24 * 60 * 60
 const ONE_DAY = 24 * 60 * 60
 
 /** A provider as the routes use it: resolved, validated and frozen. */
-export type ConfiguredProvider = CredentialsProvider | OAuthProvider
+export type ConfiguredProvider = CredentialsProvider | OAuthProvider | EmailProvider
 
 /** Cookie names and the session key ring for one of the two cookie flavours. */
 export interface CookieSet {
@@ -62,6 +65,8 @@ export interface ResolvedConfig {
   readonly useSecureCookies: boolean | undefined
   readonly cookieSets: { readonly secure: CookieSet; readonly insecure: CookieSet }
   readonly redirectProxyUrl: string | undefined
+  /** Brute-force limits on sign-in (security/rate-limit.ts); `false` when turned off. */
+  readonly rateLimit: ResolvedRateLimit | false
 }
 
 /**
@@ -91,6 +96,8 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     throw new InvalidConfigurationError('Credentials sign-in with database sessions needs an adapter with getUser(); add it, or use session.strategy "jwt".')
   }
   if (adapter && providers.some((provider) => provider.type === 'oauth' || provider.type === 'oidc')) assertAccountAdapter(adapter)
+  const emailProvider = providers.find((provider) => provider.type === 'email')
+  if (emailProvider) assertEmailSignIn(emailProvider.id, adapter, url, trustHost, isProduction(env))
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
@@ -130,6 +137,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
       insecure: cookieSet(false, config.cookies, secrets),
     },
     redirectProxyUrl,
+    rateLimit: resolveRateLimit(config.rateLimit),
   } satisfies ResolvedConfig)
 }
 
@@ -158,11 +166,12 @@ function resolveProviders(input: PortcullisConfig['providers'], env: Readonly<Re
       case 'oauth':
       case 'oidc':
         return resolveOAuthProvider(provider, env, redirectProxyUrl)
+      case 'email':
+        return resolveEmailProvider(provider, env, isProduction(env))
       default: {
         const { type } = provider as { type?: unknown }
         throw new InvalidConfigurationError(
-          `Provider "${(provider as { id: string }).id}": type must be "oauth", "oidc" or "credentials"; got ${JSON.stringify(type)}` +
-            (type === 'email' ? ' (e-mail sign-in is not available in this version).' : '.'),
+          `Provider "${(provider as { id: string }).id}": type must be "oauth", "oidc", "email" or "credentials"; got ${JSON.stringify(type)}.`,
         )
       }
     }
@@ -272,5 +281,27 @@ function assertAccountAdapter(adapter: Adapter): void {
 }
 
 const ACCOUNT_METHODS = ['getUser', 'getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount'] as const
+
+/**
+ * E-mail sign-in stores its tokens and users through the adapter, and mails links whose origin
+ * must not come from a Host header a client chose (Host-header poisoning would mail links to the
+ * attacker's site). In production that takes AUTH_URL or trustHost: true; in development, without
+ * them, links are made for loopback origins only (the router refuses others).
+ * @throws InvalidConfigurationError, UntrustedHostError
+ */
+function assertEmailSignIn(providerId: string, adapter: Adapter | undefined, url: URL | undefined, trustHost: boolean | undefined, production: boolean): void {
+  if (!adapter) {
+    throw new InvalidConfigurationError(
+      `E-mail sign-in (provider "${providerId}") needs an adapter: its one-time tokens are stored in the database. Pass adapter: KnexAdapter(knex) from "portcullis/adapters/knex".`,
+    )
+  }
+  const missing = EMAIL_ADAPTER_METHODS.filter((method) => typeof adapter[method] !== 'function')
+  if (missing.length > 0) throw new InvalidConfigurationError(`E-mail sign-in (provider "${providerId}") needs the adapter's ${missing.join(', ')}; this adapter lacks them.`)
+  if (production && !url && trustHost !== true) {
+    throw new UntrustedHostError(
+      `E-mail sign-in (provider "${providerId}") mails links to your site, so the site's URL must not come from the request's Host header, which any client can set (it would mail links to their site). Set AUTH_URL (e.g. AUTH_URL=https://example.com/api/auth), or trustHost: true (AUTH_TRUST_HOST=true) when a proxy you run sets the Host.`,
+    )
+  }
+}
 
 const AT_LEAST_ONE_PROVIDER = 'configure at least one provider, e.g. providers: [Credentials({ authorize })] or providers: [GitHub].'

@@ -9,14 +9,16 @@ import type { Request as ExpressRequest, Response as ExpressResponse } from 'exp
 import { signInWithCredentials } from '../actions/callback/credentials.js'
 import { pageUrl, redirectTarget, type ActionContext } from '../actions/context.js'
 import { failureResponse, requestErrorResponse } from '../actions/failure.js'
-import { loadAuthorize } from '../actions/signin.js'
+import { loadAuthorize, loadEmailSignIn } from '../actions/signin.js'
 import { signOutTo } from '../actions/signout.js'
+import { unlinkAccount as unlinkSignedInAccount, type UnlinkAccountOptions } from '../actions/unlink.js'
 import type { ConfiguredProvider, ResolvedConfig } from '../config/resolve.js'
 import { MissingCSRFError, MissingRequestContextError, UntrustedHostError, type InvalidRequestError } from '../errors.js'
 import { csrfState, sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { sameOriginUrl } from '../security/redirect.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
-import type { Session } from '../types.js'
+import type { AdapterAccount, Session } from '../types.js'
+import type { AccessTokenOptions } from '../oauth/access-token.js'
 import { cookieSetFor, originalPath, readCookies, requestOrigin, sessionRequestFor, wantsJson, type NodeRequest } from './request.js'
 import { appendCookies, sendResponse, sendWebResponse, type AuthResponse } from './respond.js'
 import type { NextFunction, RequestStore } from './router.js'
@@ -91,6 +93,56 @@ export type SignInFunction = (
 
 /** Server-side sign-out: resolves with the URL the user is (or should be) sent to. */
 export type SignOutFunction = (options?: SignOutOptions) => Promise<string>
+
+/** Options of the server-side `unlinkAccount`: which account, and the CSRF proof (as for `signOut`). */
+export interface UnlinkOptions extends UnlinkAccountOptions, CsrfOptions {}
+
+/**
+ * The server-side `unlinkAccount(providerId, options)`: removes the signed-in user's account at that
+ * provider and returns it, unless it is their last way to sign in. Call it from a route handler (it
+ * reads the request context, like `signOut`) for a POST of the app's own form carrying the CSRF token.
+ * @throws AccountUnlinkError (`code`: not_signed_in, not_linked, ambiguous, last_sign_in_method, unsupported_adapter)
+ * @throws MissingCSRFError without a valid CSRF token (unless `skipCsrfCheck`)
+ */
+export type UnlinkAccountFunction = (providerId: string, options?: UnlinkOptions) => Promise<AdapterAccount>
+
+/**
+ * The server-side `getAccessToken`: a valid access token of the signed-in user's account at a
+ * provider, refreshed with the stored refresh token when it has expired or expires within
+ * `skewSeconds` (default 60). The new tokens are re-sealed into the session cookie (JWT sessions,
+ * sent on `res`) or stored through the adapter's `updateAccount` (database sessions). Concurrent
+ * calls share one refresh.
+ *
+ * Inside a request context (`handlers`, the `auth` middleware, `auth(handler)`): `getAccessToken(providerId)`;
+ * elsewhere: `getAccessToken({ req, res }, providerId)`. JWT sessions need `res`, before the response is sent.
+ *
+ * @throws RefreshAccessTokenError when there is no valid token to give (see its `code`); the session
+ *   is then marked (`error: 'RefreshAccessTokenError'`) for the codes that need a new sign-in.
+ * @throws TypeError for a provider id that is not a configured OAuth/OIDC provider, or a JWT session without a writable `res`.
+ * @example
+ * ```ts
+ * app.get('/events', auth(async (req, res) => {
+ *   const token = await getAccessToken('google')
+ *   const api = await fetch('https://www.googleapis.com/calendar/v3/users/me/calendarList', { headers: { authorization: `Bearer ${token}` } })
+ *   res.json(await api.json())
+ * }))
+ * ```
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
+ */
+export interface GetAccessTokenFunction {
+  (providerId: string, options?: GetAccessTokenOptions): Promise<string>
+  (context: { req: IncomingMessage; res?: ServerResponse }, providerId: string, options?: GetAccessTokenOptions): Promise<string>
+}
+
+/** Options of `getAccessToken`. */
+export type GetAccessTokenOptions = AccessTokenOptions
+
+let accessTokenModule: Promise<typeof import('../oauth/access-token.js')> | undefined
+
+/** The access-token code (and openid-client), imported on the first `getAccessToken()` call. */
+function loadAccessToken(): Promise<typeof import('../oauth/access-token.js')> {
+  return (accessTokenModule ??= import('../oauth/access-token.js'))
+}
 
 /** Builds `auth`, `signIn` and `signOut` for a resolved config. */
 export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
@@ -219,12 +271,12 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
    * forms: a same-origin request carrying the CSRF token of its cookie.
    * @throws MissingCSRFError
    */
-  const assertServerCsrf = (ctx: ActionContext, options: CsrfOptions): void => {
+  const assertServerCsrf = (ctx: ActionContext, options: CsrfOptions, what = 'signIn()/signOut()'): void => {
     if (options.skipCsrfCheck === true) return
     const token = options.csrfToken ?? (ctx.req.body as { csrfToken?: unknown } | undefined)?.csrfToken
     const cookie = ctx.requestCookies[ctx.cookieSet.cookies.csrfToken.name]
     if (!sameOriginRequest(ctx.req.headers, ctx.origin) || !verifyCsrf(cookie, token, config.secrets)) {
-      throw new MissingCSRFError('signIn()/signOut(): the request carries no valid CSRF token. Put getCsrfToken(req, res) in the form as csrfToken, or pass { csrfToken }.')
+      throw new MissingCSRFError(`${what}: the request carries no valid CSRF token. Put getCsrfToken(req, res) in the form as csrfToken, or pass { csrfToken }.`)
     }
   }
 
@@ -257,6 +309,8 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     authorizationParams: Parameters<SignInFunction>[2],
   ): Promise<AuthResponse> => {
     if (provider.type === 'credentials') return signInWithCredentials({ ...ctx, body: { callbackUrl } }, provider, fields)
+    // E-mail: `signIn('<id>', { email })` mails the link and goes to the verify-request page.
+    if (provider.type === 'email') return (await loadEmailSignIn()).signInWithEmail(ctx, provider, { email: fields.email, callbackUrl })
     // OAuth/OIDC: the authorization URL, with the check cookies and where to come back to.
     const { authorizationRequest } = await loadAuthorize()
     const authorization = await authorizationRequest(ctx, provider, authorizationParams)
@@ -296,7 +350,60 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     return state.token
   }
 
-  return { auth, signIn, signOut, getCsrfToken }
+  const unlinkAccount: UnlinkAccountFunction = async (providerId, options = {}) => {
+    const { ctx } = serverContext('unlinkAccount()')
+    assertServerCsrf(ctx, options, 'unlinkAccount()')
+    return unlinkSignedInAccount(ctx, providerId, { providerAccountId: options.providerAccountId })
+  }
+
+  const getAccessToken = (async (...args: unknown[]): Promise<string> => {
+    const [first] = args
+    let store: { req: NodeRequest; res?: ServerResponse } | undefined
+    let rest: unknown[]
+    if (typeof first === 'string') {
+      store = requestStore.getStore()
+      if (!store) throw new MissingRequestContextError('getAccessToken()')
+      rest = args
+    } else if (first && typeof first === 'object' && isRequest((first as { req?: unknown }).req)) {
+      store = first as { req: NodeRequest; res?: ServerResponse }
+      rest = args.slice(1)
+    } else {
+      throw new TypeError('getAccessToken() takes (providerId, options) inside a request, or ({ req, res }, providerId, options).')
+    }
+    const [providerId, options] = rest as [unknown, GetAccessTokenOptions | undefined]
+    const provider = typeof providerId === 'string' ? config.providerById.get(providerId) : undefined
+    if (!provider || (provider.type !== 'oauth' && provider.type !== 'oidc')) {
+      const known = config.providers.filter((candidate) => candidate.type === 'oauth' || candidate.type === 'oidc').map((candidate) => candidate.id)
+      throw new TypeError(`getAccessToken(): "${String(providerId)}" is not a configured OAuth/OIDC provider (configured: ${known.join(', ') || 'none'}).`)
+    }
+    const { req, res } = store
+    // A refresh rotates the refresh token: with JWT sessions the new one exists only in the cookie
+    // this response carries, so refreshing without sending it would lose it.
+    if (config.session.strategy === 'jwt' && (!res || res.headersSent)) {
+      throw new TypeError('getAccessToken() with JWT sessions needs the response, before it is sent: a refresh re-seals the session cookie. Pass { req, res }, or call it inside the request context.')
+    }
+    const result = await (await loadAccessToken()).freshAccessToken(sessionRequestFor(req, config), provider, options)
+    if (result.cookies.length > 0) {
+      if (!res!.headersSent) appendCookies(res!, result.cookies)
+      else {
+        config.logger.error(
+          'SessionCookieNotRefreshed',
+          'getAccessToken() stored new provider tokens in the session cookie, but the response was sent meanwhile. This instance answers the old cookie with the new tokens for a day; call getAccessToken() before sending the response.',
+        )
+      }
+    }
+    if (result.accessToken !== undefined) return result.accessToken
+    if (result.error.code === 'no_refresh_token' || result.error.code === 'invalid_grant') {
+      // The rest of this request sees the mark too (JWT sessions also carry it in the new cookie).
+      const session = await sessions.get(req)?.catch(() => null)
+      if (session) session.error = 'RefreshAccessTokenError'
+    }
+    const { error } = result
+    config.logger[error.logLevel](error.type, error.message)
+    throw error
+  }) as GetAccessTokenFunction
+
+  return { auth, signIn, signOut, getCsrfToken, unlinkAccount, getAccessToken }
 }
 
 function isRequest(value: unknown): value is NodeRequest {

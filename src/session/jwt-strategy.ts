@@ -10,6 +10,7 @@ import { SessionTokenTooLargeError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { Account, JWT, Session, SessionCallbackParams, User } from '../types.js'
 import { clearChunkedCookie, expiredCookie, readChunkedCookieForms, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
+import { hasRefreshError, PROVIDER_TOKENS_CLAIM, signInProviderTokens } from './provider-tokens.js'
 import type { SessionRequest, SessionResult, SignInDetails } from './strategy.js'
 import { openCachedSessionToken } from './token-cache.js'
 import { sealSessionToken, type OpenedToken } from './token.js'
@@ -69,12 +70,30 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
 export async function createJwtSession(request: SessionRequest, user: User, account: Account | null, details: SignInDetails = {}): Promise<SessionResult> {
   const { config } = request
   const defaultToken: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id }
-  const token = config.callbacks.jwt
+  // The provider's tokens, for getAccessToken(); the jwt callback sees them and may drop them.
+  const previous = account && (account.type === 'oauth' || account.type === 'oidc') ? await peekJwtToken(request) : null
+  const providerTokens = signInProviderTokens(account, previous, user.id)
+  if (providerTokens) defaultToken[PROVIDER_TOKENS_CLAIM] = providerTokens
+  let token = config.callbacks.jwt
     ? await config.callbacks.jwt({ token: defaultToken, user, account, profile: details.profile, trigger: details.isNewUser ? 'signUp' : 'signIn', isNewUser: details.isNewUser ?? false })
     : defaultToken
   if (!token) return { session: null, token: null, cookies: clearJwtSession(request) }
-  const { cookies, expires } = await sealToken(request, token, details.isNewUser ? 'signUp' : 'signIn')
-  return { session: defaultSession(token, expires), token, cookies }
+  const trigger = details.isNewUser ? 'signUp' : 'signIn'
+  let sealed: Awaited<ReturnType<typeof sealToken>>
+  try {
+    sealed = await sealToken(request, token, trigger)
+  } catch (error) {
+    // The provider tokens are not worth a failed sign-in: without them, only getAccessToken() fails.
+    if (!(error instanceof SessionTokenTooLargeError) || token[PROVIDER_TOKENS_CLAIM] === undefined) throw error
+    const { [PROVIDER_TOKENS_CLAIM]: _dropped, ...lighter } = token
+    sealed = await sealToken(request, lighter, trigger)
+    config.logger.warn(
+      'ProviderTokensDropped',
+      `With the provider tokens, the session token would be ${error.size} bytes, over jwt.maxSize (${error.maxSize}): they are left out, and getAccessToken() answers no_account for this session. Raise jwt.maxSize, or trim what the jwt callback adds.`,
+    )
+    token = lighter
+  }
+  return { session: defaultSession(token, sealed.expires), token, cookies: sealed.cookies }
 }
 
 /** Cookies that end the session: the session cookie and every chunk of it. */
@@ -125,10 +144,21 @@ function issuedAt(token: OpenedToken): number {
 }
 
 function defaultSession(token: JWT, expires: number): Session {
-  return {
+  const session: Session = {
     user: { id: token.sub as string, name: token.name, email: token.email, image: token.picture },
     expires: new Date(expires * 1000).toISOString(),
   }
+  if (token[PROVIDER_TOKENS_CLAIM] !== undefined && hasRefreshError(token)) session.error = 'RefreshAccessTokenError'
+  return session
+}
+
+/**
+ * Seals `token` as the request's new session cookie, as the `updateAge` re-issue does, for a
+ * change made outside a session read (getAccessToken's refreshed provider tokens).
+ * @throws SessionTokenTooLargeError when the sealed token is over `jwt.maxSize`.
+ */
+export async function resealJwtToken(request: SessionRequest, token: JWT): Promise<OutgoingCookie[]> {
+  return (await sealToken(request, token)).cookies
 }
 
 async function openToken(request: SessionRequest, sealed: string): Promise<{ payload: JWT; plaintext: string } | null> {

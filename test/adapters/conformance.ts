@@ -30,6 +30,8 @@ const METHODS = [
   'deleteUser',
   'linkAccount',
   'unlinkAccount',
+  'getAccountsByUserId',
+  'updateAccount',
   'createSession',
   'getSessionAndUser',
   'updateSession',
@@ -135,6 +137,14 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
         const created = await createUser()
         expect(await adapter.getUserByEmail(created.email!)).toEqual(created)
         expect(await adapter.getUserByEmail(`${unique('nobody')}@example.com`)).toBeNull()
+      })
+
+      it('getUserByEmail finds an address stored in another letter case (Portcullis looks up lower case)', async () => {
+        const local = unique('Mixed.Case')
+        const created = await createUser({ email: `${local}@Example.COM` })
+        expect(await adapter.getUserByEmail(`${local.toLowerCase()}@example.com`)).toEqual(created)
+        expect(await adapter.getUserByEmail(`${local}@Example.COM`)).toEqual(created)
+        expect(await adapter.getUserByEmail(`${local.toLowerCase()}x@example.com`)).toBeNull()
       })
 
       it('getUserByAccount returns the linked user, and null for an unknown account', async () => {
@@ -277,6 +287,35 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
         expect(await adapter.getUser(user.id)).toEqual(user)
       })
 
+      it('unlinkAccount with unlessLastOf removes an account only while the user keeps another', async () => {
+        const user = await createUser()
+        const first = accountOf(user.id)
+        const second = accountOf(user.id, { provider: 'other' })
+        await adapter.linkAccount(first)
+        await adapter.linkAccount(second)
+
+        expect(await adapter.unlinkAccount(second, { unlessLastOf: user.id })).toMatchObject({ provider: 'other', userId: user.id })
+        expect(await adapter.unlinkAccount(first, { unlessLastOf: user.id })).toBeNull()
+        expect(await adapter.getUserByAccount(first)).toEqual(user)
+        // Another user's account is not this user's to remove.
+        const stranger = await createUser()
+        expect(await adapter.unlinkAccount(first, { unlessLastOf: stranger.id })).toBeNull()
+        expect(await adapter.getUserByAccount(first)).toEqual(user)
+      })
+
+      it('getAccountsByUserId lists the user\'s accounts with their tokens, and no one else\'s', async () => {
+        const user = await createUser()
+        const other = await createUser()
+        const mine = [accountOf(user.id, { access_token: 'a1' }), accountOf(user.id, { provider: 'other', access_token: 'a2' })]
+        for (const account of mine) await adapter.linkAccount(account)
+        await adapter.linkAccount(accountOf(other.id))
+
+        const listed = await adapter.getAccountsByUserId(user.id)
+        expect(listed.map((account) => account.providerAccountId).sort()).toEqual(mine.map((account) => account.providerAccountId).sort())
+        expect(listed.map((account) => account.access_token).sort()).toEqual(['a1', 'a2'])
+        expect(await adapter.getAccountsByUserId(randomUUID())).toEqual([])
+      })
+
       // OIDC `sub` is case-sensitive: matching it case-insensitively would sign one user in as another.
       it('getUserByAccount tells apart providerAccountIds that differ only in letter case', async () => {
         const user = await createUser()
@@ -297,6 +336,72 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
         await adapter.linkAccount(account)
         await expectUniqueViolation(adapter.linkAccount({ ...account, userId: other.id }))
         expect(await adapter.getUserByAccount(account)).toEqual(user)
+      })
+    })
+
+    describe('updateAccount', () => {
+      it('changes the token fields given, keeps the others, and returns the account as stored', async () => {
+        const user = await createUser()
+        const account = accountOf(user.id, { access_token: 'a1', refresh_token: 'r1', expires_at: 1_900_000_000, scope: 'openid', id_token: 'id1' })
+        await adapter.linkAccount(account)
+        const ref = { provider: account.provider, providerAccountId: account.providerAccountId }
+        const updated = await adapter.updateAccount({ ...ref, access_token: 'a2', expires_at: 1_900_003_600, token_type: 'bearer' })
+        const expected: AdapterAccount = {
+          userId: user.id,
+          type: 'oidc',
+          ...ref,
+          access_token: 'a2',
+          refresh_token: 'r1',
+          expires_at: 1_900_003_600,
+          token_type: 'bearer',
+          scope: 'openid',
+          id_token: 'id1',
+          session_state: null,
+        }
+        expect(updated).toEqual(expected)
+        expect((await adapter.getAccountsByUserId(user.id))[0]).toEqual(expected)
+        // null clears a field; a change to nothing (the same values) still finds the account.
+        expect(await adapter.updateAccount({ ...ref, id_token: null })).toMatchObject({ id_token: null, access_token: 'a2' })
+        expect(await adapter.updateAccount({ ...ref, access_token: 'a2' })).toMatchObject({ access_token: 'a2' })
+      })
+
+      it('returns null for an unknown account', async () => {
+        expect(await adapter.updateAccount({ provider: 'example', providerAccountId: unique('nobody'), access_token: 'a' })).toBeNull()
+      })
+
+      it('with expect, changes the account only while the expected values hold (null: is null)', async () => {
+        const user = await createUser()
+        const account = accountOf(user.id, { refresh_token: 'r1', expires_at: 1_900_000_000 })
+        await adapter.linkAccount(account)
+        const ref = { provider: account.provider, providerAccountId: account.providerAccountId }
+
+        expect(await adapter.updateAccount({ ...ref, expires_at: -1_900_000_030 }, { expect: { refresh_token: 'r0', expires_at: 1_900_000_000 } })).toBeNull()
+        expect(await adapter.updateAccount({ ...ref, expires_at: -1_900_000_030 }, { expect: { refresh_token: 'r1', expires_at: 1 } })).toBeNull()
+        expect(await adapter.updateAccount({ ...ref, access_token: 'x' }, { expect: { access_token: 'something' } })).toBeNull()
+        expect((await adapter.getAccountsByUserId(user.id))[0]).toMatchObject({ refresh_token: 'r1', expires_at: 1_900_000_000, access_token: null })
+
+        // A negative expires_at (a refresh's lease) is stored and compared like any other.
+        expect(await adapter.updateAccount({ ...ref, expires_at: -1_900_000_030 }, { expect: { refresh_token: 'r1', expires_at: 1_900_000_000, access_token: null } })).toMatchObject({ expires_at: -1_900_000_030 })
+        expect(await adapter.updateAccount({ ...ref, access_token: 'a2', refresh_token: 'r2', expires_at: 1_900_003_600 }, { expect: { refresh_token: 'r1', expires_at: -1_900_000_030 } })).toMatchObject({
+          access_token: 'a2',
+          refresh_token: 'r2',
+          expires_at: 1_900_003_600,
+        })
+      })
+
+      it('of 50 parallel compare-and-sets expecting the same refresh token, exactly one wins', async () => {
+        const user = await createUser()
+        const account = accountOf(user.id, { refresh_token: 'r1', expires_at: 1_900_000_000 })
+        await adapter.linkAccount(account)
+        const ref = { provider: account.provider, providerAccountId: account.providerAccountId }
+        const results = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => adapter.updateAccount({ ...ref, refresh_token: `r2-${i}`, access_token: `a2-${i}` }, { expect: { refresh_token: 'r1' } })),
+        )
+        const winners = results.filter((result) => result !== null)
+        expect(winners).toHaveLength(1)
+        const stored = (await adapter.getAccountsByUserId(user.id))[0]!
+        expect(stored.refresh_token).toBe(winners[0]!.refresh_token)
+        expect(stored.access_token).toBe(`a2-${stored.refresh_token!.slice(3)}`)
       })
     })
 
@@ -376,6 +481,13 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
     })
 
     describe('verification tokens', () => {
+      it('useVerificationToken gives a token to exactly one of 20 concurrent callers', async () => {
+        const token = tokenOf()
+        await adapter.createVerificationToken(token)
+        const results = await Promise.all(Array.from({ length: 20 }, () => adapter.useVerificationToken({ identifier: token.identifier, token: token.token })))
+        expect(results.filter((result) => result !== null)).toEqual([token])
+      })
+
       it('useVerificationToken returns the token once, then null', async () => {
         const token = tokenOf(DATE_WITH_MS)
         expect(await adapter.createVerificationToken(token)).toEqual(token)

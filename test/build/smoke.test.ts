@@ -33,11 +33,25 @@ describe('built package', () => {
   })
 
   it('loads nothing of OAuth (openid-client, src/oauth) to serve pages and read sessions; the first OAuth sign-in loads it', () => {
-    const result = JSON.parse(node('lazy-oauth.mjs')) as { beforeSignIn: string[]; afterSignIn: number; signInStatus: number; location: string }
+    const result = JSON.parse(node('lazy-oauth.mjs')) as { beforeSignIn: string[]; afterSignIn: number; rateLimitAfterCredentials: number; signInStatus: number; location: string }
+    // Nor the sign-in rate limiter (rate-limiter-flexible).
     expect(result.beforeSignIn).toEqual([])
     // The positive control: the hook sees the OAuth modules once a sign-in needs them.
     expect(result.afterSignIn).toBeGreaterThan(0)
+    // And the rate limiter once a credentials attempt needs it.
+    expect(result.rateLimitAfterCredentials).toBeGreaterThan(0)
     expect(result).toMatchObject({ signInStatus: 302, location: 'https://github.com/login/oauth/authorize' })
+  })
+
+  it('loads nothing of e-mail sign-in (nodemailer, the sending and link code) to serve pages and read sessions; the first e-mail sign-in loads it', () => {
+    const result = JSON.parse(node('lazy-email.mjs')) as { beforeSignIn: string[]; nodemailerAfterSignIn: number; callbackLoaded: boolean; signInLocation: string; callbackLocation: string }
+    expect(result.beforeSignIn).toEqual([])
+    // The positive controls: the hook sees nodemailer once an e-mail is sent (here to a server that
+    // is down), and the link's code once a link is followed (here an unknown one).
+    expect(result.nodemailerAfterSignIn).toBeGreaterThan(0)
+    expect(result.callbackLoaded).toBe(true)
+    expect(result.signInLocation).toBe('/api/auth/signin?error=EmailSignInError')
+    expect(result.callbackLocation).toBe('/api/auth/error?error=Verification')
   })
 
   it('type-checks ESM and CommonJS TypeScript consumers against the declarations', () => {

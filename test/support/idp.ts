@@ -28,11 +28,35 @@ export interface IdpOptions {
   host?: string
   /** Claims to merge over the defaults for a login (`undefined` drops one); `sub` is always the login. */
   claims?: (login: string) => Record<string, unknown>
+  /**
+   * The issuer's path, e.g. `/realms/test` (Keycloak's shape) or `/` (Auth0's, with its trailing
+   * slash): the IdP is then served under it and `issuer` ends with it. Default: none.
+   */
+  issuerPath?: string
+  /**
+   * Claim names beyond the standard ones that the IdP releases with the `openid` scope (in the ID
+   * token and at userinfo), e.g. Entra's `oid` and `tid`; their values come from `claims`.
+   */
+  releasedClaims?: string[]
+  /**
+   * Seconds an access token lives, or a function asked at each issue (a test can issue short-lived
+   * tokens at sign-in and long-lived ones on refresh). Default one hour.
+   */
+  accessTokenTtl?: number | (() => number)
+  /**
+   * `true`: every refresh rotates the refresh token, and a used one coming back revokes the whole
+   * grant (oidc-provider's reuse detection). Default: oidc-provider's own rule (public clients only).
+   * Refresh tokens are issued to clients whose `grant_types` include `refresh_token`, for sign-ins
+   * with the `offline_access` scope and `prompt=consent`.
+   */
+  rotateRefreshToken?: boolean
+  /** Enables the token revocation endpoint (RFC 7009) at `revocationEndpoint`. Default off. */
+  revocation?: boolean
 }
 
 /** A running test IdP. */
 export interface TestIdp {
-  /** `http://127.0.0.1:<port>`, no trailing slash. */
+  /** `http://127.0.0.1:<port>` followed by `issuerPath` (without one: no trailing slash). */
   issuer: string
   /**
    * A plain-OAuth "API" endpoint like GitHub's `/user`: GET with `Authorization: Bearer <access
@@ -43,6 +67,8 @@ export interface TestIdp {
   authorizationEndpoint: string
   tokenEndpoint: string
   userinfoEndpoint: string
+  /** With `revocation: true`. */
+  revocationEndpoint: string
   jwksUri: string
   provider: Provider
   /**
@@ -88,19 +114,23 @@ export async function startIdp(options: IdpOptions): Promise<TestIdp> {
   const host = options.host ?? '127.0.0.1'
   const claimsFor = accountClaims(options.claims)
   const [ProviderClass, key, server] = await Promise.all([loadProvider(), loadSigningKey(), listen(host)])
-  const issuer = `http://${urlHost(host)}:${(server.address() as AddressInfo).port}`
-  const provider = constructProvider(ProviderClass, issuer, providerConfiguration(options.clients, key, claimsFor))
+  const origin = `http://${urlHost(host)}:${(server.address() as AddressInfo).port}`
+  const issuer = origin + (options.issuerPath ?? '')
+  const mountPath = new URL(issuer).pathname.replace(/\/$/, '')
+  const provider = constructProvider(ProviderClass, issuer, withTokenOptions(providerConfiguration(options.clients, key, claimsFor, options.releasedClaims ?? []), options))
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (new URL(req.url ?? '/', issuer).pathname === API_PATH) void answerApiRequest(provider, claimsFor, req, res)
+    if (new URL(req.url ?? '/', origin).pathname === API_PATH) void answerApiRequest(provider, claimsFor, req, res)
+    else if (mountPath && !mountedUnder(req, mountPath)) res.writeHead(404).end()
     // Composed per request, so middleware a test adds with `provider.use` takes effect.
     else void provider.callback()(req, res)
   })
   return {
     issuer,
-    apiUrl: issuer + API_PATH,
+    apiUrl: origin + API_PATH,
     authorizationEndpoint: provider.urlFor('authorization'),
     tokenEndpoint: provider.urlFor('token'),
     userinfoEndpoint: provider.urlFor('userinfo'),
+    revocationEndpoint: options.revocation ? provider.urlFor('revocation') : '',
     jwksUri: provider.urlFor('jwks'),
     provider,
     signIdToken: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.jwk.kid }).sign(key.privateKey),
@@ -108,13 +138,25 @@ export async function startIdp(options: IdpOptions): Promise<TestIdp> {
   }
 }
 
-function providerConfiguration(clients: IdpClient[], signingKey: SigningKey, claimsFor: ClaimsFor): Configuration {
+/**
+ * Serves the IdP under `mountPath`: oidc-provider finds its mount point from `originalUrl` (what
+ * Express would set) and routes on the rest of `url`.
+ */
+function mountedUnder(req: IncomingMessage & { originalUrl?: string }, mountPath: string): boolean {
+  const url = req.url ?? '/'
+  if (url !== mountPath && !url.startsWith(`${mountPath}/`) && !url.startsWith(`${mountPath}?`)) return false
+  req.originalUrl = url
+  req.url = url.slice(mountPath.length) || '/'
+  return true
+}
+
+function providerConfiguration(clients: IdpClient[], signingKey: SigningKey, claimsFor: ClaimsFor, releasedClaims: string[]): Configuration {
   return {
     clients: clients.map((client) => ({ ...client }) as ClientMetadata),
     jwks: { keys: [signingKey.jwk] },
     cookies: { keys: ['portcullis-test-idp-cookie-key'] },
     claims: {
-      openid: ['sub'],
+      openid: ['sub', ...releasedClaims],
       profile: ['name', 'preferred_username'],
       email: ['email', 'email_verified'],
     },
@@ -126,13 +168,25 @@ function providerConfiguration(clients: IdpClient[], signingKey: SigningKey, cla
     // against providers configured for `state` alone, so a confidential client may omit it.
     pkce: { required: () => false },
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: true } },
+    // claimsParameter: providers such as Twitch ask for claims with the `claims` parameter.
+    features: { devInteractions: { enabled: true }, claimsParameter: { enabled: true } },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => claimsFor(sub) }),
     renderError: (ctx, out) => {
       ctx.type = 'text'
       ctx.body = Object.entries(out).map(([key, value]) => `${key}: ${String(value)}`).join('\n')
     },
   }
+}
+
+/** The access-token lifetime, refresh-token rotation and revocation options, over the base configuration. */
+function withTokenOptions(configuration: Configuration, options: IdpOptions): Configuration {
+  const { accessTokenTtl, rotateRefreshToken, revocation } = options
+  const configured: Configuration = { ...configuration }
+  if (accessTokenTtl !== undefined) configured.ttl = { ...configuration.ttl, AccessToken: typeof accessTokenTtl === 'function' ? () => accessTokenTtl() : accessTokenTtl }
+  if (rotateRefreshToken !== undefined) configured.rotateRefreshToken = rotateRefreshToken
+  // Any registered client may revoke its own tokens (the policy's default, stated to keep it quiet).
+  if (revocation) configured.features = { ...configuration.features, revocation: { enabled: true, allowedPolicy: async () => true } }
+  return configured
 }
 
 function accountClaims(override: IdpOptions['claims']): ClaimsFor {

@@ -1,7 +1,8 @@
 /**
  * The end of a sign-in with an OAuth or OIDC provider, once the provider's answer is verified: the
  * `signIn` callback, the stored user and account (users.ts), a new session, the events, and the
- * redirect (to `pages.newUser` for a user this sign-in created).
+ * redirect (to `pages.newUser` for a user this sign-in created). The e-mail callback shares the
+ * first and last steps (`askSignInCallback`, `finishSignIn`) and resolves its user in users.ts too.
  *
  * @see spec/auth-library-spec.md §4.3 (signIn callback), §5.6 (account linking), §6 (events)
  */
@@ -10,8 +11,9 @@ import { emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import type { OAuthProvider } from '../../config/oauth-provider.js'
 import type { Profile } from '../../providers/oauth.js'
+import { signInTokenChanges } from '../../session/provider-tokens.js'
 import { signedInUserId, startSession } from '../../session/strategy.js'
-import type { Account, AdapterUser, User } from '../../types.js'
+import type { Account, AdapterUser, CallbacksOptions, User } from '../../types.js'
 import { pageUrl, redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
 import { resolveUser, type AccountAdapter } from './users.js'
 
@@ -34,9 +36,8 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Provide
   const adapter = ctx.config.adapter as AccountAdapter | undefined
   const linked = adapter ? await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId }) : null
 
-  const allowed = ctx.config.callbacks.signIn ? await ctx.config.callbacks.signIn({ user: linked ?? signIn.user, account, profile }) : true
-  if (allowed === false) throw new AccessDeniedError()
-  if (typeof allowed === 'string') return { redirect: await redirectTarget(ctx, allowed) }
+  const elsewhere = await askSignInCallback(ctx, { user: linked ?? signIn.user, account, profile })
+  if (elsewhere) return elsewhere
 
   let user: User | AdapterUser = signIn.user
   let isNewUser = false
@@ -50,10 +51,37 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Provide
     })
     user = resolved.user
     isNewUser = resolved.isNewUser
+    // A new sign-in of a linked account brings a new token set: store it, so that getAccessToken()
+    // does not keep refreshing with a refresh token the provider may have revoked meanwhile.
+    if (linked && adapter.updateAccount) await adapter.updateAccount({ provider: account.provider, providerAccountId: account.providerAccountId, ...signInTokenChanges(account) })
   }
   const sessionAccount = adapter ? { ...account, userId: user.id } : account
-  const { cookies: sessionCookies } = await startSession(ctx, user, sessionAccount, { profile, isNewUser })
-  await emitEvent(ctx.config, 'signIn', { user, account: sessionAccount, profile, isNewUser })
+  return finishSignIn(ctx, { user, account: sessionAccount, profile, isNewUser })
+}
+
+/**
+ * Runs the `signIn` callback, if any.
+ * @returns `undefined` to go on; the redirect to answer with when the callback returned a path.
+ * @throws AccessDeniedError when it returned false.
+ */
+export async function askSignInCallback(ctx: ActionContext, params: Parameters<NonNullable<CallbacksOptions['signIn']>>[0]): Promise<AuthResponse | undefined> {
+  const allowed = ctx.config.callbacks.signIn ? await ctx.config.callbacks.signIn(params) : true
+  if (allowed === false) throw new AccessDeniedError()
+  if (typeof allowed === 'string') return { redirect: await redirectTarget(ctx, allowed) }
+  return undefined
+}
+
+/**
+ * Starts the session of a sign-in whose user is resolved, emits `signIn`, and answers with the
+ * session cookie and the redirect: the callback URL, or `pages.newUser` for a new user.
+ */
+export async function finishSignIn(
+  ctx: ActionContext,
+  signIn: { user: User | AdapterUser; account: Account; profile?: Profile; isNewUser: boolean },
+): Promise<AuthResponse> {
+  const { user, account, profile, isNewUser } = signIn
+  const { cookies: sessionCookies } = await startSession(ctx, user, account, { profile, isNewUser })
+  await emitEvent(ctx.config, 'signIn', { user, account, profile, isNewUser })
 
   const { url, cookies } = await resolveCallbackUrl(ctx)
   const redirect = isNewUser && ctx.config.pages.newUser ? pageUrl(ctx, 'newUser', '/signin', { callbackUrl: url }) : url

@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import type {
   AccountReference,
+  AccountTokenFields,
   Adapter,
   AdapterAccount,
   AdapterSession,
@@ -49,7 +50,9 @@ export interface KnexAdapterInstance extends Adapter {
   updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Promise<AdapterUser>
   deleteUser(id: string): Promise<AdapterUser | null>
   linkAccount(account: NewAdapterAccount): Promise<AdapterAccount>
-  unlinkAccount(account: AccountReference): Promise<AdapterAccount | null>
+  unlinkAccount(account: AccountReference, options?: { unlessLastOf?: string }): Promise<AdapterAccount | null>
+  getAccountsByUserId(userId: string): Promise<AdapterAccount[]>
+  updateAccount(account: AccountReference & Partial<AccountTokenFields>, options?: { expect?: Partial<AccountTokenFields> }): Promise<AdapterAccount | null>
   createSession(session: AdapterSession): Promise<AdapterSession>
   getSessionAndUser(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
   updateSession(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null>
@@ -75,6 +78,7 @@ const ACCOUNT_FIELDS = [
   'session_state',
 ] as const
 const SESSION_FIELDS = ['sessionToken', 'userId', 'expires'] as const
+const ACCOUNT_TOKEN_FIELDS = ['refresh_token', 'access_token', 'expires_at', 'token_type', 'scope', 'id_token', 'session_state'] as const
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -162,7 +166,14 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     },
 
     async getUserByEmail(email) {
-      const row = await selectUser({ [users.email]: email })
+      // Exact first: the unique index answers it. Then regardless of letter case, so an address the
+      // app stored as `Ada@Example.com` is found for `ada@example.com` (Portcullis writes and looks
+      // up lower case). The second migration indexes lower(email), so both are index lookups and an
+      // unknown address costs no table scan (nor a tell-tale delay). MySQL/MariaDB's default
+      // collations ignore case already: there the exact lookup is the whole answer.
+      const row =
+        (await selectUser({ [users.email]: email })) ??
+        (utcText ? undefined : await read(knex(tables.users).select(userColumns).whereRaw('lower(??) = lower(?)', [users.email, email])).first())
       return row ? toUser(row) : null
     },
 
@@ -204,11 +215,49 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       return linked
     },
 
-    async unlinkAccount(ref) {
-      const row = await knex(tables.accounts).select().where(accountWhere(ref)).first()
-      if (!row) return null
-      await knex(tables.accounts).where(accountWhere(ref)).del()
-      return toAccount(row)
+    async unlinkAccount(ref, options = {}) {
+      const { unlessLastOf } = options
+      if (unlessLastOf === undefined) {
+        const row = await knex(tables.accounts).select().where(accountWhere(ref)).first()
+        if (!row) return null
+        await knex(tables.accounts).where(accountWhere(ref)).del()
+        return toAccount(row)
+      }
+      // The user's accounts are locked (PostgreSQL, MySQL) while they are counted and one is
+      // deleted, so two concurrent unlinks of the last two cannot both pass. SQLite runs one write
+      // transaction at a time.
+      return knex.transaction(async (trx) => {
+        const query = trx(tables.accounts).select().where({ [accounts.userId]: unlessLastOf })
+        const rows = await (knex.client.dialect === 'postgresql' || knex.client.dialect === 'mysql' ? query.forUpdate() : query)
+        const row = rows.find((candidate) => candidate[accounts.provider] === ref.provider && String(candidate[accounts.providerAccountId]) === ref.providerAccountId)
+        if (!row || rows.length < 2) return null
+        await trx(tables.accounts).where(accountWhere(ref)).del()
+        return toAccount(row)
+      })
+    },
+
+    async getAccountsByUserId(userId) {
+      const rows = await knex(tables.accounts).select().where({ [accounts.userId]: userId })
+      return rows.map(toAccount)
+    },
+
+    async updateAccount({ provider, providerAccountId, ...changes }, options = {}) {
+      const where = accountWhere({ provider, providerAccountId })
+      const changed = values(pick(changes, ACCOUNT_TOKEN_FIELDS), accounts)
+      // One UPDATE whose WHERE holds the expected values: the database makes the compare-and-set
+      // atomic, and the count says whether it matched (mysql2 counts matched rows, not changed ones).
+      const query = knex(tables.accounts).where(where)
+      for (const [field, value] of Object.entries(pick(options.expect ?? {}, ACCOUNT_TOKEN_FIELDS))) {
+        if (value === null) query.whereNull(accounts[field as keyof typeof accounts])
+        else if (value !== undefined) query.where(accounts[field as keyof typeof accounts], value as string | number)
+      }
+      if (Object.keys(changed).length === 0) {
+        const row = await query.select().first()
+        return row ? toAccount(row) : null
+      }
+      if ((await query.update(changed)) === 0) return null
+      const row = await knex(tables.accounts).select().where(where).first()
+      return row ? toAccount(row) : null
     },
 
     async createSession({ sessionToken, userId, expires }) {

@@ -1,0 +1,59 @@
+/**
+ * The server-side `unlinkAccount(providerId)`: removes one of the signed-in user's provider accounts,
+ * unless it is their last way to sign in. Linking is the sign-in itself: a signed-in user who signs
+ * in with another provider gets that account linked (src/actions/callback/users.ts).
+ *
+ * The ways to sign in counted are the user's linked accounts, and e-mail sign-in when an e-mail
+ * provider is configured and the user has an address. Credentials are not counted: whether the user
+ * has a password is the app's knowledge, so an app with both checks it before calling.
+ */
+import { AccountUnlinkError } from '../errors.js'
+import { signedInUserId } from '../session/strategy.js'
+import type { Adapter, AdapterAccount } from '../types.js'
+import type { ActionContext } from './context.js'
+
+/** Options of `unlinkAccount()`. */
+export interface UnlinkAccountOptions {
+  /** Which account, when the user has several at the provider. */
+  providerAccountId?: string
+}
+
+type UnlinkAdapter = Adapter & Required<Pick<Adapter, 'getAccountsByUserId' | 'unlinkAccount'>>
+
+/**
+ * Unlinks the signed-in user's account at `providerId` and returns it.
+ * @throws AccountUnlinkError (see its `code`); AdapterError when the database fails.
+ */
+export async function unlinkAccount(ctx: ActionContext, providerId: string, options: UnlinkAccountOptions = {}): Promise<AdapterAccount> {
+  const adapter = ctx.config.adapter
+  if (!adapter || typeof adapter.getAccountsByUserId !== 'function' || typeof adapter.unlinkAccount !== 'function') {
+    throw new AccountUnlinkError('unsupported_adapter', 'unlinkAccount() needs an adapter with getAccountsByUserId and unlinkAccount (KnexAdapter has both).')
+  }
+  const userId = await signedInUserId(ctx)
+  if (!userId) throw new AccountUnlinkError('not_signed_in', 'unlinkAccount(): nobody is signed in on this request.')
+
+  const accounts = await (adapter as UnlinkAdapter).getAccountsByUserId(userId)
+  const matching = accounts.filter((account) => account.provider === providerId && (options.providerAccountId === undefined || account.providerAccountId === options.providerAccountId))
+  if (matching.length === 0) throw new AccountUnlinkError('not_linked', `unlinkAccount(): the signed-in user has no "${providerId}" account${options.providerAccountId ? ` with id ${options.providerAccountId}` : ''}.`)
+  if (matching.length > 1) {
+    throw new AccountUnlinkError('ambiguous', `unlinkAccount(): the signed-in user has ${matching.length} "${providerId}" accounts; pass { providerAccountId } to say which.`)
+  }
+  const [account] = matching as [AdapterAccount]
+  const ref = { provider: account.provider, providerAccountId: account.providerAccountId }
+
+  const byEmail = await canSignInByEmail(ctx, adapter, userId)
+  const lastMessage = `unlinkAccount(): "${providerId}" is the user's last way to sign in; link another provider first.`
+  if (!byEmail && accounts.length < 2) throw new AccountUnlinkError('last_sign_in_method', lastMessage)
+  // Guarded in the adapter too: another request may be unlinking the other account right now.
+  const removed = await (adapter as UnlinkAdapter).unlinkAccount(ref, byEmail ? undefined : { unlessLastOf: userId })
+  if (removed) return removed
+  if (byEmail) throw new AccountUnlinkError('not_linked', `unlinkAccount(): the "${providerId}" account was removed by another request.`)
+  throw new AccountUnlinkError('last_sign_in_method', lastMessage)
+}
+
+/** E-mail sign-in would still let the user in: an e-mail provider is configured and the user has an address. */
+async function canSignInByEmail(ctx: ActionContext, adapter: Adapter, userId: string): Promise<boolean> {
+  if (!ctx.config.providers.some((provider) => (provider.type as string) === 'email')) return false
+  const user = await adapter.getUser?.(userId)
+  return typeof user?.email === 'string' && user.email.length > 0
+}

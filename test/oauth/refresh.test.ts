@@ -1,0 +1,251 @@
+/**
+ * getAccessToken with JWT sessions, against a real OpenID Provider (oidc-provider in-process) that
+ * issues short-lived access tokens and rotates refresh tokens, revoking the whole grant when a used
+ * one comes back: the tokens kept in the session cookie, one refresh for concurrent requests, no
+ * replay of a rotated refresh token, the re-sealed cookie, and the typed errors.
+ */
+import { IncomingMessage, ServerResponse } from 'node:http'
+import { Socket } from 'node:net'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { MissingRequestContextError, type JWT, type JWTCallbackParams, type Session } from 'portcullis'
+import { Browser } from '../support/browser.js'
+import { closeListeners, listen, signInWith, type Listener } from '../support/oauth-app.js'
+import { corpProvider, mountTokenApp, startRefreshIdp, type RefreshIdp } from './refresh-support.js'
+
+const COOKIE = 'authjs.session-token'
+// Under the default skew of 60 seconds: due for a refresh at once.
+const SHORT_TTL = 30
+
+let app: Listener
+let rig: RefreshIdp
+
+beforeAll(async () => {
+  app = await listen()
+  rig = await startRefreshIdp([app])
+})
+afterAll(async () => {
+  await closeListeners()
+  await rig?.idp.close()
+})
+beforeEach(() => {
+  rig.beforeTokenRequest(undefined)
+  rig.afterRefresh(undefined)
+})
+
+/** Records the jwt callback's sign-in calls; returns the token unchanged (or as `strip` leaves it). */
+function recordSignIns(strip?: (token: JWT) => JWT) {
+  const signIns: JWTCallbackParams[] = []
+  const jwt = (params: JWTCallbackParams) => {
+    if (params.trigger) signIns.push(structuredClone(params))
+    return strip ? strip(params.token) : params.token
+  }
+  return { signIns, jwt }
+}
+
+/** Signs `login` in with access tokens living `ttl` seconds; later tokens (refreshes) live an hour. */
+async function signedIn(browser: Browser, login: string, ttl = SHORT_TTL): Promise<void> {
+  rig.setAccessTokenTtl(ttl)
+  try {
+    const callback = await signInWith(browser, app.url, 'corp', login)
+    expect(callback.status).toBe(302)
+  } finally {
+    rig.setAccessTokenTtl(3600)
+  }
+}
+
+async function tokenOf(browser: Browser, query = '', cookie?: string): Promise<{ status: number; body: { token?: string; code?: string; auth?: Session | null }; setsSession: boolean }> {
+  const response = await browser.request(`${app.url}/token${query}`, cookie === undefined ? {} : { headers: { cookie } })
+  return { status: response.status, body: (await response.json()) as never, setsSession: response.headers.getSetCookie().some((line) => line.startsWith(`${COOKIE}=`)) }
+}
+
+describe('the provider tokens in the session token', () => {
+  it('are sealed in at sign-in under the provider id (no ID token), where the jwt callback sees them', async () => {
+    const { signIns, jwt } = recordSignIns()
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    await signedIn(new Browser(), 'alice')
+    const [signIn] = signIns
+    const account = signIn!.account!
+    expect(signIn!.token.provider_tokens).toEqual({
+      corp: { access_token: account.access_token, refresh_token: account.refresh_token, expires_at: account.expires_at },
+    })
+    expect(account.refresh_token).toEqual(expect.any(String))
+  })
+
+  it('keep the first provider’s entry when the same user signs in with a second provider', async () => {
+    const { signIns, jwt } = recordSignIns()
+    mountTokenApp(app, { providers: [corpProvider(rig.idp), corpProvider(rig.idp, { id: 'corp-second', name: 'Corp again' })], callbacks: { jwt } })
+    const browser = new Browser()
+    await signedIn(browser, 'alice', 3600)
+    expect((await signInWith(browser, app.url, 'corp-second', 'alice')).status).toBe(302)
+    expect(Object.keys(signIns[1]!.token.provider_tokens!).sort()).toEqual(['corp', 'corp-second'])
+    expect((await tokenOf(browser)).body.token).toBe(signIns[0]!.account!.access_token)
+    expect((await tokenOf(browser, '?provider=corp-second')).body.token).toBe(signIns[1]!.account!.access_token)
+    // Another user's session is not carried over: bob signs in on a browser holding alice's session.
+    const other = new Browser()
+    other.setCookie(app.url, COOKIE, browser.cookie(app.url, COOKIE)!)
+    expect((await signInWith(other, app.url, 'corp-second', 'bob')).status).toBe(302)
+    expect(signIns[2]!.token.sub).toBe('bob')
+    expect(Object.keys(signIns[2]!.token.provider_tokens!)).toEqual(['corp-second'])
+  })
+
+  it('are left out, with a warning, when they would take the session token over jwt.maxSize: the sign-in still works', async () => {
+    const warnings: unknown[][] = []
+    const { signIns, jwt } = recordSignIns()
+    // Room for alice's claims (about 550 bytes sealed) but not for her tokens too (about 800).
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt }, jwt: { maxSize: 700 }, logger: { warn: (...args: unknown[]) => void warnings.push(args), error: () => {}, debug: () => {} } })
+    const browser = new Browser()
+    await signedIn(browser, 'alice', 3600)
+    expect(signIns[0]!.token.provider_tokens).toBeDefined()
+    expect(((await (await browser.request(`${app.url}/me`)).json()) as Session).user.id).toBe('alice')
+    expect((await tokenOf(browser)).body.code).toBe('no_account')
+    expect(warnings.map(([code]) => code)).toContain('ProviderTokensDropped')
+  })
+
+  it('can be dropped by the jwt callback: getAccessToken then answers no_account', async () => {
+    const { jwt } = recordSignIns(({ provider_tokens: _dropped, ...token }) => token)
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    const browser = new Browser()
+    await signedIn(browser, 'alice', 3600)
+    expect((await tokenOf(browser)).body.code).toBe('no_account')
+  })
+})
+
+describe('getAccessToken with JWT sessions', () => {
+  it('returns the stored access token while it is fresh, without asking the provider', async () => {
+    const { signIns, jwt } = recordSignIns()
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    const browser = new Browser()
+    await signedIn(browser, 'alice', 3600)
+    const before = rig.refreshes()
+    const answer = await tokenOf(browser)
+    expect(answer).toMatchObject({ status: 200, body: { token: signIns[0]!.account!.access_token }, setsSession: false })
+    expect(rig.refreshes()).toBe(before)
+  })
+
+  it('50 concurrent requests with the same expiring cookie cause one refresh; all get the new token and cookie', async () => {
+    const { signIns, jwt } = recordSignIns()
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    const browser = new Browser()
+    await signedIn(browser, 'alice')
+    const first = signIns[0]!.account!
+    const oldCookie = `${COOKIE}=${browser.cookie(app.url, COOKIE)}`
+    const before = rig.refreshes()
+
+    const answers = await Promise.all(Array.from({ length: 50 }, () => tokenOf(browser, '', oldCookie)))
+    expect(rig.refreshes() - before).toBe(1)
+    const tokens = new Set(answers.map((answer) => answer.body.token))
+    expect(tokens.size).toBe(1)
+    const [token] = [...tokens] as [string]
+    expect(token).not.toBe(first.access_token)
+    expect(answers.every((answer) => answer.status === 200 && answer.setsSession)).toBe(true)
+    expect(await rig.accepts(token)).toBe(true)
+
+    // The browser's new cookie holds the new token set: fresh now, so no further refresh.
+    expect((await tokenOf(browser)).body.token).toBe(token)
+    // A request still carrying the old cookie (sent before the new one arrived) gets the new tokens:
+    // sending the rotated refresh token again would make the IdP revoke the whole grant.
+    const late = await tokenOf(browser, '', oldCookie)
+    expect(late).toMatchObject({ status: 200, body: { token }, setsSession: true })
+    expect(rig.refreshes() - before).toBe(1)
+    expect(await rig.accepts(token)).toBe(true)
+  })
+
+  it('stores the rotated refresh token in the cookie: the next refresh uses it and works', async () => {
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    const browser = new Browser()
+    await signedIn(browser, 'alice')
+    const before = rig.refreshes()
+    const first = (await tokenOf(browser)).body.token!
+    // skew above the new token's lifetime: due again.
+    const second = await tokenOf(browser, '?skew=7200')
+    expect(second.status).toBe(200)
+    expect(second.body.token).not.toBe(first)
+    expect(rig.refreshes() - before).toBe(2)
+    expect(await rig.accepts(second.body.token!)).toBe(true)
+  })
+
+  it('a revoked refresh token gives invalid_grant, marks the session, and is not sent again', async () => {
+    const { signIns, jwt } = recordSignIns()
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    const browser = new Browser()
+    await signedIn(browser, 'bob')
+    await rig.revoke(signIns[0]!.account!.refresh_token!)
+    const before = rig.refreshes()
+
+    const failed = await tokenOf(browser)
+    expect(failed).toMatchObject({ status: 401, body: { code: 'invalid_grant', auth: { user: { id: 'bob' }, error: 'RefreshAccessTokenError' } }, setsSession: true })
+    expect(rig.refreshes() - before).toBe(1)
+    // Still signed in, and the session says a new sign-in is needed.
+    const me = (await (await browser.request(`${app.url}/me`)).json()) as Session
+    expect(me).toMatchObject({ user: { id: 'bob' }, error: 'RefreshAccessTokenError' })
+    // The mark is in the cookie: the dead refresh token is not sent again.
+    expect((await tokenOf(browser)).body.code).toBe('invalid_grant')
+    expect(rig.refreshes() - before).toBe(1)
+
+    // Signing in again replaces the marked entry.
+    await signedIn(browser, 'bob')
+    expect(((await (await browser.request(`${app.url}/me`)).json()) as Session).error).toBeUndefined()
+    const again = await tokenOf(browser)
+    expect(again.status).toBe(200)
+    expect(await rig.accepts(again.body.token!)).toBe(true)
+  })
+
+  it('an expired access token without a refresh token gives no_refresh_token and marks the session', async () => {
+    mountTokenApp(app, { providers: [corpProvider(rig.idp, { authorization: { params: { scope: 'openid profile email' } } })] })
+    const browser = new Browser()
+    await signedIn(browser, 'carol')
+    const before = rig.refreshes()
+    expect(await tokenOf(browser)).toMatchObject({ status: 401, body: { code: 'no_refresh_token', auth: { error: 'RefreshAccessTokenError' } } })
+    expect(rig.refreshes()).toBe(before)
+  })
+
+  it('a provider outage gives provider_error without marking the session; the next call refreshes', async () => {
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    const browser = new Browser()
+    await signedIn(browser, 'dave')
+    rig.beforeTokenRequest(async (ctx) => {
+      ctx.status = 503
+      ctx.body = 'down for maintenance'
+      return true
+    })
+    const failed = await tokenOf(browser)
+    expect(failed).toMatchObject({ status: 401, body: { code: 'provider_error' }, setsSession: false })
+    expect(failed.body.auth?.error).toBeUndefined()
+
+    rig.beforeTokenRequest(undefined)
+    const answer = await tokenOf(browser)
+    expect(answer.status).toBe(200)
+    expect(await rig.accepts(answer.body.token!)).toBe(true)
+  })
+
+  it('answers not_signed_in without a session', async () => {
+    mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    expect((await tokenOf(new Browser())).body.code).toBe('not_signed_in')
+  })
+})
+
+describe('getAccessToken misuse', () => {
+  const request = () => {
+    const req = new IncomingMessage(new Socket())
+    req.method = 'GET'
+    req.headers = { host: '127.0.0.1' }
+    return req
+  }
+
+  it('throws MissingRequestContextError outside a request context, naming the form to use', async () => {
+    const { getAccessToken } = mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    await expect(getAccessToken('corp')).rejects.toThrow(MissingRequestContextError)
+    await expect(getAccessToken('corp')).rejects.toThrow('getAccessToken({ req, res }, providerId)')
+  })
+
+  it('throws TypeError for a provider that is not a configured OAuth provider', async () => {
+    const { getAccessToken } = mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    const req = request()
+    await expect(getAccessToken({ req, res: new ServerResponse(req) }, 'github')).rejects.toThrow('"github" is not a configured OAuth/OIDC provider (configured: corp)')
+  })
+
+  it('throws TypeError with JWT sessions when there is no response to re-seal the cookie on', async () => {
+    const { getAccessToken } = mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    await expect(getAccessToken({ req: request() }, 'corp')).rejects.toThrow(TypeError)
+  })
+})
