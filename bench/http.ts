@@ -19,12 +19,13 @@
  *                      turn, the user deserialised by id from a Map
  *
  * Method: every app starts first (and creates its sessions), then each row gets a 1 s warm-up, then
- * 3 rounds of 3 s at 50 connections, the rows taking turns within a round so a slow spell of the
- * machine is spread over all of them. Each request takes the row's next cookie. A row reports the
+ * 4 rounds (BENCH_ROUNDS) of 1.5 s (BENCH_ROUND_SECONDS) at 50 connections, the rows taking turns
+ * within a round so a slow spell of the machine is spread over all of them. Each request takes the row's next cookie. A row reports the
  * median of its rounds (req/s, and autocannon's p50 and p99 latency in whole ms), the spread of
  * req/s (min–max), the server process's CPU time per request (all its threads, GC included: what
  * the row costs, whoever was the bottleneck), and its median req/s as a fraction of the plain route's.
- * BENCH_QUICK=1: 1 s rounds, 20,000 cold cookies, 2,000 sessions.
+ * BENCH_QUICK=1: 3 rounds of 1 s, 20,000 cold cookies, 2,000 sessions. BENCH_SQLITE=0 skips the
+ * SQLite row (bench/settings.ts: so the rest runs on a Node the installed better-sqlite3 is not for).
  *
  * Targets (issue 2): JWT warm >= 0.90x plain and cold >= 0.80x; JWT >= 5x @auth/express.
  */
@@ -35,12 +36,12 @@ import autocannon from 'autocannon'
 import type { Scenario } from './http-apps.js'
 import type { ServerMessage } from './http-server.js'
 import { databaseSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
+import { numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
-const QUICK = process.env.BENCH_QUICK === '1'
 const CONNECTIONS = 50
-const ROUNDS = 3
-const ROUND_SECONDS = QUICK ? 1 : 3
+const ROUNDS = rounds(4)
+const ROUND_SECONDS = numberSetting('BENCH_ROUND_SECONDS', QUICK ? 1 : 1.5)
 const WARMUP_SECONDS = QUICK ? 0.5 : 1
 const COLD_COOKIES = QUICK ? 20_000 : 100_000
 const WARM_COOKIES = 1_000
@@ -86,7 +87,7 @@ interface Row {
 }
 
 let coldCookies: string[] = []
-const rows: Row[] = [
+const allRows: Row[] = [
   { name: 'plain route (no session read)', scenario: 'jwt', path: '/plain', cookies: () => coldCookies },
   { name: `Portcullis JWT, cold (${thousands(COLD_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies },
   { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies.slice(0, WARM_COOKIES) },
@@ -95,6 +96,9 @@ const rows: Row[] = [
   { name: '@auth/express getSession', scenario: 'authjs', path: '/me', cookies: () => coldCookies },
   { name: 'Passport + express-session', scenario: 'passport', path: '/me', cookies: () => passportSessionCookies(SESSIONS) },
 ]
+const noSqlite = sqliteUnavailable()
+if (noSqlite) console.log(`${noSqlite}: the row "Portcullis database, SQLite" is skipped.`)
+const rows = allRows.filter((row) => !(noSqlite && row.scenario === 'database-sqlite'))
 
 interface Round {
   requestsPerSecond: number

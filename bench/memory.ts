@@ -26,9 +26,10 @@ import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { createBenchApp, type BenchApp } from './http-apps.js'
 import { HOST, jwtSessionCookies } from './http-sessions.js'
+import { QUICK } from './settings.js'
 import { printTable, spread } from './table.js'
 
-const REQUESTS = process.env.BENCH_QUICK === '1' ? 20_000 : 100_000
+const REQUESTS = QUICK ? 20_000 : 100_000
 const CHECKPOINTS = 4
 const BATCH = 1_000
 const ROWS = [

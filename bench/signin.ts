@@ -9,10 +9,18 @@
  * middleware before `handlers`) minus the time its own requests to the provider were in flight
  * (undici's diagnostics channel); provider = the provider's server time for every request, front
  * and back channel (node:http's channel); the rest is HTTP over loopback and the browser.
+ *
+ * Rounds: each Portcullis (JWT, database) is made once and signs in once (its "first sign-in",
+ * which discovers the issuer), then every row gets 10 unmeasured sign-ins, then 5 rounds
+ * (BENCH_ROUNDS) of 12 new-browser or 30 returning-browser sign-ins per row, the rows taking turns
+ * (the first rotating) by swapping which Portcullis the app server runs. A row reports the median
+ * of its rounds' sign-ins/s, their spread (min–max), p50 and p95 of all its sign-ins, and its median
+ * over the first row's. BENCH_QUICK=1: 3 rounds of 4 and 10. BENCH_SQLITE=0 skips the database rows.
  */
 import { subscribe } from 'node:diagnostics_channel'
 import { createServer, type RequestListener, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { loadavg } from 'node:os'
 import express from 'express'
 import knex from 'knex'
 import Portcullis, { type PortcullisConfig } from '../src/index.js'
@@ -20,11 +28,14 @@ import { KnexAdapter, migrationSource } from '../src/adapters/knex/index.js'
 import OIDC from '../src/providers/oidc.js'
 import { Browser } from '../test/support/browser.js'
 import { startIdp } from '../test/support/idp.js'
+import { QUICK, rounds, sqliteUnavailable } from './settings.js'
+import { median, printTable, spread } from './table.js'
 
-// A returning browser isolates Portcullis best, so it gets more sign-ins; the whole run stays near 30 s.
-const NEW_BROWSER_SIGN_INS = 100
-const RETURNING_SIGN_INS = 250
-const WARMUP = 20
+// A returning browser isolates Portcullis best, so it gets more sign-ins; the whole run stays near 15 s.
+const NEW_BROWSER_SIGN_INS = QUICK ? 4 : 12
+const RETURNING_SIGN_INS = QUICK ? 10 : 30
+const ROUNDS = rounds(5)
+const WARMUP = QUICK ? 3 : 10
 const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 const COOKIE = 'authjs.session-token'
 const CLIENT = { client_id: 'bench', client_secret: 'bench-secret' }
@@ -60,6 +71,7 @@ const app = await listen()
 const idp = await startIdp({ clients: [{ ...CLIENT, redirect_uris: [`${app.url}/api/auth/callback/corp`] }] })
 const idpPort = Number(new URL(idp.issuer).port)
 const since = (start: bigint) => Number(process.hrtime.bigint() - start)
+const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
 
 const providerRequests = new WeakMap<ServerResponse, { start: bigint; backChannel: boolean }>()
 subscribe('http.server.request.start', (message) => {
@@ -92,9 +104,9 @@ subscribe('undici:request:trailers', backChannelDone)
 subscribe('undici:request:error', backChannelDone)
 
 /** A fresh Portcullis (its first sign-in discovers the issuer again) behind the timing middleware. */
-function mountPortcullis(config: Partial<PortcullisConfig>) {
+function portcullisRoutes(config: Partial<PortcullisConfig>): RequestListener {
   const corp = OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: CLIENT.client_id, clientSecret: CLIENT.client_secret, dangerouslyAllowInsecureRequests: true })
-  const { handlers } = Portcullis({ secret: SECRET, providers: [corp], ...config })
+  const { handlers } = Portcullis({ secret: SECRET, trustHost: true, providers: [corp], ...config })
   const routes = express()
   routes.use('/api/auth', (req, res, next) => {
     const split = current
@@ -109,7 +121,7 @@ function mountPortcullis(config: Partial<PortcullisConfig>) {
     next()
   })
   routes.use('/api/auth', handlers)
-  app.mount(routes)
+  return routes
 }
 
 /**
@@ -135,68 +147,86 @@ async function signIn(browser: Browser): Promise<Split> {
   return split
 }
 
-/** WARMUP unmeasured sign-ins, then `count` measured; a returning browser is one browser throughout. */
-async function signIns(returning: boolean, count: number): Promise<Split[]> {
-  const browser = new Browser()
+/** `count` sign-ins, each with a new browser or all with `returning`. */
+async function signIns(returning: Browser | undefined, count: number): Promise<Split[]> {
   const splits: Split[] = []
-  for (let i = 0; i < WARMUP + count; i++) {
-    const split = await signIn(returning ? browser : new Browser())
-    if (i >= WARMUP) splits.push(split)
-  }
+  for (let i = 0; i < count; i++) splits.push(await signIn(returning ?? new Browser()))
   return splits
 }
 
 interface Row {
   name: string
+  routes: RequestListener
+  /** The browser of every sign-in of a returning-browser row; undefined: a new one each time. */
+  returning: Browser | undefined
+  count: number
+  /** Sign-ins per second, one per round. */
+  rates: number[]
   splits: Split[]
 }
 
-async function benchSessions(label: string, config: Partial<PortcullisConfig>): Promise<{ first: Row; rows: Row[] }> {
-  mountPortcullis(config)
-  const first = { name: `${label}, first sign-in`, splits: [await signIn(new Browser())] }
-  const rows = [
-    { name: `${label}, new browser`, splits: await signIns(false, NEW_BROWSER_SIGN_INS) },
-    { name: `${label}, returning browser`, splits: await signIns(true, RETURNING_SIGN_INS) },
-  ]
-  return { first, rows }
+interface Group {
+  first: Row
+  rows: Row[]
 }
 
-const jwt = await benchSessions('JWT', {})
-const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
-await db.migrate.latest({ migrationSource: migrationSource() })
-const database = await benchSessions('database', { adapter: KnexAdapter(db) })
-await db.destroy()
+/** One Portcullis, its first sign-in timed alone, and its new-browser and returning-browser rows. */
+async function group(label: string, config: Partial<PortcullisConfig>): Promise<Group> {
+  const routes = portcullisRoutes(config)
+  app.mount(routes)
+  const row = (name: string, returning: Browser | undefined, count: number): Row => ({ name, routes, returning, count, rates: [], splits: [] })
+  const first = row(`${label}, first sign-in`, undefined, 1)
+  first.splits.push(await signIn(new Browser()))
+  return { first, rows: [row(`${label}, new browser`, undefined, NEW_BROWSER_SIGN_INS), row(`${label}, returning browser`, new Browser(), RETURNING_SIGN_INS)] }
+}
+
+const groups = [await group('JWT', {})]
+const noSqlite = sqliteUnavailable()
+const db = noSqlite ? undefined : knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+if (db) {
+  await db.migrate.latest({ migrationSource: migrationSource() })
+  groups.push(await group('database', { adapter: KnexAdapter(db) }))
+} else console.log(`The database rows are skipped: ${noSqlite}.`)
+
+const rows = groups.flatMap((g) => g.rows)
+for (const row of rows) {
+  app.mount(row.routes)
+  await signIns(row.returning, WARMUP)
+}
+for (let round = 0; round < ROUNDS; round++) {
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[(i + round) % rows.length]!
+    app.mount(row.routes)
+    const splits = await signIns(row.returning, row.count)
+    row.splits.push(...splits)
+    row.rates.push(1e9 / mean(splits.map((split) => split.roundTrip)))
+  }
+}
+await db?.destroy()
 await idp.close()
 await app.close()
 
 const ms = (ns: number) => ns / 1e6
-const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
 const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(0)}%`
 
-/** An aligned Markdown table: the first column left-aligned, the others right-aligned. */
-function printTable(headers: string[], rows: string[][]) {
-  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]!.length)))
-  const line = (cells: string[]) => `| ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`
-  console.log(line(headers))
-  console.log(`|${widths.map((width) => '-'.repeat(width + 2)).join('|')}|`)
-  for (const row of rows) console.log(line(row))
-}
-
-console.log(`\nNode ${process.version}, oidc-provider in-process, sign-ins one at a time as one user, each row after ${WARMUP} unmeasured\n`)
+const firstRate = median(rows[0]!.rates)
+const perSecond = (value: number) => value.toFixed(1)
+console.log(
+  `\nNode ${process.version}, oidc-provider in-process, sign-ins one at a time as one user, ${WARMUP} unmeasured per row, then ${ROUNDS} rounds per row taking turns, medians (load average ${loadavg()[0]!.toFixed(1)})\n`,
+)
 printTable(
-  ['sign-in round trip', 'sign-ins', 'sign-ins/s', 'mean ms', 'p50 ms', 'p95 ms'],
-  [...jwt.rows, ...database.rows].map(({ name, splits }) => {
+  ['sign-in round trip', 'sign-ins', 'sign-ins/s', 'spread', 'p50 ms', 'p95 ms', 'x first'],
+  rows.map(({ name, splits, rates }) => {
     const sorted = splits.map((split) => ms(split.roundTrip)).sort((a, b) => a - b)
-    const meanMs = mean(sorted)
-    return [name, String(splits.length), (1000 / meanMs).toFixed(1), meanMs.toFixed(2), percentile(sorted, 50).toFixed(2), percentile(sorted, 95).toFixed(2)]
+    return [name, String(splits.length), perSecond(median(rates)), spread(rates, perSecond), percentile(sorted, 50).toFixed(2), percentile(sorted, 95).toFixed(2), (median(rates) / firstRate).toFixed(2)]
   }),
 )
 
 console.log()
 printTable(
   ['mean ms per sign-in', 'total', 'portcullis', '%', '/signin', 'provider', '%', 'back-channel', 'HTTP+browser', '%', 'requests'],
-  [jwt.first, ...jwt.rows, database.first, ...database.rows].map(({ name, splits }) => {
+  groups.flatMap((g) => [g.first, ...g.rows]).map(({ name, splits }) => {
     const of = (part: (split: Split) => number) => ms(mean(splits.map(part)))
     const total = of((s) => s.roundTrip)
     const portcullis = of((s) => s.appHandlers - s.backChannelInFlight)

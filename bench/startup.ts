@@ -10,7 +10,7 @@
  * @auth/express imports it itself. Timed inside the child with performance.now(): import (the
  * library and its providers) and init (the config call). `process` is the whole child from spawn
  * to exit, Node's own start-up included; a bare `node -e ''` is printed for reference. The rows
- * take turns, 10 spawns each (BENCH_QUICK=1: 5); medians, spread (min–max) and × the first row.
+ * take turns, 8 spawns each (BENCH_ROUNDS; BENCH_QUICK=1: 5); medians, spread (min–max) and × the first row.
  *
  * Target (issue 2): Portcullis import + init < 150 ms.
  */
@@ -19,9 +19,10 @@ import { existsSync, readdirSync, statSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { numberSetting, QUICK } from './settings.js'
 import { median, printTable, spread } from './table.js'
 
-const SPAWNS = process.env.BENCH_QUICK === '1' ? 5 : 10
+const SPAWNS = numberSetting('BENCH_ROUNDS', QUICK ? 5 : 8)
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 /** Prints `{ expressMs, importMs, initMs }` once the library is imported and initialised. */

@@ -1,0 +1,51 @@
+/**
+ * The environment switches every bench honours (bench/README.md lists them):
+ *
+ *   BENCH_QUICK=1          fewer and shorter rounds: checks that a bench runs, not figures to quote
+ *   BENCH_SQLITE=0 / =1    skip / force the rows that need better-sqlite3 (default: run them when it loads)
+ *   BENCH_ROUNDS=n         rounds per row, in every bench that repeats its measurements
+ *   BENCH_ROUND_SECONDS=s  the HTTP bench's round length
+ */
+import { createRequire } from 'node:module'
+
+export const QUICK = process.env.BENCH_QUICK === '1'
+
+/** A positive number from the environment, or `fallback` when unset; anything else is an error. */
+export function numberSetting(name: string, fallback: number): number {
+  const value = process.env[name]
+  if (value === undefined || value === '') return fallback
+  const parsed = Number(value)
+  if (!(parsed > 0)) throw new TypeError(`${name}=${value}: expected a positive number`)
+  return parsed
+}
+
+/** Rounds per row: BENCH_ROUNDS, else `fallback` (fewer under BENCH_QUICK=1). */
+export const rounds = (fallback: number) => numberSetting('BENCH_ROUNDS', QUICK ? Math.min(3, fallback) : fallback)
+
+/**
+ * Why the rows that open a better-sqlite3 database cannot run here, or undefined when they can.
+ *
+ * The better-sqlite3 in node_modules is compiled for one Node ABI (the Node 20 the project is
+ * installed with). On another major it either fails to load (ABI mismatch: caught here) or, for
+ * better-sqlite3 12 rebuilt on Node 24+, loads and aborts the whole process later, when V8 collects
+ * a Database (scripts/test-node-versions.sh explains it). So on Node 24+ with 12 the rows are skipped
+ * unless BENCH_SQLITE=1, and BENCH_SQLITE=0 skips them anywhere. node_modules is never touched.
+ */
+export function sqliteUnavailable(): string | undefined {
+  const setting = process.env.BENCH_SQLITE
+  if (setting === '0') return 'BENCH_SQLITE=0'
+  if (setting === '1') return undefined
+  const require = createRequire(import.meta.url)
+  const version = (require('better-sqlite3/package.json') as { version: string }).version
+  const nodeMajor = Number(process.versions.node.split('.')[0])
+  if (nodeMajor >= 24 && version.startsWith('12.')) {
+    return `better-sqlite3 ${version} aborts on Node ${nodeMajor} (set BENCH_SQLITE=1 to run it anyway)`
+  }
+  try {
+    const Database = require('better-sqlite3') as new (filename: string) => { close(): void }
+    new Database(':memory:').close()
+    return undefined
+  } catch (error) {
+    return `better-sqlite3 ${version} does not load on Node ${process.versions.node} (${(error as Error).message.split('\n')[0]})`
+  }
+}
