@@ -18,7 +18,7 @@ import { hashVerificationToken } from '../email/token.js'
 import { limitSignInAttempt } from '../security/rate-limit.js'
 import type { Account, Adapter, AdapterUser } from '../types.js'
 import { askSignInCallback } from './callback/provider-sign-in.js'
-import type { EmailAdapter } from './callback/users.js'
+import { storedUserWithEmail, type EmailAdapter } from './callback/users.js'
 import { authUrl, pageUrl, type ActionContext } from './context.js'
 
 /** The adapter methods e-mail sign-in calls (checked at init, email/config.ts). */
@@ -41,7 +41,7 @@ export async function signInWithEmail(ctx: ActionContext, provider: EmailProvide
   const adapter = ctx.config.adapter as VerificationAdapter
 
   // As Auth.js: the signIn callback sees the stored user, or the one the link would create.
-  const user: AdapterUser = (await adapter.getUserByEmail(identifier)) ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
+  const user: AdapterUser = (await storedUserWithEmail(adapter, identifier)) ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
   const account: Account = { provider: provider.id, type: 'email', providerAccountId: identifier, userId: user.id }
   const elsewhere = await askSignInCallback(ctx, { user, account, email: { verificationRequest: true } })
   if (elsewhere) return elsewhere

@@ -4,7 +4,7 @@
  * in with another provider gets that account linked (src/actions/callback/users.ts).
  *
  * The ways to sign in counted are the user's linked accounts, and e-mail sign-in when an e-mail
- * provider is configured and the user has an address. Credentials are not counted: whether the user
+ * provider is configured and the user has a verified address. Credentials are not counted: whether the user
  * has a password is the app's knowledge, so an app with both checks it before calling.
  */
 import { AccountUnlinkError } from '../errors.js'
@@ -51,9 +51,12 @@ export async function unlinkAccount(ctx: ActionContext, providerId: string, opti
   throw new AccountUnlinkError('last_sign_in_method', lastMessage)
 }
 
-/** E-mail sign-in would still let the user in: an e-mail provider is configured and the user has an address. */
+/**
+ * E-mail sign-in would still let the user in: an e-mail provider is configured and the user's address
+ * is verified (one a provider reported without verifying may not be theirs to receive mail at).
+ */
 async function canSignInByEmail(ctx: ActionContext, adapter: Adapter, userId: string): Promise<boolean> {
-  if (!ctx.config.providers.some((provider) => (provider.type as string) === 'email')) return false
+  if (!ctx.config.providers.some((provider) => provider.type === 'email')) return false
   const user = await adapter.getUser?.(userId)
-  return typeof user?.email === 'string' && user.email.length > 0
+  return typeof user?.email === 'string' && user.email.length > 0 && user.emailVerified != null
 }

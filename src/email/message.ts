@@ -34,6 +34,8 @@ export function renderVerificationEmail(params: { url: string; theme: Theme }): 
   // The colours passed isSafeCssColor (resolveTheme), which admits no quote, `;` or `<`.
   const brand = theme.brandColor
   const buttonText = theme.buttonText
+  // A page may use a path (`/logo.png`); a mail client has no page to resolve it against.
+  const logo = theme.logo === undefined ? undefined : new URL(theme.logo, url).href
   const body = html`<!doctype html>
 <html lang="en">
 <head>
@@ -44,7 +46,7 @@ export function renderVerificationEmail(params: { url: string; theme: Theme }): 
 <body style="margin:0;padding:0;background:#f4f5f7">
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="background:#f4f5f7">
 <tr><td align="center" style="padding:32px 16px">
-${theme.logo !== undefined && html`<img src="${theme.logo}" alt="" style="display:block;max-width:192px;max-height:72px;margin:0 auto 24px">`}
+${logo !== undefined && html`<img src="${logo}" alt="" style="display:block;max-width:192px;max-height:72px;margin:0 auto 24px">`}
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="max-width:480px;background:#ffffff;border:1px solid #d0d7de;border-radius:12px">
 <tr><td align="center" style="padding:32px 24px;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2328">
 <h1 style="margin:0 0 16px;font-size:22px;line-height:1.3;font-weight:600">Sign in to <strong>${host}</strong></h1>

@@ -13,7 +13,7 @@ import { loadAuthorize, loadEmailSignIn } from '../actions/signin.js'
 import { signOutTo } from '../actions/signout.js'
 import { unlinkAccount as unlinkSignedInAccount, type UnlinkAccountOptions } from '../actions/unlink.js'
 import type { ConfiguredProvider, ResolvedConfig } from '../config/resolve.js'
-import { MissingCSRFError, MissingRequestContextError, UntrustedHostError, type InvalidRequestError } from '../errors.js'
+import { MissingCSRFError, MissingRequestContextError, RefreshAccessTokenError, UntrustedHostError, type InvalidRequestError } from '../errors.js'
 import { csrfState, sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { sameOriginUrl } from '../security/redirect.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
@@ -381,6 +381,11 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     // this response carries, so refreshing without sending it would lose it.
     if (config.session.strategy === 'jwt' && (!res || res.headersSent)) {
       throw new TypeError('getAccessToken() with JWT sessions needs the response, before it is sent: a refresh re-seals the session cookie. Pass { req, res }, or call it inside the request context.')
+    }
+    // The session as auth() reads it, callbacks included: a session the app ended (a jwt callback
+    // returning null, an expired or deleted row) gets no provider token, whatever its cookie holds.
+    if (!(await resolve(req, res))) {
+      throw new RefreshAccessTokenError('not_signed_in', provider.id, `getAccessToken(): nobody is signed in on this request.`)
     }
     const result = await (await loadAccessToken()).freshAccessToken(sessionRequestFor(req, config), provider, options)
     if (result.cookies.length > 0) {

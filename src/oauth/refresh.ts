@@ -111,7 +111,9 @@ export async function refreshGrant(provider: OAuthProvider, refreshToken: string
     throw refreshError(provider, error)
   }
   const tokens: RefreshedTokens = { access_token: response.access_token }
-  if (typeof response.refresh_token === 'string' && response.refresh_token) tokens.refresh_token = response.refresh_token
+  // Not rotated: the token used is still the one to use. Kept in the answer so that a caller
+  // following a chain of rotations never falls back to an older, already used token.
+  tokens.refresh_token = typeof response.refresh_token === 'string' && response.refresh_token ? response.refresh_token : refreshToken
   if (typeof response.expires_in === 'number') tokens.expires_at = now + response.expires_in
   if (typeof response.token_type === 'string') tokens.token_type = response.token_type
   if (typeof response.scope === 'string') tokens.scope = response.scope

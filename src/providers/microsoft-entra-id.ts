@@ -37,7 +37,7 @@ import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
 import { withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
-export const quirks = 'tenantId option (common, organizations, consumers, a tenant); multi-tenant issuer checked per token tid; e-mail not verified by Microsoft'
+export const quirks = 'tenantId option (common, organizations, consumers, a tenant); multi-tenant issuer checked per token tid; e-mail only with the optional xms_edov claim (domain verified)'
 
 /** Env variables read beyond the standard ones: the tenant. */
 export const extraEnv = ['AUTH_MICROSOFT_ENTRA_ID_TENANT_ID'] as const
@@ -92,8 +92,11 @@ const TENANT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
  *
  * E-mail: the `email` claim is an address the account holds, which Microsoft does not verify for
  * every kind of account (a tenant admin can set any unverified address), so never turn on
- * `allowDangerousEmailAccountLinking` for this provider. The address is dropped when the optional
- * `xms_edov` claim says its domain is not verified.
+ * `allowDangerousEmailAccountLinking` for this provider. The address is taken only when the optional
+ * `xms_edov` claim says its domain is verified: add that optional claim to the app registration
+ * (Token configuration → Add optional claim → ID → `xms_edov`) to get e-mail addresses. Without it an
+ * attacker's tenant could create a user here under your user's address, which e-mail sign-in or your
+ * own lookups would then trust.
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except `authorization.params`, merged key by key.
  * @throws TypeError when `tenantId` is not a tenant name, GUID or domain.
@@ -118,7 +121,7 @@ export default function MicrosoftEntraID(options: MicrosoftEntraIDUserConfig = {
     profile: (profile) => ({
       id: profile.sub,
       name: profile.name ?? null,
-      email: profile.email && profile.xms_edov !== false ? profile.email : null,
+      email: profile.email && profile.xms_edov === true ? profile.email : null,
       image: null,
     }),
   }

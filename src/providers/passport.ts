@@ -173,6 +173,11 @@ function loadProfile(strategy: PassportOAuth2Strategy, accessToken: string): Pro
     strategy.userProfile(accessToken, (error, profile) => {
       if (error) return reject(error instanceof Error ? error : new Error(String(error)))
       if (!profile || typeof profile !== 'object') return reject(new Error('userProfile gave no profile (is skipUserProfile set?).'))
+      // passport-oauth2's own userProfile answers {}: without an id every user would be one account.
+      const { id } = profile as { id?: unknown }
+      if ((typeof id !== 'string' && typeof id !== 'number') || id === '') {
+        return reject(new Error("the strategy's userProfile gave no id: a bare OAuth2Strategy has no userProfile of its own; subclass it, or use a strategy for your provider."))
+      }
       // `_raw` is the JSON text again; `_json` keeps it parsed.
       const { _raw, ...rest } = profile as PassportProfile & { _raw?: unknown }
       resolve(rest)
@@ -183,8 +188,10 @@ function loadProfile(strategy: PassportOAuth2Strategy, accessToken: string): Pro
 /** Passport's normalised profile as the user. */
 function passportUser(profile: PassportProfile): { id: string; name: string | null; email: string | null; image: string | null } {
   const emails = Array.isArray(profile.emails) ? profile.emails : []
-  // A strategy that says which address is primary, or verified, is believed; else the first.
-  const email = emails.find((entry) => entry.primary === true) ?? emails.find((entry) => entry.verified === true) ?? emails[0]
+  // A strategy that says which address is primary, or verified, is believed; else the first. One it
+  // says is unverified proves nothing about who holds it.
+  const candidates = emails.filter((entry) => entry.verified !== false)
+  const email = candidates.find((entry) => entry.primary === true) ?? candidates.find((entry) => entry.verified === true) ?? candidates[0]
   return {
     id: String(profile.id),
     name: profile.displayName || profile.username || null,

@@ -58,9 +58,10 @@ export async function limitSignInAttempt(
 }
 
 /**
- * The identifier of a credentials attempt: `rateLimit.credentialsIdentifier` when configured, else
- * the `email` field, else `username`, else the first field the provider's `credentials` lists that
- * is not of type `password`. Only non-empty strings count.
+ * The identifier of a credentials attempt: `rateLimit.credentialsIdentifier` when configured, else,
+ * among the fields the provider's `credentials` declares (all fields when it declares none), `email`,
+ * else `username`, else the first that is not of type `password`. A non-string value counts as
+ * `String(value)`.
  *
  * @param config The resolved config.
  * @param provider The credentials provider.
@@ -76,14 +77,25 @@ export function credentialsIdentifier(
   if (!config.rateLimit) return undefined
   const custom = config.rateLimit.credentialsIdentifier
   if (custom) return nonEmpty(custom(credentials, { id: provider.id }))
-  const named = nonEmpty(credentials.email) ?? nonEmpty(credentials.username)
-  if (named !== undefined) return named
-  for (const [name, field] of Object.entries(provider.credentials ?? {})) {
-    if (field?.type === 'password') continue
-    const value = nonEmpty(Object.hasOwn(credentials, name) ? credentials[name] : undefined)
+  // Only fields the provider declares (when it declares any): a field authorize never reads, such as
+  // an extra `email=<random>` next to `username=admin`, must not choose the bucket.
+  const declared = Object.entries(provider.credentials ?? {})
+  const names = declared.length > 0 ? declared.filter(([, field]) => field?.type !== 'password').map(([name]) => name) : ['email', 'username']
+  const ordered = [...names.filter((name) => name === 'email'), ...names.filter((name) => name === 'username'), ...names.filter((name) => name !== 'email' && name !== 'username')]
+  for (const name of ordered) {
+    const value = fieldValue(Object.hasOwn(credentials, name) ? credentials[name] : undefined)
     if (value !== undefined) return value
   }
   return undefined
+}
+
+/**
+ * A submitted field as the identifier: a non-empty string, or what `String()` makes of another JSON
+ * value (`["admin"]` is `admin`, as an authorize that coerces its input reads it).
+ */
+function fieldValue(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined
+  return nonEmpty(typeof value === 'string' ? value : String(value))
 }
 
 function nonEmpty(value: unknown): string | undefined {

@@ -106,4 +106,9 @@ describe('the default e-mail', () => {
     expect(mail.html).not.toContain('javascript:')
     expect(mail.html).toContain('#346df1')
   })
+
+  it('makes a logo given as a path absolute on the site, since a mail client has no page to resolve it against', () => {
+    const mail = renderVerificationEmail({ url: 'https://example.com/api/auth/callback/email?token=t&email=a%40b.c', theme: { logo: '/brand/logo.png' } })
+    expect(mail.html).toContain('src="https://example.com/brand/logo.png"')
+  })
 })

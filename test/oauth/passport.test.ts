@@ -178,6 +178,15 @@ describe('Passport bridge: what it refuses', () => {
     expect(() => Portcullis({ secret: SECRET, providers: [provider] })).not.toThrow()
   })
 
+  it('refuses the sign-in when the strategy has no userProfile of its own (a bare OAuth2Strategy answers {}), instead of making every user one account', async () => {
+    const bare = new OAuth2Strategy({ authorizationURL: idp.authorizationEndpoint, tokenURL: idp.tokenEndpoint, clientID: CLIENT.client_id, clientSecret: CLIENT.client_secret, callbackURL: '/cb', state: true, scope: 'openid' } as StrategyOptions, () => {})
+    mountApp(app, { providers: [Passport(bare as unknown as PassportOAuth2Strategy, { id: 'corp', dangerouslyAllowInsecureRequests: true })] })
+    const browser = new Browser()
+    const callback = await signInWith(browser, app.url, 'corp')
+    expect(redirectOf(callback)).toMatchObject({ error: 'OAuthCallbackError', code: 'userinfo_failed' })
+    expect(await sessionOf(browser, app.url)).toBeNull()
+  })
+
   it('a strategy without a client secret is a public client (PKCE required by Portcullis config) and still resolves', () => {
     const strategy = new OAuth2Strategy({ authorizationURL: 'https://as.example/authorize', tokenURL: 'https://as.example/token', clientID: 'id', callbackURL: '/cb', state: true, pkce: true } as StrategyOptions, () => {})
     const provider = Passport(strategy as unknown as PassportOAuth2Strategy, { id: 'public' })

@@ -107,7 +107,7 @@ describe('the multi-tenant issuer (login.microsoftonline.com served in-process)'
       const body = new URLSearchParams(String(init?.body ?? ''))
       const pending = codes.get(body.get('code') ?? '')
       if (!pending) return Response.json({ error: 'invalid_grant' }, { status: 400 })
-      const idToken = await new SignJWT({ ver: '2.0', tid: next.tid, oid: '00000000-0000-0000-66f3-3332eca7ea81', name: 'Abe Lincoln', email: 'abeli@contoso.example', nonce: pending.nonce ?? undefined })
+      const idToken = await new SignJWT({ ver: '2.0', tid: next.tid, oid: '00000000-0000-0000-66f3-3332eca7ea81', name: 'Abe Lincoln', email: 'abeli@contoso.example', xms_edov: true, nonce: pending.nonce ?? undefined })
         .setProtectedHeader({ alg: 'RS256', kid: jwk.kid! })
         .setIssuer(next.iss)
         .setSubject('AAAAAAAAAAAAAAAAAAAAAIkzqFVrSaSaFHy782bbtaQ')

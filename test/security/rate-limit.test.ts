@@ -149,6 +149,10 @@ describe('per identifier', () => {
     expect(outcome(await post(byField, '192.0.2.2', { login: 'ada', secret: 'y' }))).toBe('refused')
     // The password field never counts as the identifier: another login is free.
     expect(outcome(await post(byField, '192.0.2.3', { login: 'grace', secret: 'x' }))).toBe('wrong password')
+    // A field the provider does not declare cannot choose the bucket: an extra random `email` or
+    // `username` next to the login authorize reads is still counted against that login.
+    expect(outcome(await post(byField, '192.0.2.4', { login: 'grace', secret: 'y', email: 'random-1@example.com' }))).toBe('refused')
+    expect(outcome(await post(byField, '192.0.2.5', { login: 'grace', secret: 'z', username: 'random-2' }))).toBe('refused')
 
     const custom = rateLimitedApp(
       { providers: [login], rateLimit: { identifier: { attempts: 1 }, credentialsIdentifier: (credentials) => String(credentials.login).split('@')[0] } },

@@ -18,7 +18,7 @@ import type { Account, AdapterUser, VerificationToken } from '../../types.js'
 import type { ActionContext } from '../context.js'
 import type { VerificationAdapter } from '../signin-email.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
-import { resolveEmailUser } from './users.js'
+import { resolveEmailUser, storedUserWithEmail } from './users.js'
 
 // Longer values are no link Portcullis made: refused before they reach the database.
 const MAX_PARAM_LENGTH = 1024
@@ -41,7 +41,7 @@ export async function emailCallback(ctx: ActionContext, provider: EmailProvider)
   // An adapter that ignores the identifier may return another address's token: refuse it.
   if (invite.identifier !== identifier) throw new VerificationError('The sign-in link was issued for another address.')
 
-  const existing = await adapter.getUserByEmail(identifier)
+  const existing = await storedUserWithEmail(adapter, identifier)
   const candidate: AdapterUser = existing ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
   const account: Account = { provider: provider.id, type: 'email', providerAccountId: identifier, userId: candidate.id }
   const elsewhere = await askSignInCallback(ctx, { user: candidate, account })

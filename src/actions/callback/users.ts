@@ -84,7 +84,7 @@ export async function resolveEmailUser(ctx: ActionContext, adapter: EmailAdapter
     created = await adapter.createUser({ email: identifier, emailVerified: verifiedAt })
   } catch (error) {
     // The failed insert means the other row is committed: it is visible now.
-    const winner = await adapter.getUserByEmail(identifier)
+    const winner = await storedUserWithEmail(adapter, identifier)
     if (!winner) throw error instanceof AdapterError ? error : new AdapterError('createUser', { cause: redactError(error, [identifier]) })
     return { user: await markVerified(ctx, adapter, winner, verifiedAt), isNewUser: false }
   }
@@ -100,7 +100,19 @@ async function markVerified(ctx: ActionContext, adapter: EmailAdapter, user: Ada
 
 /** Lower-cased first; a mixed-case address stored before (e.g. by the app) is found too. */
 async function userByEmail(adapter: AccountAdapter, email: string, original: string): Promise<AdapterUser | null> {
-  return (await adapter.getUserByEmail(email)) ?? (original !== email ? adapter.getUserByEmail(original) : null)
+  return (await storedUserWithEmail(adapter, email)) ?? (original !== email ? storedUserWithEmail(adapter, original) : null)
+}
+
+/**
+ * The stored user whose address is `email` (letter case aside), or `null`. An adapter's lookup may
+ * match more loosely: MySQL's default collations also ignore accents, so `ada@exàmple.com` (a
+ * domain someone else can register) would find `ada@example.com`. Signing in as that user would hand
+ * over their account, so only an exact match, case aside, counts.
+ * @throws AdapterError
+ */
+export async function storedUserWithEmail(adapter: Pick<Required<Adapter>, 'getUserByEmail'>, email: string): Promise<AdapterUser | null> {
+  const user = await adapter.getUserByEmail(email)
+  return user && typeof user.email === 'string' && user.email.toLowerCase() === email.toLowerCase() ? user : null
 }
 
 async function link(ctx: ActionContext, adapter: AccountAdapter, user: AdapterUser, account: Account): Promise<AdapterUser> {

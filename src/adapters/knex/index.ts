@@ -174,7 +174,10 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       const row =
         (await selectUser({ [users.email]: email })) ??
         (utcText ? undefined : await read(knex(tables.users).select(userColumns).whereRaw('lower(??) = lower(?)', [users.email, email])).first())
-      return row ? toUser(row) : null
+      // MySQL's default collations also ignore accents (`exàmple.com` = `example.com`): only the
+      // address itself, letter case aside, is an answer.
+      const user = row ? toUser(row) : null
+      return user && user.email?.toLowerCase() === email.toLowerCase() ? user : null
     },
 
     async getUserByAccount(ref) {
