@@ -139,6 +139,16 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
         expect(await adapter.getUserByEmail(`${unique('nobody')}@example.com`)).toBeNull()
       })
 
+      // MySQL/MariaDB's default collations ignore accents too: `exàmple.com`, a domain anyone can
+      // register, must not find the user of `example.com` (an e-mail link to it would sign in as them).
+      it('getUserByEmail does not answer an address that differs by more than letter case (accents, full-width letters)', async () => {
+        const local = unique('ada')
+        await createUser({ email: `${local}@example.com` })
+        expect(await adapter.getUserByEmail(`${local}@exàmple.com`)).toBeNull()
+        expect(await adapter.getUserByEmail(`${local}@éxample.com`)).toBeNull()
+        expect(await adapter.getUserByEmail(`${local}@ｅxample.com`)).toBeNull()
+      })
+
       it('getUserByEmail finds an address stored in another letter case (Portcullis looks up lower case)', async () => {
         const local = unique('Mixed.Case')
         const created = await createUser({ email: `${local}@Example.COM` })
