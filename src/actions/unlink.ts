@@ -8,6 +8,9 @@
  * has a password is the app's knowledge, so an app with both checks it before calling.
  */
 import { AccountUnlinkError } from '../errors.js'
+import type { OutgoingCookie } from '../session/cookies.js'
+import { peekJwtToken, resealJwtToken } from '../session/jwt-strategy.js'
+import { PROVIDER_TOKENS_CLAIM, tokensClaim } from '../session/provider-tokens.js'
 import { signedInUserId } from '../session/strategy.js'
 import type { Adapter, AdapterAccount } from '../types.js'
 import type { ActionContext } from './context.js'
@@ -21,10 +24,16 @@ export interface UnlinkAccountOptions {
 type UnlinkAdapter = Adapter & Required<Pick<Adapter, 'getAccountsByUserId' | 'unlinkAccount'>>
 
 /**
- * Unlinks the signed-in user's account at `providerId` and returns it.
+ * Unlinks the signed-in user's account at `providerId` and returns it, with the cookies that take its
+ * tokens out of a JWT session (so `getAccessToken()` stops calling the provider for it).
  * @throws AccountUnlinkError (see its `code`); AdapterError when the database fails.
  */
-export async function unlinkAccount(ctx: ActionContext, providerId: string, options: UnlinkAccountOptions = {}): Promise<AdapterAccount> {
+export async function unlinkAccount(ctx: ActionContext, providerId: string, options: UnlinkAccountOptions = {}): Promise<{ account: AdapterAccount; cookies: OutgoingCookie[] }> {
+  const account = await unlinkStored(ctx, providerId, options)
+  return { account, cookies: await dropProviderTokens(ctx, providerId) }
+}
+
+async function unlinkStored(ctx: ActionContext, providerId: string, options: UnlinkAccountOptions): Promise<AdapterAccount> {
   const adapter = ctx.config.adapter
   if (!adapter || typeof adapter.getAccountsByUserId !== 'function' || typeof adapter.unlinkAccount !== 'function') {
     throw new AccountUnlinkError('unsupported_adapter', 'unlinkAccount() needs an adapter with getAccountsByUserId and unlinkAccount (KnexAdapter has both).')
@@ -59,4 +68,17 @@ async function canSignInByEmail(ctx: ActionContext, adapter: Adapter, userId: st
   if (!ctx.config.providers.some((provider) => provider.type === 'email')) return false
   const user = await adapter.getUser?.(userId)
   return typeof user?.email === 'string' && user.email.length > 0 && user.emailVerified != null
+}
+
+/** A JWT session re-sealed without the provider's `provider_tokens` entry; nothing when it has none. */
+async function dropProviderTokens(ctx: ActionContext, providerId: string): Promise<OutgoingCookie[]> {
+  if (ctx.config.session.strategy !== 'jwt') return []
+  const token = await peekJwtToken(ctx)
+  const claim = token ? tokensClaim(token) : undefined
+  if (!token || !claim || !Object.hasOwn(claim, providerId)) return []
+  const { [providerId]: _dropped, ...rest } = claim
+  const next = { ...token }
+  if (Object.keys(rest).length > 0) next[PROVIDER_TOKENS_CLAIM] = rest
+  else delete next[PROVIDER_TOKENS_CLAIM]
+  return resealJwtToken(ctx, next)
 }

@@ -21,6 +21,7 @@ import type { AdapterAccount, Session } from '../types.js'
 import type { AccessTokenOptions } from '../oauth/access-token.js'
 import { cookieSetFor, originalPath, readCookies, requestOrigin, sessionRequestFor, wantsJson, type NodeRequest } from './request.js'
 import { appendCookies, sendResponse, sendWebResponse, type AuthResponse } from './respond.js'
+import type { OutgoingCookie } from '../session/cookies.js'
 import type { NextFunction, RequestStore } from './router.js'
 
 /** A request as `auth(handler)` hands it to the handler: `req.auth` is set. */
@@ -351,10 +352,20 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
   }
 
   const unlinkAccount: UnlinkAccountFunction = async (providerId, options = {}) => {
-    const { ctx } = serverContext('unlinkAccount()')
+    const { req, res, ctx } = serverContext('unlinkAccount()')
     assertServerCsrf(ctx, options, 'unlinkAccount()')
-    return unlinkSignedInAccount(ctx, providerId, { providerAccountId: options.providerAccountId })
+    const { account, cookies } = await unlinkSignedInAccount(ctx, providerId, { providerAccountId: options.providerAccountId })
+    if (cookies.length > 0) {
+      if (res && !res.headersSent) {
+        appendCookies(res, cookies)
+        sessions.delete(req)
+      } else config.logger.warn('SessionCookieNotRefreshed', `unlinkAccount(): the response was sent before the session cookie could drop the "${providerId}" tokens.`)
+    }
+    return account
   }
+
+  // The session cookies getAccessToken() set on each request's response, newest last.
+  const sentSessionCookies = new WeakMap<IncomingMessage, OutgoingCookie[]>()
 
   const getAccessToken = (async (...args: unknown[]): Promise<string> => {
     const [first] = args
@@ -387,8 +398,14 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     if (!(await resolve(req, res))) {
       throw new RefreshAccessTokenError('not_signed_in', provider.id, `getAccessToken(): nobody is signed in on this request.`)
     }
-    const result = await (await loadAccessToken()).freshAccessToken(sessionRequestFor(req, config), provider, options)
+    // A second call in the same request starts from the cookie the first one sent, so a refresh of
+    // another provider (or of the same one again) keeps what the first stored.
+    const base = sessionRequestFor(req, config)
+    const sent = sentSessionCookies.get(req)
+    const sessionRequest = sent ? { ...base, requestCookies: withSentCookies(base.requestCookies, sent) } : base
+    const result = await (await loadAccessToken()).freshAccessToken(sessionRequest, provider, options)
     if (result.cookies.length > 0) {
+      sentSessionCookies.set(req, [...(sent ?? []), ...result.cookies])
       if (!res!.headersSent) appendCookies(res!, result.cookies)
       else {
         config.logger.error(
@@ -409,6 +426,13 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
   }) as GetAccessTokenFunction
 
   return { auth, signIn, signOut, getCsrfToken, unlinkAccount, getAccessToken }
+}
+
+/** The request's cookies as the browser will hold them once `sent` arrives: set ones replaced, cleared ones gone. */
+function withSentCookies(cookies: Readonly<Record<string, string | undefined>>, sent: readonly OutgoingCookie[]): Record<string, string | undefined> {
+  const merged: Record<string, string | undefined> = { ...cookies }
+  for (const cookie of sent) merged[cookie.name] = cookie.value === '' || cookie.options.maxAge === 0 ? undefined : cookie.value
+  return merged
 }
 
 function isRequest(value: unknown): value is NodeRequest {

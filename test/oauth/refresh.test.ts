@@ -6,6 +6,7 @@
  */
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
+import express from 'express'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import { MissingRequestContextError, type JWT, type JWTCallbackParams, type Session } from 'portcullis'
 import { Browser } from '../support/browser.js'
@@ -148,6 +149,36 @@ describe('getAccessToken with JWT sessions', () => {
     expect(late).toMatchObject({ status: 200, body: { token }, setsSession: true })
     expect(rig.refreshes() - before).toBe(1)
     expect(await rig.accepts(token)).toBe(true)
+  })
+
+  it('two refreshes in one request (two providers) both reach the cookie: another instance then refreshes each without a replay', async () => {
+    const providers = [corpProvider(rig.idp), corpProvider(rig.idp, { id: 'corp-second', name: 'Corp again' })]
+    const portcullis = mountTokenApp(app, { providers })
+    // One more route on the same app: both providers' tokens in one handler, both due.
+    const both = express()
+    both.use('/api/auth', portcullis.handlers)
+    both.get('/both', portcullis.auth(async (_req, res) => void res.json({ corp: await portcullis.getAccessToken('corp'), second: await portcullis.getAccessToken('corp-second') })))
+    app.mount(both)
+    const browser = new Browser()
+    rig.setAccessTokenTtl(SHORT_TTL)
+    try {
+      expect((await signInWith(browser, app.url, 'corp', 'alice')).status).toBe(302)
+      expect((await signInWith(browser, app.url, 'corp-second', 'alice')).status).toBe(302)
+    } finally {
+      rig.setAccessTokenTtl(3600)
+    }
+    const before = rig.refreshes()
+    expect((await browser.request(`${app.url}/both`)).status).toBe(200)
+    expect(rig.refreshes() - before).toBe(2)
+
+    // Another instance (another process, in effect: no memory of used refresh tokens) with the cookie
+    // the browser kept: each provider's stored refresh token must be the current one.
+    mountTokenApp(app, { providers })
+    for (const provider of ['corp', 'corp-second']) {
+      const answer = await tokenOf(browser, `?provider=${provider}&skew=7200`)
+      expect({ provider, status: answer.status, code: answer.body.code }).toEqual({ provider, status: 200, code: undefined })
+      expect(await rig.accepts(answer.body.token!)).toBe(true)
+    }
   })
 
   it('stores the rotated refresh token in the cookie: the next refresh uses it and works', async () => {

@@ -6,7 +6,7 @@
  */
 import express from 'express'
 import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
-import Portcullis, { type AccountUnlinkError, type PortcullisResult } from 'portcullis'
+import Portcullis, { type AccountUnlinkError, type PortcullisConfig, type PortcullisResult, type RefreshAccessTokenError } from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import OIDC from 'portcullis/providers/oidc'
 import { Browser } from '../support/browser.js'
@@ -31,11 +31,21 @@ afterAll(async () => {
 const provider = (id: string) => OIDC({ id, name: id, issuer: idp.issuer, clientId: id, clientSecret: `${id}-secret`, dangerouslyAllowInsecureRequests: true })
 
 /** Portcullis plus the app's own route that unlinks, as an app's "connected accounts" page would POST to it. */
-function mount(db: TestDatabase): PortcullisResult {
-  const portcullis = Portcullis({ secret: SECRET, logger: silentLogger, providers: [provider('corp'), provider('partner')], adapter: KnexAdapter(db.knex) })
+function mount(db: TestDatabase, config: Partial<PortcullisConfig> = {}): PortcullisResult {
+  const portcullis = Portcullis({ secret: SECRET, logger: silentLogger, providers: [provider('corp'), provider('partner')], adapter: KnexAdapter(db.knex), ...config })
   const server = express()
   server.use('/api/auth', portcullis.handlers)
   server.get('/me', async (req, res) => void res.json(await portcullis.auth(req, res)))
+  server.get(
+    '/token/:provider',
+    portcullis.auth(async (req, res) => {
+      try {
+        res.json({ token: await portcullis.getAccessToken(String(req.params.provider)) })
+      } catch (error) {
+        res.status(401).json({ code: (error as RefreshAccessTokenError).code })
+      }
+    }),
+  )
   server.get('/csrf', portcullis.auth((req, res) => void res.json({ csrfToken: portcullis.getCsrfToken(req, res) })))
   server.post(
     '/unlink/:provider',
@@ -99,6 +109,17 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       const again = new Browser()
       expect((await signInWith(again, app.url, 'corp', 'alice')).status).toBe(302)
       expect((await sessionOf(again, app.url))?.user?.id).toBe(users[0].id)
+    })
+
+    it('with JWT sessions, takes the unlinked provider\'s tokens out of the session cookie: getAccessToken no longer has them', async () => {
+      mount(db, { session: { strategy: 'jwt' } })
+      const browser = await userWithTwoAccounts()
+      expect((await (await browser.request(`${app.url}/token/partner`)).json())).toEqual({ token: expect.any(String) })
+      expect(await unlink(browser, 'partner')).toEqual({ status: 200, body: { removed: 'partner:alice' } })
+      const after = await browser.request(`${app.url}/token/partner`)
+      expect({ status: after.status, body: await after.json() }).toEqual({ status: 401, body: { code: 'no_account' } })
+      // The other provider's tokens stay.
+      expect((await (await browser.request(`${app.url}/token/corp`)).json())).toEqual({ token: expect.any(String) })
     })
 
     it('refuses to unlink the last way to sign in, and keeps it', async () => {
