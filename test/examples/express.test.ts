@@ -346,9 +346,10 @@ describe('npm start (examples/express/server.ts)', () => {
         server.stderr.on('data', collect)
         server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
       })
-      // Loopback only by default (HOST opens it).
+      // Loopback only by default (HOST opens it). `localhost` may be bound as ::1 or 127.0.0.1,
+      // whichever the resolver lists first: ask for it by name, as a browser does.
       expect(output).toContain('listening on localhost')
-      const home = await fetch(`http://127.0.0.1:${port}/`)
+      const home = await fetch(`http://localhost:${port}/`)
       expect(home.status).toBe(200)
       expect(await home.text()).toContain('You are not signed in.')
       // The dev IdP started first, on DEV_IDP_PORT, and the sign-in page offers it.
