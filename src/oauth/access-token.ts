@@ -40,7 +40,8 @@ export type AccessTokenResult = { accessToken: string; error?: undefined; cookie
 /** Default `skewSeconds`. */
 export const DEFAULT_SKEW_SECONDS = 60
 /** How long a refresh may hold the account row before another process may take over. */
-const LEASE_SECONDS = 30
+// Longer than openid-client's 30-second HTTP timeout, so a slow refresh cannot outlive its lease.
+const LEASE_SECONDS = 60
 /** Pauses between reads of a row another process holds the lease on. */
 const LEASE_POLL_MS = [10, 25, 50, 100, 200]
 /** Rounds of read, lease and refresh before giving up (each lost round means another process progressed). */

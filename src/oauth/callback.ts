@@ -122,7 +122,8 @@ async function requestedTokens(provider: OAuthProvider, params: URLSearchParams,
   if (!code) throw new OAuthCallbackError('code_missing', `The "${provider.id}" callback has no code parameter.`)
   let tokens: TokenSet
   try {
-    tokens = await provider.token.request!({ code, redirectUri, codeVerifier, params, provider: { id: provider.id, clientId: provider.clientId, tokenUrl: provider.token.url } })
+    // A copy, as for userinfo.request: the provider's function cannot change what the callback sees.
+    tokens = await provider.token.request!({ code, redirectUri, codeVerifier, params: new URLSearchParams(params), provider: { id: provider.id, clientId: provider.clientId, tokenUrl: provider.token.url } })
   } catch (error) {
     throw new OAuthCallbackError('token_request_failed', `token.request of the "${provider.id}" provider failed: ${describeError(error)}`, { cause: redactError(error) })
   }

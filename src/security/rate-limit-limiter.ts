@@ -158,7 +158,12 @@ class StoreHealth {
   ) {}
 
   async run<T>(useStore: () => Promise<T>, useMemory: () => Promise<T>): Promise<T> {
-    if (this.down && Date.now() < this.retryAt) return useMemory()
+    if (this.down) {
+      if (Date.now() < this.retryAt) return useMemory()
+      // One request tries the store again; the others keep counting in memory meanwhile, instead of
+      // each waiting up to the timeout on a store that may still be down.
+      this.retryAt = Date.now() + STORE_RETRY_MS
+    }
     let result: T
     try {
       result = await withTimeout(useStore(), STORE_TIMEOUT_MS, `no answer within ${STORE_TIMEOUT_MS} ms`)
