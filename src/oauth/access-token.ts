@@ -21,7 +21,7 @@ import { peekJwtToken, resealJwtToken } from '../session/jwt-strategy.js'
 import { compactTokens, tokensClaim, withProviderTokens } from '../session/provider-tokens.js'
 import type { SessionRequest } from '../session/strategy.js'
 import type { AccountTokenFields, Adapter, AdapterAccount, JWT, ProviderTokens } from '../types.js'
-import { isFresh, refreshOnce, type RefreshedTokens } from './refresh.js'
+import { isFresh, refreshOnce, shareFlight, type RefreshedTokens } from './refresh.js'
 
 /** Options of `getAccessToken()`. */
 export interface AccessTokenOptions {
@@ -89,7 +89,7 @@ async function jwtAccessToken(request: SessionRequest, provider: OAuthProvider, 
     if (error instanceof RefreshAccessTokenError && error.code === 'invalid_grant') return markJwtSession(request, token, provider, 'invalid_grant', error)
     throw error
   }
-  const next: ProviderTokens = compactTokens({ ...refreshed, refresh_token: refreshed.refresh_token ?? entry.refresh_token })
+  const next: ProviderTokens = compactTokens(refreshed)
   const cookies = await resealOrKeep(request, withProviderTokens(token, provider.id, next))
   return { accessToken: refreshed.access_token, cookies }
 }
@@ -131,14 +131,7 @@ async function databaseAccessToken(request: SessionRequest, provider: OAuthProvi
   let flights = accountFlights.get(request.config)
   if (!flights) accountFlights.set(request.config, (flights = new Map()))
   const key = `${account.provider}\u0000${account.providerAccountId}`
-  let flight = flights.get(key)
-  if (!flight) {
-    flight = refreshStoredAccount(request, adapter as TokenAdapter, provider, account, skew)
-    flights.set(key, flight)
-    const done = () => flights!.delete(key)
-    flight.then(done, done)
-  }
-  return flight
+  return shareFlight(flights, key, () => refreshStoredAccount(request, adapter as TokenAdapter, provider, account, skew))
 }
 
 /** The user's account at the provider. @throws RefreshAccessTokenError no_account, ambiguous */
@@ -191,7 +184,7 @@ async function refreshStoredAccount(request: SessionRequest, adapter: TokenAdapt
       current = await reread(adapter, current)
       continue
     }
-    const stored = await adapter.updateAccount({ ...ref, ...storedChanges(refreshed, current.refresh_token) }, { expect: { refresh_token: current.refresh_token, expires_at: lease } })
+    const stored = await adapter.updateAccount({ ...ref, ...storedChanges(refreshed) }, { expect: { refresh_token: current.refresh_token, expires_at: lease } })
     if (!stored) {
       request.config.logger.warn(
         'RefreshAccessTokenLeaseLost',
@@ -220,10 +213,10 @@ async function reread(adapter: TokenAdapter, account: AdapterAccount): Promise<A
 }
 
 /** The row's new token fields; the refresh token stays when the provider did not rotate it. */
-function storedChanges(tokens: RefreshedTokens, usedRefreshToken: string): Partial<AccountTokenFields> {
+function storedChanges(tokens: RefreshedTokens): Partial<AccountTokenFields> {
   const changes: Partial<AccountTokenFields> = {
     access_token: tokens.access_token,
-    refresh_token: tokens.refresh_token ?? usedRefreshToken,
+    refresh_token: tokens.refresh_token,
     expires_at: tokens.expires_at ?? null,
   }
   if (tokens.token_type !== undefined) changes.token_type = tokens.token_type

@@ -23,8 +23,8 @@ import { safeCode } from './errors.js'
 /** A refresh's answer: the new token set, `expires_at` computed from `expires_in`. */
 export interface RefreshedTokens {
   access_token: string
-  /** The rotated refresh token; absent when the provider keeps the old one valid. */
-  refresh_token?: string
+  /** The refresh token to use next: the rotated one, or the one used when the provider kept it valid. */
+  refresh_token: string
   expires_at?: number
   token_type?: string
   scope?: string
@@ -81,18 +81,28 @@ export async function refreshOnce(config: ResolvedConfig, provider: OAuthProvide
     if (isFresh(remembered, now, skew)) return remembered
     const next = remembered.refresh_token
     // Not rotated: the same refresh token is still the one to use.
-    if (!next || next === current) break
+    if (next === current) break
     current = next
   }
   const key = keyOf(provider, current)
-  let flight = state.flights.get(key)
-  if (!flight) {
-    flight = refreshGrant(provider, current, now).then((tokens) => {
+  return shareFlight(state.flights, key, () =>
+    refreshGrant(provider, current, now).then((tokens) => {
       remember(state, key, tokens)
       return tokens
-    })
-    state.flights.set(key, flight)
-    const done = () => state.flights.delete(key)
+    }),
+  )
+}
+
+/**
+ * The flight under way for `key`, or a new one from `start`, shared by every caller until it settles
+ * (single-flight: concurrent callers make one request between them).
+ */
+export function shareFlight<T>(flights: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  let flight = flights.get(key)
+  if (!flight) {
+    flight = start()
+    flights.set(key, flight)
+    const done = () => flights.delete(key)
     flight.then(done, done)
   }
   return flight
@@ -110,10 +120,10 @@ export async function refreshGrant(provider: OAuthProvider, refreshToken: string
   } catch (error) {
     throw refreshError(provider, error)
   }
-  const tokens: RefreshedTokens = { access_token: response.access_token }
   // Not rotated: the token used is still the one to use. Kept in the answer so that a caller
   // following a chain of rotations never falls back to an older, already used token.
-  tokens.refresh_token = typeof response.refresh_token === 'string' && response.refresh_token ? response.refresh_token : refreshToken
+  const rotated = typeof response.refresh_token === 'string' && response.refresh_token ? response.refresh_token : undefined
+  const tokens: RefreshedTokens = { access_token: response.access_token, refresh_token: rotated ?? refreshToken }
   if (typeof response.expires_in === 'number') tokens.expires_at = now + response.expires_in
   if (typeof response.token_type === 'string') tokens.token_type = response.token_type
   if (typeof response.scope === 'string') tokens.scope = response.scope
