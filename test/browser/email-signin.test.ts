@@ -7,20 +7,18 @@
  * with `CI` set it fails instead. Screenshots of the sign-in page and the verify-request page go to
  * the OS temp directory, to look at.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { existsSync } from 'node:fs'
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Knex } from 'knex'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { createApp } from '../../examples/express/app.js'
-import { isCI } from '../support/databases.js'
+import { describeWithChromium, launchChromium } from '../support/chromium.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const TITLE = 'examples/express in Chromium: sign in with an e-mail link'
 
 /** Where the screenshots go (not the repository). */
@@ -29,20 +27,7 @@ const SCREENSHOTS = {
   verifyRequest: join(tmpdir(), 'portcullis-email-verify-request.png'),
 }
 
-if (existsSync(CHROMIUM)) {
-  describe(TITLE, browserSuite)
-} else if (isCI()) {
-  describe(TITLE, () => {
-    it(`finds Chromium at ${CHROMIUM} (required when CI is set)`, () => {
-      throw new Error(`Chromium not found at ${CHROMIUM}: CI must run the browser test; install it with apt-get install -y chromium (.ci/run does).`)
-    })
-  })
-} else {
-  const why = `Chromium not found at ${CHROMIUM}`
-  // Straight to stderr: Jest drops the console output of a file whose tests were all skipped.
-  process.stderr.write(`\n${why}: apt-get install -y chromium; skipping "${TITLE}" (set CI=true to make this a failure)\n`)
-  describe.skip(`${TITLE} [skipped: ${why}]`, browserSuite)
-}
+describeWithChromium(TITLE, browserSuite)
 
 function browserSuite() {
   let server: Server
@@ -60,7 +45,7 @@ function browserSuite() {
     const [started] = await Promise.all([
       startSmtpServer(),
       (async () => {
-        browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking'] })
+        browser = await launchChromium()
       })(),
     ])
     smtp = started

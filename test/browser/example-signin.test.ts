@@ -11,21 +11,19 @@
  * with `CI` set it fails instead. Screenshots of the sign-in page, the IdP's login page and the
  * dashboard go to the OS temp directory, to look at.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { existsSync } from 'node:fs'
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Knex } from 'knex'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { createApp } from '../../examples/express/app.js'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
-import { isCI } from '../support/databases.js'
+import { describeWithChromium, launchChromium } from '../support/chromium.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 
-const CHROMIUM = '/usr/bin/chromium'
 const TITLE = 'examples/express in Chromium: sign in with the dev IdP, sign out'
 
 /** Where the screenshots go (not the repository). */
@@ -35,20 +33,7 @@ const SCREENSHOTS = {
   dashboard: join(tmpdir(), 'portcullis-example-dashboard.png'),
 }
 
-if (existsSync(CHROMIUM)) {
-  describe(TITLE, browserSuite)
-} else if (isCI()) {
-  describe(TITLE, () => {
-    it(`finds Chromium at ${CHROMIUM} (required when CI is set)`, () => {
-      throw new Error(`Chromium not found at ${CHROMIUM}: CI must run the browser test; install it with apt-get install -y chromium (.ci/run does).`)
-    })
-  })
-} else {
-  const why = `Chromium not found at ${CHROMIUM}`
-  // Straight to stderr: Jest drops the console output of a file whose tests were all skipped.
-  process.stderr.write(`\n${why}: apt-get install -y chromium; skipping "${TITLE}" (set CI=true to make this a failure)\n`)
-  describe.skip(`${TITLE} [skipped: ${why}]`, browserSuite)
-}
+describeWithChromium(TITLE, browserSuite)
 
 function browserSuite() {
   let server: Server
@@ -67,7 +52,7 @@ function browserSuite() {
     const [started] = await Promise.all([
       startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${appOrigin}/api/auth/callback/dev-idp` }),
       (async () => {
-        browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking'] })
+        browser = await launchChromium()
       })(),
     ])
     idp = started

@@ -1,0 +1,34 @@
+/**
+ * Debian's Chromium for the real-browser suites, driven by playwright-core. A suite declared with
+ * `describeWithChromium` runs when /usr/bin/chromium is there; without it, it skips with a line
+ * saying so (`apt-get install -y chromium`), or, with `CI` set, fails instead.
+ */
+import { describe, it } from '@jest/globals'
+import { existsSync } from 'node:fs'
+import { chromium, type Browser } from 'playwright-core'
+import { isCI } from './databases.js'
+
+export const CHROMIUM = '/usr/bin/chromium'
+
+/** Declares `suite` under `title` when Chromium is installed; see the file's comment for when it is not. */
+export function describeWithChromium(title: string, suite: () => void): void {
+  if (existsSync(CHROMIUM)) {
+    describe(title, suite)
+  } else if (isCI()) {
+    describe(title, () => {
+      it(`finds Chromium at ${CHROMIUM} (required when CI is set)`, () => {
+        throw new Error(`Chromium not found at ${CHROMIUM}: CI must run the browser test; install it with apt-get install -y chromium (.ci/run does).`)
+      })
+    })
+  } else {
+    const why = `Chromium not found at ${CHROMIUM}`
+    // Straight to stderr: Jest drops the console output of a file whose tests were all skipped.
+    process.stderr.write(`\n${why}: apt-get install -y chromium; skipping "${title}" (set CI=true to make this a failure)\n`)
+    describe.skip(`${title} [skipped: ${why}]`, suite)
+  }
+}
+
+/** Headless Chromium with the flags this machine needs (no sandbox as root; no background networking on a closed network). */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking'] })
+}
