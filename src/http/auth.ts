@@ -147,8 +147,16 @@ function loadAccessToken(): Promise<typeof import('../oauth/access-token.js')> {
 
 /** Builds `auth`, `signIn` and `signOut` for a resolved config. */
 export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
-  // One read per request, however many times auth is called during it.
-  const sessions = new WeakMap<IncomingMessage, Promise<Session | null>>()
+  // One read per request, however many times auth is called during it: the pending read is kept on
+  // the request, under a symbol of this instance (cheaper than a WeakMap entry per request).
+  const sessionRead = Symbol('portcullis.session')
+  const sessions = {
+    get: (req: IncomingMessage) => (req as IncomingMessage & { [sessionRead]?: Promise<Session | null> })[sessionRead],
+    set: (req: IncomingMessage, read: Promise<Session | null> | undefined) => {
+      ;(req as IncomingMessage & { [sessionRead]?: Promise<Session | null> })[sessionRead] = read
+    },
+    delete: (req: IncomingMessage) => sessions.set(req, undefined),
+  }
 
   const resolve = (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
     let pending = sessions.get(req)

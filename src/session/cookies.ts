@@ -92,8 +92,7 @@ export function readChunkedCookieForms(cookies: Readonly<Record<string, string |
   const chunks: string[] = []
   const chunkNames: string[] = []
   let contiguous = true
-  for (let index = 0; index < MAX_COOKIE_CHUNKS; index++) {
-    const chunkName = `${name}.${index}`
+  for (const chunkName of chunkNamesOf(name)) {
     if (!Object.hasOwn(cookies, chunkName)) {
       contiguous = false
       continue
@@ -104,6 +103,20 @@ export function readChunkedCookieForms(cookies: Readonly<Record<string, string |
     else if (contiguous) chunks.push(value)
   }
   return { whole: cookies[name] || undefined, chunked: chunks.length > 0 ? chunks.join('') : undefined, chunkNames }
+}
+
+/**
+ * `name.0` … `name.9`, made once per cookie name: this runs on every session read. The names are the
+ * configured cookies' (and `getToken`'s `cookieName`), a handful; the memo stops growing at 64.
+ */
+const chunkNameLists = new Map<string, readonly string[]>()
+function chunkNamesOf(name: string): readonly string[] {
+  let names = chunkNameLists.get(name)
+  if (!names) {
+    names = Array.from({ length: MAX_COOKIE_CHUNKS }, (_, index) => `${name}.${index}`)
+    if (chunkNameLists.size < 64) chunkNameLists.set(name, names)
+  }
+  return names
 }
 
 /**

@@ -11,6 +11,7 @@ import { InvalidConfigurationError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { AdapterSession, AdapterUser, Session, SessionCallbackParams } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
+import { isoDate } from './iso-date.js'
 import type { SessionRequest, SessionResult } from './strategy.js'
 
 // The migrations' sessionToken column holds 255 characters; a longer cookie (garbage, most old JWT
@@ -116,7 +117,7 @@ function sessionCookie(request: SessionRequest, sessionToken: string, expires: D
 }
 
 function defaultSession(user: AdapterUser, expires: Date): Session {
-  return { user: { id: user.id, name: user.name, email: user.email, image: user.image }, expires: expires.toISOString() }
+  return { user: { id: user.id, name: user.name, email: user.email, image: user.image }, expires: isoDate(expires.getTime()) }
 }
 
 // resolveConfig checked the session methods when it chose the database strategy.

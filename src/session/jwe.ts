@@ -4,12 +4,17 @@
  * work through WebCrypto, where each awaited call costs a thread-pool round trip (~70 µs here);
  * the tests cross-check every byte of this file's output against jose and `@auth/core/jwt`.
  *
+ * Opening a token creates no node:crypto object: the HMAC is two one-shot `hash` calls over the
+ * key's precomputed pads, and CBC decryption runs on the key's long-lived AES block decipher. Each
+ * Hmac or Decipher object is a native handle the garbage collector has to finalise, and in a loaded
+ * HTTP server the two cost several times their own work (bench/README.md, "HTTP": the floor rows).
+ *
  * @see https://www.rfc-editor.org/rfc/rfc7516#section-7.1 JWE Compact Serialization
  * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.2 AES_CBC_HMAC_SHA2
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual, type Decipher } from 'node:crypto'
 import { isUtf8 } from 'node:buffer'
-import type { ContentEncryption, KeyRing, SessionKey } from './keys.js'
+import type { CbcKey, ContentEncryption, KeyRing, SessionKey } from './keys.js'
 
 /**
  * Seals `plaintext` with `key` (A256CBC-HS512): `header..iv.ciphertext.tag`.
@@ -27,7 +32,7 @@ import type { ContentEncryption, KeyRing, SessionKey } from './keys.js'
  * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.2.2.1
  */
 export function encryptJwe(plaintext: string, key: SessionKey): string {
-  if (key.enc !== 'A256CBC-HS512' || key.macKey === null) {
+  if (key.enc !== 'A256CBC-HS512' || key.cbc === null) {
     throw new TypeError('encryptJwe: session tokens are sealed with an A256CBC-HS512 key')
   }
   const header = key.protectedHeader
@@ -36,7 +41,7 @@ export function encryptJwe(plaintext: string, key: SessionKey): string {
   const first = cipher.update(plaintext, 'utf8')
   const last = cipher.final()
   const ciphertext = first.length === 0 ? last : Buffer.concat([first, last])
-  const tag = cbcTag(key.macKey, header, iv, ciphertext)
+  const tag = cbcTag(key.cbc, header, iv, ciphertext)
   return `${header}..${iv.toString('base64url')}.${ciphertext.toString('base64url')}.${tag.toString('base64url')}`
 }
 
@@ -82,8 +87,9 @@ for (let i = 0; i < 64; i++) {
   SEXTET['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charCodeAt(i)] = i
 }
 
-/** AL of RFC 7518 §5.2.2.1, rewritten per call; safe to share because all of this is synchronous. */
-const aadBits = Buffer.alloc(8)
+/** SHA-512's block and output sizes in bytes. */
+const SHA512_BLOCK_BYTES = 128
+const SHA512_BYTES = 64
 
 /** The one header seen last, parsed: every valid cookie of a deployment carries the same header. */
 let lastHeader = ''
@@ -139,17 +145,34 @@ function open(token: string, ring: KeyRing): string | null {
 
 function openCbc(keys: readonly SessionKey[], aad: string, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | null {
   for (const key of keys) {
-    if (key.macKey === null) continue
+    if (key.cbc === null) continue
     // Authenticate before decrypting (RFC 7518 §5.2.2.2), in constant time, so that a forged
     // ciphertext never reaches the padding check (no padding oracle).
-    const expected = cbcTag(key.macKey, aad, iv, ciphertext)
-    if (!timingSafeEqual(expected, tag)) continue
-    const decipher = createDecipheriv('aes-256-cbc', key.encryptionKey, iv)
-    const first = decipher.update(ciphertext)
-    const last = decipher.final()
-    return first.length === 0 ? last : last.length === 0 ? first : Buffer.concat([first, last])
+    if (!timingSafeEqual(cbcTag(key.cbc, aad, iv, ciphertext), tag)) continue
+    return decryptCbc(key.cbc.blockDecipher, iv, ciphertext)
   }
   return null
+}
+
+/**
+ * AES-256-CBC decryption and PKCS#7 unpadding (RFC 7518 §5.2.2.2, steps 5-6) on the key's AES block
+ * decipher: P_i = D(C_i) XOR C_(i-1), with C_0 = IV. `ciphertext` is a non-empty whole number of
+ * blocks (checked by the caller) whose tag has verified, so a bad padding here is no oracle.
+ *
+ * @returns The plaintext, or `null` when the padding is not PKCS#7.
+ * @see https://nvlpubs.nist.gov/nistpubs/Legacy/SP/nistspecialpublication800-38a.pdf §6.2 (CBC)
+ * @see https://www.rfc-editor.org/rfc/rfc5652#section-6.3 (the padding)
+ */
+function decryptCbc(blockDecipher: Decipher, iv: Buffer, ciphertext: Buffer): Buffer | null {
+  // Without padding, ECB returns every whole block at once and keeps nothing for the next call.
+  const plain = blockDecipher.update(ciphertext)
+  if (plain.length !== ciphertext.length) throw new Error('decryptCbc: the block decipher held back data')
+  for (let i = 0; i < CBC_IV_BYTES; i++) plain[i]! ^= iv[i]!
+  for (let i = CBC_IV_BYTES; i < plain.length; i++) plain[i]! ^= ciphertext[i - CBC_IV_BYTES]!
+  const padding = plain[plain.length - 1]!
+  if (padding < 1 || padding > CBC_IV_BYTES) return null
+  for (let i = plain.length - padding; i < plain.length - 1; i++) if (plain[i] !== padding) return null
+  return plain.subarray(0, plain.length - padding)
 }
 
 function openGcm(keys: readonly SessionKey[], aad: string, iv: Buffer, ciphertext: Buffer, tag: Buffer): Buffer | null {
@@ -172,18 +195,28 @@ function openGcm(keys: readonly SessionKey[], aad: string, iv: Buffer, ciphertex
 /**
  * T = first T_LEN bytes of HMAC-SHA-512(MAC_KEY, AAD || IV || ciphertext || AL), with AAD the
  * ASCII of the encoded protected header and AL its length in bits as a 64-bit big-endian integer.
+ * The HMAC is RFC 2104's H((K XOR opad) || H((K XOR ipad) || message)), the pads made once per key.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc2104#section-2
  */
-function cbcTag(macKey: NonNullable<SessionKey['macKey']>, aad: string, iv: Buffer, ciphertext: Buffer): Buffer {
+function cbcTag(key: CbcKey, aad: string, iv: Buffer, ciphertext: Buffer): Buffer {
+  const inner = Buffer.allocUnsafe(SHA512_BLOCK_BYTES + aad.length + iv.length + ciphertext.length + 8)
+  key.innerPad.copy(inner, 0)
+  // The encoded header is base64url, so one byte per character.
+  let offset = SHA512_BLOCK_BYTES + inner.write(aad, SHA512_BLOCK_BYTES, 'latin1')
+  offset += iv.copy(inner, offset)
+  offset += ciphertext.copy(inner, offset)
   const bits = aad.length * 8
-  aadBits.writeUInt32BE(Math.floor(bits / 0x1_0000_0000), 0)
-  aadBits.writeUInt32BE(bits >>> 0, 4)
-  return createHmac('sha512', macKey)
-    .update(aad, 'latin1')
-    .update(iv)
-    .update(ciphertext)
-    .update(aadBits)
-    .digest()
-    .subarray(0, CBC_TAG_BYTES)
+  inner.writeUInt32BE(Math.floor(bits / 0x1_0000_0000), offset)
+  inner.writeUInt32BE(bits >>> 0, offset + 4)
+  const outer = Buffer.allocUnsafe(SHA512_BLOCK_BYTES + SHA512_BYTES)
+  key.outerPad.copy(outer, 0)
+  hash('sha512', inner, 'buffer').copy(outer, SHA512_BLOCK_BYTES)
+  const tag = hash('sha512', outer, 'buffer').subarray(0, CBC_TAG_BYTES)
+  // allocUnsafe hands out slices of a shared pool: leave no key material behind in it.
+  inner.fill(0, 0, SHA512_BLOCK_BYTES)
+  outer.fill(0, 0, SHA512_BLOCK_BYTES)
+  return tag
 }
 
 /**

@@ -12,7 +12,8 @@ import type { Account, JWT, Session, SessionCallbackParams, User } from '../type
 import { clearChunkedCookie, expiredCookie, readChunkedCookieForms, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
 import { hasRefreshError, PROVIDER_TOKENS_CLAIM, signInProviderTokens } from './provider-tokens.js'
 import type { SessionRequest, SessionResult, SignInDetails } from './strategy.js'
-import { openCachedSessionToken } from './token-cache.js'
+import { isoDate } from './iso-date.js'
+import { openCachedSessionToken, ownClaims } from './token-cache.js'
 import { sealSessionToken, type OpenedToken } from './token.js'
 
 /**
@@ -33,7 +34,9 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
 
   const issued = issuedAt(opened)
   let expires = typeof opened.payload.exp === 'number' ? opened.payload.exp : now + config.jwt.maxAge
-  let token: JWT | null = opened.payload
+  // App code that sees the token gets a copy of its own; without any, the claims are only read.
+  const appSeesToken = config.callbacks.jwt !== undefined || config.callbacks.session !== undefined || config.events.session !== undefined
+  let token: JWT | null = appSeesToken ? ownClaims(opened) : (opened.payload as JWT)
   if (config.callbacks.jwt) {
     token = await config.callbacks.jwt(update ? { token, trigger: 'update', session: update.data } : { token })
     if (!token) return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
@@ -103,7 +106,8 @@ export function clearJwtSession(request: SessionRequest): OutgoingCookie[] {
 
 /** The token in the request's session cookie, without running callbacks (for sign-out). */
 export async function peekJwtToken(request: SessionRequest): Promise<JWT | null> {
-  return (await openSessionCookie(request)).opened?.payload ?? null
+  const { opened } = await openSessionCookie(request)
+  return opened ? ownClaims(opened) : null
 }
 
 /** The session cookie of a request, opened, and what to clear of it besides. */
@@ -146,7 +150,7 @@ function issuedAt(token: OpenedToken): number {
 function defaultSession(token: JWT, expires: number): Session {
   const session: Session = {
     user: { id: token.sub as string, name: token.name, email: token.email, image: token.picture },
-    expires: new Date(expires * 1000).toISOString(),
+    expires: isoDate(expires * 1000),
   }
   if (token[PROVIDER_TOKENS_CLAIM] !== undefined && hasRefreshError(token)) session.error = 'RefreshAccessTokenError'
   return session

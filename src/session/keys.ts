@@ -1,12 +1,13 @@
 /**
  * Session-cookie keys: derived once from the configured secrets, the way Auth.js v5 derives them,
- * and kept as ready-to-use node:crypto KeyObjects so that reading a cookie never derives anything.
+ * and kept ready to use (KeyObjects, HMAC pads, a block decipher) so that reading a cookie never
+ * derives or sets up anything.
  *
  * @see https://www.rfc-editor.org/rfc/rfc5869 HKDF
  * @see https://www.rfc-editor.org/rfc/rfc7638 JWK Thumbprint (the `kid`)
  */
-import { createHash, createSecretKey, hkdfSync } from 'node:crypto'
-import type { KeyObject } from 'node:crypto'
+import { createDecipheriv, createHash, createSecretKey, hkdfSync } from 'node:crypto'
+import type { Decipher, KeyObject } from 'node:crypto'
 
 /**
  * The JWE content encryption algorithms a session token may use: Auth.js seals with
@@ -25,10 +26,31 @@ export interface SessionKey {
   readonly enc: ContentEncryption
   /** The AES-256 key: ENC_KEY (last 32 bytes) for A256CBC-HS512, the whole key for A256GCM. */
   readonly encryptionKey: KeyObject
-  /** MAC_KEY (first 32 bytes) for A256CBC-HS512's HMAC-SHA-512; `null` for A256GCM. */
-  readonly macKey: KeyObject | null
+  /** What A256CBC-HS512 needs besides ENC_KEY; `null` for A256GCM. */
+  readonly cbc: CbcKey | null
   /** The base64url protected header this key seals with: `{"alg":"dir","enc":…,"kid":…}`. */
   readonly protectedHeader: string
+}
+
+/**
+ * An A256CBC-HS512 key's parts, set up once so that opening a token creates no crypto object
+ * (jwe.ts says why that matters).
+ * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.2.2.1
+ */
+export interface CbcKey {
+  /**
+   * HMAC-SHA-512 with MAC_KEY (the first 32 bytes), as RFC 2104 defines it: the key zero-padded to
+   * SHA-512's 128-byte block, XORed with 0x36 (inner) and 0x5c (outer).
+   * @see https://www.rfc-editor.org/rfc/rfc2104#section-2
+   */
+  readonly innerPad: Buffer
+  readonly outerPad: Buffer
+  /**
+   * AES-256 in ECB mode on ENC_KEY, without padding: the bare block decryption, from which jwe.ts
+   * builds CBC decryption. Made once and used for every token; it keeps no state between calls
+   * fed whole blocks.
+   */
+  readonly blockDecipher: Decipher
 }
 
 /**
@@ -114,17 +136,26 @@ function deriveSessionKey(secret: string, salt: string, enc: ContentEncryption):
   const protectedHeader = Buffer.from(JSON.stringify({ alg: 'dir', enc, kid })).toString('base64url')
   const key: SessionKey =
     enc === 'A256CBC-HS512'
-      ? {
-          kid,
-          enc,
-          // RFC 7518 §5.2.2.1: MAC_KEY is the first half of the key, ENC_KEY the second.
-          macKey: createSecretKey(raw.subarray(0, 32)),
-          encryptionKey: createSecretKey(raw.subarray(32)),
-          protectedHeader,
-        }
-      : { kid, enc, macKey: null, encryptionKey: createSecretKey(raw), protectedHeader }
-  raw.fill(0) // createSecretKey copied it
+      ? // RFC 7518 §5.2.2.1: MAC_KEY is the first half of the key, ENC_KEY the second.
+        { kid, enc, encryptionKey: createSecretKey(raw.subarray(32)), cbc: cbcKey(raw.subarray(0, 32), raw.subarray(32)), protectedHeader }
+      : { kid, enc, encryptionKey: createSecretKey(raw), cbc: null, protectedHeader }
+  raw.fill(0) // everything above copied what it needs
   return Object.freeze(key)
+}
+
+/** SHA-512's block size in bytes: HMAC pads its key to this. */
+const SHA512_BLOCK_BYTES = 128
+
+function cbcKey(macKey: Buffer, encryptionKey: Buffer): CbcKey {
+  const innerPad = Buffer.alloc(SHA512_BLOCK_BYTES, 0x36)
+  const outerPad = Buffer.alloc(SHA512_BLOCK_BYTES, 0x5c)
+  for (let i = 0; i < macKey.length; i++) {
+    innerPad[i]! ^= macKey[i]!
+    outerPad[i]! ^= macKey[i]!
+  }
+  const blockDecipher = createDecipheriv('aes-256-ecb', createSecretKey(encryptionKey), null)
+  blockDecipher.setAutoPadding(false)
+  return Object.freeze({ innerPad, outerPad, blockDecipher })
 }
 
 /**

@@ -1,55 +1,107 @@
 /**
  * Session tokens opened moments ago. A browser sends the same session cookie on every request
  * until `updateAge` re-issues it, so most reads repeat a cookie this instance has just decrypted:
- * keep what it held, keyed by the exact cookie value, and skip the decrypt.
+ * keep what it held and skip the decrypt.
  *
- * Bounded (least recently used out first) and per key ring, so per instance and cookie flavour.
- * Only tokens that opened are kept: a bad cookie is decrypted, and refused, every time. A hit
- * re-checks the time claims against the request's clock, as openSessionToken does, so an expired
- * token is refused from the cache too, and parses the claims afresh, so a caller that mutates
- * the token or the session (a `jwt` callback, `req.auth`) cannot change what the next request sees.
+ * - **Keyed by the token's authentication tag** (its last part, 43 characters for A256CBC-HS512),
+ *   and a hit must also be the exact cookie value: hashing the short tag instead of the whole
+ *   ~600-character cookie is most of what a lookup costs. A cookie carrying a cached token's tag
+ *   with anything else changed misses, is decrypted, and fails its tag check.
+ * - **Bounded**, oldest out first. A hit moves its entry to the young end only once it has aged
+ *   past half the bound (approximately least recently used, without reordering the map on
+ *   every read): a token read at least once per `size / 2` new tokens stays.
+ * - **Per key ring**, so per instance and cookie flavour. Only tokens that opened are kept: a bad
+ *   cookie is decrypted, and refused, every time.
+ * - **Every hit re-checks the time claims** against the request's clock, as openSessionToken does,
+ *   so an expired token is refused from the cache too.
+ * - **The claims are shared between requests and frozen**: callers read them and hand app code
+ *   (callbacks, events) a copy of their own (`ownClaims`), so nothing an app does to a token or a
+ *   session can change what the next request sees.
  */
+import type { JWT } from '../types.js'
 import type { KeyRing } from './keys.js'
 import { CLOCK_TOLERANCE, openSessionToken, type OpenedToken } from './token.js'
 
 interface Entry {
-  plaintext: string
-  exp: number | undefined
-  nbf: number | undefined
+  /** The whole cookie value: a hit must match it exactly, not just its tag. */
+  readonly sealed: string
+  readonly opened: OpenedToken
+  readonly exp: number | undefined
+  readonly nbf: number | undefined
+  /** The cache's insertion count when this entry last went in at the young end. */
+  stamp: number
 }
 
-const caches = new WeakMap<KeyRing, Map<string, Entry>>()
+interface Cache {
+  readonly entries: Map<string, Entry>
+  /** Insertions so far, moves included: the clock the entries' ages are told by. */
+  insertions: number
+}
+
+const caches = new WeakMap<KeyRing, Cache>()
 
 /**
  * Opens `sealed` with `ring`, from the cache when this instance opened it before.
  *
  * @param size The most tokens kept for this ring; `0` opens every time.
- * @returns The claims and their JSON (a fresh object on every call), or `null`.
+ * @returns The claims (frozen, shared between requests when `size > 0`: copy with `ownClaims`
+ *   before handing them to app code) and their JSON, or `null`.
  */
 export function openCachedSessionToken(sealed: string, ring: KeyRing, now: number, size: number): OpenedToken | null {
   if (size === 0) return openSessionToken(sealed, ring, now)
   let cache = caches.get(ring)
-  if (!cache) caches.set(ring, (cache = new Map()))
-  const hit = cache.get(sealed)
-  if (hit) {
+  if (!cache) caches.set(ring, (cache = { entries: new Map(), insertions: 0 }))
+  const { entries } = cache
+  const key = tagOf(sealed)
+  const hit = entries.get(key)
+  if (hit !== undefined && hit.sealed === sealed) {
     if ((hit.exp !== undefined && hit.exp <= now - CLOCK_TOLERANCE) || (hit.nbf !== undefined && hit.nbf > now + CLOCK_TOLERANCE)) {
-      cache.delete(sealed)
+      entries.delete(key)
       return null
     }
-    // Most recently used last: Map keeps insertion order.
-    cache.delete(sealed)
-    cache.set(sealed, hit)
-    return { payload: JSON.parse(hit.plaintext), plaintext: hit.plaintext }
+    if (cache.insertions - hit.stamp > size >>> 1) {
+      // Map keeps insertion order: re-inserting makes it the youngest.
+      entries.delete(key)
+      entries.set(key, hit)
+      hit.stamp = ++cache.insertions
+    }
+    return hit.opened
   }
   const opened = openSessionToken(sealed, ring, now)
   if (!opened) return null
-  const { exp, nbf } = opened.payload as { exp?: number; nbf?: number }
-  cache.set(sealed, { plaintext: opened.plaintext, exp, nbf })
-  if (cache.size > size) cache.delete(cache.keys().next().value!)
-  return opened
+  const shared: OpenedToken = { payload: deepFreeze(opened.payload), plaintext: opened.plaintext, shared: true }
+  const { exp, nbf } = shared.payload as { exp?: number; nbf?: number }
+  // A different token under a cached tag (a forgery would not have opened) replaces it.
+  if (hit !== undefined) entries.delete(key)
+  entries.set(key, { sealed, opened: shared, exp, nbf, stamp: ++cache.insertions })
+  if (entries.size > size) entries.delete(entries.keys().next().value!)
+  return shared
+}
+
+/**
+ * Claims the caller may change and hand to app code: a copy when they are the cache's shared ones,
+ * else the opened object itself (already the caller's own).
+ */
+export function ownClaims(opened: OpenedToken): JWT {
+  return opened.shared ? (JSON.parse(opened.plaintext) as JWT) : opened.payload
 }
 
 /** How many tokens are cached for `ring` (for tests and the bench). */
 export function cachedTokenCount(ring: KeyRing): number {
-  return caches.get(ring)?.size ?? 0
+  return caches.get(ring)?.entries.size ?? 0
+}
+
+/** The compact JWE's last part (its authentication tag), or the whole value when it has no dot. */
+function tagOf(sealed: string): string {
+  return sealed.slice(sealed.lastIndexOf('.') + 1)
+}
+
+/** Freezes parsed JSON all the way down (it holds only plain objects, arrays and primitives). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    Object.freeze(value)
+    // for…in rather than Object.values: no array per object, and JSON objects inherit no keys.
+    for (const key in value) deepFreeze(value[key])
+  }
+  return value
 }

@@ -25,9 +25,15 @@ export function nowInSeconds(): number {
  * @see https://www.rfc-editor.org/rfc/rfc7519#section-7.2
  */
 export interface OpenedToken {
-  payload: JWT
+  /**
+   * The claims. Read them, never change them: from the token cache they are shared between requests
+   * (and frozen); `ownClaims` in token-cache.ts gives a copy to change or to hand to app code.
+   */
+  readonly payload: Readonly<JWT>
   /** The decrypted claims set JSON, as sealed. */
-  plaintext: string
+  readonly plaintext: string
+  /** True when `payload` is the token cache's, shared between requests. */
+  readonly shared?: boolean
 }
 
 /**

@@ -42,6 +42,18 @@ function sealCbc(header: object | string | Uint8Array, plaintext: Uint8Array | s
   return `${encodedHeader}..${b64(iv)}.${b64(ciphertext)}.${b64(tag)}`
 }
 
+/** Like sealCbc, but the plaintext goes in as whole blocks, unpadded: any final bytes, valid padding or not. */
+function sealCbcBlocks(blocks: Uint8Array, key = cbcKey): string {
+  const encodedHeader = b64(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512' }))
+  const iv = Buffer.alloc(16, 9)
+  const cipher = createCipheriv('aes-256-cbc', key.subarray(32), iv).setAutoPadding(false)
+  const ciphertext = Buffer.concat([cipher.update(blocks), cipher.final()])
+  const al = Buffer.alloc(8)
+  al.writeUInt32BE(encodedHeader.length * 8, 4)
+  const tag = createHmac('sha512', key.subarray(0, 32)).update(encodedHeader).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
+  return `${encodedHeader}..${b64(iv)}.${b64(ciphertext)}.${b64(tag)}`
+}
+
 function joseCbc(payload: Record<string, unknown>, withKid: boolean): Promise<string> {
   const header = withKid ? { alg: 'dir', enc: 'A256CBC-HS512', kid: ring.current.kid } : { alg: 'dir', enc: 'A256CBC-HS512' }
   return new EncryptJWT(payload).setProtectedHeader(header).encrypt(cbcKey)
@@ -74,7 +86,10 @@ describe('keys', () => {
     expect(ring.current.kid).toBe(expected)
     expect(ring.current.kid).toHaveLength(86)
     expect(ring.current.enc).toBe('A256CBC-HS512')
-    expect(ring.current.macKey?.export()).toEqual(Buffer.from(cbcKey.subarray(0, 32)))
+    // HMAC-SHA-512's pads of MAC_KEY (RFC 2104): the first 32 bytes, zero-padded to 128, XOR 0x36 / 0x5c.
+    const macKey = Buffer.concat([cbcKey.subarray(0, 32), Buffer.alloc(96)])
+    expect(ring.current.cbc?.innerPad).toEqual(Buffer.from(macKey.map((byte) => byte ^ 0x36)))
+    expect(ring.current.cbc?.outerPad).toEqual(Buffer.from(macKey.map((byte) => byte ^ 0x5c)))
     expect(ring.current.encryptionKey.export()).toEqual(Buffer.from(cbcKey.subarray(32)))
   })
 
@@ -83,7 +98,7 @@ describe('keys', () => {
     const [gcm] = ring.keysFor('A256GCM', gcmKid)
     expect(gcm?.kid).toBe(gcmKid)
     expect(gcm?.encryptionKey.export()).toEqual(Buffer.from(gcmKey))
-    expect(gcm?.macKey).toBeNull()
+    expect(gcm?.cbc).toBeNull()
     expect(ring.keysFor('A256CBC-HS512', ring.current.kid)).toEqual([ring.current])
     // A kid must name a key of the header's enc.
     expect(ring.keysFor('A256CBC-HS512', gcmKid)).toEqual([])
@@ -316,6 +331,28 @@ describe('decryptJwe rejects every tampered token', () => {
     const good = Buffer.concat([prefix, Buffer.from('é'), suffix])
     expect(decryptJwe(sealCbc(bad, PLAINTEXT), ring)).toBeNull()
     expect(decryptJwe(sealCbc(good, PLAINTEXT), ring)).toBe(PLAINTEXT)
+  })
+
+  it('an authenticated token whose padding is not PKCS#7, whatever the padding byte', () => {
+    const text = Buffer.from('{"sub":"padded"}') // 16 bytes: one block, then the padding block
+    const withLastBlock = (last: number[]) => Buffer.concat([text, Buffer.from(last)])
+    // The control: the valid padding of a whole block opens.
+    expect(decryptJwe(sealCbcBlocks(withLastBlock(Array(16).fill(16))), ring)).toBe('{"sub":"padded"}')
+    expect(decryptJwe(sealCbcBlocks(Buffer.concat([text.subarray(0, 14), Buffer.from([2, 2])])), ring)).toBe('{"sub":"padded')
+    for (const bad of [0, 17, 255]) expect(decryptJwe(sealCbcBlocks(withLastBlock(Array(16).fill(bad))), ring)).toBeNull()
+    // The right last byte, a wrong byte before it.
+    expect(decryptJwe(sealCbcBlocks(withLastBlock([...Array(14).fill(16), 15, 16])), ring)).toBeNull()
+    expect(decryptJwe(sealCbcBlocks(withLastBlock([...Array(13).fill(0), 3, 2, 3])), ring)).toBeNull()
+  })
+
+  it('opens plaintexts of every length across two blocks, sealed by jose, one after another', async () => {
+    // CBC chains each block on the one before: a decipher that carried anything between tokens
+    // would garble the next one.
+    for (let length = 0; length <= 40; length++) {
+      const plaintext = `"${'x'.repeat(length)}"`
+      const token = await new CompactEncrypt(new TextEncoder().encode(plaintext)).setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512' }).encrypt(cbcKey)
+      expect(decryptJwe(token, ring)).toBe(plaintext)
+    }
   })
 
   it('an authenticated token whose plaintext is not UTF-8', () => {

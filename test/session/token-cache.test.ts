@@ -9,7 +9,8 @@ import { describe, expect, it } from '@jest/globals'
 import Portcullis, { InvalidConfigurationError } from 'portcullis'
 import { deriveKeyRing } from 'portcullis/session/keys'
 import { sealSessionToken } from 'portcullis/session/token'
-import { cachedTokenCount, openCachedSessionToken } from 'portcullis/session/token-cache'
+import { cachedTokenCount, openCachedSessionToken, ownClaims } from 'portcullis/session/token-cache'
+import type { JWT } from 'portcullis'
 import { SECRET, credentialsProvider, signInWithPassword } from '../support/flow.js'
 
 const NOW = 1_800_000_000
@@ -38,15 +39,50 @@ describe('openCachedSessionToken', () => {
     expect(openCachedSessionToken(sealed, ring, NOW, 10)).toBeNull()
   })
 
-  it('gives a fresh object on every read', () => {
+  it('hands out its claims frozen all the way down, and a copy of their own to callers that change them', () => {
     const ring = freshRing()
-    const sealed = sealSessionToken({ sub: 'u1', prefs: { theme: 'light' } }, ring.current, 60, NOW)
+    const sealed = sealSessionToken({ sub: 'u1', prefs: { theme: 'light', tags: ['a'] } }, ring.current, 60, NOW)
     const first = openCachedSessionToken(sealed, ring, NOW, 10)!
-    ;(first.payload.prefs as { theme: string }).theme = 'dark'
-    first.payload.sub = 'mallory'
-    const second = openCachedSessionToken(sealed, ring, NOW, 10)!
-    expect(second.payload).toMatchObject({ sub: 'u1', prefs: { theme: 'light' } })
-    expect(second.payload).not.toBe(first.payload)
+    expect(() => {
+      ;(first.payload as JWT).sub = 'mallory'
+    }).toThrow(TypeError)
+    expect(() => {
+      ;(first.payload.prefs as { theme: string }).theme = 'dark'
+    }).toThrow(TypeError)
+    expect(() => (first.payload.prefs as { tags: string[] }).tags.push('b')).toThrow(TypeError)
+    const own = ownClaims(openCachedSessionToken(sealed, ring, NOW, 10)!)
+    own.sub = 'mallory'
+    ;(own.prefs as { theme: string }).theme = 'dark'
+    expect(openCachedSessionToken(sealed, ring, NOW, 10)!.payload).toEqual({ sub: 'u1', prefs: { theme: 'light', tags: ['a'] }, iat: NOW, exp: NOW + 60, jti: expect.any(String) })
+  })
+
+  it('keys entries by the tag but answers only the exact cookie: the tag on other parts is decrypted, refused, and evicts nothing', () => {
+    const ring = freshRing()
+    const sealed = sealSessionToken({ sub: 'u1' }, ring.current, 60, NOW)
+    const other = sealSessionToken({ sub: 'u2' }, ring.current, 60, NOW)
+    expect(openCachedSessionToken(sealed, ring, NOW, 10)?.payload.sub).toBe('u1')
+    // Another token's header, IV and ciphertext under the cached token's tag.
+    const grafted = `${other.slice(0, other.lastIndexOf('.'))}${sealed.slice(sealed.lastIndexOf('.'))}`
+    expect(openCachedSessionToken(grafted, ring, NOW, 10)).toBeNull()
+    expect(cachedTokenCount(ring)).toBe(1)
+    expect(openCachedSessionToken(sealed, ring, NOW, 10)?.payload.sub).toBe('u1')
+  })
+
+  it('keeps a token that is read while others come and go (approximately least recently used)', () => {
+    const ring = freshRing()
+    const size = 100
+    const kept = sealSessionToken({ sub: 'kept' }, ring.current, 600, NOW)
+    openCachedSessionToken(kept, ring, NOW, size)
+    // 1,000 other tokens pass through a cache of 100; the kept one is read every 10 of them.
+    for (let i = 0; i < 1000; i++) {
+      openCachedSessionToken(sealSessionToken({ sub: `u${i}` }, ring.current, 600, NOW), ring, NOW, size)
+      if (i % 10 === 9) expect(openCachedSessionToken(kept, ring, NOW, size)?.shared).toBe(true)
+    }
+    expect(cachedTokenCount(ring)).toBe(size)
+    // Read again without its tag being decrypted: a copy of the tag with its last character
+    // changed would miss, so prove the hit by the object handed out.
+    const before = openCachedSessionToken(kept, ring, NOW, size)
+    expect(openCachedSessionToken(kept, ring, NOW, size)).toBe(before)
   })
 
   it('never caches a cookie that does not open', () => {
@@ -107,6 +143,38 @@ describe('through auth(req, res)', () => {
     seen.length = 0
     for (let i = 0; i < 3; i++) expect((await agent.get('/me').expect(200)).body.user.name).toBe('Ada Lovelace')
     expect(seen).toEqual(['Ada Lovelace', 'Ada Lovelace', 'Ada Lovelace'])
+  })
+
+  it('does not let a session callback or a session event that change the token change the next request', async () => {
+    const { handlers, auth } = Portcullis({
+      secret: SECRET,
+      providers: [credentialsProvider],
+      callbacks: {
+        session: ({ session, token }) => {
+          const { name } = token
+          const sawExtra = 'extra' in token
+          token.name = 'Mallory' // in place, on what the read handed out
+          ;(token as { extra?: string }).extra = 'planted'
+          return { ...session, user: { ...session.user, name }, sawExtra } as never
+        },
+      },
+      events: {
+        session: ({ token }) => {
+          if (token) token.email = 'mallory@example.com'
+        },
+      },
+    })
+    const app = express()
+    app.use('/api/auth', handlers)
+    app.get('/me', async (req, res) => {
+      res.json(await auth(req, res))
+    })
+    const agent = request.agent(app)
+    await signInWithPassword(agent)
+    for (let i = 0; i < 3; i++) {
+      const { body } = await agent.get('/me').expect(200)
+      expect(body).toMatchObject({ user: { name: 'Ada Lovelace', email: 'ada@example.com' }, sawExtra: false })
+    }
   })
 
   it('rejects a jwt.cacheSize that is not a whole number', () => {
