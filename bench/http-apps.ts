@@ -2,7 +2,9 @@
  * The Express apps the HTTP bench (bench/http.ts, through bench/http-server.ts) and the memory
  * bench (bench/memory.ts) measure, one per way of reading a session. Each is set up the way its
  * README shows, with its sign-in routes mounted, and answers `GET /me` with the session as JSON
- * (401 without one). Every app also has `GET /plain`, which reads no session: the ceiling.
+ * (401 without one). Every app also has `GET /plain`, which reads no session: the ceiling, and
+ * `GET /floor`, which decrypts the session cookie inline with nothing else (bench/floor.ts): the
+ * ceiling of any library that reads a cookie it has not seen before.
  *
  *   jwt                Portcullis, JWT sessions (`await auth(req, res)`), the default 1,000-token cache
  *   database-sqlite    Portcullis, database sessions: KnexAdapter on better-sqlite3 (in memory)
@@ -24,7 +26,8 @@ import CredentialsAuthjs from '@auth/core/providers/credentials'
 import Portcullis from '../src/index.js'
 import { KnexAdapter, migrationSource } from '../src/adapters/knex/index.js'
 import Credentials from '../src/providers/credentials.js'
-import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, type BenchUser } from './http-sessions.js'
+import { floorDecryptFor } from './floor.js'
+import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, SESSION_COOKIE, type BenchUser } from './http-sessions.js'
 
 export const SCENARIOS = ['jwt', 'database-sqlite', 'database-postgres', 'authjs', 'passport'] as const
 export type Scenario = (typeof SCENARIOS)[number]
@@ -53,10 +56,23 @@ const plainSession = (() => {
   return { user: { id, name, email, image }, expires: new Date(Date.now() + MAX_AGE * 1000).toISOString() }
 })()
 
-function baseApp(): Express {
-  const app = express()
+const floorDecrypt = floorDecryptFor(SECRET, SESSION_COOKIE)
+
+/**
+ * The reference routes, `/plain` (the ceiling) and `/floor`. The HTTP bench measures them in the
+ * Portcullis app, where they sit after the `/api/auth` mount, as `/me` and an app's own routes do:
+ * the rows then differ by the session read alone (the mount's path check costs every later route
+ * the same few µs).
+ */
+function referenceRoutes(app: Express): Express {
   app.get('/plain', (_req, res) => {
     res.json(plainSession)
+  })
+  // The floor (bench/floor.ts) inline: the cookie's value after `name=`, decrypted, no checks.
+  app.get('/floor', (req, res) => {
+    const cookie = req.headers.cookie ?? ''
+    const claims = floorDecrypt(cookie.slice(cookie.indexOf('=') + 1)) as { sub: string; name: string; email: string; picture: string; exp: number }
+    res.json({ user: { id: claims.sub, name: claims.name, email: claims.email, image: claims.picture }, expires: new Date(claims.exp * 1000).toISOString() })
   })
   return app
 }
@@ -81,8 +97,9 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
 /** Portcullis as its README shows it: the auth routes mounted, `await auth(req, res)` in the route. */
 function portcullisApp(adapter?: ReturnType<typeof KnexAdapter>): BenchApp {
   const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, adapter, providers: [Credentials({ authorize: () => null })] })
-  const app = baseApp()
+  const app = express()
   app.use('/api/auth', handlers)
+  referenceRoutes(app)
   app.get('/me', async (req, res) => {
     const current = await auth(req, res)
     if (!current) {
@@ -127,7 +144,7 @@ async function postgres(): Promise<Knex | SkippedApp> {
 /** @auth/express as its docs show it: `ExpressAuth` on the /auth routes, `getSession` in the route. */
 function authjsApp(): BenchApp {
   const config = { secret: SECRET, trustHost: true, providers: [CredentialsAuthjs({ authorize: () => null })] }
-  const app = baseApp()
+  const app = referenceRoutes(express())
   app.set('trust proxy', true)
   // Its README's `app.use('/auth/*', …)` in Express 5 syntax; /auth is Auth.js's default basePath.
   app.use('/auth/*splat', ExpressAuth(config))
@@ -163,7 +180,7 @@ function passportApp({ sessions }: BenchAppOptions): BenchApp {
   authenticator.serializeUser((user, done) => done(null, (user as BenchUser).id))
   authenticator.deserializeUser((id: string, done) => done(null, users.get(id) ?? false))
 
-  const app = baseApp()
+  const app = referenceRoutes(express())
   app.use(session({ secret: SECRET, store, resave: false, saveUninitialized: false, cookie: { maxAge: MAX_AGE * 1000, httpOnly: true, sameSite: 'lax' } }))
   app.use(authenticator.initialize())
   app.use(authenticator.session())

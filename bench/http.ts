@@ -6,6 +6,8 @@
  *
  *   plain route        the Portcullis app's GET /plain: the same app, body and cookies, no session
  *                      read. The ceiling; every other row is a fraction of it.
+ *   floor              the same app's GET /floor: the cold row's cookies decrypted inline, nothing
+ *                      else (bench/floor.ts). The ceiling of any reader of a cookie it has not seen.
  *   JWT, cold          Portcullis, JWT session, 100,000 distinct cookies in turn: a cookie comes back
  *                      only after 100,000 requests, long after the 1,000-token cache dropped it, so
  *                      every request decrypts (a server seeing each browser once)
@@ -82,13 +84,14 @@ function startServer(scenario: Scenario): Promise<Server | { skipped: string }> 
 interface Row {
   name: string
   scenario: Scenario
-  path: '/plain' | '/me'
+  path: '/plain' | '/floor' | '/me'
   cookies: () => string[]
 }
 
 let coldCookies: string[] = []
 const allRows: Row[] = [
   { name: 'plain route (no session read)', scenario: 'jwt', path: '/plain', cookies: () => coldCookies },
+  { name: 'floor (bare decrypt inline, cold cookies)', scenario: 'jwt', path: '/floor', cookies: () => coldCookies },
   { name: `Portcullis JWT, cold (${thousands(COLD_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies },
   { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies.slice(0, WARM_COOKIES) },
   { name: 'Portcullis database, SQLite', scenario: 'database-sqlite', path: '/me', cookies: () => databaseSessionCookies(SESSIONS) },
@@ -201,5 +204,6 @@ const rateOf = (scenarioName: string) => median(running.find((row) => row.name.s
 const warm = rateOf('Portcullis JWT, warm')
 const cold = rateOf('Portcullis JWT, cold')
 const authjs = rateOf('@auth/express')
-console.log(`\nJWT warm = ${(warm / plain).toFixed(2)}x plain (target >= 0.90), JWT cold = ${(cold / plain).toFixed(2)}x plain (target >= 0.80)`)
+const floor = rateOf('floor')
+console.log(`\nJWT warm = ${(warm / plain).toFixed(2)}x plain (target >= 0.90), JWT cold = ${(cold / plain).toFixed(2)}x plain (target >= 0.80; the floor: ${(floor / plain).toFixed(2)}x)`)
 console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / authjs).toFixed(1)}x @auth/express getSession on the same cookies (target >= 5x)`)
