@@ -23,11 +23,16 @@ import passport from 'passport'
 import { Strategy as LocalStrategy } from 'passport-local'
 import { ExpressAuth, getSession } from '@auth/express'
 import CredentialsAuthjs from '@auth/core/providers/credentials'
-import Portcullis from '../src/index.js'
-import { KnexAdapter, migrationSource } from '../src/adapters/knex/index.js'
-import Credentials from '../src/providers/credentials.js'
+import { ensureBuilt } from './settings.js'
 import { floorDecryptFor } from './floor.js'
 import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, SESSION_COOKIE, type BenchUser } from './http-sessions.js'
+
+// Portcullis as an app installs it: the built dist/ (typed from src/, which it is built from).
+ensureBuilt()
+const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
+const { default: Portcullis } = (await import(dist('index.js'))) as typeof import('../src/index.js')
+const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as typeof import('../src/adapters/knex/index.js')
+const { default: Credentials } = (await import(dist('providers/credentials.js'))) as typeof import('../src/providers/credentials.js')
 
 export const SCENARIOS = ['jwt', 'database-sqlite', 'database-postgres', 'authjs', 'passport'] as const
 export type Scenario = (typeof SCENARIOS)[number]

@@ -21,7 +21,7 @@
  *                      turn, the user deserialised by id from a Map
  *
  * Method: every app starts first (and creates its sessions), then each row gets a 1 s warm-up, then
- * 4 rounds (BENCH_ROUNDS) of 1.5 s (BENCH_ROUND_SECONDS) at 50 connections, the rows taking turns
+ * 8 rounds (BENCH_ROUNDS) of 1.5 s (BENCH_ROUND_SECONDS) at 50 connections, the rows taking turns
  * within a round so a slow spell of the machine is spread over all of them. Each request takes the row's next cookie. A row reports the
  * median of its rounds (req/s, and autocannon's p50 and p99 latency in whole ms), the spread of
  * req/s (min–max), the server process's CPU time per request (all its threads, GC included: what
@@ -38,11 +38,11 @@ import autocannon from 'autocannon'
 import type { Scenario } from './http-apps.js'
 import type { ServerMessage } from './http-server.js'
 import { databaseSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
-import { numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
+import { CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
 const CONNECTIONS = 50
-const ROUNDS = rounds(4)
+const ROUNDS = rounds(8)
 const ROUND_SECONDS = numberSetting('BENCH_ROUND_SECONDS', QUICK ? 1 : 1.5)
 const WARMUP_SECONDS = QUICK ? 0.5 : 1
 const COLD_COOKIES = QUICK ? 20_000 : 100_000
@@ -51,6 +51,7 @@ const SESSIONS = QUICK ? 2_000 : 10_000
 
 interface Server {
   port: number
+  pid: number | undefined
   cpuMicros: () => Promise<number>
   stop: () => void
 }
@@ -58,7 +59,8 @@ interface Server {
 /** Starts `http-server.ts <scenario>` in a fresh Node (with tsx) and waits until it listens. */
 function startServer(scenario: Scenario): Promise<Server | { skipped: string }> {
   const child: ChildProcess = fork(fileURLToPath(new URL('http-server.ts', import.meta.url)), [scenario], {
-    execArgv: ['--import', 'tsx'],
+    // BENCH_CPU_PROF=dir: each server writes a V8 CPU profile there when it stops (bench/README.md).
+    execArgv: ['--import', 'tsx', ...(CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
     env: { ...process.env, BENCH_SESSIONS: String(SESSIONS) },
   })
   // One question at a time: each answer settles the question asked last.
@@ -71,6 +73,7 @@ function startServer(scenario: Scenario): Promise<Server | { skipped: string }> 
     if (!('port' in message)) throw new Error(`http-server.ts ${scenario}: unexpected ${JSON.stringify(message)}`)
     return {
       port: message.port,
+      pid: child.pid,
       cpuMicros: async () => {
         const answer = next()
         child.send('cpu')
@@ -122,6 +125,8 @@ interface Running extends Row {
 }
 
 // The servers start (and create their sessions) while the cookies are sealed here.
+// The apps run the built package; build it once here, before the servers start.
+ensureBuilt()
 const starting = Promise.all(rows.map((row) => startServer(row.scenario)))
 coldCookies = jwtSessionCookies(0, COLD_COOKIES)
 const started = await starting
@@ -133,6 +138,7 @@ rows.forEach((row, i) => {
     return
   }
   running.push({ ...row, server, url: `http://${HOST}:${server.port}${row.path}`, cookieList: row.cookies(), nextCookie: 0, rounds: [] })
+  if (CPU_PROFILE_DIR) console.log(`${row.name}: CPU profile of process ${server.pid} in ${CPU_PROFILE_DIR}`)
 })
 
 // Every row must answer its first cookie with a session before it is timed.

@@ -3,12 +3,20 @@
  *
  *   BENCH_QUICK=1          fewer and shorter rounds: checks that a bench runs, not figures to quote
  *   BENCH_SQLITE=0 / =1    skip / force the rows that need better-sqlite3 (default: run them when it loads)
+ *   BENCH_CPU_PROF=dir     the HTTP bench's servers write V8 CPU profiles (.cpuprofile) into dir
  *   BENCH_ROUNDS=n         rounds per row, in every bench that repeats its measurements
  *   BENCH_ROUND_SECONDS=s  the HTTP bench's round length
  */
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 export const QUICK = process.env.BENCH_QUICK === '1'
+
+/** Where the HTTP bench's servers write their CPU profiles (`node --cpu-prof`), or undefined. */
+export const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF || undefined
 
 /** A positive number from the environment, or `fallback` when unset; anything else is an error. */
 export function numberSetting(name: string, fallback: number): number {
@@ -48,4 +56,21 @@ export function sqliteUnavailable(): string | undefined {
   } catch (error) {
     return `better-sqlite3 ${version} does not load on Node ${process.versions.node} (${(error as Error).message.split('\n')[0]})`
   }
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const newest = (dir: string): number =>
+  Math.max(...readdirSync(dir, { withFileTypes: true }).map((entry) => (entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs)))
+
+/**
+ * Makes sure dist/ holds the current code: the cold-start, HTTP and memory benches measure the
+ * built package, what an app installs (tsx's compiled src/ is not the same code: it keeps function
+ * names, which costs on closures made per call). Runs `npm run build` when dist/ is missing or older
+ * than src/.
+ */
+export function ensureBuilt(): void {
+  const entry = join(root, 'dist', 'index.js')
+  if (existsSync(entry) && newest(join(root, 'src')) <= statSync(entry).mtimeMs) return
+  console.log(existsSync(entry) ? 'src/ has changed since dist/ was built: npm run build' : 'dist/ is missing: npm run build')
+  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
 }

@@ -1,7 +1,7 @@
 /**
  * Cold-start benchmark (`npm run bench`): `import` and init with five providers (credentials,
  * OpenID Connect, OAuth 2, GitHub, Google; dummy ids and issuers, nothing fetched) in a fresh `node`
- * process, on the BUILT package (dist/, what `npm install portcullis` gives; built first if missing).
+ * process, on the BUILT package (dist/, what `npm install portcullis` gives; built first when missing or stale).
  *
  *   Portcullis       import 'portcullis' and the five providers' entry points, then Portcullis(config)
  *   @auth/express    import ExpressAuth and the same five providers, then ExpressAuth(config)
@@ -14,12 +14,10 @@
  *
  * Target (issue 2): Portcullis import + init < 150 ms.
  */
-import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, readdirSync, statSync } from 'node:fs'
+import { spawn } from 'node:child_process'
 import { loadavg } from 'node:os'
-import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { numberSetting, QUICK } from './settings.js'
+import { ensureBuilt, numberSetting, QUICK } from './settings.js'
 import { median, printTable, spread } from './table.js'
 
 const SPAWNS = numberSetting('BENCH_ROUNDS', QUICK ? 5 : 8)
@@ -97,15 +95,7 @@ function spawnNode(script: string): Promise<Spawned> {
   })
 }
 
-const newest = (dir: string): number =>
-  Math.max(...readdirSync(dir, { withFileTypes: true }).map((entry) => (entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs)))
-const distEntry = join(root, 'dist', 'index.js')
-if (!existsSync(distEntry)) {
-  console.log('dist/ is missing: npm run build')
-  execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
-} else if (newest(join(root, 'src')) > statSync(distEntry).mtimeMs) {
-  console.log('Note: src/ has changed since dist/ was built; `npm run build` first to measure the current code.')
-}
+ensureBuilt()
 
 const results = rows.map(() => [] as Spawned[])
 const bare: number[] = []
