@@ -1,12 +1,15 @@
 /**
  * Memory benchmark (`npm run bench`): the V8 heap, after garbage collection, of the Portcullis app
  * of the HTTP bench (bench/http-apps.ts, JWT sessions, the default 1,000-token cache) before and
- * after 100,000 authenticated requests, each with a cookie it never saw (BENCH_QUICK=1: 20,000).
- * A leak (something kept per request, per cookie or per session) shows as growth; a bounded cache
- * shows as a step in the first thousand requests, then nothing.
+ * after 100,000 authenticated requests with distinct cookies (BENCH_QUICK=1: 20,000). A leak
+ * (something kept per request, per cookie or per session) shows as growth; a bounded cache shows as
+ * a step in the first thousand requests, then nothing.
  *
- *   plain route      GET /plain with the same cookies: the app and the harness alone, the control
- *   Portcullis JWT   GET /me, `await auth(req, res)`: every cookie decrypted, cached, and evicted
+ *   plain route         GET /plain with the same cookies: the app and the harness alone, the control
+ *   JWT, distinct       GET /me, `await auth(req, res)`, each cookie once: every one decrypted, none
+ *                       cached (a token is cached from its second read)
+ *   JWT, each twice     the same, each cookie sent twice in a row (50,000 cookies): every one cached
+ *                       on its second read and evicted later, so the cache is full and churning
  *
  * Method: each row in a fresh `node --expose-gc` (this file, `--child <row>`), side by side. The
  * requests go straight into the Express app, one at a time, as real IncomingMessage and
@@ -33,8 +36,9 @@ const REQUESTS = QUICK ? 20_000 : 100_000
 const CHECKPOINTS = 4
 const BATCH = 1_000
 const ROWS = [
-  { id: 'plain', name: 'plain route (control)', path: '/plain' },
-  { id: 'jwt', name: 'Portcullis JWT, distinct cookies', path: '/me' },
+  { id: 'plain', name: 'plain route (control)', path: '/plain', sends: 1 },
+  { id: 'jwt', name: 'Portcullis JWT, distinct cookies', path: '/me', sends: 1 },
+  { id: 'jwt-twice', name: 'Portcullis JWT, each cookie twice', path: '/me', sends: 2 },
 ] as const
 
 interface Heaps {
@@ -70,13 +74,15 @@ async function parent(): Promise<void> {
     }),
   )
   const growth = (r: number) => results[r]!.heaps.at(-1)! - results[r]!.heaps[1]!
-  console.log(`\nPortcullis JWT: ${signedMb(growth(1))} MB from the first quarter to the last, the control ${signedMb(growth(0))} MB (target: flat, within the control's noise)`)
+  console.log(
+    `\nPortcullis JWT: ${signedMb(growth(1))} MB (distinct cookies) and ${signedMb(growth(2))} MB (each twice) from the first quarter to the last, the control ${signedMb(growth(0))} MB (target: flat, within the control's noise)`,
+  )
 }
 
 async function child(rowId: string): Promise<void> {
   const row = ROWS.find((candidate) => candidate.id === rowId)
   const gc = (globalThis as { gc?: () => void }).gc
-  if (!row || !gc || !process.send) throw new TypeError('memory.ts --child <plain|jwt> runs under node --expose-gc, started by memory.ts')
+  if (!row || !gc || !process.send) throw new TypeError('memory.ts --child <plain|jwt|jwt-twice> runs under node --expose-gc, started by memory.ts')
   const built = (await createBenchApp('jwt', { sessions: 0 })) as BenchApp
   const heapUsed = () => {
     gc()
@@ -86,9 +92,11 @@ async function child(rowId: string): Promise<void> {
 
   const heaps = [heapUsed()]
   for (let sent = 0; sent < REQUESTS; sent += BATCH) {
-    for (const cookie of jwtSessionCookies(sent, BATCH)) {
-      const status = await dispatch(built.app, row.path, cookie)
-      if (status !== 200) throw new Error(`${row.name}: GET ${row.path} answered ${status}`)
+    for (const cookie of jwtSessionCookies(sent / row.sends, BATCH / row.sends)) {
+      for (let send = 0; send < row.sends; send++) {
+        const status = await dispatch(built.app, row.path, cookie)
+        if (status !== 200) throw new Error(`${row.name}: GET ${row.path} answered ${status}`)
+      }
     }
     if ((sent + BATCH) % (REQUESTS / CHECKPOINTS) === 0) heaps.push(heapUsed())
   }
