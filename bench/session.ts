@@ -121,10 +121,13 @@ const candidates: Candidate[] = [
   {
     name: 'portcullis auth(req, res), warm',
     ops: FAST_OPS,
-    // Every cookie read once, untimed: from then on the measured reads hit the cache (10,000 tokens).
+    // Every cookie read twice, untimed (a token is cached from its second read): from then on the
+    // measured reads hit the cache (10,000 tokens). Fresh requests each pass: auth() remembers per request.
     setup: async () => {
-      prepareAuthRequests()
-      for (const token of tokens) await authWarm(authRequests.get(token)!, response)
+      for (let pass = 0; pass < 2; pass++) {
+        prepareAuthRequests()
+        for (const token of tokens) await authWarm(authRequests.get(token)!, response)
+      }
     },
     prepare: prepareAuthRequests,
     run: async (token) => {

@@ -4,6 +4,7 @@
  *   BENCH_QUICK=1          fewer and shorter rounds: checks that a bench runs, not figures to quote
  *   BENCH_SQLITE=0 / =1    skip / force the rows that need better-sqlite3 (default: run them when it loads)
  *   BENCH_CPU_PROF=dir     the HTTP bench's servers write V8 CPU profiles (.cpuprofile) into dir
+ *   BENCH_FLOOR=objects    the floor with a node:crypto object per token (bench/floor.ts)
  *   BENCH_ROUNDS=n         rounds per row, in every bench that repeats its measurements
  *   BENCH_ROUND_SECONDS=s  the HTTP bench's round length
  */

@@ -275,10 +275,11 @@ export interface JWTOptions {
    */
   maxSize?: number
   /**
-   * How many opened session tokens each instance keeps, so a cookie it has just read (browsers send
-   * the same one until it is re-issued) is not decrypted again. Default 1000 (about 1 MB); `0` turns
-   * it off. Expiry is checked on every read; only tokens that opened are kept. Not used with a
-   * custom `decode`.
+   * How many opened session tokens each instance keeps, so a cookie it has read before (browsers send
+   * the same one until it is re-issued) is not decrypted again. A token is kept from its second read
+   * on: one that comes once costs no entry. Default 1000 (about 2 MB); `0` turns it off. Expiry is
+   * checked on every read; only tokens that opened are kept; app code (callbacks, events, `req.auth`)
+   * gets copies of its own. Not used with a custom `decode`.
    */
   cacheSize?: number
   encode?: (params: JWTEncodeParams) => Promise<string> | string
