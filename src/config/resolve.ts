@@ -6,6 +6,7 @@
  * @see spec/auth-library-spec.md §2.1, §2.2, §5.2
  */
 import { randomBytes } from 'node:crypto'
+import { deepFreeze } from '../freeze.js'
 import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
@@ -263,14 +264,6 @@ function trimSlash(path: string): string {
 }
 
 // Freezes plain objects and arrays only: key material, URLs and Maps keep their own invariants.
-function deepFreeze<T>(value: T): T {
-  if (!value || typeof value !== 'object' || Object.isFrozen(value)) return value
-  const proto: unknown = Object.getPrototypeOf(value)
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value
-  Object.freeze(value)
-  for (const child of Object.values(value)) deepFreeze(child)
-  return value
-}
 
 /** OAuth sign-in with an adapter stores users and accounts. @throws InvalidConfigurationError naming the missing methods */
 function assertAccountAdapter(adapter: Adapter): void {

@@ -14,7 +14,7 @@
  */
 import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual, type Decipher } from 'node:crypto'
 import { isUtf8 } from 'node:buffer'
-import type { CbcKey, ContentEncryption, KeyRing, SessionKey } from './keys.js'
+import { SHA512_BLOCK_BYTES, type CbcKey, type ContentEncryption, type KeyRing, type SessionKey } from './keys.js'
 
 /**
  * Seals `plaintext` with `key` (A256CBC-HS512): `header..iv.ciphertext.tag`.
@@ -87,8 +87,7 @@ for (let i = 0; i < 64; i++) {
   SEXTET['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charCodeAt(i)] = i
 }
 
-/** SHA-512's block and output sizes in bytes. */
-const SHA512_BLOCK_BYTES = 128
+/** SHA-512's output size in bytes (its block size comes with the pads, keys.ts). */
 const SHA512_BYTES = 64
 
 /** The one header seen last, parsed: every valid cookie of a deployment carries the same header. */

@@ -143,8 +143,8 @@ function deriveSessionKey(secret: string, salt: string, enc: ContentEncryption):
   return Object.freeze(key)
 }
 
-/** SHA-512's block size in bytes: HMAC pads its key to this. */
-const SHA512_BLOCK_BYTES = 128
+/** SHA-512's block size in bytes: HMAC pads its key to this (the length of `innerPad` and `outerPad`). */
+export const SHA512_BLOCK_BYTES = 128
 
 function cbcKey(macKey: Buffer, encryptionKey: Buffer): CbcKey {
   const innerPad = Buffer.alloc(SHA512_BLOCK_BYTES, 0x36)

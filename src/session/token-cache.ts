@@ -23,6 +23,7 @@
  *   (callbacks, events) a copy of their own (`ownClaims`), so nothing an app does to a token or a
  *   session can change what the next request sees.
  */
+import { deepFreeze } from '../freeze.js'
 import type { JWT } from '../types.js'
 import type { KeyRing } from './keys.js'
 import { CLOCK_TOLERANCE, openSessionToken, type OpenedToken } from './token.js'
@@ -125,14 +126,4 @@ function seenBefore(cache: Cache, tag: string): boolean {
 /** The compact JWE's last part (its authentication tag), or the whole value when it has no dot. */
 function tagOf(sealed: string): string {
   return sealed.slice(sealed.lastIndexOf('.') + 1)
-}
-
-/** Freezes parsed JSON all the way down (it holds only plain objects, arrays and primitives). */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    Object.freeze(value)
-    // for…in rather than Object.values: no array per object, and JSON objects inherit no keys.
-    for (const key in value) deepFreeze(value[key])
-  }
-  return value
 }
