@@ -3,35 +3,15 @@
  * pointed at the in-process SMTP server, and the browser's side of a sign-in (CSRF token, POST
  * /signin/<id>, the link from the captured e-mail).
  */
-import { afterAll, beforeAll, beforeEach } from '@jest/globals'
 import type { Knex } from 'knex'
 import type { PortcullisConfig, PortcullisResult } from 'portcullis'
-import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
+import { KnexAdapter } from 'portcullis/adapters/knex'
 import Nodemailer, { type NodemailerUserConfig } from 'portcullis/providers/nodemailer'
 import { Browser } from '../support/browser.js'
-import type { DatabaseServer, TestDatabase } from '../support/databases.js'
 import { mountApp, type Listener } from '../support/oauth-app.js'
 import type { TestSmtpServer } from '../support/smtp.js'
 
 export const FROM = 'Portcullis tests <auth@example.test>'
-
-/** A migrated database of `server` for the suite, emptied before each test; read it inside tests. */
-export function migratedDatabase(server: DatabaseServer): { readonly knex: Knex } {
-  let db: TestDatabase
-  beforeAll(async () => {
-    db = await server.createDatabase()
-    await db.knex.migrate.latest({ migrationSource: migrationSource() })
-  })
-  afterAll(() => db?.destroy())
-  beforeEach(async () => {
-    for (const table of ['VerificationToken', 'Session', 'Account', 'User']) await db.knex(table).del()
-  })
-  return {
-    get knex() {
-      return db.knex
-    },
-  }
-}
 
 /** Log lines, by level, each joined into one string. */
 export interface LogLines {

@@ -7,11 +7,11 @@
 import { createHash } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals'
 import type { Account, EventsOptions, User } from 'portcullis'
-import { describeWithDatabase, type DatabaseKind } from '../support/databases.js'
+import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
 import { SECRET } from '../support/flow.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
-import { Browser, cookiesSet, migratedDatabase, mountEmailApp, paramsOf, recordingLogger, requestLink, withParams } from './email-app.js'
+import { Browser, cookiesSet, mountEmailApp, paramsOf, recordingLogger, requestLink, withParams } from './email-app.js'
 
 let smtp: TestSmtpServer
 let app: Listener

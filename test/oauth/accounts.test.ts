@@ -4,14 +4,14 @@
  * callback's signUp trigger, pages.newUser, and a race-free first sign-in under 20 concurrent
  * callbacks on SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
 import type { EventsOptions, JWTCallbackParams, PortcullisConfig } from 'portcullis'
-import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
+import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import OIDC from 'portcullis/providers/oidc'
 import { Browser, type Navigation } from '../support/browser.js'
-import { describeWithDatabase, type DatabaseKind, type DatabaseServer, type TestDatabase } from '../support/databases.js'
+import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, finishSignIn, listen, mountApp, redirectOf, sessionOf, signInWith, startSignIn, type Listener } from '../support/oauth-app.js'
 
@@ -64,26 +64,6 @@ async function concurrentFirstSignIns(login: string) {
   for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), login))
   const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
   return { browsers, responses }
-}
-
-/** A migrated database of `server` for the suite, emptied before each test; read it inside tests. */
-function migratedDatabase(server: DatabaseServer): { readonly knex: TestDatabase['knex'] } {
-  let db: TestDatabase
-  beforeAll(async () => {
-    db = await server.createDatabase()
-    await db.knex.migrate.latest({ migrationSource: migrationSource() })
-  })
-  afterAll(() => db?.destroy())
-  beforeEach(async () => {
-    await db.knex('Session').del()
-    await db.knex('Account').del()
-    await db.knex('User').del()
-  })
-  return {
-    get knex() {
-      return db.knex
-    },
-  }
 }
 
 function accountSuites(kind: DatabaseKind, label: string) {

@@ -5,12 +5,13 @@
  * on the real in-process IdP; the accounts in real SQLite and PostgreSQL databases.
  */
 import express from 'express'
+import type { Knex } from 'knex'
 import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
 import Portcullis, { type AccountUnlinkError, type PortcullisConfig, type PortcullisResult, type RefreshAccessTokenError } from 'portcullis'
-import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
+import { KnexAdapter } from 'portcullis/adapters/knex'
 import OIDC from 'portcullis/providers/oidc'
 import { Browser } from '../support/browser.js'
-import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
+import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, listen, SECRET, sessionOf, signInWith, silentLogger, type Listener } from '../support/oauth-app.js'
 
@@ -31,7 +32,7 @@ afterAll(async () => {
 const provider = (id: string) => OIDC({ id, name: id, issuer: idp.issuer, clientId: id, clientSecret: `${id}-secret`, dangerouslyAllowInsecureRequests: true })
 
 /** Portcullis plus the app's own route that unlinks, as an app's "connected accounts" page would POST to it. */
-function mount(db: TestDatabase, config: Partial<PortcullisConfig> = {}): PortcullisResult {
+function mount(db: { readonly knex: Knex }, config: Partial<PortcullisConfig> = {}): PortcullisResult {
   const portcullis = Portcullis({ secret: SECRET, logger: silentLogger, providers: [provider('corp'), provider('partner')], adapter: KnexAdapter(db.knex), ...config })
   const server = express()
   server.use('/api/auth', portcullis.handlers)
@@ -82,14 +83,8 @@ async function userWithTwoAccounts(): Promise<Browser> {
 
 for (const kind of ['sqlite', 'postgres'] as const) {
   await describeWithDatabase(kind, `linking and unlinking accounts on ${kind}`, (server) => {
-    let db: TestDatabase
-    beforeAll(async () => {
-      db = await server.createDatabase()
-      await db.knex.migrate.latest({ migrationSource: migrationSource() })
-    })
-    afterAll(() => db?.destroy())
-    beforeEach(async () => {
-      for (const table of ['Session', 'Account', 'User']) await db.knex(table).del()
+    const db = migratedDatabase(server)
+    beforeEach(() => {
       mount(db)
     })
 

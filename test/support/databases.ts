@@ -22,8 +22,9 @@ import { randomBytes } from 'node:crypto'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { describe, it } from '@jest/globals'
+import { afterAll, beforeAll, beforeEach, describe, it } from '@jest/globals'
 import knex, { type Knex } from 'knex'
+import { migrationSource } from 'portcullis/adapters/knex'
 
 /** The databases the tests know. */
 export type DatabaseKind = 'sqlite' | 'postgres' | 'mariadb'
@@ -125,6 +126,27 @@ export async function describeWithDatabase(kind: DatabaseKind, title: string, bo
   // Straight to stderr: Jest drops the console output of a file whose tests were all skipped.
   process.stderr.write(`\n${why}: skipping "${title}" (set CI=true to make this a failure; ${envName(kind)} overrides the address)\n`)
   describe.skip(`${title} [skipped: ${why}]`, () => body(server))
+}
+
+/**
+ * A migrated database of `server` for the suite (call it inside `describeWithDatabase`'s body), its
+ * tables emptied before each test; read `knex` inside tests.
+ */
+export function migratedDatabase(server: DatabaseServer): { readonly knex: Knex } {
+  let db: TestDatabase
+  beforeAll(async () => {
+    db = await server.createDatabase()
+    await db.knex.migrate.latest({ migrationSource: migrationSource() })
+  })
+  afterAll(() => db?.destroy())
+  beforeEach(async () => {
+    for (const table of ['VerificationToken', 'Session', 'Account', 'User']) await db.knex(table).del()
+  })
+  return {
+    get knex() {
+      return db.knex
+    },
+  }
 }
 
 /** `CI` is set to anything but an empty string, `0` or `false`. */
