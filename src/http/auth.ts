@@ -19,7 +19,7 @@ import { sameOriginUrl } from '../security/redirect.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
 import type { AdapterAccount, Session } from '../types.js'
 import type { AccessTokenOptions } from '../oauth/access-token.js'
-import { cookieSetFor, originalPath, readCookies, requestOrigin, sessionRequestFor, wantsJson, type NodeRequest } from './request.js'
+import { cookieSetFor, hasDotSegment, originalPath, rawPath, readCookies, requestOrigin, sessionRequestFor, wantsJson, type NodeRequest } from './request.js'
 import { appendCookies, sendResponse, sendWebResponse, type AuthResponse } from './respond.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import type { NextFunction, RequestStore } from './router.js'
@@ -195,9 +195,13 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     requestStore.run({ req, res }, () => next())
   }
 
+  // Decided on the path exactly as Express and Connect route it: raw, not decoded or normalised (a
+  // URL parser would read `/dashboard/%2e%2e/api/auth` as the auth routes while Express serves the
+  // dashboard), spelled exactly as configured. A path with a dot segment is never exempt.
   const exemptPaths = new Set(Object.values(config.pages).flatMap((page) => (page ? [new URL(page, 'http://x').pathname] : [])))
   const isExempt = (req: NodeRequest): boolean => {
-    const path = new URL(originalPath(req), 'http://x').pathname
+    const path = rawPath(originalPath(req))
+    if (hasDotSegment(path)) return false
     return exemptPaths.has(path) || path === config.basePath || path.startsWith(`${config.basePath}/`)
   }
 

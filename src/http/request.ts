@@ -101,6 +101,21 @@ function firstValue(header: string | string[] | undefined): string | undefined {
   return value?.split(',')[0]?.trim() || undefined
 }
 
+/** The path of a request target as sent: no origin (absolute form), query or fragment; not normalised. */
+export function rawPath(target: string): string {
+  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
+  const end = path.search(/[?#]/)
+  return end === -1 ? path : path.slice(0, end)
+}
+
+/**
+ * True when a raw path holds a `.` or `..` segment in any spelling (`%2e`, `.%2E`, `..;param`). A
+ * URL parser resolves these, Express and Connect route them as they are: two readings of one path.
+ */
+export function hasDotSegment(path: string): boolean {
+  return path.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment.split(';', 1)[0]!))
+}
+
 /** The request path with its query, as the browser sent it (mounts included). */
 export function originalPath(req: NodeRequest): string {
   return req.originalUrl ?? req.url ?? '/'

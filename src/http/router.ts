@@ -19,7 +19,7 @@ import type { ResolvedConfig } from '../config/resolve.js'
 import { InvalidProviderError, InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
 import { readBody } from './body.js'
-import { requestOrigin, sessionRequestFor, type NodeRequest } from './request.js'
+import { rawPath, requestOrigin, sessionRequestFor, type NodeRequest } from './request.js'
 import { sendResponse, type AuthResponse } from './respond.js'
 
 /** Connect/Express `next`. */
@@ -126,13 +126,6 @@ function strippedPrefix(original: string, stripped: string): string | undefined 
   if (original.endsWith(stripped)) return original.slice(0, original.length - stripped.length)
   // Connect turns a request for the mount path itself into `/`.
   return stripped === '/' ? original : undefined
-}
-
-/** The path of a request target as sent: no origin (absolute form), query or fragment; not normalised. */
-function rawPath(target: string): string {
-  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
-  const end = path.search(/[?#]/)
-  return end === -1 ? path : path.slice(0, end)
 }
 
 // Parsed as a path on a fixed origin: a request line like `//host/x` stays a path instead of being
