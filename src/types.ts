@@ -17,6 +17,13 @@ export interface User {
   id?: string
   name?: string | null
   email?: string | null
+  /**
+   * From a provider's `profile()`: `true` when the provider says `email` is verified (an
+   * `email_verified` claim, or an API that only gives verified addresses). An address not marked so
+   * is not used: not in the session, not to find or link a user, not on a new user. On a stored user
+   * (`AdapterUser`), when the address was last proven.
+   */
+  emailVerified?: boolean | Date | null
   image?: string | null
   [key: string]: unknown
 }

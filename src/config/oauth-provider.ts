@@ -51,7 +51,8 @@ export interface OAuthProvider {
 }
 
 /**
- * The standard OIDC claims as the user (spec: `sub`, `name`, `email`, `picture`).
+ * The standard OIDC claims as the user (spec: `sub`, `name`, `email`, `picture`). The address is
+ * marked verified only when the IdP says so (`email_verified: true`); unmarked, it is not used.
  * @see https://openid.net/specs/openid-connect-core-1_0.html#StandardClaims
  */
 export function defaultProfile(profile: Profile): User {
@@ -59,6 +60,7 @@ export function defaultProfile(profile: Profile): User {
     id: profile.sub ?? undefined,
     name: profile.name ?? (profile.preferred_username as string | undefined) ?? (profile.nickname as string | undefined) ?? null,
     email: profile.email ?? null,
+    emailVerified: profile.email_verified === true,
     image: profile.picture ?? null,
   }
 }

@@ -81,7 +81,7 @@ export async function runOAuthCallback(ctx: ActionContext, provider: OAuthProvid
       throw exchangeError(provider, error)
     }
     const tokenSet = tokenSetOf(tokens, ctx.now)
-    const user = await userOf(provider, profile, tokenSet)
+    const user = withVerifiedEmail(ctx, provider, await userOf(provider, profile, tokenSet))
     const account: Account = { ...tokenSet, provider: provider.id, type: provider.type, providerAccountId: user.id }
     const response = await completeProviderSignIn(ctx, { provider, user, account, profile })
     return { ...response, cookies: [...cleared, ...(response.cookies ?? [])] }
@@ -147,6 +147,29 @@ function tokenSetOf(tokens: Tokens, now = Math.floor(Date.now() / 1000)): TokenS
   const tokenSet: TokenSet = { ...tokens }
   if (typeof tokens.expires_in === 'number') tokenSet.expires_at = now + tokens.expires_in
   return tokenSet
+}
+
+const warnedUnmarked = new WeakSet<OAuthProvider>()
+
+/**
+ * The user with its address only when the provider said the address is verified (`emailVerified:
+ * true` from `profile()`). An address anyone can type into their IdP account proves nothing: kept,
+ * it would land on a new user that the address's real owner later enters by e-mail link, while the
+ * IdP account stays linked (pre-account takeover), or link to the owner's user. Dropped here, once,
+ * it reaches neither the session, nor the user lookup, nor linking, nor the user record.
+ */
+function withVerifiedEmail(ctx: ActionContext, provider: OAuthProvider, user: User & { id: string }): User & { id: string } {
+  const { emailVerified, ...rest } = user
+  const verified = emailVerified === true || emailVerified instanceof Date
+  if (typeof rest.email !== 'string' || rest.email === '' || verified) return { ...rest, email: verified && rest.email ? rest.email : null }
+  if (emailVerified === undefined && !warnedUnmarked.has(provider)) {
+    warnedUnmarked.add(provider)
+    ctx.config.logger.warn(
+      'UnverifiedEmailIgnored',
+      `profile() of the "${provider.id}" provider returned an e-mail address without emailVerified: true, so the address is not used. Return emailVerified: true from profile() when the provider has verified the address (e.g. its email_verified claim).`,
+    )
+  } else ctx.config.logger.debug('UnverifiedEmailIgnored', `The "${provider.id}" provider did not mark the address verified; it is not used.`)
+  return { ...rest, email: null }
 }
 
 /** `profile(profile, tokens)` → the user; `id` (the provider account id) is required. */

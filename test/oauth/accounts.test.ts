@@ -136,7 +136,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const adapter = KnexAdapter(database.knex)
     await adapter.createUser({ name: 'Existing Paula', email: 'paula@example.com', emailVerified: null })
     const { config, count } = recorder()
-    const shouting = corp({ profile: (profile) => ({ id: String(profile.sub), email: String(profile.email).toUpperCase() }) })
+    const shouting = corp({ profile: (profile) => ({ id: String(profile.sub), email: String(profile.email).toUpperCase(), emailVerified: profile.email_verified === true }) })
     mountApp(app, { providers: [shouting], adapter, ...config })
     const browser = new Browser()
     const callback = await signInWith(browser, app.url, 'corp', 'paula')

@@ -122,7 +122,7 @@ describe('OIDC with discovery, JWT sessions', () => {
 
   it('maps the profile with the provider profile() (here with userinfo: false, from the ID token)', async () => {
     mountApp(app, {
-      providers: [corp({ userinfo: false, profile: (profile) => ({ id: `corp:${String(profile.sub)}`, name: String(profile.preferred_username), email: profile.email }) })],
+      providers: [corp({ userinfo: false, profile: (profile) => ({ id: `corp:${String(profile.sub)}`, name: String(profile.preferred_username), email: profile.email, emailVerified: profile.email_verified === true }) })],
     })
     const browser = new Browser()
     await signInWith(browser, app.url, 'corp', 'bob')
@@ -217,7 +217,8 @@ describe('other clients and response modes', () => {
           authorization: { url: idp.authorizationEndpoint, params: { scope: 'read:user' } },
           token: idp.tokenEndpoint,
           userinfo: idp.apiUrl,
-          profile: (me) => ({ id: String(me.id), name: String(me.name), email: me.email as string }),
+          // The test IdP's API, like GitHub's /user, shows only verified addresses.
+          profile: (me) => ({ id: String(me.id), name: String(me.name), email: me.email as string, emailVerified: true }),
           dangerouslyAllowInsecureRequests: true,
         }),
       ],

@@ -135,7 +135,8 @@ async function createWithAccount(ctx: ActionContext, adapter: AccountAdapter, ca
   const { id: _providerId, ...profileUser } = candidate.user
   let created: AdapterUser
   try {
-    created = await adapter.createUser({ ...profileUser, email, emailVerified: null })
+    // The address is here only because the provider verified it (oauth/callback.ts): now.
+    created = await adapter.createUser({ ...profileUser, email, emailVerified: email ? new Date(Date.now()) : null })
   } catch (error) {
     // The e-mail address is unique: a concurrent first sign-in of the same account created the user.
     return { user: await raceWinner(adapter, account, error), isNewUser: false }
