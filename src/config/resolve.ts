@@ -82,6 +82,10 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
 
   const redirectProxyUrl = config.redirectProxyUrl ?? redirectProxyUrlFromEnv(env)
   const providers = resolveProviders(config.providers, env, redirectProxyUrl)
+  if (providers.length === 0) {
+    // An API behind another app's sign-in (say a Next.js front end on Auth.js) only reads its sessions.
+    logger.warn('SessionsOnly', 'providers is empty: this instance only reads sessions; nobody can sign in through it. Add a provider to offer sign-in.')
+  }
   const secrets = resolveSecrets(config.secret, env, logger)
   const url = urlFromEnv(env)
   const trustHost = config.trustHost ?? trustHostFromEnv(env)
@@ -143,10 +147,9 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
 }
 
 function resolveProviders(input: PortcullisConfig['providers'], env: Readonly<Record<string, string | undefined>>, redirectProxyUrl: string | undefined): ConfiguredProvider[] {
-  // With no provider nobody can sign in: say so at init, not with a 400 on the first sign-in.
+  // Forgotten providers fail at init, not with a 400 on the first sign-in; an explicit `[]` reads sessions only.
   if (input === undefined) throw new InvalidConfigurationError(`providers is missing: ${AT_LEAST_ONE_PROVIDER}`)
   if (!Array.isArray(input)) throw new TypeError('Portcullis(config): providers must be an array.')
-  if (input.length === 0) throw new InvalidConfigurationError(`providers is empty: ${AT_LEAST_ONE_PROVIDER}`)
   const providers = input.map((entry, index): ConfiguredProvider => {
     // A built-in provider may be given bare (`providers: [GitHub]`): call it with no overrides.
     const provider = typeof entry === 'function' ? entry() : entry
@@ -297,4 +300,4 @@ function assertEmailSignIn(providerId: string, adapter: Adapter | undefined, url
   }
 }
 
-const AT_LEAST_ONE_PROVIDER = 'configure at least one provider, e.g. providers: [Credentials({ authorize })] or providers: [GitHub].'
+const AT_LEAST_ONE_PROVIDER = 'configure at least one provider, e.g. providers: [Credentials({ authorize })] or providers: [GitHub] (or providers: [] for an API that only reads sessions).'

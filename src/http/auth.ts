@@ -301,7 +301,11 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     let response: AuthResponse
     if (provider) {
       try {
-        assertServerCsrf(ctx, { csrfToken, skipCsrfCheck })
+        // Credentials and e-mail sign in (or mail) at once, so the request must be the user's own. An
+        // OAuth/OIDC start may come from a link, even on another site (`app.get('/login/github', ...)`):
+        // its state/PKCE/nonce cookies bind the flow to this browser, and a forged start only sends
+        // users to their provider as themselves.
+        if (provider.type === 'credentials' || provider.type === 'email') assertServerCsrf(ctx, { csrfToken, skipCsrfCheck })
         response = await signInWith(ctx, provider, callbackUrl, fields, authorizationParams)
       } catch (error) {
         if (!redirect) throw error

@@ -5,6 +5,7 @@ import { describe, expect, it, jest } from '@jest/globals'
 import Portcullis, { InvalidConfigurationError, MissingAuthorizeError, MissingRequestContextError, MissingSecretError, UntrustedHostError, type PortcullisConfig } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
 import { decode } from 'portcullis/jwt'
+import { encode as authjsEncode } from '@auth/core/jwt'
 import { SECRET, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
 import { isolateEnv } from '../support/env.js'
 
@@ -168,11 +169,24 @@ describe('providers', () => {
   it('fails at init without providers, naming the option', () => {
     expect(() => Portcullis({} as PortcullisConfig)).toThrow(InvalidConfigurationError)
     expect(() => Portcullis({} as PortcullisConfig)).toThrow(/providers is missing: configure at least one provider/)
-    expect(() => Portcullis({ secret: SECRET, providers: [] })).toThrow(InvalidConfigurationError)
-    expect(() => Portcullis({ secret: SECRET, providers: [] })).toThrow(/providers is empty: configure at least one provider/)
     // Also in production, where a missing secret would otherwise be the first complaint.
     process.env.NODE_ENV = 'production'
     expect(() => Portcullis({} as PortcullisConfig)).toThrow(/providers is missing/)
+  })
+
+  it('providers: [] starts an API that only reads sessions (behind a front end running Auth.js), saying so once', async () => {
+    const warn = jest.fn()
+    const { auth, handlers } = Portcullis({ secret: SECRET, providers: [], logger: { warn, error: () => {}, debug: () => {} } })
+    expect(warn.mock.calls).toEqual([['SessionsOnly', expect.stringContaining('only reads sessions')]])
+    // A session cookie Auth.js sealed with the same secret.
+    const token = await authjsEncode({ secret: SECRET, salt: 'authjs.session-token', token: { sub: 'user-9', name: 'Front End' } })
+    const app = express()
+    app.use('/api/auth', handlers)
+    app.get('/me', async (req, res) => void res.json(await auth(req, res)))
+    const me = await request(app).get('/me').set('Cookie', `authjs.session-token=${token}`).expect(200)
+    expect(me.body.user).toMatchObject({ id: 'user-9', name: 'Front End' })
+    expect((await request(app).get('/api/auth/providers').expect(200)).body).toEqual({})
+    expect((await request(app).post('/api/auth/signin/github').type('form').send({}).expect(302)).headers.location).toMatch(/error=/)
   })
 
   it('fails at init on a provider without an id or a type, or a duplicate id, naming the field', () => {

@@ -5,6 +5,7 @@
  * SQLite; the single-use rule under 50 concurrent uses on SQLite and PostgreSQL.
  */
 import { createHash } from 'node:crypto'
+import express from 'express'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals'
 import type { Account, EventsOptions, User } from 'portcullis'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
@@ -249,6 +250,19 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
     const tampered = withParams(link, { callbackUrl: 'https://evil.example/steal' })
     const response = await new Browser().request(tampered)
     expect(response.headers.get('location')).toBe(`${app.url}/`)
+  })
+
+  it('server-side signIn of an e-mail provider keeps the CSRF check: a link or another site cannot make the app mail', async () => {
+    const portcullis = mountEmailApp(app, db.knex, smtp)
+    const withLink = express()
+    withLink.use('/api/auth', portcullis.handlers)
+    withLink.get('/mail-me', portcullis.auth(() => portcullis.signIn('nodemailer', { email: 'ada@example.com' })))
+    app.mount(withLink)
+    const sent = smtp.messages.length
+    const response = await new Browser().request(`${app.url}/mail-me`, { headers: { 'sec-fetch-site': 'cross-site' } })
+    expect(redirectOf(response)).toMatchObject({ error: 'MissingCSRF' })
+    expect(smtp.messages.length).toBe(sent)
+    expect(await db.knex('VerificationToken').select()).toEqual([])
   })
 
   it('refuses a sign-in request without the CSRF token: no token, no e-mail', async () => {

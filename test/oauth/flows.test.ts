@@ -311,4 +311,34 @@ describe('server-side signIn(provider, options, authorizationParams)', () => {
     expect(callback.headers.get('location')).toBe(`${app.url}/dashboard`)
     expect((await sessionOf(browser, app.url))?.user?.name).toBe('Gina Example')
   })
+
+  // Passport's `app.get('/auth/github', passport.authenticate('github'))`, the most common Express pattern.
+  it('starts from a link (GET, no CSRF token), also one on another site: the check cookies bind the flow to this browser', async () => {
+    const portcullis = mountApp(app, { providers: [corp()] })
+    const withLink = express()
+    withLink.use('/api/auth', portcullis.handlers)
+    withLink.get('/me', async (req, res) => void res.json(await portcullis.auth(req, res)))
+    withLink.get('/login/corp', portcullis.auth(() => portcullis.signIn('corp', { redirectTo: '/dashboard' })))
+    withLink.get('/login/corp/url', portcullis.auth(async (_req, res) => void res.json({ url: await portcullis.signIn('corp', { redirect: false }) })))
+    app.mount(withLink)
+
+    for (const site of ['same-origin', 'cross-site']) {
+      const browser = new Browser()
+      const start = await browser.request(`${app.url}/login/corp`, { headers: { 'sec-fetch-site': site, 'sec-fetch-mode': 'navigate' } })
+      expect(start.status).toBe(302)
+      const url = start.headers.get('location')!
+      expect(new URL(url).origin).toBe(idp.issuer)
+      const callback = await finishSignIn(browser, await browser.authorize(url, 'gina'))
+      expect(callback.headers.get('location')).toBe(`${app.url}/dashboard`)
+      expect((await sessionOf(browser, app.url))?.user?.name).toBe('Gina Example')
+    }
+    const browser = new Browser()
+    const { url } = (await (await browser.request(`${app.url}/login/corp/url`)).json()) as { url: string }
+    expect(new URL(url).origin).toBe(idp.issuer)
+    // The flow stays bound to the browser that started it: another browser cannot finish it.
+    const stranger = new Browser()
+    const stolen = await finishSignIn(stranger, await browser.authorize(url, 'gina'))
+    expect(redirectOf(stolen).error).toBe('InvalidCheck')
+    expect(await sessionOf(stranger, app.url)).toBeNull()
+  })
 })
