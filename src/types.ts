@@ -317,6 +317,11 @@ export interface CookiesOptions {
   pkceCodeVerifier: CookieOption
   state: CookieOption
   nonce: CookieOption
+  /**
+   * Set on the browser that asked for an e-mail sign-in link (`authjs.email-link`): opening the link
+   * there signs in at once; anywhere else the link asks first. Not an Auth.js cookie.
+   */
+  emailLink: CookieOption
 }
 
 /** A Node response, which `auth(req, res)` writes refreshed cookies to. */

@@ -5,7 +5,8 @@
  * and the "check your e-mail" page. Loaded on the first e-mail sign-in only (signin.ts).
  *
  * The answer is the same whether the address belongs to a user or not (no account enumeration):
- * both get a token and an e-mail, since following the link creates the user.
+ * both get a token and an e-mail, since following the link creates the user. The browser that asked
+ * gets the `emailLink` cookie, which lets the link sign in there without a second step.
  *
  * @see spec/auth-library-spec.md §1.2, §2.6 (VerificationToken)
  */
@@ -14,7 +15,7 @@ import { EmailSignInError, InvalidConfigurationError, UntrustedHostError } from 
 import { describeError, redactError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { EmailProvider } from '../providers/email.js'
-import { hashVerificationToken } from '../email/token.js'
+import { hashVerificationToken, linkBinding } from '../email/token.js'
 import { limitSignInAttempt } from '../security/rate-limit.js'
 import type { Account, Adapter, AdapterUser } from '../types.js'
 import { askSignInCallback } from './callback/provider-sign-in.js'
@@ -63,7 +64,13 @@ export async function signInWithEmail(ctx: ActionContext, provider: EmailProvide
     await discardToken(ctx, adapter, stored)
     throw new EmailSignInError(`The sign-in e-mail of provider "${provider.id}" could not be sent.`)
   }
-  return { redirect: pageUrl(ctx, 'verifyRequest', '/verify-request', { provider: provider.id, type: 'email' }) }
+  // This browser opens the link at once; any other (a mail scanner, a victim sent an attacker's
+  // link) is asked first (callback/email.ts).
+  const binding = ctx.cookieSet.cookies.emailLink
+  return {
+    redirect: pageUrl(ctx, 'verifyRequest', '/verify-request', { provider: provider.id, type: 'email' }),
+    cookies: [{ name: binding.name, value: linkBinding(token, ctx.config.secrets[0]!), options: { ...binding.options, maxAge: provider.maxAge } }],
+  }
 }
 
 /**

@@ -146,6 +146,9 @@ async function run(req: NodeRequest, method: string | undefined, location: Locat
   if (method !== 'GET' && method !== 'POST') throw new UnknownActionError(`${String(method)} is not supported: the auth routes take GET and POST.`)
   const action = route(method, location.actionPath)
   if (!action) throw new UnknownActionError(`Cannot ${method} ${location.basePath}${location.actionPath}: there is no such auth route.`)
+  // HEAD never changes state (RFC 9110 §9.2.1): a mail scanner or link checker asking for a
+  // callback or the session gets an empty answer, and the code, link or session is left untouched.
+  if (req.method === 'HEAD' && !Object.hasOwn(PAGE_ROUTES, trimmed(location.actionPath))) return { status: 200 }
   const ctx: ActionContext = {
     ...sessionRequestFor(req, config),
     req,
@@ -158,23 +161,29 @@ async function run(req: NodeRequest, method: string | undefined, location: Locat
   return action(ctx)
 }
 
-const GET_ROUTES: Record<string, Action> = {
+/** GET routes that only show something (a page, a list, a CSRF token), so HEAD may run them as GET. */
+const PAGE_ROUTES: Record<string, Action> = {
   '/providers': providers,
   '/csrf': csrf,
-  '/session': getSession,
   '/signin': signInPage,
   '/signout': signOutPage,
   '/error': errorPage,
   '/verify-request': verifyRequest,
 }
 
+const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSession }
+
 const POST_ROUTES: Record<string, Action> = {
   '/session': updateSession,
   '/signout': signOut,
 }
 
+function trimmed(actionPath: string): string {
+  return actionPath.length > 1 && actionPath.endsWith('/') ? actionPath.slice(0, -1) : actionPath
+}
+
 function route(method: 'GET' | 'POST', actionPath: string): Action | undefined {
-  const path = actionPath.length > 1 && actionPath.endsWith('/') ? actionPath.slice(0, -1) : actionPath
+  const path = trimmed(actionPath)
   const table = method === 'GET' ? GET_ROUTES : POST_ROUTES
   if (Object.hasOwn(table, path)) return table[path]
   const match = /^\/(signin|callback)\/([^/]+)$/.exec(path)

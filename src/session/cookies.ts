@@ -29,6 +29,8 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     pkceCodeVerifier: { name: `${prefix}authjs.pkce.code_verifier`, options: { ...options, maxAge: FIFTEEN_MINUTES } },
     state: { name: `${prefix}authjs.state`, options: { ...options, maxAge: FIFTEEN_MINUTES } },
     nonce: { name: `${prefix}authjs.nonce`, options: { ...options, maxAge: FIFTEEN_MINUTES } },
+    // Its lifetime is the e-mail provider's maxAge, given when it is set.
+    emailLink: { name: `${prefix}authjs.email-link`, options: { ...options } },
   }
 }
 

@@ -50,6 +50,15 @@ export async function requestLink(
   return browser.request(`${appUrl}/api/auth/signin/${options.providerId ?? 'nodemailer'}`, { body, headers: options.headers })
 }
 
+/**
+ * Opens a sign-in link as its reader would: in the browser that asked for it, the link signs in at
+ * once; in any other, the "Sign in as …?" page comes first, and its button is pressed.
+ */
+export async function followLink(browser: Browser, link: string): Promise<Response> {
+  const response = await browser.request(link)
+  return response.status === 200 ? browser.submitForm(response) : response
+}
+
 /** The link's `token` and `email` parameters. */
 export function paramsOf(link: string): { token: string; email: string; callbackUrl: string | null } {
   const url = new URL(link)

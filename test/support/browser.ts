@@ -95,6 +95,17 @@ export class Browser {
   }
 
   /**
+   * Presses the button of the page's (first) form: POSTs its hidden fields to its action.
+   * @throws Error when the page has no form.
+   */
+  async submitForm(page: Response): Promise<Response> {
+    const text = await page.text()
+    const form = readForm(text, page.url)
+    if (!form) throw new Error(`no form on ${page.url} (${page.status}): ${pageText(text)}`)
+    return this.request(form.action, { method: 'POST', body: form.fields })
+  }
+
+  /**
    * Drives the IdP from an authorization URL through its development login (submitting `login`,
    * any password) and consent pages, until the IdP sends the browser elsewhere: a redirect to the
    * client (with `code` or `error`) or an auto-submitted `form_post`. A second sign-in skips the
@@ -194,11 +205,11 @@ function attribute(tag: string, name: string): string | undefined {
   return value === undefined ? undefined : unescapeHtml(value)
 }
 
-const HTML_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" }
+const HTML_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#96;': '`' }
 
-/** Reverses oidc-provider's `htmlSafe`, which escapes exactly these five characters. */
+/** Reverses oidc-provider's `htmlSafe` (these five characters) and Portcullis's escapeHtml (also the backtick). */
 function unescapeHtml(text: string): string {
-  return text.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => HTML_ENTITIES[entity] ?? entity)
+  return text.replace(/&(?:amp|lt|gt|quot|#39|#96);/g, (entity) => HTML_ENTITIES[entity] ?? entity)
 }
 
 function pageText(page: string): string {

@@ -1,21 +1,27 @@
 /**
- * GET /callback/:provider for an e-mail provider: the link of the sign-in e-mail. Its token is used
- * once (the adapter deletes it atomically: of concurrent uses exactly one gets it), must not have
- * expired and must have been issued for the link's address. Then, as for OAuth, the `signIn`
- * callback, the user (users.ts: the existing one marked verified, or a new one), the session, the
- * events and the redirect. Loaded on the first e-mail callback only (index.ts).
+ * The link of the sign-in e-mail, GET /callback/:provider, and its confirmation, POST
+ * /callback/:provider. Its token is used once (the adapter deletes it atomically: of concurrent uses
+ * exactly one gets it), must not have expired and must have been issued for the link's address.
+ * Then, as for OAuth, the `signIn` callback, the user (users.ts: the existing one marked verified, or
+ * a new one), the session, the events and the redirect. Loaded on the first e-mail callback only.
+ *
+ * Opened in the browser that asked for it (its `emailLink` cookie binds the token), the link signs in
+ * at once. Anywhere else it only shows "Sign in as …?", whose button POSTs (CSRF-checked) to finish:
+ * a mail scanner that fetches links does not burn the token, and an attacker who sends a victim his
+ * own link cannot sign the victim in to the attacker's account unseen (login CSRF).
  *
  * A link that fails any check gets `Verification` (the error page, 403) and changes nothing: no
  * user, no session. A link with another address than its token's leaves the token in place (the
  * lookup is by address and token); an expired one is consumed.
  */
 import { randomUUID } from 'node:crypto'
-import { UnknownActionError, VerificationError } from '../../errors.js'
+import { VerificationError } from '../../errors.js'
 import type { AuthResponse } from '../../http/respond.js'
-import { hashVerificationToken, sameTokenHash } from '../../email/token.js'
+import { hashVerificationToken, isBoundLink, sameTokenHash } from '../../email/token.js'
+import { renderEmailConfirmPage } from '../../pages/index.js'
 import type { EmailProvider } from '../../providers/email.js'
 import type { Account, AdapterUser, VerificationToken } from '../../types.js'
-import type { ActionContext } from '../context.js'
+import { assertCsrf, issueCsrf, stringValue, type ActionContext } from '../context.js'
 import type { VerificationAdapter } from '../signin-email.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
 import { resolveEmailUser, storedUserWithEmail } from './users.js'
@@ -24,16 +30,37 @@ import { resolveEmailUser, storedUserWithEmail } from './users.js'
 const MAX_PARAM_LENGTH = 1024
 
 /**
- * Signs in the user of a followed e-mail link.
- * @throws VerificationError, AccessDeniedError, AdapterError
+ * Signs in the user of a followed e-mail link, or asks first when the link is opened in another browser.
+ * @throws VerificationError, MissingCSRFError, AccessDeniedError, AdapterError
  */
 export async function emailCallback(ctx: ActionContext, provider: EmailProvider): Promise<AuthResponse> {
-  if (ctx.method !== 'GET') throw new UnknownActionError(`The ${provider.id} callback is the link of the sign-in e-mail, opened with GET.`)
-  const token = ctx.query.get('token')
-  const identifier = ctx.query.get('email')
+  const fields = ctx.method === 'POST' ? ctx.body : Object.fromEntries(ctx.query)
+  const token = stringValue(fields.token)
+  const identifier = stringValue(fields.email)
   if (!token || !identifier || token.length > MAX_PARAM_LENGTH || identifier.length > MAX_PARAM_LENGTH) {
     throw new VerificationError('The sign-in link has no token or no e-mail address.')
   }
+  const binding = ctx.cookieSet.cookies.emailLink
+  if (ctx.method === 'POST') assertCsrf(ctx)
+  else if (!isBoundLink(ctx.requestCookies[binding.name], token, ctx.config.secrets)) return confirmationPage(ctx, provider, token, identifier)
+  const response = await signInWithLink(ctx, provider, token, identifier)
+  return { ...response, cookies: [...(response.cookies ?? []), { name: binding.name, value: '', options: { ...binding.options, maxAge: 0 } }] }
+}
+
+/** "Sign in as …?": the token is neither used nor looked up until the button is pressed. */
+function confirmationPage(ctx: ActionContext, provider: EmailProvider, token: string, identifier: string): AuthResponse {
+  const csrf = issueCsrf(ctx)
+  const html = renderEmailConfirmPage({
+    email: identifier,
+    action: `${ctx.basePath}/callback/${encodeURIComponent(provider.id)}`,
+    fields: { token, email: identifier, callbackUrl: ctx.query.get('callbackUrl') ?? '' },
+    csrfToken: csrf.token,
+    theme: ctx.config.theme,
+  })
+  return { html, cookies: csrf.cookies }
+}
+
+async function signInWithLink(ctx: ActionContext, provider: EmailProvider, token: string, identifier: string): Promise<AuthResponse> {
   const adapter = ctx.config.adapter as VerificationAdapter
   const invite = await useToken(ctx, adapter, identifier, token)
   if (!invite) throw new VerificationError('The sign-in link is unknown, already used, or for another address.')
