@@ -324,6 +324,18 @@ export interface CookiesOptions {
   emailLink: CookieOption
 }
 
+/** Options of the deployment that `redirectProxyUrl` points at. */
+export interface RedirectProxyOptions {
+  /**
+   * The deployments this one forwards OAuth callbacks to, besides itself: origins
+   * (`https://staging.example.com`) or one-label wildcards (`https://*.preview.example`). A callback
+   * whose state names any other origin is refused, since a sign-in started with a forged Host would
+   * otherwise have the victim's code sent there. Default `AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS`
+   * (comma-separated), else none.
+   */
+  allowedOrigins?: string[]
+}
+
 /** A Node response, which `auth(req, res)` writes refreshed cookies to. */
 export type AuthServerResponse = ServerResponse
 
@@ -551,6 +563,8 @@ export interface PortcullisConfig {
   cookies?: Partial<CookiesOptions>
   /** Base of OAuth redirect URIs (spec §2.1); default `AUTH_REDIRECT_PROXY_URL`. */
   redirectProxyUrl?: string
+  /** What this deployment does as the redirect proxy of others. */
+  redirectProxy?: RedirectProxyOptions
   /**
    * Brute-force limits on credentials and e-mail sign-in, per client IP and per identifier. On by
    * default (in memory); `false` turns them off. See `RateLimitOptions`.

@@ -3,6 +3,7 @@
  * POST /signin/:provider: CSRF-checked start of a provider's sign-in.
  */
 import { InvalidProviderError } from '../errors.js'
+import { logValue } from '../logger.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
 import { assertCsrf, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 
@@ -73,7 +74,7 @@ export function findProvider(ctx: Pick<ActionContext, 'config'>, providerId: str
   const provider = ctx.config.providerById.get(providerId)
   if (!provider) {
     const known = [...ctx.config.providerById.keys()].join(', ') || 'none'
-    throw new InvalidProviderError(`Unknown provider "${providerId}" (configured: ${known}).`)
+    throw new InvalidProviderError(`Unknown provider ${logValue(providerId)} (configured: ${known}).`)
   }
   return provider
 }

@@ -52,6 +52,12 @@ export function redirectProxyUrlFromEnv(env: Env): string | undefined {
   return env.AUTH_REDIRECT_PROXY_URL || undefined
 }
 
+/** `AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS`: origins or `https://*.domain` patterns, comma- or space-separated. */
+export function redirectProxyAllowedOriginsFromEnv(env: Env): string[] | undefined {
+  const value = env.AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS?.trim()
+  return value ? value.split(/[\s,]+/).filter(Boolean) : undefined
+}
+
 /** True under `NODE_ENV=production`. */
 export function isProduction(env: Env): boolean {
   return env.NODE_ENV === 'production'

@@ -10,7 +10,7 @@ import { deepFreeze } from '../freeze.js'
 import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
-import { defaultRedirect } from '../security/redirect.js'
+import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../security/redirect.js'
 import { resolveRateLimit, type ResolvedRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing, type KeyRing } from '../session/keys.js'
@@ -19,7 +19,7 @@ import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
 import type { EmailProvider } from '../providers/email.js'
 import type { CredentialsProvider } from '../providers/credentials.js'
 import type { Adapter, CallbacksOptions, CookiesOptions, EventsOptions, JWTOptions, PagesOptions, PortcullisConfig, Theme } from '../types.js'
-import { isProduction, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
+import { isProduction, redirectProxyAllowedOriginsFromEnv, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
 const THIRTY_DAYS = 30 * 24 * 60 * 60
 const ONE_DAY = 24 * 60 * 60
@@ -66,6 +66,8 @@ export interface ResolvedConfig {
   readonly useSecureCookies: boolean | undefined
   readonly cookieSets: { readonly secure: CookieSet; readonly insecure: CookieSet }
   readonly redirectProxyUrl: string | undefined
+  /** Origins (besides its own) this deployment forwards OAuth callbacks to as the redirect proxy. */
+  readonly redirectProxyAllowedOrigins: readonly OriginPattern[]
   /** Brute-force limits on sign-in (security/rate-limit.ts); `false` when turned off. */
   readonly rateLimit: ResolvedRateLimit | false
 }
@@ -142,6 +144,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
       insecure: cookieSet(false, config.cookies, secrets),
     },
     redirectProxyUrl,
+    redirectProxyAllowedOrigins: resolveAllowedOrigins(config.redirectProxy?.allowedOrigins ?? redirectProxyAllowedOriginsFromEnv(env)),
     rateLimit: resolveRateLimit(config.rateLimit),
   } satisfies ResolvedConfig)
 }
@@ -298,6 +301,18 @@ function assertEmailSignIn(providerId: string, adapter: Adapter | undefined, url
       `E-mail sign-in (provider "${providerId}") mails links to your site, so the site's URL must not come from the request's Host header, which any client can set (it would mail links to their site). Set AUTH_URL (e.g. AUTH_URL=https://example.com/api/auth), or trustHost: true (AUTH_TRUST_HOST=true) when a proxy you run sets the Host.`,
     )
   }
+}
+
+function resolveAllowedOrigins(input: unknown): OriginPattern[] {
+  if (input === undefined) return []
+  if (!Array.isArray(input)) throw new TypeError('Portcullis(config): redirectProxy.allowedOrigins must be an array of origins.')
+  return input.map((value) => {
+    const pattern = typeof value === 'string' ? parseOriginPattern(value) : undefined
+    if (!pattern) {
+      throw new InvalidConfigurationError(`redirectProxy.allowedOrigins: "${String(value)}" is not an origin; write one like https://staging.example.com or https://*.preview.example (no path).`)
+    }
+    return Object.freeze(pattern)
+  })
 }
 
 const AT_LEAST_ONE_PROVIDER = 'configure at least one provider, e.g. providers: [Credentials({ authorize })] or providers: [GitHub] (or providers: [] for an API that only reads sessions).'

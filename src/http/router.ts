@@ -18,6 +18,7 @@ import { verifyRequest } from '../actions/verify-request.js'
 import type { ResolvedConfig } from '../config/resolve.js'
 import { InvalidProviderError, InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
+import { logValue } from '../logger.js'
 import { readBody } from './body.js'
 import { rawPath, requestOrigin, sessionRequestFor, type NodeRequest } from './request.js'
 import { sendResponse, type AuthResponse } from './respond.js'
@@ -56,7 +57,7 @@ export function createHandlers(config: ResolvedConfig, requestStore: AsyncLocalS
       warnedBasePath = true
       config.logger.warn(
         'BasePathMismatch',
-        `handlers are mounted at "${location.basePath}" but basePath is "${config.basePath}": set basePath (or AUTH_URL) so that auth() redirects outside the router find it.`,
+        `handlers are mounted at ${logValue(location.basePath)} but basePath is "${config.basePath}": set basePath (or AUTH_URL) so that auth() redirects outside the router find it.`,
       )
     }
     const method = req.method === 'HEAD' ? 'GET' : req.method
@@ -143,9 +144,9 @@ function parsePath(path: string | undefined): URL | undefined {
 }
 
 async function run(req: NodeRequest, method: string | undefined, location: Location, config: ResolvedConfig): Promise<AuthResponse> {
-  if (method !== 'GET' && method !== 'POST') throw new UnknownActionError(`${String(method)} is not supported: the auth routes take GET and POST.`)
+  if (method !== 'GET' && method !== 'POST') throw new UnknownActionError(`${logValue(method)} is not supported: the auth routes take GET and POST.`)
   const action = route(method, location.actionPath)
-  if (!action) throw new UnknownActionError(`Cannot ${method} ${location.basePath}${location.actionPath}: there is no such auth route.`)
+  if (!action) throw new UnknownActionError(`Cannot ${method} ${logValue(location.basePath + location.actionPath)}: there is no such auth route.`)
   // HEAD never changes state (RFC 9110 §9.2.1): a mail scanner or link checker asking for a
   // callback or the session gets an empty answer, and the code, link or session is left untouched.
   if (req.method === 'HEAD' && !Object.hasOwn(PAGE_ROUTES, trimmed(location.actionPath))) return { status: 200 }
@@ -200,7 +201,7 @@ function route(method: 'GET' | 'POST', actionPath: string): Action | undefined {
 }
 
 function unknownRoute(req: NodeRequest): AuthResponse {
-  return requestErrorResponse(new UnknownActionError(`Cannot ${String(req.method)} ${req.url ?? ''}: there is no such auth route.`))
+  return requestErrorResponse(new UnknownActionError(`Cannot ${logValue(req.method)} ${logValue(req.url ?? '')}: there is no such auth route.`))
 }
 
 /**

@@ -11,13 +11,15 @@ import * as oidc from 'openid-client'
 import { completeProviderSignIn } from '../actions/callback/provider-sign-in.js'
 import { authUrl, type ActionContext } from '../actions/context.js'
 import { failureResponse } from '../actions/failure.js'
-import { CallbackRouteError, OAuthCallbackError } from '../errors.js'
+import { CallbackRouteError, InvalidCheckError, OAuthCallbackError } from '../errors.js'
 import { describeError, redactError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { Profile, TokenSet } from '../providers/oauth.js'
 import type { Account, User } from '../types.js'
 import { redirectUri } from './authorize.js'
 import { clearChecks, hasCheckCookies, proxyDestination, verifyChecks } from '../security/checks.js'
+import { originAllowed } from '../security/redirect.js'
+import { logValue } from '../logger.js'
 import { clientConfiguration, hasIssuer } from './client.js'
 import { exchangeError, providerError } from './errors.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
@@ -51,12 +53,15 @@ export async function runOAuthCallback(ctx: ActionContext, provider: OAuthProvid
   if (ctx.method === 'POST' && !hasCheckCookies(ctx)) return { status: 303, redirect: `${callbackUrl}?${params}` }
 
   const forward = provider.redirectProxyUrl ? proxyDestination(ctx, provider, params.get('state')) : undefined
-  if (forward && forward.endsWith(`/callback/${provider.id}`) && new URL(forward).origin !== ctx.origin) {
+  const forwardTo = forward?.endsWith(`/callback/${provider.id}`) ? new URL(forward).origin : undefined
+  if (forwardTo && forwardTo !== ctx.origin && originAllowed(forwardTo, ctx.config.redirectProxyAllowedOrigins)) {
     return { redirect: `${forward}?${params}` }
   }
 
   const cleared = clearChecks(ctx)
   try {
+    // A sign-in started with a forged Host seals the attacker's origin into the state: the code must not go there.
+    if (forwardTo && forwardTo !== ctx.origin) throw refusedForward(forwardTo)
     if (params.has('error')) throw providerError(provider, params)
     const checks = verifyChecks(ctx, provider, params)
     const configuration = await clientConfiguration(provider)
@@ -89,6 +94,14 @@ export async function runOAuthCallback(ctx: ActionContext, provider: OAuthProvid
     const response = failureResponse(error, ctx)
     return { ...response, cookies: [...cleared, ...(response.cookies ?? [])] }
   }
+}
+
+function refusedForward(origin: string): InvalidCheckError {
+  return new InvalidCheckError(
+    'state',
+    'state_origin_refused',
+    `The redirect proxy did not forward the callback to ${logValue(origin)}: that origin is neither this deployment's nor in redirectProxy.allowedOrigins. If it is one of your deployments, add it (or a pattern such as https://*.preview.example) to redirectProxy.allowedOrigins or AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS on this deployment.`,
+  )
 }
 
 /**

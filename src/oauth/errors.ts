@@ -7,6 +7,7 @@
 import * as oidc from 'openid-client'
 import { AuthError, InvalidCheckError, OAuthCallbackError } from '../errors.js'
 import { redactError } from '../events.js'
+import { logValue } from '../logger.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
 
 /** A provider error code as it may appear in a URL: RFC 6749 codes are `[a-z_]`. */
@@ -19,7 +20,7 @@ export function providerError(provider: OAuthProvider, params: URLSearchParams):
   const description = params.get('error_description')
   return new OAuthCallbackError(
     safeCode(params.get('error')),
-    `The "${provider.id}" provider answered error=${JSON.stringify(params.get('error'))}${description ? ` (${JSON.stringify(description.slice(0, 300))})` : ''}.`,
+    `The "${provider.id}" provider answered error=${logValue(params.get('error'))}${description ? ` (${logValue(description)})` : ''}.`,
   )
 }
 
@@ -28,8 +29,8 @@ export function exchangeError(provider: OAuthProvider, error: unknown): AuthErro
   if (error instanceof AuthError) return error
   const where = `The "${provider.id}" callback`
   if (error instanceof oidc.ResponseBodyError) {
-    const description = error.error_description ? ` (${JSON.stringify(error.error_description.slice(0, 300))})` : ''
-    return new OAuthCallbackError(safeCode(error.error), `${where}: the provider answered ${error.status} error=${JSON.stringify(error.error)}${description}.`, { cause: redactError(error) })
+    const description = error.error_description ? ` (${logValue(error.error_description)})` : ''
+    return new OAuthCallbackError(safeCode(error.error), `${where}: the provider answered ${error.status} error=${logValue(error.error)}${description}.`, { cause: redactError(error) })
   }
   if (error instanceof oidc.AuthorizationResponseError) return providerError(provider, new URLSearchParams({ error: error.error, error_description: error.error_description ?? '' }))
   if (error instanceof oidc.WWWAuthenticateChallengeError) {
@@ -42,8 +43,8 @@ export function exchangeError(provider: OAuthProvider, error: unknown): AuthErro
     // GitHub answers token errors with HTTP 200 and `{ error, error_description }`.
     const body = (detail?.cause as { body?: { error?: unknown; error_description?: unknown } } | undefined)?.body
     if (body && typeof body.error === 'string') {
-      const description = typeof body.error_description === 'string' ? ` (${JSON.stringify(body.error_description.slice(0, 300))})` : ''
-      return new OAuthCallbackError(safeCode(body.error), `${where}: the provider answered error=${JSON.stringify(body.error)}${description}.`, { cause: redactError(error) })
+      const description = typeof body.error_description === 'string' ? ` (${logValue(body.error_description)})` : ''
+      return new OAuthCallbackError(safeCode(body.error), `${where}: the provider answered error=${logValue(body.error)}${description}.`, { cause: redactError(error) })
     }
     switch (error.code) {
       case 'OAUTH_JWT_CLAIM_COMPARISON_FAILED':

@@ -10,27 +10,35 @@ import { Browser } from '../support/browser.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
 import { OTHER_SECRET } from '../support/security-app.js'
 import { closeListeners, listen, mountApp, redirectOf, sessionOf, startSignIn, type Listener } from '../support/oauth-app.js'
+import { recordingLogger } from '../email/email-app.js'
 
 let idp: TestIdp
 let proxy: Listener
 let preview: Listener
 let stranger: Listener
+let forwarding: Listener
+const proxyLog = recordingLogger()
 
 beforeAll(async () => {
-  ;[proxy, preview, stranger] = await Promise.all([listen(), listen(), listen()])
+  ;[proxy, preview, stranger, forwarding] = await Promise.all([listen(), listen(), listen(), listen()])
   idp = await startIdp({ clients: [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [proxy.callbackUrl('corp')] }] })
   const provider = () => OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true })
   const redirectProxyUrl = `${proxy.url}/api/auth`
-  mountApp(proxy, { providers: [provider()], redirectProxyUrl })
-  process.env.AUTH_REDIRECT_PROXY_URL = redirectProxyUrl
+  // The proxy forwards to the preview (and the stranger, whose state it cannot open anyway), nothing else.
+  process.env.AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS = `${stranger.url}, ${forwarding.url}`
   try {
+    mountApp(proxy, { providers: [provider()], redirectProxyUrl, redirectProxy: { allowedOrigins: [preview.url, stranger.url] }, logger: proxyLog.logger })
+    process.env.AUTH_REDIRECT_PROXY_URL = redirectProxyUrl
     // The preview deployment takes the proxy URL from the environment.
     mountApp(preview, { providers: [provider()] })
   } finally {
     delete process.env.AUTH_REDIRECT_PROXY_URL
+    delete process.env.AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS
   }
   // Same proxy URL, another secret: a deployment the proxy cannot vouch for.
   mountApp(stranger, { providers: [provider()], redirectProxyUrl, secret: OTHER_SECRET })
+  // A deployment that trusts X-Forwarded-Host (trustHost behind a proxy that passes it through).
+  mountApp(forwarding, { providers: [provider()], redirectProxyUrl, trustHost: true })
 })
 afterAll(async () => {
   await closeListeners()
@@ -84,6 +92,38 @@ describe('redirectProxyUrl', () => {
     expect(redirect.url.pathname).toBe('/api/auth/signin')
     expect(redirect.error).toBe('InvalidCheck')
     expect(await sessionOf(browser, preview.url)).toBeNull()
+  })
+
+  it('does not forward to an origin it does not allow: a sign-in started with a forged Host cannot have the victim\'s code sent there', async () => {
+    // The attacker starts the sign-in with a Host of his choice and hands the authorization URL to a victim.
+    const attacker = new Browser()
+    const { csrfToken } = (await (await attacker.request(`${forwarding.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    const start = await attacker.request(`${forwarding.url}/api/auth/signin/corp`, { body: new URLSearchParams({ csrfToken }), headers: { 'x-forwarded-host': 'evil.example:4444' } })
+    const authorizationUrl = start.headers.get('location')!
+    expect(new URL(authorizationUrl).searchParams.get('redirect_uri')).toBe(proxy.callbackUrl('corp'))
+    const victim = new Browser()
+    const atProxy = await victim.navigate(await victim.authorize(authorizationUrl, 'victim'))
+    const redirect = redirectOf(atProxy)
+    expect(redirect.url.origin).toBe(proxy.url)
+    expect(redirect).toMatchObject({ error: 'InvalidCheck', code: 'state_origin_refused' })
+    expect(atProxy.headers.get('location')).not.toContain('evil.example')
+    expect(proxyLog.lines.warn.join('\n')).toContain('did not forward the callback to "http://evil.example:4444": that origin is neither this deployment\'s nor in redirectProxy.allowedOrigins')
+  })
+
+  it('the config\'s allowedOrigins win over AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS; either is read', async () => {
+    // The proxy was given both: the config's list (preview, stranger), not the env's (stranger, forwarding).
+    const browser = new Browser()
+    const atProxy = await browser.navigate(await browser.authorize(await startSignIn(browser, forwarding.url, 'corp')))
+    expect(redirectOf(atProxy)).toMatchObject({ error: 'InvalidCheck', code: 'state_origin_refused' })
+    process.env.AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS = `https://*.preview.example ${forwarding.url}`
+    try {
+      mountApp(proxy, { providers: [OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true })], redirectProxyUrl: `${proxy.url}/api/auth` })
+    } finally {
+      delete process.env.AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS
+    }
+    const second = new Browser()
+    const forwarded = await second.navigate(await second.authorize(await startSignIn(second, forwarding.url, 'corp')))
+    expect(new URL(forwarded.headers.get('location')!).origin).toBe(forwarding.url)
   })
 
   it('does not forward for a deployment sealed with another secret', async () => {

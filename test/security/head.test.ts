@@ -24,7 +24,7 @@ describe('HEAD on the OAuth callback', () => {
   })
 
   it('answers without exchanging the code or clearing the checks: the GET that follows signs in', async () => {
-    mountApp(app, { secret: SECRET, providers: [OIDC({ id: 'corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true })] })
+    mountApp(app, { secret: SECRET, providers: [OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true })] })
     const browser = new Browser()
     const back = await browser.authorize(await startSignIn(browser, app.url, 'corp'), 'alice')
     const head = await browser.request(back.url, { method: 'HEAD' })
