@@ -140,7 +140,9 @@ export default function Apple(options: AppleUserConfig = {}): OIDCConfig<ApplePr
     profile: (profile) => ({
       id: profile.sub,
       name: displayName(profile.user?.name),
-      email: profile.email && (profile.email_verified === true || profile.email_verified === 'true') ? profile.email : null,
+      email: profile.email ?? null,
+      // Apple sends email_verified as a boolean or the string "true".
+      emailVerified: profile.email_verified === true || profile.email_verified === 'true',
       image: null,
     }),
   }

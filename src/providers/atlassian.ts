@@ -47,7 +47,7 @@ export interface AtlassianProfile {
 export type AtlassianUserConfig = OAuthUserConfig<AtlassianProfile>
 
 /** One line for the providers table. */
-export const quirks = 'audience=api.atlassian.com and prompt=consent on every sign-in; refresh token only with offline_access'
+export const quirks = 'audience=api.atlassian.com and prompt=consent on every sign-in; refresh token only with offline_access; e-mail only when email_verified'
 
 /**
  * The Atlassian provider.
@@ -56,7 +56,7 @@ export const quirks = 'audience=api.atlassian.com and prompt=consent on every si
  * and `prompt=consent` (Atlassian shows its consent screen on each sign-in); client authentication
  * `client_secret_post` (Atlassian documents the client id and secret as body parameters); checks
  * PKCE and `state` (Atlassian requires `state` and does not document PKCE). `id` is the
- * `account_id`; `email` is `null` when empty, hidden, or said to be unverified.
+ * `account_id`; `email` is `null` when empty or hidden, and taken only when `email_verified` is true.
  *
  * Add `offline_access` to the scope for a refresh token, and the product scopes (e.g.
  * `read:jira-work`) to call product APIs with the account's token.
@@ -86,7 +86,9 @@ export default function Atlassian(options: AtlassianUserConfig = {}): OAuthConfi
     profile: (profile) => ({
       id: profile.account_id,
       name: profile.name || profile.nickname || null,
-      email: profile.email && profile.email_verified !== false ? profile.email : null,
+      email: profile.email || null,
+      // Only Atlassian's own email_verified: true vouches for the address; absent is not a yes.
+      emailVerified: profile.email_verified === true,
       image: profile.picture || null,
     }),
   }

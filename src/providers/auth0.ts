@@ -74,7 +74,8 @@ export default function Auth0(options: Auth0UserConfig = {}): OIDCConfig<Auth0Pr
     profile: (profile) => ({
       id: profile.sub,
       name: profile.name ?? profile.nickname ?? null,
-      email: profile.email && profile.email_verified === true ? profile.email : null,
+      email: profile.email ?? null,
+      emailVerified: profile.email_verified === true,
       image: profile.picture ?? null,
     }),
   }

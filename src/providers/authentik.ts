@@ -66,7 +66,8 @@ export default function Authentik(options: AuthentikUserConfig = {}): OIDCConfig
     profile: (profile) => ({
       id: profile.sub,
       name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email && profile.email_verified === true ? profile.email : null,
+      email: profile.email ?? null,
+      emailVerified: profile.email_verified === true,
       image: null,
     }),
   }

@@ -46,8 +46,13 @@ export interface BitbucketProfile {
     self?: { href: string }
     [name: string]: { href: string; name?: string } | undefined
   }
-  /** Added by this provider: the primary confirmed address of `/2.0/user/emails`, else `null`. */
+  /**
+   * Added by this provider from `/2.0/user/emails`: the primary address if confirmed, else another
+   * confirmed one, else the unconfirmed primary one, else `null`.
+   */
   email?: string | null
+  /** Added by this provider: whether Bitbucket says `email` is confirmed (`is_confirmed`). */
+  email_verified?: boolean
   [key: string]: unknown
 }
 
@@ -77,10 +82,10 @@ interface BitbucketPage<T> {
 export type BitbucketUserConfig = OAuthUserConfig<BitbucketProfile>
 
 /** One line for the providers table. */
-export const quirks = 'The address comes from a second request (/2.0/user/emails): the primary confirmed one'
+export const quirks = 'The address comes from a second request (/2.0/user/emails): a confirmed one (the primary first), or none'
 
 const API = 'https://api.bitbucket.org/2.0'
-/** Pages of addresses read at most while looking for the primary one (ten a page). */
+/** Pages of addresses read at most while looking for a confirmed primary one (ten a page). */
 const MAX_EMAIL_PAGES = 5
 
 /**
@@ -89,7 +94,8 @@ const MAX_EMAIL_PAGES = 5
  * Defaults: scope `account email`; client authentication `client_secret_basic` (Bitbucket's token
  * endpoint takes the consumer key and secret as HTTP Basic credentials); checks PKCE and `state`
  * (Bitbucket Cloud does not document PKCE, so `state` is what surely ties the callback to the
- * browser); `id` is the `uuid`, `email` the primary *confirmed* address or `null`.
+ * browser); `id` is the `uuid`; `email` a *confirmed* address (the primary one first), and
+ * `emailVerified` true when there is one (an unconfirmed primary address comes marked unverified).
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key.
@@ -113,13 +119,15 @@ export default function Bitbucket(options: BitbucketUserConfig = {}): OAuthConfi
       id: profile.uuid,
       name: profile.display_name || profile.nickname || null,
       email: profile.email ?? null,
+      // Set from Bitbucket's is_confirmed by fetchBitbucketProfile.
+      emailVerified: profile.email_verified === true,
       image: profile.links?.avatar?.href ?? null,
     }),
   }
   return withOverrides(defaults, options)
 }
 
-/** `GET /2.0/user`, then the primary confirmed address from `GET /2.0/user/emails`. */
+/** `GET /2.0/user`, then a confirmed address from `GET /2.0/user/emails`. */
 async function fetchBitbucketProfile({ tokens, provider }: UserinfoContext): Promise<BitbucketProfile> {
   const accessToken = tokens.access_token
   if (typeof accessToken !== 'string' || !accessToken) throw new Error('Bitbucket: the token endpoint answered without an access_token.')
@@ -128,21 +136,30 @@ async function fetchBitbucketProfile({ tokens, provider }: UserinfoContext): Pro
   if (!profile || typeof profile !== 'object' || typeof profile.uuid !== 'string' || !profile.uuid) {
     throw new Error(`Bitbucket: GET ${userUrl} answered without a uuid.`)
   }
-  return { ...profile, email: await primaryConfirmedEmail(`${userUrl}/emails`, accessToken) }
+  return { ...profile, ...(await confirmedEmail(`${userUrl}/emails`, accessToken)) }
 }
 
-/** The primary address when it is confirmed; an unconfirmed one proves nothing about who holds it. */
-async function primaryConfirmedEmail(url: string, accessToken: string): Promise<string | null> {
+/**
+ * The primary address if confirmed, else the first other confirmed one; with none confirmed, the
+ * primary address marked unconfirmed (which the core never takes).
+ */
+async function confirmedEmail(url: string, accessToken: string): Promise<{ email: string | null; email_verified: boolean }> {
+  let primary: string | undefined
+  let otherConfirmed: string | undefined
   let next: string | undefined = url
   for (let page = 0; next && page < MAX_EMAIL_PAGES; page++) {
     const body: BitbucketPage<BitbucketEmail> = await getBitbucketJson<BitbucketPage<BitbucketEmail>>(next, accessToken)
-    const primary = Array.isArray(body?.values) ? body.values.find((entry) => entry.is_primary) : undefined
-    // One primary address per account: found, it decides, confirmed or not.
-    if (primary) return primary.is_confirmed === true && typeof primary.email === 'string' ? primary.email : null
+    for (const entry of Array.isArray(body?.values) ? body.values : []) {
+      if (typeof entry?.email !== 'string' || !entry.email) continue
+      if (entry.is_primary === true && entry.is_confirmed === true) return { email: entry.email, email_verified: true }
+      if (entry.is_primary === true) primary ??= entry.email
+      else if (entry.is_confirmed === true) otherConfirmed ??= entry.email
+    }
     // Only follow Bitbucket's own next links, never another host.
     next = typeof body?.next === 'string' && new URL(body.next).origin === new URL(url).origin ? body.next : undefined
   }
-  return null
+  if (otherConfirmed) return { email: otherConfirmed, email_verified: true }
+  return { email: primary ?? null, email_verified: false }
 }
 
 async function getBitbucketJson<T>(url: string, accessToken: string): Promise<T> {

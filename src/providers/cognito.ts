@@ -80,7 +80,9 @@ export default function Cognito(options: CognitoUserConfig = {}): OIDCConfig<Cog
     profile: (profile) => ({
       id: profile.sub,
       name: profile.name ?? ([profile.given_name, profile.family_name].filter(Boolean).join(' ') || profile['cognito:username'] || null),
-      email: profile.email && (profile.email_verified === true || profile.email_verified === 'true') ? profile.email : null,
+      email: profile.email ?? null,
+      // Cognito's userinfo gives attribute values as strings ("true").
+      emailVerified: profile.email_verified === true || profile.email_verified === 'true',
       image: profile.picture ?? null,
     }),
   }

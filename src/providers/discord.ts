@@ -89,8 +89,9 @@ export default function Discord(options: DiscordUserConfig = {}): OAuthConfig<Di
     profile: (profile) => ({
       id: profile.id,
       name: profile.global_name ?? profile.username ?? null,
-      // Discord reports whether the address is verified; an unverified one proves nothing.
-      email: profile.verified === true && profile.email ? profile.email : null,
+      email: profile.email || null,
+      // Discord's `verified` says whether the user confirmed the address.
+      emailVerified: profile.verified === true,
       image: discordAvatarUrl(profile),
     }),
   }

@@ -90,7 +90,8 @@ export default function Dropbox(options: DropboxUserConfig = {}): OAuthConfig {
       return {
         id: profile.account_id,
         name: profile.name?.display_name || null,
-        email: profile.email_verified === true && profile.email ? profile.email : null,
+        email: profile.email || null,
+        emailVerified: profile.email_verified === true,
         image: profile.profile_photo_url || null,
       }
     },

@@ -62,7 +62,7 @@ export const FACEBOOK_GRAPH_VERSION = 'v24.0'
 const FIELDS = 'id,name,email,picture.type(large)'
 
 /** One line for the providers table in the docs. */
-export const quirks = 'Versioned Graph API URLs (apiVersion option); client_secret_post'
+export const quirks = 'Versioned Graph API URLs (apiVersion option); client_secret_post; the address is never taken (no verified flag)'
 
 /**
  * The Facebook provider.
@@ -70,8 +70,9 @@ export const quirks = 'Versioned Graph API URLs (apiVersion option); client_secr
  * Defaults: scope `email public_profile`; PKCE; client authentication `client_secret_post`
  * (Facebook documents `client_id` and `client_secret` as parameters of the token request); the
  * profile from `GET /me?fields=id,name,email,picture.type(large)`. `email` is the address Facebook
- * returns, or `null` (Facebook gives no verified flag; it only returns an address it holds as
- * valid). If your app requires "App Secret Proof" for API calls, turn that off for `/me`, or
+ * returns, or `null`, with `emailVerified: false`: Facebook gives no verified flag and documents
+ * the field only as the primary address (a valid one, not a confirmed one), so the address is never
+ * taken. If your app requires "App Secret Proof" for API calls, turn that off for `/me`, or
  * replace `userinfo` with a `request` that adds `appsecret_proof`.
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
@@ -103,6 +104,8 @@ export default function Facebook(options: FacebookUserConfig = {}): OAuthConfig 
         id: String(profile.id),
         name: profile.name || null,
         email: profile.email || null,
+        // The Graph API's User.email carries no verified flag and Facebook does not say it is confirmed.
+        emailVerified: false,
         image: profile.picture?.data?.url || null,
       }
     },

@@ -20,7 +20,7 @@ import type { OAuthCheck, OAuthConfig, OAuthUserConfig, TokenSet, UserinfoContex
 import { withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
-export const quirks = 'OAuth 2 only; client_secret_post; a private address is read from /user/emails (primary verified)'
+export const quirks = 'OAuth 2 only; client_secret_post; the address is taken only when /user/emails says it is verified (needs the user:email scope)'
 
 /**
  * The authenticated user as `GET /user` returns it (the fields common to the public and private
@@ -42,8 +42,16 @@ export interface GitHubProfile {
   company: string | null
   blog: string | null
   location: string | null
-  /** The public profile address; `null` when the user keeps it private (see `GitHubEmail`). */
+  /**
+   * The public profile address; `null` when the user keeps it private. This provider replaces it
+   * with the verified address it chose from `/user/emails` (see `GitHubEmail`).
+   */
   email: string | null
+  /**
+   * Added by this provider: whether `/user/emails` lists `email` as verified. Absent when the
+   * token may not read addresses (no `user:email` scope): then nothing vouches for `email`.
+   */
+  email_verified?: boolean
   hireable: boolean | null
   bio: string | null
   twitter_username?: string | null
@@ -90,8 +98,11 @@ const API_VERSION = '2022-11-28'
  * The GitHub provider.
  *
  * Defaults: scope `read:user user:email`; client authentication `client_secret_post` (GitHub
- * documents `client_id` and `client_secret` as body parameters); the profile's `email` is the
- * public address, else the primary *verified* address, else `null`.
+ * documents `client_id` and `client_secret` as body parameters). The addresses of `/user/emails`
+ * decide the profile's `email`: the public address when it is verified there, else the primary
+ * verified one, else any verified one; `emailVerified` says whether GitHub verified it. Without
+ * the `user:email` scope granted, the public address comes unverified (GitHub un-verifies an
+ * address that bounces, so being public proves nothing).
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key. `authorization` given as a string replaces only the URL.
@@ -120,7 +131,9 @@ export default function GitHub(options: GitHubUserConfig = {}): OAuthConfig<GitH
     profile: (profile) => ({
       id: String(profile.id),
       name: profile.name ?? profile.login,
-      email: profile.email,
+      email: profile.email ?? null,
+      // Set by fetchGitHubProfile from /user/emails, GitHub's per-address `verified`.
+      emailVerified: profile.email_verified === true,
       image: profile.avatar_url,
     }),
   }
@@ -132,8 +145,8 @@ export default function GitHub(options: GitHubUserConfig = {}): OAuthConfig<GitH
 }
 
 /**
- * `GET /user`, then, when the profile hides the address and the token may read addresses,
- * `GET /user/emails` for the primary verified one.
+ * `GET /user`, then, when the token may read addresses, `GET /user/emails` to choose a verified
+ * address and say so in `email_verified`.
  */
 async function fetchGitHubProfile({ tokens, provider }: UserinfoContext, defaultUrl: string): Promise<GitHubProfile> {
   const accessToken = tokens.access_token
@@ -143,14 +156,25 @@ async function fetchGitHubProfile({ tokens, provider }: UserinfoContext, default
   if (!profile || typeof profile !== 'object' || typeof profile.id !== 'number') {
     throw new Error(`GitHub: GET ${userUrl} answered without a numeric user id.`)
   }
-  if (profile.email == null && mayReadEmails(tokens)) {
-    // Paginated (30 a page by default): ask for the maximum so the primary address is on page one.
-    const emails = await getGitHubJson<GitHubEmail[]>(`${userUrl}/emails?per_page=100`, accessToken)
-    // Only a verified address: an unverified one proves nothing about who holds it.
-    const primary = Array.isArray(emails) ? emails.find((entry) => entry.primary && entry.verified) : undefined
-    return { ...profile, email: primary?.email ?? null }
-  }
-  return profile
+  if (!mayReadEmails(tokens)) return { ...profile, email_verified: false }
+  // Paginated (30 a page by default): ask for the maximum so the primary address is on page one.
+  const emails = await getGitHubJson<GitHubEmail[]>(`${userUrl}/emails?per_page=100`, accessToken)
+  return { ...profile, ...chooseGitHubEmail(profile.email, Array.isArray(emails) ? emails : []) }
+}
+
+/**
+ * The address to map: the public one if verified, else the primary verified one, else any verified
+ * one; with none verified, the public (else primary) address, marked unverified.
+ */
+function chooseGitHubEmail(publicEmail: string | null, emails: GitHubEmail[]): { email: string | null; email_verified: boolean } {
+  const verified = emails.filter((entry) => entry.verified === true && typeof entry.email === 'string' && entry.email)
+  const chosen =
+    verified.find((entry) => publicEmail != null && entry.email.toLowerCase() === publicEmail.toLowerCase()) ??
+    verified.find((entry) => entry.primary === true) ??
+    verified[0]
+  if (chosen) return { email: chosen.email, email_verified: true }
+  const fallback = publicEmail ?? emails.find((entry) => entry.primary === true)?.email ?? null
+  return { email: fallback, email_verified: false }
 }
 
 /**

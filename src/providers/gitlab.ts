@@ -88,7 +88,8 @@ export default function GitLab(options: GitLabUserConfig = {}): OIDCConfig<GitLa
     profile: (profile) => ({
       id: String(profile.sub),
       name: profile.name || profile.nickname || profile.preferred_username || null,
-      email: profile.email_verified === true && profile.email ? profile.email : null,
+      email: profile.email ?? null,
+      emailVerified: profile.email_verified === true,
       image: profile.picture || null,
     }),
   }

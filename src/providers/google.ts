@@ -19,7 +19,7 @@ import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
 import { withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
-export const quirks = 'A refresh token only with access_type=offline (and prompt=consent after the first consent)'
+export const quirks = 'A refresh token only with access_type=offline (and prompt=consent after the first consent); e-mail only when email_verified'
 
 /**
  * The claims of a Google ID token (and of its userinfo answer).
@@ -68,6 +68,8 @@ export type GoogleUserConfig = OIDCUserConfig<GoogleProfile>
  * the consent screen is shown again:
  * `Google({ authorization: { params: { access_type: 'offline', prompt: 'consent' } } })`.
  *
+ * The address is taken only when `email_verified` is true.
+ *
  * To admit one Google Workspace domain, `hd` in the authorization params only tailors Google's
  * page; check the `hd` claim yourself (e.g. in the `signIn` callback).
  *
@@ -88,6 +90,8 @@ export default function Google(options: GoogleUserConfig = {}): OIDCConfig<Googl
       id: profile.sub,
       name: profile.name ?? null,
       email: profile.email ?? null,
+      // Google's email_verified claim; a Workspace or consumer address without it proves nothing.
+      emailVerified: profile.email_verified === true,
       image: profile.picture ?? null,
     }),
   }

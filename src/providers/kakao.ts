@@ -61,7 +61,7 @@ export interface KakaoProfile {
 export type KakaoUserConfig = OIDCUserConfig<KakaoProfile>
 
 /** One line for the providers table. */
-export const quirks = 'Turn on OpenID Connect in the Kakao console; comma-separated consent-item scopes; account_email needs a Biz app'
+export const quirks = 'Turn on OpenID Connect in the Kakao console; comma-separated consent-item scopes; account_email needs a Biz app; e-mail only when email_verified (userinfo)'
 
 /**
  * The Kakao provider.
@@ -69,8 +69,8 @@ export const quirks = 'Turn on OpenID Connect in the Kakao console; comma-separa
  * Defaults: issuer `https://kauth.kakao.com`; scope `openid,profile_nickname,profile_image,account_email`
  * (Kakao's consent items, comma-separated as Kakao documents; drop `account_email` for an app that
  * is not a Biz app, or Kakao refuses the request); client authentication `client_secret_post`
- * (the only method Kakao's discovery lists); PKCE and nonce. `email` is `null` unless Kakao says it
- * is verified.
+ * (the only method Kakao's discovery lists); PKCE and nonce. The address is taken only when the
+ * userinfo answer's `email_verified` is true (the ID token alone carries no such claim).
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key.
@@ -93,8 +93,9 @@ export default function Kakao(options: KakaoUserConfig = {}): OIDCConfig<KakaoPr
     profile: (profile) => ({
       id: profile.sub,
       name: profile.nickname || profile.name || null,
-      // The ID token's address comes without email_verified; the userinfo answer (the default) has it.
-      email: profile.email && profile.email_verified !== false ? profile.email : null,
+      email: profile.email || null,
+      // Kakao's OIDC userinfo (the default) carries email_verified; the ID token alone does not, and absent is not a yes.
+      emailVerified: profile.email_verified === true,
       image: profile.picture || null,
     }),
   }

@@ -60,7 +60,7 @@ export interface LineProfile {
 export type LineUserConfig = OAuthUserConfig<LineProfile>
 
 /** One line for the providers table. */
-export const quirks = 'Web ID tokens are HS256 (channel secret): oauth type, claims from the LINE verify endpoint'
+export const quirks = 'Web ID tokens are HS256 (channel secret): oauth type, claims from the LINE verify endpoint; the address is never taken (no email_verified)'
 
 const VERIFY_URL = 'https://api.line.me/oauth2/v2.1/verify'
 
@@ -69,7 +69,8 @@ const VERIFY_URL = 'https://api.line.me/oauth2/v2.1/verify'
  *
  * Defaults: issuer `https://access.line.me`; scope `openid profile email`; client authentication
  * `client_secret_post` (LINE documents the channel ID and secret as form parameters); ID token
- * algorithm HS256; checks PKCE, `state` (required by LINE) and nonce. `id` is the `sub`.
+ * algorithm HS256; checks PKCE, `state` (required by LINE) and nonce. `id` is the `sub`. LINE's
+ * claims have no `email_verified`, so the address comes with `emailVerified: false` and is never taken.
  *
  * Other LINE parameters go in `authorization.params`, e.g. `bot_prompt: 'aggressive'` to offer
  * adding your LINE Official Account, or `prompt: 'consent'`.
@@ -94,6 +95,8 @@ export default function Line(options: LineUserConfig = {}): OAuthConfig<LineProf
       id: profile.sub,
       name: profile.name || null,
       email: profile.email || null,
+      // LINE's ID token has no email_verified claim, and LINE does not document the address as verified.
+      emailVerified: false,
       image: profile.picture || null,
     }),
   }

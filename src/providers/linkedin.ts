@@ -77,7 +77,8 @@ export default function LinkedIn(options: LinkedInUserConfig = {}): OIDCConfig<L
     profile: (profile) => ({
       id: profile.sub,
       name: profile.name || [profile.given_name, profile.family_name].filter(Boolean).join(' ') || null,
-      email: profile.email_verified === true && profile.email ? profile.email : null,
+      email: profile.email ?? null,
+      emailVerified: profile.email_verified === true,
       image: profile.picture || null,
     }),
   }

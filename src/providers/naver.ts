@@ -54,7 +54,7 @@ export interface NaverProfileResponse {
 export type NaverUserConfig = OAuthUserConfig<NaverProfile>
 
 /** One line for the providers table. */
-export const quirks = 'No scopes (profile items are chosen in the app settings); profile wrapped in response'
+export const quirks = 'No scopes (profile items are chosen in the app settings); profile wrapped in response; the address is never taken (no verified flag)'
 
 const PROFILE_URL = 'https://openapi.naver.com/v1/nid/me'
 
@@ -63,7 +63,8 @@ const PROFILE_URL = 'https://openapi.naver.com/v1/nid/me'
  *
  * Defaults: no scope parameter (Naver has none); client authentication `client_secret_post`
  * (Naver documents the client id and secret as parameters); checks PKCE and `state` (Naver
- * requires `state` and does not document PKCE). `name` is the name, else the nickname.
+ * requires `state` and does not document PKCE). `name` is the name, else the nickname. Naver gives
+ * the address with no verification status, so `emailVerified` is false and it is never taken.
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key.
@@ -89,6 +90,8 @@ export default function Naver(options: NaverUserConfig = {}): OAuthConfig<NaverP
       id: profile.id,
       name: profile.name || profile.nickname || null,
       email: profile.email || null,
+      // Naver's profile API gives the address without saying whether it is verified.
+      emailVerified: false,
       image: profile.profile_image || null,
     }),
   }

@@ -57,7 +57,7 @@ export interface NotionTokenSet extends TokenSet {
 export type NotionUserConfig = OAuthUserConfig<NotionProfile>
 
 /** One line for the providers table. */
-export const quirks = 'The user comes in the token response (owner.user), no API call; owner=user; no scopes'
+export const quirks = 'The user comes in the token response (owner.user), no API call; owner=user; no scopes; the address is never taken (no verified flag)'
 
 /** The Notion API version this provider was written against (the `Notion-Version` header). */
 export const NOTION_API_VERSION = '2022-06-28'
@@ -70,7 +70,8 @@ const API = 'https://api.notion.com/v1'
  * Defaults: `owner=user` (Notion's only owner for public integrations) and no scope (Notion has
  * none: capabilities are set on the integration); client authentication `client_secret_basic`, as
  * Notion requires; checks PKCE and `state` (Notion does not document PKCE). `email` is the
- * person's address when the integration may read it, else `null`.
+ * person's address when the integration may read it, else `null`; Notion says nothing of its
+ * verification, so `emailVerified` is false and the address is never taken.
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key.
@@ -90,6 +91,8 @@ export default function Notion(options: NotionUserConfig = {}): OAuthConfig<Noti
       id: profile.id,
       name: profile.name || null,
       email: profile.person?.email || null,
+      // Notion's user object gives person.email with no verification status.
+      emailVerified: false,
       image: profile.avatar_url || null,
     }),
   }

@@ -78,7 +78,8 @@ export default function Okta(options: OktaUserConfig = {}): OIDCConfig<OktaProfi
     profile: (profile) => ({
       id: profile.sub,
       name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email && profile.email_verified === true ? profile.email : null,
+      email: profile.email ?? null,
+      emailVerified: profile.email_verified === true,
       image: profile.picture ?? null,
     }),
   }

@@ -18,8 +18,9 @@
  * import Passport from 'portcullis/providers/passport'
  * import { Strategy as GitHubStrategy } from 'passport-github2'
  *
+ * // allRawEmails: the addresses with GitHub's `verified` flag; without it no address is taken.
  * const github = new GitHubStrategy(
- *   { clientID: process.env.GH_ID!, clientSecret: process.env.GH_SECRET!, callbackURL: '/api/auth/callback/github', scope: ['user:email'] },
+ *   { clientID: process.env.GH_ID!, clientSecret: process.env.GH_SECRET!, callbackURL: '/api/auth/callback/github', scope: ['user:email'], allRawEmails: true },
  *   () => {}, // not called: Portcullis signs the user in
  * )
  * const { handlers, auth } = Portcullis({ providers: [Passport(github)] })
@@ -77,7 +78,12 @@ export interface PassportOptions {
   id?: string
   /** Shown on the sign-in button. Default: the id, capitalised. */
   name?: string
-  /** Maps the Passport profile to the user. Default: `id`, `displayName` (else `username`), the first (or primary) e-mail, the first photo. */
+  /**
+   * Maps the Passport profile to the user. Default: `id`, `displayName` (else `username`), an
+   * address of `emails` (a verified one first, the primary one among them), `emailVerified` (true
+   * only when that entry says `verified: true`), the first photo. Return `emailVerified: true` from
+   * your own only for an address your provider has verified: the core takes no other.
+   */
   profile?: (profile: PassportProfile, tokens: TokenSet) => User | Promise<User>
   /** As for every OAuth provider: see `OAuthProviderOptions`. */
   allowDangerousEmailAccountLinking?: boolean
@@ -185,17 +191,24 @@ function loadProfile(strategy: PassportOAuth2Strategy, accessToken: string): Pro
   })
 }
 
-/** Passport's normalised profile as the user. */
-function passportUser(profile: PassportProfile): { id: string; name: string | null; email: string | null; image: string | null } {
-  const emails = Array.isArray(profile.emails) ? profile.emails : []
-  // A strategy that says which address is primary, or verified, is believed; else the first. One it
-  // says is unverified proves nothing about who holds it.
-  const candidates = emails.filter((entry) => entry.verified !== false)
-  const email = candidates.find((entry) => entry.primary === true) ?? candidates.find((entry) => entry.verified === true) ?? candidates[0]
+/**
+ * Passport's normalised profile as the user. The address: the primary verified entry of `emails`,
+ * else the first verified one, else the primary (or first) one, unverified. `emailVerified` is true
+ * only when the chosen entry says `verified: true`: what the strategy does not say is not a yes.
+ * passport-google-oauth20 copies Google's `email_verified` into `verified`; passport-github2 says
+ * `verified` only with `allRawEmails: true` (its default gives the primary address bare, verified
+ * or not, so its address is not taken); strategies that give no flag are never taken.
+ */
+function passportUser(profile: PassportProfile): { id: string; name: string | null; email: string | null; emailVerified: boolean; image: string | null } {
+  const emails = (Array.isArray(profile.emails) ? profile.emails : []).filter((entry) => typeof entry?.value === 'string' && entry.value.length > 0)
+  const verified = emails.filter((entry) => entry.verified === true)
+  const email =
+    verified.find((entry) => entry.primary === true) ?? verified[0] ?? emails.find((entry) => entry.primary === true) ?? emails[0]
   return {
     id: String(profile.id),
     name: profile.displayName || profile.username || null,
     email: email?.value ?? null,
+    emailVerified: email?.verified === true,
     image: Array.isArray(profile.photos) ? (profile.photos[0]?.value ?? null) : null,
   }
 }

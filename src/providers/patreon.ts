@@ -71,7 +71,7 @@ const USER_FIELDS = 'email,is_email_verified,full_name,vanity,image_url'
  *
  * Defaults: scope `identity identity[email]`; client authentication `client_secret_post` (Patreon
  * documents the client id and secret as form parameters); checks PKCE and `state` (Patreon does not
- * document PKCE). `email` is `null` unless Patreon says it is verified.
+ * document PKCE). The address is taken only when Patreon says it is verified (`is_email_verified`).
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key.
@@ -102,7 +102,8 @@ export default function Patreon(options: PatreonUserConfig = {}): OAuthConfig<Pa
       return {
         id: String(user.id),
         name: attributes.full_name || attributes.vanity || null,
-        email: attributes.email && attributes.is_email_verified === true ? attributes.email : null,
+        email: attributes.email || null,
+        emailVerified: attributes.is_email_verified === true,
         image: attributes.image_url || null,
       }
     },

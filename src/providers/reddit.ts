@@ -97,6 +97,7 @@ export default function Reddit(options: RedditUserConfig = {}): OAuthConfig<Redd
       id: profile.id,
       name: profile.name ?? null,
       email: null,
+      emailVerified: false,
       image: avatarUrl(profile.icon_img),
     }),
   }

@@ -66,7 +66,7 @@ export interface SalesforceProfile {
 export type SalesforceUserConfig = OIDCUserConfig<SalesforceProfile>
 
 /** One line for the providers table. */
-export const quirks = 'Sandbox or My Domain: pass issuer (https://test.salesforce.com, https://<domain>.my.salesforce.com)'
+export const quirks = 'Sandbox or My Domain: pass issuer (https://test.salesforce.com, https://<domain>.my.salesforce.com); e-mail only when email_verified'
 
 /**
  * The Salesforce provider.
@@ -74,8 +74,8 @@ export const quirks = 'Sandbox or My Domain: pass issuer (https://test.salesforc
  * Defaults: issuer `https://login.salesforce.com`; scope `openid profile email`; client
  * authentication `client_secret_basic`; PKCE and nonce. `id` is the 18-character `user_id`
  * (from userinfo, else the last segment of the `sub` identity URL), so the same user keeps one
- * account whichever login host (production, My Domain) signed them in. `email` is `null` when
- * Salesforce says it is unverified.
+ * account whichever login host (production, My Domain) signed them in. The address is taken only
+ * when Salesforce's `email_verified` is true.
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key. `issuer: process.env.X` left unset keeps the default.
@@ -92,7 +92,9 @@ export default function Salesforce(options: SalesforceUserConfig = {}): OIDCConf
     profile: (profile) => ({
       id: salesforceUserId(profile),
       name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email && profile.email_verified !== false ? profile.email : null,
+      email: profile.email ?? null,
+      // Salesforce's userinfo carries email_verified; absent (e.g. ID token only) is not a yes.
+      emailVerified: profile.email_verified === true,
       image: profile.picture ?? profile.photos?.picture ?? null,
     }),
   }

@@ -110,7 +110,8 @@ export default function Slack(options: SlackUserConfig = {}): OIDCConfig<SlackPr
     profile: (profile) => ({
       id: profile.sub,
       name: profile.name || null,
-      email: profile.email_verified === true && profile.email ? profile.email : null,
+      email: profile.email ?? null,
+      emailVerified: profile.email_verified === true,
       image: profile.picture || profile['https://slack.com/user_image_512'] || null,
     }),
   }

@@ -46,16 +46,16 @@ export interface SpotifyProfile {
 export type SpotifyUserConfig = OAuthUserConfig<SpotifyProfile>
 
 /** One line for the providers table in the docs. */
-export const quirks = 'No e-mail: Spotify does not verify addresses (add user-read-email and your own profile() to take it)'
+export const quirks = 'No e-mail: Spotify does not verify addresses (with user-read-email the address comes unverified and is not taken)'
 
 /**
  * The Spotify provider.
  *
  * Defaults: no scope (`GET /v1/me` answers the id, display name and pictures without one); PKCE;
- * client authentication `client_secret_basic`. `email` is `null`: Spotify documents the address as
- * unverified, "no proof that it actually belongs to the user", and an unverified address must not
- * become the user's address here (whoever typed it at Spotify could claim an account here). To take it
- * anyway, ask for `user-read-email` and map it in your own `profile`. `image` is the largest picture.
+ * client authentication `client_secret_basic`. `email` is the address only with `user-read-email`,
+ * and always `emailVerified: false`: Spotify documents the address as unverified, with no proof that
+ * it belongs to the user, and an unverified address never becomes the user's address here (whoever
+ * typed it at Spotify could claim an account here). `image` is the largest picture.
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key.
@@ -78,7 +78,9 @@ export default function Spotify(options: SpotifyUserConfig = {}): OAuthConfig<Sp
     profile: (profile) => ({
       id: profile.id,
       name: profile.display_name || null,
-      email: null,
+      email: profile.email || null,
+      // Spotify documents the address as unverified: no proof it belongs to the user.
+      emailVerified: false,
       image: largestImage(profile.images),
     }),
   }

@@ -89,6 +89,7 @@ export default function Strava(options: StravaUserConfig = {}): OAuthConfig<Stra
       id: String(profile.id),
       name: [profile.firstname, profile.lastname].filter(Boolean).join(' ') || profile.username || null,
       email: null,
+      emailVerified: false,
       image: pictureUrl(profile.profile) ?? pictureUrl(profile.profile_medium),
     }),
   }

@@ -68,7 +68,8 @@ export default function Twitch(options: TwitchUserConfig = {}): OIDCConfig<Twitc
     profile: (profile) => ({
       id: profile.sub,
       name: profile.preferred_username ?? null,
-      email: profile.email && profile.email_verified === true ? profile.email : null,
+      email: profile.email ?? null,
+      emailVerified: profile.email_verified === true,
       image: profile.picture ?? null,
     }),
   }

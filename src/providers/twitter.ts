@@ -94,6 +94,8 @@ export default function Twitter(options: TwitterUserConfig = {}): OAuthConfig<Tw
       id: data.id,
       name: data.name || data.username || null,
       email: data.confirmed_email || null,
+      // X documents confirmed_email as an address it has confirmed; there is no other address field.
+      emailVerified: !!data.confirmed_email,
       image: data.profile_image_url || null,
     }),
   }

@@ -62,7 +62,7 @@ export interface VKTokenSet extends TokenSet {
 export type VKUserConfig = OAuthUserConfig<VKProfile>
 
 /** One line for the providers table. */
-export const quirks = 'VK ID (OAuth 2.1): public client with PKCE, no secret; the token exchange repeats the callback device_id'
+export const quirks = 'VK ID (OAuth 2.1): public client with PKCE, no secret; the token exchange repeats the callback device_id; the address is never taken (no verified flag)'
 
 const BASE = 'https://id.vk.com'
 
@@ -72,7 +72,8 @@ const BASE = 'https://id.vk.com'
  * Defaults: scope `vkid.personal_info email`; a public client (`token_endpoint_auth_method:
  * 'none'`); checks PKCE and `state`, both required by VK ID. The code exchange is a custom
  * `token.request` that adds the callback's `device_id`; the profile comes from
- * `POST /oauth2/user_info`. `email` is the address VK gives with the `email` scope, else `null`.
+ * `POST /oauth2/user_info`. `email` is the address VK gives with the `email` scope, else `null`;
+ * VK ID gives no verification status for it, so `emailVerified` is false and it is never taken.
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key.
@@ -97,6 +98,8 @@ export default function VK(options: VKUserConfig = {}): OAuthConfig<VKProfile> {
       id: String(profile.user_id),
       name: [profile.first_name, profile.last_name].filter(Boolean).join(' ') || null,
       email: profile.email || null,
+      // VK ID's user_info has no flag for the address (`verified` is about the person's identity).
+      emailVerified: false,
       image: profile.avatar || null,
     }),
   }

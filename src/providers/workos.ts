@@ -56,7 +56,7 @@ export interface WorkOSUserConfig extends OAuthUserConfig<WorkOSProfile> {
 }
 
 /** One line for the providers table in the docs. */
-export const quirks = 'Profile in the token response; each sign-in needs organization, connection or provider; SSO only (not AuthKit)'
+export const quirks = 'Profile in the token response; each sign-in needs organization, connection or provider; SSO only (not AuthKit); e-mail only for an organization (its verified domains)'
 
 const API = 'https://api.workos.com'
 
@@ -69,8 +69,11 @@ const API = 'https://api.workos.com'
  * `client_secret_post` (WorkOS takes `client_id` and `client_secret`, an API key, in the body).
  * The profile is the `profile` object of the token response (no further request), or, if a token
  * response lacks it, `GET /sso/profile`. `name` is first and last name; `email` is the address the
- * identity provider asserted (WorkOS does not verify it: give `allowDangerousEmailAccountLinking`
- * only for connections whose domains you have verified in WorkOS).
+ * identity provider asserted. `emailVerified` is true only for a profile of an organization
+ * (`organization_id` set): WorkOS signs such a user in only when the address's domain is one of the
+ * organization's verified domains (its defence against an IdP admin creating users under any
+ * address). A profile without an organization (e.g. `provider: 'GoogleOAuth'`) has no such check,
+ * so its address is never taken.
  *
  * AuthKit (WorkOS User Management, `/user_management/authorize`) is not this provider: its code
  * exchange is a JSON request with the client secret in it, which needs a custom `token.request`
@@ -106,6 +109,8 @@ export default function WorkOS(options: WorkOSUserConfig = {}): OAuthConfig<Work
       id: profile.id,
       name: [profile.first_name, profile.last_name].filter(Boolean).join(' ') || null,
       email: profile.email || null,
+      // For an organization's connection WorkOS refuses an address outside the organization's verified domains.
+      emailVerified: typeof profile.organization_id === 'string' && profile.organization_id.length > 0,
       image: typeof profile.raw_attributes?.picture === 'string' && profile.raw_attributes.picture ? profile.raw_attributes.picture : null,
     }),
   }

@@ -74,7 +74,7 @@ export interface YandexUserConfig extends OAuthUserConfig<YandexProfile> {
 }
 
 /** One line for the providers table. */
-export const quirks = 'Userinfo with the "Authorization: OAuth" scheme; picture URL built from default_avatar_id'
+export const quirks = 'Userinfo with the "Authorization: OAuth" scheme; picture URL built from default_avatar_id; the address is never taken (Yandex does not say it is verified)'
 
 const INFO_URL = 'https://login.yandex.ru/info'
 
@@ -83,8 +83,10 @@ const INFO_URL = 'https://login.yandex.ru/info'
  *
  * Defaults: scope `login:info login:email login:avatar` (each must also be enabled on the app);
  * client authentication `client_secret_basic`; PKCE (Yandex supports it). `email` is
- * `default_email` (addresses on a Yandex account are confirmed ones); `image` is `null` when the
- * user has no picture.
+ * `default_email`, else the first of `emails`, with `emailVerified: false`: Yandex ID documents
+ * neither as verified and gives no flag per address, so the address is never taken (a `profile` of
+ * yours may vouch for it, e.g. for an address at the account's own Yandex mailbox). `image` is
+ * `null` when the user has no picture.
  *
  * @param options Overrides, shallowly merged over the defaults (yours win), except
  *   `authorization.params`, merged key by key; and `avatarSize`.
@@ -111,6 +113,8 @@ export default function Yandex(options: YandexUserConfig = {}): OAuthConfig<Yand
       id: String(profile.id),
       name: profile.display_name || profile.real_name || profile.login || null,
       email: profile.default_email || profile.emails?.[0] || null,
+      // Yandex ID's default_email and emails come with no verification status.
+      emailVerified: false,
       image:
         profile.is_avatar_empty !== true && typeof profile.default_avatar_id === 'string' && profile.default_avatar_id
           ? `https://avatars.yandex.net/get-yapic/${encodeURIComponent(profile.default_avatar_id).replace(/%2F/gi, '/')}/${avatarSize}`

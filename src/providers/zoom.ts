@@ -87,7 +87,9 @@ export default function Zoom(options: ZoomUserConfig = {}): OAuthConfig<ZoomProf
     profile: (profile) => ({
       id: profile.id,
       name: profile.display_name || [profile.first_name, profile.last_name].filter(Boolean).join(' ') || null,
-      email: profile.verified === 1 && profile.email ? profile.email : null,
+      email: profile.email || null,
+      // Zoom's `verified` is 1 for a verified address, 0 otherwise.
+      emailVerified: profile.verified === 1,
       image: profile.pic_url || null,
     }),
   }

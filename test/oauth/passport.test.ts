@@ -46,8 +46,10 @@ class IdpStrategy extends OAuth2Strategy {
   override userProfile(accessToken: string, done: (error: unknown, profile?: PassportProfile) => void): void {
     this._oauth2.get(idp.userinfoEndpoint, accessToken, (error, body) => {
       if (error) return done(new Error(`userinfo failed: ${JSON.stringify(error)}`))
-      const json = JSON.parse(String(body)) as Record<string, string>
-      done(null, { provider: 'idp', id: json.sub!, displayName: json.name, emails: [{ value: json.email! }], photos: [], _json: json })
+      const json = JSON.parse(String(body)) as Record<string, string | boolean>
+      // As passport-google-oauth20 does: the IdP's email_verified becomes the entry's `verified`.
+      const emails = [{ value: json.email as string, verified: json.email_verified === true }]
+      done(null, { provider: 'idp', id: json.sub as string, displayName: json.name as string, emails, photos: [], _json: json })
     })
   }
 }
@@ -158,12 +160,49 @@ describe('Passport bridge: passport-oauth2 against a real OAuth 2 server', () =>
     expect(await sessionOf(replayer, app.url)).toBeNull()
   })
 
+  it('never takes an address the strategy says is unverified (pre-account takeover): no e-mail on the session or the user', async () => {
+    class UnverifyingStrategy extends IdpStrategy {
+      override userProfile(accessToken: string, done: (error: unknown, profile?: PassportProfile) => void): void {
+        super.userProfile(accessToken, (error, profile) => done(error, profile && { ...profile, emails: profile.emails?.map((entry) => ({ ...entry, verified: false })) }))
+      }
+    }
+    mountApp(app, { providers: [bridge(new UnverifyingStrategy({ scope: 'openid profile email', pkce: true }))], adapter: KnexAdapter(db) })
+    const browser = new Browser()
+    expect(redirectOf(await signInWith(browser, app.url, 'idp')).error).toBeNull()
+    expect((await sessionOf(browser, app.url))?.user).toMatchObject({ name: 'Alice Example', email: null })
+    expect(await db('User').select('email')).toEqual([{ email: null }])
+  })
+
   it('maps the profile with the app\'s own function when given one', async () => {
     const strategy = new IdpStrategy({ scope: 'openid profile email', pkce: true })
     mountApp(app, { providers: [bridge(strategy, { profile: (profile: PassportProfile) => ({ id: `corp-${profile.id}`, name: profile.displayName?.toUpperCase(), email: null }) })] })
     const browser = new Browser()
     expect(redirectOf(await signInWith(browser, app.url, 'idp')).error).toBeNull()
     expect((await sessionOf(browser, app.url))?.user).toMatchObject({ name: 'ALICE EXAMPLE' })
+  })
+})
+
+describe('Passport bridge: the default mapping of emails', () => {
+  const strategy = () => new IdpStrategy({ scope: 'openid' })
+  const map = (emails: PassportProfile['emails']) => bridge(strategy()).profile!({ id: 7, displayName: 'Ada', emails } as never, {})
+
+  it('takes the primary verified entry, else the first verified one, and says it is verified', async () => {
+    expect(await map([{ value: 'old@example.com', verified: true }, { value: 'ada@example.com', primary: true, verified: true }])).toEqual({ id: '7', name: 'Ada', email: 'ada@example.com', emailVerified: true, image: null })
+    expect(await map([{ value: 'victim@example.com', primary: true, verified: false }, { value: 'ada@example.com', verified: true }])).toMatchObject({ email: 'ada@example.com', emailVerified: true })
+  })
+
+  it('marks an address unverified unless its entry says verified: true (absent, false or a string is not a yes)', async () => {
+    expect(await map([{ value: 'victim@example.com', primary: true, verified: false }])).toMatchObject({ email: 'victim@example.com', emailVerified: false })
+    // passport-github2 without allRawEmails: the primary address, bare.
+    expect(await map([{ value: 'octocat@github.com' }])).toMatchObject({ email: 'octocat@github.com', emailVerified: false })
+    expect(await map([{ value: 'ada@example.com', verified: 'true' as never }])).toMatchObject({ email: 'ada@example.com', emailVerified: false })
+    expect(await map([])).toMatchObject({ email: null, emailVerified: false })
+    expect(await map(undefined)).toMatchObject({ email: null, emailVerified: false })
+  })
+
+  it('reads passport-google-oauth20\'s shape (Google\'s email_verified copied into verified)', async () => {
+    expect(await map([{ value: 'jsmith@example.com', verified: true }])).toMatchObject({ email: 'jsmith@example.com', emailVerified: true })
+    expect(await map([{ value: 'jsmith@example.com', verified: false }])).toMatchObject({ email: 'jsmith@example.com', emailVerified: false })
   })
 })
 
@@ -203,9 +242,38 @@ describe('Passport bridge: a published strategy (passport-github2)', () => {
   })
   afterEach(() => github?.close())
 
+  const gitHubStrategy = (options: Record<string, unknown> = {}) =>
+    new GitHubStrategy(
+      {
+        clientID: 'gh-id',
+        clientSecret: 'gh-secret',
+        callbackURL: '/ignored',
+        scope: ['read:user', 'user:email'],
+        authorizationURL: `${github.baseUrl}/login/oauth/authorize`,
+        tokenURL: `${github.baseUrl}/login/oauth/access_token`,
+        userProfileURL: `${github.baseUrl}/api/v3/user`,
+        userEmailURL: `${github.baseUrl}/api/v3/user/emails`,
+        ...options,
+      },
+      () => {},
+    )
+
+  it('without allRawEmails, passport-github2 gives an address with no verified flag: it is never taken (set allRawEmails: true)', async () => {
+    // Its default drops the flags of /user/emails (and without user:email it gives the public
+    // address, which GitHub does not vouch for): the bridge cannot tell, so it takes neither.
+    mountApp(app, { providers: [bridge(gitHubStrategy() as unknown as OAuth2Strategy)] })
+    const browser = new Browser()
+    const approved = await browser.request(await startSignIn(browser, app.url, 'github'))
+    const callback = await finishSignIn(browser, { method: 'GET', url: approved.headers.get('location')! })
+    expect(redirectOf(callback).error).toBeNull()
+    expect(github.hits['/api/v3/user/emails']).toBe(1)
+    expect((await sessionOf(browser, app.url))?.user).toMatchObject({ id: '1', email: null })
+  })
+
   it('signs in with passport-github2 unchanged: its token exchange, its /user and /user/emails calls, its profile', async () => {
     const strategy = new GitHubStrategy(
       {
+        allRawEmails: true,
         clientID: 'gh-id',
         clientSecret: 'gh-secret',
         callbackURL: '/ignored',

@@ -78,8 +78,14 @@ describe('GitHub', () => {
     expect((await sessionOf(browser, app.url))?.user?.email).toBe('octocat@github.com')
   })
 
-  it('does not ask /user/emails when the profile shows a public address', async () => {
-    github.users.hubot = { id: 2, login: 'hubot', name: null, email: 'hubot@example.com', emails: [{ email: 'hubot-private@example.com', primary: true, verified: true, visibility: 'private' }] }
+  it('checks a public address against /user/emails and takes it when GitHub lists it as verified', async () => {
+    github.users.hubot = {
+      id: 2, login: 'hubot', name: null, email: 'hubot@example.com',
+      emails: [
+        { email: 'hubot-private@example.com', primary: true, verified: true, visibility: 'private' },
+        { email: 'hubot@example.com', primary: false, verified: true, visibility: 'public' },
+      ],
+    }
     github.nextUser = 'hubot'
     mountApp(app, { providers: [gitHub()] })
     const { browser, callback } = await signInAtGitHub()
@@ -87,7 +93,25 @@ describe('GitHub', () => {
     // No name on the profile: the login stands in for it.
     expect((await sessionOf(browser, app.url))?.user).toEqual({ id: '2', name: 'hubot', email: 'hubot@example.com', image: 'https://avatars.githubusercontent.com/u/2?v=4' })
     expect(github.hits['/api/v3/user']).toBe(1)
-    expect(github.hits['/api/v3/user/emails']).toBe(0)
+    expect(github.hits['/api/v3/user/emails']).toBe(1)
+  })
+
+  it('does not vouch for a public address /user/emails lists as unverified: the primary verified one is chosen', async () => {
+    github.users.hubot = {
+      id: 2, login: 'hubot', name: null, email: 'victim@example.com',
+      emails: [
+        { email: 'victim@example.com', primary: false, verified: false, visibility: 'public' },
+        { email: 'hubot-private@example.com', primary: true, verified: true, visibility: 'private' },
+      ],
+    }
+    github.nextUser = 'hubot'
+    const provider = gitHub()
+    mountApp(app, { providers: [provider] })
+    const { browser } = await signInAtGitHub()
+    expect((await sessionOf(browser, app.url))?.user?.email).toBe('hubot-private@example.com')
+    // The mapping says so: the chosen address and GitHub's word on it.
+    const profile = { id: 2, login: 'hubot', name: null, avatar_url: 'a', email: 'hubot-private@example.com', email_verified: true }
+    expect(await provider.profile!(profile as never, {})).toMatchObject({ email: 'hubot-private@example.com', emailVerified: true })
   })
 
   it('asks for read:user user:email with PKCE (S256) and state, and authenticates with client_secret_post', async () => {

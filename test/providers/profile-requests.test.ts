@@ -63,7 +63,7 @@ const bearer = { access_token: 'the-access-token', token_type: 'bearer' }
 describe('Bitbucket', () => {
   const user = { type: 'user', uuid: '{d301aafa-d676-4ee0-88be-962be7417567}', account_id: '557058:c0b7', display_name: 'Evan Cheng', nickname: 'evanc', created_on: '2011-12-20T16:34:07Z', links: { avatar: { href: 'https://bitbucket.org/account/evanc/avatar/' } } }
 
-  it('adds the primary confirmed address of /2.0/user/emails, following Bitbucket\'s next page', async () => {
+  it('adds the primary confirmed address of /2.0/user/emails, marked verified, following Bitbucket\'s next page', async () => {
     api.routes.set('/2.0/user', () => ({ body: user }))
     api.routes.set('/2.0/user/emails', (request) =>
       request.query.get('page') === '2'
@@ -71,22 +71,35 @@ describe('Bitbucket', () => {
         : { body: { pagelen: 10, page: 1, next: `${api.url}/2.0/user/emails?page=2`, values: [{ type: 'email', email: 'old@example.com', is_primary: false, is_confirmed: true }] } },
     )
     const profile = await profileOf(Bitbucket() as OAuthConfig<never>, bearer, '/2.0/user')
-    expect(profile).toMatchObject({ uuid: user.uuid, email: 'evan@example.com' })
+    expect(profile).toMatchObject({ uuid: user.uuid, email: 'evan@example.com', email_verified: true })
+    expect(await Bitbucket().profile!(profile as never, bearer)).toMatchObject({ email: 'evan@example.com', emailVerified: true })
     expect(api.requests.map((request) => request.headers.authorization)).toEqual(['Bearer the-access-token', 'Bearer the-access-token', 'Bearer the-access-token'])
   })
 
-  it('gives no address when the primary one is unconfirmed, even if another is confirmed', async () => {
+  it('takes another confirmed address when the primary one is unconfirmed', async () => {
     api.routes.set('/2.0/user', () => ({ body: user }))
     api.routes.set('/2.0/user/emails', () => ({
       body: { values: [{ type: 'email', email: 'other@example.com', is_primary: false, is_confirmed: true }, { type: 'email', email: 'unconfirmed@example.com', is_primary: true, is_confirmed: false }] },
     }))
-    expect(await profileOf(Bitbucket() as OAuthConfig<never>, bearer, '/2.0/user')).toMatchObject({ email: null })
+    const profile = await profileOf(Bitbucket() as OAuthConfig<never>, bearer, '/2.0/user')
+    expect(profile).toMatchObject({ email: 'other@example.com', email_verified: true })
+    expect(await Bitbucket().profile!(profile as never, bearer)).toMatchObject({ email: 'other@example.com', emailVerified: true })
+  })
+
+  it('marks an unconfirmed primary address unverified when no address is confirmed', async () => {
+    api.routes.set('/2.0/user', () => ({ body: user }))
+    api.routes.set('/2.0/user/emails', () => ({
+      body: { values: [{ type: 'email', email: 'victim@example.com', is_primary: true, is_confirmed: false }, { type: 'email', email: 'old@example.com', is_primary: false, is_confirmed: false }] },
+    }))
+    const profile = await profileOf(Bitbucket() as OAuthConfig<never>, bearer, '/2.0/user')
+    expect(profile).toMatchObject({ email: 'victim@example.com', email_verified: false })
+    expect(await Bitbucket().profile!(profile as never, bearer)).toMatchObject({ email: 'victim@example.com', emailVerified: false })
   })
 
   it('does not follow a next link to another host (the token would go with it)', async () => {
     api.routes.set('/2.0/user', () => ({ body: user }))
     api.routes.set('/2.0/user/emails', () => ({ body: { next: 'https://attacker.example/collect', values: [] } }))
-    expect(await profileOf(Bitbucket() as OAuthConfig<never>, bearer, '/2.0/user')).toMatchObject({ email: null })
+    expect(await profileOf(Bitbucket() as OAuthConfig<never>, bearer, '/2.0/user')).toMatchObject({ email: null, email_verified: false })
     expect(api.requests).toHaveLength(2)
   })
 
