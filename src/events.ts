@@ -5,7 +5,7 @@
  * Also how any error reaches a log line or a `cause` (describeError, redactError): without the
  * values a database driver puts into its errors, which are session tokens, e-mails and passwords.
  */
-import type { ResolvedConfig } from './config/resolve.js'
+import type { ResolvedConfig } from './config/types.js'
 import type { EventsOptions } from './types.js'
 
 /** Runs the `name` event handler, if any; never throws. */

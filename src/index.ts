@@ -28,7 +28,7 @@ import {
   type UnlinkAccountFunction,
 } from './http/auth.js'
 import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
-import type { PortcullisConfig } from './types.js'
+import type { PortcullisConfig } from './config/types.js'
 
 /** What `Portcullis(config)` returns (spec §2.3). */
 export interface PortcullisResult {
@@ -63,6 +63,7 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
 
 export * from './errors.js'
 export type * from './types.js'
+export type { PortcullisConfig, Provider, ProviderInput } from './config/types.js'
 export type { LoggerInstance } from './logger.js'
 export type { AuthFunction, AuthenticatedRequest, GetAccessTokenFunction, GetAccessTokenOptions, GetCsrfTokenFunction, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions, UnlinkAccountFunction, UnlinkOptions } from './http/auth.js'
 export type { Handlers, NextFunction } from './http/router.js'

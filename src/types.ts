@@ -1,6 +1,8 @@
 /**
- * Public types of Portcullis: the shapes users read (Session, User, JWT) and the configuration they
- * write (PortcullisConfig). Internal shapes live beside the code that uses them.
+ * Public types of Portcullis, the ground floor: the shapes users read (Session, User, JWT, Profile),
+ * the adapter's, and the options the configuration is made of. They import nothing of the library
+ * but the logger's interface; the provider shapes build on them (providers/), and the configuration
+ * object that names the providers lives above both (config/types.ts).
  *
  * @see spec/auth-library-spec.md §2
  */
@@ -11,6 +13,30 @@ export type NumericDate = number
 
 /** An ISO 8601 date string, as `Session.expires` carries it. */
 export type ISODateString = string
+
+/** What a provider's token endpoint returned (RFC 6749 §5.1), plus `expires_at` computed from `expires_in`. */
+export interface TokenSet {
+  access_token?: string
+  token_type?: string
+  id_token?: string
+  refresh_token?: string
+  /** Seconds the access token lives, as the provider said. */
+  expires_in?: number
+  /** Seconds since the epoch at which the access token expires (from `expires_in`). */
+  expires_at?: number
+  scope?: string
+  session_state?: string
+  [key: string]: unknown
+}
+
+/** A profile as a provider returns it: the OIDC standard claims, or whatever the API's JSON holds. */
+export interface Profile {
+  sub?: string | null
+  name?: string | null
+  email?: string | null
+  picture?: string | null
+  [claim: string]: unknown
+}
 
 /** The user as a provider (or `authorize`) returns it. */
 export interface User {
@@ -341,15 +367,6 @@ export type AuthServerResponse = ServerResponse
 
 type Awaitable<T> = T | Promise<T>
 
-/** A provider as written in the config: credentials, OAuth 2, OpenID Connect or e-mail. */
-export type Provider =
-  | import('./providers/credentials.js').CredentialsProvider
-  | import('./providers/oauth.js').OAuthConfig
-  | import('./providers/oidc.js').OIDCConfig
-  | import('./providers/email.js').EmailConfig
-/** A provider as the config accepts it: a provider object, or a built-in provider factory given bare. */
-export type ProviderInput = Provider | ((options?: Record<string, never>) => Provider)
-
 /** Parameters of the `jwt` callback. */
 export interface JWTCallbackParams {
   /** The decoded token; on sign-in, the default claims (name, email, picture, sub). */
@@ -359,7 +376,7 @@ export interface JWTCallbackParams {
   /** Only on sign-in. */
   account?: Account | null
   /** Only on an OAuth/OIDC sign-in: the provider's profile, before `profile()` mapped it. */
-  profile?: import('./providers/oauth.js').Profile
+  profile?: Profile
   /**
    * `signIn` on sign-in, `signUp` on the sign-in that created the user (with an adapter),
    * `update` on POST /session, undefined on a plain read.
@@ -382,7 +399,7 @@ export interface CallbacksOptions {
     user: User
     account: Account | null
     /** OAuth/OIDC: the provider's profile. */
-    profile?: import('./providers/oauth.js').Profile
+    profile?: Profile
     /** Credentials: the submitted fields. */
     credentials?: Record<string, unknown>
     /**
@@ -432,7 +449,7 @@ export interface SessionCallbackParams {
 
 /** Events (spec §6): awaited, and a throwing handler is logged, never breaks the flow. */
 export interface EventsOptions {
-  signIn?: (message: { user: User; account: Account | null; profile?: import('./providers/oauth.js').Profile; isNewUser?: boolean }) => Awaitable<void>
+  signIn?: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>
   /** JWT sessions: the token that ended (`null` if unreadable); database sessions: the deleted session. */
   signOut?: (message: { token: JWT | null; session?: undefined } | { session: AdapterSession | null; token?: undefined }) => Awaitable<void>
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
@@ -525,51 +542,6 @@ export interface RateLimitOptions {
   ipv6Subnet?: number
   /** Prefix of every key in the store, so several apps can share one Redis or table. Default `portcullis`. */
   keyPrefix?: string
-}
-
-/** The configuration object of `Portcullis(config)` (spec §2.1 LibConfig). */
-export interface PortcullisConfig {
-  providers: ProviderInput[]
-  /**
-   * Stores users, accounts, sessions and verification tokens, e.g. `KnexAdapter(knex)` from
-   * `portcullis/adapters/knex`. With an adapter the session strategy defaults to `database`.
-   */
-  adapter?: Adapter
-  /** A string, or a list whose first entry seals new cookies and all of which are accepted (rotation). */
-  secret?: string | string[]
-  session?: SessionOptions
-  jwt?: JWTOptions
-  callbacks?: CallbacksOptions
-  events?: EventsOptions
-  logger?: Partial<import('./logger.js').LoggerInstance>
-  debug?: boolean
-  pages?: PagesOptions
-  theme?: Theme
-  /**
-   * Where the router is mounted, for `auth()` redirects made outside it. Default: the path of
-   * `AUTH_URL`, else `/api/auth`. Inside the router the mount path is always used.
-   */
-  basePath?: string
-  /**
-   * How the site's origin is found when `AUTH_URL` is not set. `undefined` (default): Express's own
-   * rules (`X-Forwarded-Proto`/`-Host` only from proxies that `app.set('trust proxy', ...)` trusts).
-   * `true`: `X-Forwarded-Proto`/`-Host` from any client (only behind a proxy that sets them).
-   * `false`: never from the request; `AUTH_URL` is then required.
-   */
-  trustHost?: boolean
-  /** Secure (`__Secure-`/`__Host-`) cookies. Default: when the site is served over HTTPS. */
-  useSecureCookies?: boolean
-  /** Override any cookie's name and options; give each overridden cookie's options whole. */
-  cookies?: Partial<CookiesOptions>
-  /** Base of OAuth redirect URIs (spec §2.1); default `AUTH_REDIRECT_PROXY_URL`. */
-  redirectProxyUrl?: string
-  /** What this deployment does as the redirect proxy of others. */
-  redirectProxy?: RedirectProxyOptions
-  /**
-   * Brute-force limits on credentials and e-mail sign-in, per client IP and per identifier. On by
-   * default (in memory); `false` turns them off. See `RateLimitOptions`.
-   */
-  rateLimit?: RateLimitOptions | boolean
 }
 
 declare global {

@@ -8,7 +8,7 @@ import type { NodeRequest } from '../http/request.js'
 import type { AuthResponse } from '../http/respond.js'
 import { csrfState, sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import type { OutgoingCookie } from '../session/cookies.js'
-import type { SessionRequest } from '../session/strategy.js'
+import type { SessionRequest } from '../session/types.js'
 import type { PagesOptions } from '../types.js'
 
 /** One request to the router. */

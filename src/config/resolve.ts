@@ -11,66 +11,17 @@ import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../security/redirect.js'
-import { resolveRateLimit, type ResolvedRateLimit } from '../security/rate-limit-config.js'
+import { resolveRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
-import { deriveKeyRing, type KeyRing } from '../session/keys.js'
-import { resolveOAuthProvider, type OAuthProvider } from './oauth-provider.js'
+import { deriveKeyRing } from '../session/keys.js'
+import { resolveOAuthProvider } from './oauth-provider.js'
 import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
-import type { EmailProvider } from '../providers/email.js'
-import type { CredentialsProvider } from '../providers/credentials.js'
-import type { Adapter, CallbacksOptions, CookiesOptions, EventsOptions, JWTOptions, PagesOptions, PortcullisConfig, Theme } from '../types.js'
+import type { Adapter, CallbacksOptions, CookiesOptions, PagesOptions } from '../types.js'
+import type { ConfiguredProvider, CookieSet, PortcullisConfig, ResolvedConfig } from './types.js'
 import { isProduction, redirectProxyAllowedOriginsFromEnv, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
 const THIRTY_DAYS = 30 * 24 * 60 * 60
 const ONE_DAY = 24 * 60 * 60
-
-/** A provider as the routes use it: resolved, validated and frozen. */
-export type ConfiguredProvider = CredentialsProvider | OAuthProvider | EmailProvider
-
-/** Cookie names and the session key ring for one of the two cookie flavours. */
-export interface CookieSet {
-  readonly secure: boolean
-  readonly cookies: CookiesOptions
-  /** Keys for the session JWE; the salt is this flavour's session cookie name. */
-  readonly ring: KeyRing
-}
-
-/** The resolved, frozen configuration every other module reads. */
-export interface ResolvedConfig {
-  readonly providers: readonly ConfiguredProvider[]
-  readonly providerById: ReadonlyMap<string, ConfiguredProvider>
-  /** Newest first; the first seals. */
-  readonly secrets: readonly string[]
-  readonly session: {
-    readonly strategy: 'jwt' | 'database'
-    readonly maxAge: number
-    readonly updateAge: number
-    readonly generateSessionToken: () => string
-  }
-  /** The adapter, its methods guarded (config/adapter.ts); it has the session methods when the strategy is `database`. */
-  readonly adapter: Adapter | undefined
-  readonly jwt: Readonly<Required<Pick<JWTOptions, 'maxAge' | 'maxSize' | 'cacheSize'>> & Pick<JWTOptions, 'encode' | 'decode'>>
-  readonly callbacks: Readonly<Required<Pick<CallbacksOptions, 'redirect'>> & Omit<CallbacksOptions, 'redirect'>>
-  readonly events: Readonly<EventsOptions>
-  readonly logger: LoggerInstance
-  readonly pages: Readonly<PagesOptions>
-  readonly theme: Readonly<Theme>
-  readonly basePath: string
-  /** True when `basePath` came from the config or `AUTH_URL`, not the default. */
-  readonly basePathExplicit: boolean
-  /** The site's URL from `AUTH_URL`: when set, the request's Host is never consulted. */
-  readonly url: URL | undefined
-  readonly trustHost: boolean | undefined
-  /** `NODE_ENV=production` at init: the Host header is then never trusted by default. */
-  readonly production: boolean
-  readonly useSecureCookies: boolean | undefined
-  readonly cookieSets: { readonly secure: CookieSet; readonly insecure: CookieSet }
-  readonly redirectProxyUrl: string | undefined
-  /** Origins (besides its own) this deployment forwards OAuth callbacks to as the redirect proxy. */
-  readonly redirectProxyAllowedOrigins: readonly OriginPattern[]
-  /** Brute-force limits on sign-in (security/rate-limit.ts); `false` when turned off. */
-  readonly rateLimit: ResolvedRateLimit | false
-}
 
 /**
  * Resolves `config` against `env`.

@@ -6,9 +6,9 @@
 import type { IncomingMessage } from 'node:http'
 import type { TLSSocket } from 'node:tls'
 import { parse as parseCookieHeader } from 'cookie'
-import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
+import type { CookieSet, ResolvedConfig } from '../config/types.js'
 import { InvalidRequestError, UntrustedHostError } from '../errors.js'
-import type { SessionRequest } from '../session/strategy.js'
+import type { SessionRequest } from '../session/types.js'
 import { nowInSeconds } from '../session/token.js'
 
 /** A Node request as Express and Connect extend it. */

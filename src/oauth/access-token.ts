@@ -13,13 +13,13 @@
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-6
  */
 import type { OAuthProvider } from '../config/oauth-provider.js'
-import type { ResolvedConfig } from '../config/resolve.js'
+import type { ResolvedConfig } from '../config/types.js'
 import { RefreshAccessTokenError, SessionTokenTooLargeError, type RefreshAccessTokenCode } from '../errors.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import { peekDatabaseSession } from '../session/database-strategy.js'
 import { peekJwtToken, resealJwtToken } from '../session/jwt-strategy.js'
 import { compactTokens, tokensClaim, withProviderTokens } from '../session/provider-tokens.js'
-import type { SessionRequest } from '../session/strategy.js'
+import type { SessionRequest } from '../session/types.js'
 import type { AccountTokenFields, Adapter, AdapterAccount, JWT, ProviderTokens } from '../types.js'
 import { isFresh, refreshOnce, shareFlight, type RefreshedTokens } from './refresh.js'
 

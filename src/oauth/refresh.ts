@@ -14,7 +14,7 @@
  */
 import * as oidc from 'openid-client'
 import type { OAuthProvider } from '../config/oauth-provider.js'
-import type { ResolvedConfig } from '../config/resolve.js'
+import type { ResolvedConfig } from '../config/types.js'
 import { AuthError, RefreshAccessTokenError } from '../errors.js'
 import { describeError, redactError } from '../events.js'
 import { clientConfiguration } from './client.js'

@@ -20,35 +20,12 @@
  * @see https://www.rfc-editor.org/rfc/rfc7636 PKCE
  */
 import type { OAuthCheck } from '../errors.js'
-import type { User } from '../types.js'
+import type { Profile, TokenSet, User } from '../types.js'
 
 export type { OAuthCheck } from '../errors.js'
+export type { Profile, TokenSet } from '../types.js'
 
 type Awaitable<T> = T | Promise<T>
-
-/** What a provider's token endpoint returned (RFC 6749 §5.1), plus `expires_at` computed from `expires_in`. */
-export interface TokenSet {
-  access_token?: string
-  token_type?: string
-  id_token?: string
-  refresh_token?: string
-  /** Seconds the access token lives, as the provider said. */
-  expires_in?: number
-  /** Seconds since the epoch at which the access token expires (from `expires_in`). */
-  expires_at?: number
-  scope?: string
-  session_state?: string
-  [key: string]: unknown
-}
-
-/** A profile as a provider returns it: the OIDC standard claims, or whatever the API's JSON holds. */
-export interface Profile {
-  sub?: string | null
-  name?: string | null
-  email?: string | null
-  picture?: string | null
-  [claim: string]: unknown
-}
 
 /** An endpoint: its URL, or the URL with extra query (authorization) or body (token) parameters. */
 export type EndpointConfig = string | { url?: string; params?: Record<string, string> }

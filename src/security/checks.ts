@@ -17,7 +17,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { ActionContext } from '../actions/context.js'
-import type { ResolvedConfig } from '../config/resolve.js'
+import type { ResolvedConfig } from '../config/types.js'
 import { InvalidCheckError, type OAuthCheck } from '../errors.js'
 import { expiredCookie, type OutgoingCookie } from '../session/cookies.js'
 import { deriveKeyRing, type KeyRing } from '../session/keys.js'

@@ -4,7 +4,7 @@
  * first sign-in attempt).
  */
 import { InvalidConfigurationError } from '../errors.js'
-import type { PortcullisConfig, RateLimitKnex, RateLimitOptions, RateLimitRedis, RateLimitWindow } from '../types.js'
+import type { RateLimitKnex, RateLimitOptions, RateLimitRedis, RateLimitWindow } from '../types.js'
 
 /** The SQL dialects the Knex store speaks (rate-limiter-flexible's SQL limiters). */
 export type RateLimitDialect = 'postgres' | 'mysql' | 'sqlite'
@@ -46,7 +46,7 @@ const KNEX_DIALECTS = new Map<string, RateLimitDialect>([
  *
  * @throws InvalidConfigurationError naming the field that cannot work.
  */
-export function resolveRateLimit(option: PortcullisConfig['rateLimit']): ResolvedRateLimit | false {
+export function resolveRateLimit(option: RateLimitOptions | boolean | undefined): ResolvedRateLimit | false {
   if (option === false) return false
   if (option !== undefined && option !== true && (option === null || typeof option !== 'object')) {
     throw new InvalidConfigurationError(`rateLimit must be an object of options, or false to turn the sign-in limits off; got ${describe(option)}.`)

@@ -14,7 +14,7 @@
  */
 import { createHmac } from 'node:crypto'
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
-import type { ResolvedConfig } from '../config/resolve.js'
+import type { ResolvedConfig } from '../config/types.js'
 import { RateLimitedError, type RateLimitScope } from '../errors.js'
 import { describeError } from '../events.js'
 import type { NodeRequest } from '../http/request.js'

@@ -12,7 +12,7 @@
  *   (no `succeeded()`).
  */
 import type { ActionContext } from '../actions/context.js'
-import type { ResolvedConfig } from '../config/resolve.js'
+import type { ResolvedConfig } from '../config/types.js'
 import type { SignInAttempt, SignInLimiter } from './rate-limit-limiter.js'
 
 export type { SignInAttempt } from './rate-limit-limiter.js'

@@ -6,13 +6,13 @@
  * @see spec/auth-library-spec.md §2.2, §5.4
  */
 import type { SessionAdapter } from '../config/adapter.js'
-import type { ResolvedConfig } from '../config/resolve.js'
+import type { ResolvedConfig } from '../config/types.js'
 import { InvalidConfigurationError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { AdapterSession, AdapterUser, Session, SessionCallbackParams } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
 import { isoDate } from './iso-date.js'
-import type { SessionRequest, SessionResult } from './strategy.js'
+import type { SessionRequest, SessionResult } from './types.js'
 
 // The migrations' sessionToken column holds 255 characters; a longer cookie (garbage, most old JWT
 // session cookies) cannot be a session token and is not looked up.

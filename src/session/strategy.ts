@@ -4,29 +4,12 @@
  *
  * @see spec/auth-library-spec.md §2.2, §5.4
  */
-import type { CookieSet, ResolvedConfig } from '../config/resolve.js'
 import { emitEvent } from '../events.js'
-import type { Profile } from '../providers/oauth.js'
-import type { Account, AdapterUser, JWT, Session, User } from '../types.js'
+import type { Account, AdapterUser, User } from '../types.js'
 import { expiredCookie, type OutgoingCookie } from './cookies.js'
+import type { SessionRequest, SessionResult, SignInDetails } from './types.js'
 import { createDatabaseSession, endDatabaseSession, peekDatabaseSession, readDatabaseSession } from './database-strategy.js'
 import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession } from './jwt-strategy.js'
-
-/** What one request needs to read or write its session. */
-export interface SessionRequest {
-  readonly config: ResolvedConfig
-  readonly cookieSet: CookieSet
-  readonly requestCookies: Readonly<Record<string, string | undefined>>
-  /** Seconds since the epoch. */
-  readonly now: number
-}
-
-/** The session of a request and the cookies to send back (none in the common case); `token` with JWT sessions only. */
-export interface SessionResult {
-  session: Session | null
-  token: JWT | null
-  cookies: OutgoingCookie[]
-}
 
 /** The session of a request, and the cookies to send back (none in the common case). */
 export function readSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
@@ -51,14 +34,6 @@ export async function startSession(request: SessionRequest, user: User | Adapter
 function rotateCsrf(request: SessionRequest): OutgoingCookie[] {
   const cookie = request.cookieSet.cookies.csrfToken
   return request.requestCookies[cookie.name] === undefined ? [] : [expiredCookie(cookie)]
-}
-
-/** What the `jwt` callback learns about a sign-in besides the user and account. */
-export interface SignInDetails {
-  /** OAuth/OIDC: the provider's profile. */
-  profile?: Profile
-  /** True when this sign-in created the user (`trigger: 'signUp'`). */
-  isNewUser?: boolean
 }
 
 /**

@@ -1,0 +1,129 @@
+/**
+ * The configuration's own types: what the app writes (`PortcullisConfig`, naming its providers) and
+ * what init resolves it into (`ResolvedConfig`, frozen, read by every part of Portcullis). Above the
+ * ground-floor types (../types.ts) and the provider shapes (../providers/), which they name; below
+ * everything that reads the configuration.
+ */
+import type { CredentialsProvider } from '../providers/credentials.js'
+import type { EmailConfig, EmailProvider } from '../providers/email.js'
+import type { OAuthConfig } from '../providers/oauth.js'
+import type { OIDCConfig } from '../providers/oidc.js'
+import type { LoggerInstance } from '../logger.js'
+import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
+import type { OriginPattern } from '../security/redirect.js'
+import type { KeyRing } from '../session/keys.js'
+import type {
+  Adapter,
+  CallbacksOptions,
+  CookiesOptions,
+  EventsOptions,
+  JWTOptions,
+  PagesOptions,
+  RateLimitOptions,
+  RedirectProxyOptions,
+  SessionOptions,
+  Theme,
+} from '../types.js'
+import type { OAuthProvider } from './oauth-provider.js'
+
+/** A provider as written in the config: credentials, OAuth 2, OpenID Connect or e-mail. */
+export type Provider =
+  | CredentialsProvider
+  | OAuthConfig
+  | OIDCConfig
+  | EmailConfig
+/** A provider as the config accepts it: a provider object, or a built-in provider factory given bare. */
+export type ProviderInput = Provider | ((options?: Record<string, never>) => Provider)
+
+/** The configuration object of `Portcullis(config)` (spec §2.1 LibConfig). */
+export interface PortcullisConfig {
+  providers: ProviderInput[]
+  /**
+   * Stores users, accounts, sessions and verification tokens, e.g. `KnexAdapter(knex)` from
+   * `portcullis/adapters/knex`. With an adapter the session strategy defaults to `database`.
+   */
+  adapter?: Adapter
+  /** A string, or a list whose first entry seals new cookies and all of which are accepted (rotation). */
+  secret?: string | string[]
+  session?: SessionOptions
+  jwt?: JWTOptions
+  callbacks?: CallbacksOptions
+  events?: EventsOptions
+  logger?: Partial<LoggerInstance>
+  debug?: boolean
+  pages?: PagesOptions
+  theme?: Theme
+  /**
+   * Where the router is mounted, for `auth()` redirects made outside it. Default: the path of
+   * `AUTH_URL`, else `/api/auth`. Inside the router the mount path is always used.
+   */
+  basePath?: string
+  /**
+   * How the site's origin is found when `AUTH_URL` is not set. `undefined` (default): Express's own
+   * rules (`X-Forwarded-Proto`/`-Host` only from proxies that `app.set('trust proxy', ...)` trusts).
+   * `true`: `X-Forwarded-Proto`/`-Host` from any client (only behind a proxy that sets them).
+   * `false`: never from the request; `AUTH_URL` is then required.
+   */
+  trustHost?: boolean
+  /** Secure (`__Secure-`/`__Host-`) cookies. Default: when the site is served over HTTPS. */
+  useSecureCookies?: boolean
+  /** Override any cookie's name and options; give each overridden cookie's options whole. */
+  cookies?: Partial<CookiesOptions>
+  /** Base of OAuth redirect URIs (spec §2.1); default `AUTH_REDIRECT_PROXY_URL`. */
+  redirectProxyUrl?: string
+  /** What this deployment does as the redirect proxy of others. */
+  redirectProxy?: RedirectProxyOptions
+  /**
+   * Brute-force limits on credentials and e-mail sign-in, per client IP and per identifier. On by
+   * default (in memory); `false` turns them off. See `RateLimitOptions`.
+   */
+  rateLimit?: RateLimitOptions | boolean
+}
+
+/** A provider as the routes use it: resolved, validated and frozen. */
+export type ConfiguredProvider = CredentialsProvider | OAuthProvider | EmailProvider
+
+/** Cookie names and the session key ring for one of the two cookie flavours. */
+export interface CookieSet {
+  readonly secure: boolean
+  readonly cookies: CookiesOptions
+  /** Keys for the session JWE; the salt is this flavour's session cookie name. */
+  readonly ring: KeyRing
+}
+
+/** The resolved, frozen configuration every other module reads. */
+export interface ResolvedConfig {
+  readonly providers: readonly ConfiguredProvider[]
+  readonly providerById: ReadonlyMap<string, ConfiguredProvider>
+  /** Newest first; the first seals. */
+  readonly secrets: readonly string[]
+  readonly session: {
+    readonly strategy: 'jwt' | 'database'
+    readonly maxAge: number
+    readonly updateAge: number
+    readonly generateSessionToken: () => string
+  }
+  /** The adapter, its methods guarded (config/adapter.ts); it has the session methods when the strategy is `database`. */
+  readonly adapter: Adapter | undefined
+  readonly jwt: Readonly<Required<Pick<JWTOptions, 'maxAge' | 'maxSize' | 'cacheSize'>> & Pick<JWTOptions, 'encode' | 'decode'>>
+  readonly callbacks: Readonly<Required<Pick<CallbacksOptions, 'redirect'>> & Omit<CallbacksOptions, 'redirect'>>
+  readonly events: Readonly<EventsOptions>
+  readonly logger: LoggerInstance
+  readonly pages: Readonly<PagesOptions>
+  readonly theme: Readonly<Theme>
+  readonly basePath: string
+  /** True when `basePath` came from the config or `AUTH_URL`, not the default. */
+  readonly basePathExplicit: boolean
+  /** The site's URL from `AUTH_URL`: when set, the request's Host is never consulted. */
+  readonly url: URL | undefined
+  readonly trustHost: boolean | undefined
+  /** `NODE_ENV=production` at init: the Host header is then never trusted by default. */
+  readonly production: boolean
+  readonly useSecureCookies: boolean | undefined
+  readonly cookieSets: { readonly secure: CookieSet; readonly insecure: CookieSet }
+  readonly redirectProxyUrl: string | undefined
+  /** Origins (besides its own) this deployment forwards OAuth callbacks to as the redirect proxy. */
+  readonly redirectProxyAllowedOrigins: readonly OriginPattern[]
+  /** Brute-force limits on sign-in (security/rate-limit.ts); `false` when turned off. */
+  readonly rateLimit: ResolvedRateLimit | false
+}
