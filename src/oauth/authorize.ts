@@ -7,8 +7,8 @@
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
  */
 import * as oidc from 'openid-client'
-import { authUrl, type ActionContext } from '../actions/context.js'
 import type { OutgoingCookie } from '../session/cookies.js'
+import type { SessionRequest } from '../session/types.js'
 import { startChecks } from '../security/checks.js'
 import { clientConfiguration } from './client.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
@@ -19,7 +19,13 @@ export type AuthorizationParams = string | string[][] | Record<string, string> |
 // Set by the flow itself: a caller's value would break the checks or send the code elsewhere.
 const RESERVED = new Set(['client_id', 'redirect_uri', 'response_type', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'request', 'request_uri'])
 
-type AuthorizeContext = Pick<ActionContext, 'config' | 'cookieSet' | 'requestCookies' | 'now' | 'origin' | 'basePath'>
+/** Where the site is: its origin and the router's mount path. */
+export interface SiteLocation {
+  readonly origin: string
+  readonly basePath: string
+}
+
+type AuthorizeContext = SessionRequest & SiteLocation
 
 /**
  * The provider's authorization URL for this request, and the check cookies to set.
@@ -42,7 +48,7 @@ export async function authorizationRequest(
       else params.set(key, value)
     }
   }
-  const checks = startChecks(ctx, provider, authUrl(ctx, `/callback/${provider.id}`))
+  const checks = startChecks(ctx, provider, callbackUrl(ctx, provider))
   params.set('redirect_uri', redirectUri(ctx, provider))
   params.set('response_type', 'code')
   for (const [key, value] of Object.entries(checks.params)) params.set(key, value)
@@ -50,6 +56,11 @@ export async function authorizationRequest(
 }
 
 /** The `redirect_uri` registered with the provider: this deployment's callback, or the redirect proxy's. */
-export function redirectUri(ctx: Pick<ActionContext, 'origin' | 'basePath'>, provider: OAuthProvider): string {
-  return provider.redirectProxyUrl ? `${provider.redirectProxyUrl}/callback/${provider.id}` : authUrl(ctx, `/callback/${provider.id}`)
+export function redirectUri(ctx: SiteLocation, provider: OAuthProvider): string {
+  return provider.redirectProxyUrl ? `${provider.redirectProxyUrl}/callback/${provider.id}` : callbackUrl(ctx, provider)
+}
+
+/** This deployment's own callback route for `provider`. */
+export function callbackUrl(ctx: SiteLocation, provider: OAuthProvider): string {
+  return `${ctx.origin}${ctx.basePath}/callback/${provider.id}`
 }

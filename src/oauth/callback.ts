@@ -1,23 +1,21 @@
 /**
- * The steps every OAuth 2 and OIDC callback shares: read the response (query, or a form_post
- * body), forward it when this deployment is only the redirect proxy, verify the checks, exchange
- * the code, map the profile, and sign in. How the profile is obtained differs by provider type and
+ * The engine's half of every OAuth 2 and OIDC callback: read the response (query, or a form_post
+ * body), decide whether it is forwarded (redirect proxy), verify the checks, exchange the code, get
+ * and map the profile, and return the verified result. The callback action (actions/callback/
+ * provider-callback.ts) signs in with it; how the profile is obtained differs by provider type and
  * lives in actions/callback/oauth.ts and oidc.ts.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2
  * @see https://openid.net/specs/oauth-v2-form-post-response-mode-1_0.html
  */
 import * as oidc from 'openid-client'
-import { completeProviderSignIn } from '../actions/callback/provider-sign-in.js'
-import { authUrl, type ActionContext } from '../actions/context.js'
-import { failureResponse } from '../actions/failure.js'
 import { CallbackRouteError, InvalidCheckError, OAuthCallbackError } from '../errors.js'
 import { describeError, redactError } from '../events.js'
-import type { AuthResponse } from '../http/respond.js'
 import type { Profile, TokenSet } from '../providers/oauth.js'
 import type { Account, User } from '../types.js'
-import { redirectUri } from './authorize.js'
-import { clearChecks, hasCheckCookies, proxyDestination, verifyChecks } from '../security/checks.js'
+import { callbackUrl, redirectUri } from './authorize.js'
+import { hasCheckCookies, proxyDestination, verifyChecks } from '../security/checks.js'
+import type { SessionRequest } from '../session/types.js'
 import { originAllowed } from '../security/redirect.js'
 import { logValue } from '../logger.js'
 import { clientConfiguration, hasIssuer } from './client.js'
@@ -44,56 +42,81 @@ export interface CallbackSteps {
   profile(input: ProfileInput): Promise<Profile>
 }
 
-/** GET or POST /callback/:provider for an OAuth 2 or OIDC provider. */
-export async function runOAuthCallback(ctx: ActionContext, provider: OAuthProvider, steps: CallbackSteps): Promise<AuthResponse> {
+/** The request an OAuth callback is read from: the session's cookies, where the site is, and the response. */
+export interface CallbackRequest extends SessionRequest {
+  readonly method: 'GET' | 'POST'
+  readonly origin: string
+  readonly basePath: string
+  readonly query: URLSearchParams
+  readonly body: Readonly<Record<string, unknown>>
+}
+
+/** A provider's answer checked and mapped: what the sign-in is made of. */
+export interface VerifiedSignIn {
+  provider: OAuthProvider
+  /** What `profile()` returned, the address kept only when verified; its `id` is the account's `providerAccountId`. */
+  user: User & { id: string }
+  account: Account
+  profile: Profile
+}
+
+/**
+ * Where a callback goes before anything is checked: a redirect to answer with (a `form_post` turned
+ * into a same-site GET; the redirect proxy forwarding to the deployment that started the sign-in),
+ * or the parameters to verify here, with the foreign origin the state named when it is not allowed.
+ */
+export type CallbackRoute = { readonly redirect: string; readonly status: 302 | 303 } | { readonly params: URLSearchParams; readonly refusedOrigin: string | undefined }
+
+/** Routes a callback (see CallbackRoute); changes nothing. */
+export function routeCallback(ctx: CallbackRequest, provider: OAuthProvider): CallbackRoute {
   const params = responseParams(ctx)
-  const callbackUrl = authUrl(ctx, `/callback/${provider.id}`)
   // response_mode=form_post arrives as a cross-site POST, which SameSite=Lax cookies do not
   // accompany; a same-site 303 turns it into a top-level GET, which they do.
-  if (ctx.method === 'POST' && !hasCheckCookies(ctx)) return { status: 303, redirect: `${callbackUrl}?${params}` }
-
+  if (ctx.method === 'POST' && !hasCheckCookies(ctx)) return { status: 303, redirect: `${callbackUrl(ctx, provider)}?${params}` }
   const forward = provider.redirectProxyUrl ? proxyDestination(ctx, provider, params.get('state')) : undefined
   const forwardTo = forward?.endsWith(`/callback/${provider.id}`) ? new URL(forward).origin : undefined
-  if (forwardTo && forwardTo !== ctx.origin && originAllowed(forwardTo, ctx.config.redirectProxyAllowedOrigins)) {
-    return { redirect: `${forward}?${params}` }
-  }
+  if (!forwardTo || forwardTo === ctx.origin) return { params, refusedOrigin: undefined }
+  if (originAllowed(forwardTo, ctx.config.redirectProxyAllowedOrigins)) return { status: 302, redirect: `${forward}?${params}` }
+  // A sign-in started with a forged Host seals the attacker's origin into the state: the code must not go there.
+  return { params, refusedOrigin: forwardTo }
+}
 
-  const cleared = clearChecks(ctx)
+/**
+ * Verifies the provider's answer: the checks (state, PKCE, nonce), the code exchange (with the ID
+ * token's validation for `oidc`), the profile, and `profile()`'s user. Signs nobody in and sets no
+ * cookie: the callback action does that with the result.
+ * @throws InvalidCheckError, OAuthCallbackError, CallbackRouteError
+ */
+export async function verifyCallback(ctx: CallbackRequest, provider: OAuthProvider, steps: CallbackSteps, route: { params: URLSearchParams; refusedOrigin: string | undefined }): Promise<VerifiedSignIn> {
+  const { params } = route
+  if (route.refusedOrigin) throw refusedForward(route.refusedOrigin)
+  if (params.has('error')) throw providerError(provider, params)
+  const checks = verifyChecks(ctx, provider, params)
+  const configuration = await clientConfiguration(provider)
+  const currentUrl = new URL(redirectUri(ctx, provider))
+  for (const [key, value] of params) currentUrl.searchParams.append(key, value)
+  // Without a configured issuer there is nothing to compare `iss` with (RFC 9207).
+  if (!hasIssuer(configuration)) currentUrl.searchParams.delete('iss')
+
+  let tokens: Tokens
+  let profile: Profile
   try {
-    // A sign-in started with a forged Host seals the attacker's origin into the state: the code must not go there.
-    if (forwardTo && forwardTo !== ctx.origin) throw refusedForward(forwardTo)
-    if (params.has('error')) throw providerError(provider, params)
-    const checks = verifyChecks(ctx, provider, params)
-    const configuration = await clientConfiguration(provider)
-    const currentUrl = new URL(redirectUri(ctx, provider))
-    for (const [key, value] of params) currentUrl.searchParams.append(key, value)
-    // Without a configured issuer there is nothing to compare `iss` with (RFC 9207).
-    if (!hasIssuer(configuration)) currentUrl.searchParams.delete('iss')
-
-    let tokens: Tokens
-    let profile: Profile
-    try {
-      tokens = provider.token.request
-        ? await requestedTokens(provider, params, checks.codeVerifier, redirectUri(ctx, provider))
-        : await oidc.authorizationCodeGrant(
-            configuration,
-            currentUrl,
-            { pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: steps.idTokenExpected },
-            provider.token.params,
-          )
-      profile = await steps.profile({ configuration, provider, tokens, params })
-    } catch (error) {
-      throw exchangeError(provider, error)
-    }
-    const tokenSet = tokenSetOf(tokens, ctx.now)
-    const user = withVerifiedEmail(ctx, provider, await userOf(provider, profile, tokenSet))
-    const account: Account = { ...tokenSet, provider: provider.id, type: provider.type, providerAccountId: user.id }
-    const response = await completeProviderSignIn(ctx, { provider, user, account, profile })
-    return { ...response, cookies: [...cleared, ...(response.cookies ?? [])] }
+    tokens = provider.token.request
+      ? await requestedTokens(provider, params, checks.codeVerifier, redirectUri(ctx, provider))
+      : await oidc.authorizationCodeGrant(
+          configuration,
+          currentUrl,
+          { pkceCodeVerifier: checks.codeVerifier, expectedState: checks.state, expectedNonce: checks.nonce, idTokenExpected: steps.idTokenExpected },
+          provider.token.params,
+        )
+    profile = await steps.profile({ configuration, provider, tokens, params })
   } catch (error) {
-    const response = failureResponse(error, ctx)
-    return { ...response, cookies: [...cleared, ...(response.cookies ?? [])] }
+    throw exchangeError(provider, error)
   }
+  const tokenSet = tokenSetOf(tokens, ctx.now)
+  const user = withVerifiedEmail(ctx, provider, await userOf(provider, profile, tokenSet))
+  const account: Account = { ...tokenSet, provider: provider.id, type: provider.type, providerAccountId: user.id }
+  return { provider, user, account, profile }
 }
 
 function refusedForward(origin: string): InvalidCheckError {
@@ -148,7 +171,7 @@ async function requestedTokens(provider: OAuthProvider, params: URLSearchParams,
   return { ...tokens, access_token: tokens.access_token, token_type: tokenType as Lowercase<string>, claims: () => undefined, expiresIn: () => tokens.expires_in } as Tokens
 }
 
-function responseParams(ctx: ActionContext): URLSearchParams {
+function responseParams(ctx: CallbackRequest): URLSearchParams {
   if (ctx.method === 'GET') return ctx.query
   const params = new URLSearchParams()
   for (const [key, value] of Object.entries(ctx.body)) if (typeof value === 'string') params.append(key, value)
@@ -171,7 +194,7 @@ const warnedUnmarked = new WeakSet<OAuthProvider>()
  * IdP account stays linked (pre-account takeover), or link to the owner's user. Dropped here, once,
  * it reaches neither the session, nor the user lookup, nor linking, nor the user record.
  */
-function withVerifiedEmail(ctx: ActionContext, provider: OAuthProvider, user: User & { id: string }): User & { id: string } {
+function withVerifiedEmail(ctx: CallbackRequest, provider: OAuthProvider, user: User & { id: string }): User & { id: string } {
   const { emailVerified, ...rest } = user
   const verified = emailVerified === true || emailVerified instanceof Date
   if (typeof rest.email !== 'string' || rest.email === '' || verified) return { ...rest, email: verified && rest.email ? rest.email : null }

@@ -16,7 +16,7 @@
  * @see https://openid.net/specs/openid-connect-core-1_0.html#NonceNotes
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { ActionContext } from '../actions/context.js'
+import type { SessionRequest } from '../session/types.js'
 import type { ResolvedConfig } from '../config/types.js'
 import { InvalidCheckError, type OAuthCheck } from '../errors.js'
 import { expiredCookie, type OutgoingCookie } from '../session/cookies.js'
@@ -25,7 +25,7 @@ import { openSessionToken, sealSessionToken } from '../session/token.js'
 import type { CookieOption, CookiesOptions } from '../types.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
 
-type CheckRequest = Pick<ActionContext, 'config' | 'cookieSet' | 'requestCookies' | 'now'>
+type CheckRequest = SessionRequest
 
 const LIFETIME = 15 * 60
 

@@ -11,7 +11,7 @@
  * - e-mail: every sign-in request counts against the client address and the address it is sent to
  *   (no `succeeded()`).
  */
-import type { ActionContext } from '../actions/context.js'
+import type { NodeRequest } from '../http/request.js'
 import type { ResolvedConfig } from '../config/types.js'
 import type { SignInAttempt, SignInLimiter } from './rate-limit-limiter.js'
 
@@ -43,7 +43,7 @@ let limiterModule: Promise<typeof import('./rate-limit-limiter.js')> | undefined
  * ```
  */
 export async function limitSignInAttempt(
-  ctx: Pick<ActionContext, 'config' | 'req'>,
+  ctx: { readonly config: ResolvedConfig; readonly req: NodeRequest },
   provider: { id: string; type: string },
   identifier: string | undefined,
 ): Promise<SignInAttempt> {

@@ -6,13 +6,14 @@
 import * as oidc from 'openid-client'
 import { OAuthCallbackError } from '../../errors.js'
 import type { AuthResponse } from '../../http/respond.js'
-import { requestedProfile, runOAuthCallback, type ProfileInput } from '../../oauth/callback.js'
+import { requestedProfile, type ProfileInput } from '../../oauth/callback.js'
+import { providerCallback } from './provider-callback.js'
 import type { OAuthProvider } from '../../config/oauth-provider.js'
 import type { Profile } from '../../providers/oauth.js'
 import type { ActionContext } from '../context.js'
 
 export function oauthCallback(ctx: ActionContext, provider: OAuthProvider): Promise<AuthResponse> {
-  return runOAuthCallback(ctx, provider, { idTokenExpected: false, profile: userinfoProfile })
+  return providerCallback(ctx, provider, { idTokenExpected: false, profile: userinfoProfile })
 }
 
 async function userinfoProfile(input: ProfileInput): Promise<Profile> {

@@ -8,13 +8,14 @@
  */
 import * as oidc from 'openid-client'
 import type { AuthResponse } from '../../http/respond.js'
-import { requestedProfile, runOAuthCallback, type ProfileInput } from '../../oauth/callback.js'
+import { requestedProfile, type ProfileInput } from '../../oauth/callback.js'
+import { providerCallback } from './provider-callback.js'
 import type { OAuthProvider } from '../../config/oauth-provider.js'
 import type { Profile } from '../../providers/oauth.js'
 import type { ActionContext } from '../context.js'
 
 export function oidcCallback(ctx: ActionContext, provider: OAuthProvider): Promise<AuthResponse> {
-  return runOAuthCallback(ctx, provider, { idTokenExpected: true, profile: idTokenProfile })
+  return providerCallback(ctx, provider, { idTokenExpected: true, profile: idTokenProfile })
 }
 
 async function idTokenProfile(input: ProfileInput): Promise<Profile> {

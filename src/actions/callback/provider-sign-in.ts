@@ -9,7 +9,7 @@
 import { AccessDeniedError } from '../../errors.js'
 import { emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
-import type { OAuthProvider } from '../../config/oauth-provider.js'
+import type { VerifiedSignIn } from '../../oauth/callback.js'
 import type { Profile } from '../../providers/oauth.js'
 import { signInTokenChanges } from '../../session/provider-tokens.js'
 import { signedInUserId, startSession } from '../../session/strategy.js'
@@ -17,20 +17,11 @@ import type { Account, AdapterUser, CallbacksOptions, User } from '../../types.j
 import { pageUrl, redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
 import { resolveUser, type AccountAdapter } from './users.js'
 
-/** A verified provider sign-in. */
-export interface ProviderSignIn {
-  provider: OAuthProvider
-  /** What `profile()` returned; its `id` is the account's `providerAccountId`. */
-  user: User & { id: string }
-  account: Account
-  profile: Profile
-}
-
 /**
  * Signs the user in and answers with the session cookie and the redirect.
  * @throws AccessDeniedError when the `signIn` callback refuses; OAuthAccountNotLinkedError; AdapterError
  */
-export async function completeProviderSignIn(ctx: ActionContext, signIn: ProviderSignIn): Promise<AuthResponse> {
+export async function completeProviderSignIn(ctx: ActionContext, signIn: VerifiedSignIn): Promise<AuthResponse> {
   const { provider, account, profile } = signIn
   // resolveConfig checked that an adapter used with OAuth providers has these methods.
   const adapter = ctx.config.adapter as AccountAdapter | undefined
