@@ -157,7 +157,8 @@ describe('LINE', () => {
 
     expect(redirectOf(callback).error).toBeNull()
     expect(callback.headers.get('location')).toBe(`${app.url}/`)
-    expect((await sessionOf(browser, app.url))?.user).toEqual({ id: 'alice', name: 'Alice Example', email: 'alice@example.com', image: PICTURE })
+    // LINE does not say whether the address is verified, so it is not taken (quirks in docs/providers.md).
+    expect((await sessionOf(browser, app.url))?.user).toEqual({ id: 'alice', name: 'Alice Example', email: null, image: PICTURE })
 
     // What LINE's authorization endpoint is asked for: OpenID scopes, state (LINE requires it), nonce and PKCE.
     expect(authorizationUrl.searchParams.get('scope')).toBe('openid profile email')

@@ -133,7 +133,8 @@ describe('VK ID', () => {
 
     expect(redirectOf(callback).error).toBeNull()
     expect(callback.headers.get('location')).toBe(`${app.url}/`)
-    expect((await sessionOf(browser, app.url))?.user).toEqual({ id: '1234567890', name: 'Ivan Ivanov', email: 'ivan@example.ru', image: 'https://sun1-1.userapi.com/ivan.jpg' })
+    // VK ID does not say whether the address is verified, so it is not taken (quirks in docs/providers.md).
+    expect((await sessionOf(browser, app.url))?.user).toEqual({ id: '1234567890', name: 'Ivan Ivanov', email: null, image: 'https://sun1-1.userapi.com/ivan.jpg' })
 
     expect(authorizationUrl.searchParams.get('scope')).toBe('vkid.personal_info email')
     expect(vk.tokenRequests).toHaveLength(1)

@@ -99,10 +99,18 @@ export class Browser {
    * @throws Error when the page has no form.
    */
   async submitForm(page: Response): Promise<Response> {
+    return this.navigate(await this.formOf(page))
+  }
+
+  /**
+   * The POST that pressing the button of the page's (first) form makes: its action and hidden fields.
+   * @throws Error when the page has no form.
+   */
+  async formOf(page: Response): Promise<Navigation & { method: 'POST' }> {
     const text = await page.text()
     const form = readForm(text, page.url)
     if (!form) throw new Error(`no form on ${page.url} (${page.status}): ${pageText(text)}`)
-    return this.request(form.action, { method: 'POST', body: form.fields })
+    return { method: 'POST', url: form.action, body: form.fields }
   }
 
   /**
