@@ -26,7 +26,7 @@ import {
   type SignInFunction,
   type SignOutFunction,
   type UnlinkAccountFunction,
-} from './http/auth.js'
+} from './api/index.js'
 import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
 import type { PortcullisConfig } from './config/types.js'
 
@@ -65,5 +65,5 @@ export * from './errors.js'
 export type * from './types.js'
 export type { PortcullisConfig, Provider, ProviderInput } from './config/types.js'
 export type { LoggerInstance } from './logger.js'
-export type { AuthFunction, AuthenticatedRequest, GetAccessTokenFunction, GetAccessTokenOptions, GetCsrfTokenFunction, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions, UnlinkAccountFunction, UnlinkOptions } from './http/auth.js'
+export type { AuthFunction, AuthenticatedRequest, GetAccessTokenFunction, GetAccessTokenOptions, GetCsrfTokenFunction, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions, UnlinkAccountFunction, UnlinkOptions } from './api/index.js'
 export type { Handlers, NextFunction } from './http/router.js'

@@ -1,0 +1,123 @@
+/**
+ * What the server-side functions share: the resolved config, the request store that finds the
+ * current request, the session read once per request, the request context the actions take, how a
+ * result reaches the response, and the one CSRF rule of the calls that change who is signed in.
+ */
+import type { AsyncLocalStorage } from 'node:async_hooks'
+import type { ServerResponse } from 'node:http'
+import type { ActionContext } from '../actions/context.js'
+import type { ResolvedConfig } from '../config/types.js'
+import { MissingCSRFError, MissingRequestContextError } from '../errors.js'
+import { requestOrigin, sessionRequestFor, type NodeRequest } from '../http/request.js'
+import { appendCookies, sendResponse, type AuthResponse } from '../http/respond.js'
+import type { RequestStore } from '../http/router.js'
+import { sameOriginRequest, verifyCsrf } from '../security/csrf.js'
+import { readSession as readStoredSession } from '../session/strategy.js'
+import type { Session } from '../types.js'
+
+/** How the server-side `signIn`/`signOut` check that the request is the user's own (login CSRF). */
+export interface CsrfOptions {
+  /**
+   * The CSRF token the app's form posted (from `getCsrfToken(req, res)`). Default: `req.body.csrfToken`,
+   * as a body parser left it.
+   */
+  csrfToken?: string
+  /**
+   * Skips the CSRF check, for calls that are not answers to a browser's form (a test, a job). A
+   * browser-facing route that sets this lets any site sign its visitors in or out.
+   */
+  skipCsrfCheck?: boolean
+}
+
+/** One Portcullis instance's server-side API state, made once by `createAuth`. */
+export interface Api {
+  readonly config: ResolvedConfig
+  readonly requestStore: AsyncLocalStorage<RequestStore>
+  /** The request's session, read once per request however often it is asked for. */
+  session(req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null>
+  /** The pending read of the request, if any. */
+  pendingSession(req: NodeRequest): Promise<Session | null> | undefined
+  /** Forgets the request's session, after a call that changed it. */
+  forgetSession(req: NodeRequest): void
+}
+
+/** Makes the API state of a resolved config. */
+export function createApi(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>): Api {
+  // The pending read is kept on the request, under a symbol of this instance (cheaper than a
+  // WeakMap entry per request).
+  const memo = Symbol('portcullis.session')
+  type Memoised = NodeRequest & { [memo]?: Promise<Session | null> }
+
+  const read = async (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
+    const result = await readStoredSession(sessionRequestFor(req, config))
+    if (result.cookies.length > 0) {
+      if (res && !res.headersSent) appendCookies(res, result.cookies)
+      else config.logger.debug('SessionCookieNotRefreshed', 'The session cookie was due for re-issue, but no response (or one already sent) was given to auth().')
+    }
+    ;(req as NodeRequest & { auth?: Session | null }).auth = result.session
+    return result.session
+  }
+
+  return {
+    config,
+    requestStore,
+    session: (req, res) => ((req as Memoised)[memo] ??= read(req, res)),
+    pendingSession: (req) => (req as Memoised)[memo],
+    forgetSession: (req) => {
+      ;(req as Memoised)[memo] = undefined
+    },
+  }
+}
+
+/**
+ * The current request (`handlers`, the `auth` middleware, `auth(handler)`) as the actions take it.
+ * @throws MissingRequestContextError outside a request.
+ */
+export function serverContext(api: Api, what: string): { req: NodeRequest; res: ServerResponse; ctx: ActionContext } {
+  const store = api.requestStore.getStore()
+  if (!store) throw new MissingRequestContextError(what)
+  const { req, res } = store
+  const ctx: ActionContext = {
+    ...sessionRequestFor(req, api.config),
+    req,
+    method: 'POST',
+    origin: requestOrigin(req, api.config),
+    basePath: api.config.basePath,
+    query: new URLSearchParams(),
+    body: {},
+  }
+  return { req, res, ctx }
+}
+
+/** Ends the response with the result's redirect (`redirect: true`), or only sets its cookies; the URL either way. */
+export function finish(api: Api, req: NodeRequest, res: ServerResponse, response: AuthResponse, redirect: boolean): string {
+  api.forgetSession(req)
+  const url = response.redirect ?? `${requestOrigin(req, api.config)}/`
+  if (redirect) sendResponse(req, res, { ...response, redirect: url })
+  else if (!res.headersSent) appendCookies(res, response.cookies ?? [])
+  return url
+}
+
+/**
+ * The server-side calls that change who is signed in need the same proof as the routes' forms: a
+ * same-origin request carrying the CSRF token of its cookie.
+ * @throws MissingCSRFError
+ */
+export function assertServerCsrf(api: Api, ctx: ActionContext, options: CsrfOptions, what: string): void {
+  if (options.skipCsrfCheck === true) return
+  const token = options.csrfToken ?? (ctx.req.body as { csrfToken?: unknown } | undefined)?.csrfToken
+  const cookie = ctx.requestCookies[ctx.cookieSet.cookies.csrfToken.name]
+  if (!sameOriginRequest(ctx.req.headers, ctx.origin) || !verifyCsrf(cookie, token, api.config.secrets)) {
+    throw new MissingCSRFError(`${what}: the request carries no valid CSRF token. Put getCsrfToken(req, res) in the form as csrfToken, or pass { csrfToken }.`)
+  }
+}
+
+/** True for a Node request (what `auth` and `getAccessToken` tell apart from their other arguments). */
+export function isRequest(value: unknown): value is NodeRequest {
+  return typeof value === 'object' && value !== null && 'headers' in value && typeof (value as { method?: unknown }).method === 'string'
+}
+
+/** The request a request-context object names, or undefined. */
+export function contextRequest(value: unknown): { req: NodeRequest; res?: ServerResponse } | undefined {
+  return value && typeof value === 'object' && isRequest((value as { req?: unknown }).req) ? (value as { req: NodeRequest; res?: ServerResponse }) : undefined
+}

@@ -1,0 +1,35 @@
+/**
+ * The server-side API, one public function a file, composed here for one resolved config. Each
+ * function finds the current request through the request store (`handlers`, the `auth` middleware,
+ * `auth(handler)`) or takes it as an argument.
+ */
+import type { AsyncLocalStorage } from 'node:async_hooks'
+import type { ResolvedConfig } from '../config/types.js'
+import type { RequestStore } from '../http/router.js'
+import { createGetAccessToken } from './access-token.js'
+import { createAuthFunction } from './auth.js'
+import { createApi } from './context.js'
+import { createGetCsrfToken } from './csrf-token.js'
+import { createSignIn } from './sign-in.js'
+import { createSignOut } from './sign-out.js'
+import { createUnlinkAccount } from './unlink-account.js'
+
+export type { AuthFunction, AuthenticatedRequest } from './auth.js'
+export type { GetAccessTokenFunction, GetAccessTokenOptions } from './access-token.js'
+export type { GetCsrfTokenFunction } from './csrf-token.js'
+export type { SignInFunction, SignInOptions } from './sign-in.js'
+export type { SignOutFunction, SignOutOptions } from './sign-out.js'
+export type { UnlinkAccountFunction, UnlinkOptions } from './unlink-account.js'
+
+/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount` and `getAccessToken` for a resolved config. */
+export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
+  const api = createApi(config, requestStore)
+  return {
+    auth: createAuthFunction(api),
+    signIn: createSignIn(api),
+    signOut: createSignOut(api),
+    getCsrfToken: createGetCsrfToken(api),
+    unlinkAccount: createUnlinkAccount(api),
+    getAccessToken: createGetAccessToken(api),
+  }
+}
