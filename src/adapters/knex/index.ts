@@ -80,6 +80,9 @@ const ACCOUNT_FIELDS = [
 const SESSION_FIELDS = ['sessionToken', 'userId', 'expires'] as const
 const ACCOUNT_TOKEN_FIELDS = ['refresh_token', 'access_token', 'expires_at', 'token_type', 'scope', 'id_token', 'session_state'] as const
 
+// Long: the adapter is Auth.js's shape, an object of ~20 short methods closing over one connection
+// and one naming; each method is read on its own, and splitting the object would only thread both
+// through every one of them.
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
  *
