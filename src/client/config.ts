@@ -61,6 +61,18 @@ export async function postForm(url: string, fields: Record<string, string>): Pro
   return { ...(body as Omit<RedirectAnswer, 'status'>), status: response.status }
 }
 
+/** POSTs `body` as JSON and reads the JSON answer; throws `AuthClientError` for a failed request or an error answer. */
+export async function postJson<T>(path: string, body: unknown): Promise<T> {
+  const response = await send(authUrl(path), {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const answer = await readJson(response)
+  if (!response.ok) throw errorOf(answer, response.status)
+  return answer as T
+}
+
 async function send(url: string, init: RequestInit): Promise<Response> {
   try {
     // `include` sends the cookies to an absolute basePath on another origin too; same-origin

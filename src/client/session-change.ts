@@ -45,7 +45,7 @@ export function onSessionChange(listener: SessionListener): () => void {
  */
 export async function announceSessionChange(): Promise<void> {
   if (channel) channel.postMessage('changed')
-  else {
+  else if (typeof BroadcastChannel === 'function') {
     const once = new BroadcastChannel(channelName())
     once.postMessage('changed')
     once.close()
@@ -58,8 +58,11 @@ function channelName(): string {
 }
 
 function follow(): void {
-  channel = new BroadcastChannel(channelName())
-  channel.onmessage = () => void refresh('other tab')
+  // Without BroadcastChannel (an old embedded browser), other tabs are still caught on focus.
+  if (typeof BroadcastChannel === 'function') {
+    channel = new BroadcastChannel(channelName())
+    channel.onmessage = () => void refresh('other tab')
+  }
   addEventListener('focus', onFocus)
   document.addEventListener('visibilitychange', onFocus)
 }

@@ -34,6 +34,7 @@ export type AuthorizationParams = string | URLSearchParams | Record<string, stri
  *   promise gives the result; else the page goes to `url` (the verify-request page, the
  *   callback URL, or the sign-in page showing the error).
  * - No provider: the page goes to the server's sign-in page.
+ * - A provider the server does not offer: `{ ok: false, status: 400, error: 'InvalidProvider' }`.
  *
  * A successful credentials sign-in tells `onSessionChange` listeners, in this tab and the others.
  *

@@ -1,7 +1,7 @@
 /**
  * The shapes the auth routes answer, as a browser sees them. Declared here rather than imported
  * from the server's types so that the client module pulls no server code (nor its declarations)
- * into a page; test/client/types.test.ts checks that the two stay the same.
+ * into a page; test/client/module.test.ts checks that the error codes stay the same.
  */
 
 /** The signed-in user, as GET /session gives it. */

@@ -157,6 +157,10 @@ function browserSuite() {
     expect((await nthSession(second, before + 1))?.user).toMatchObject({ email: 'ada@example.com' })
     const cookies = await context.cookies(appOrigin)
     expect(cookies.find((cookie) => cookie.name === 'authjs.session-token')).toMatchObject({ httpOnly: true, sameSite: 'Lax' })
+
+    // POST /session with the CSRF token: the example has no session callback, so the session stands.
+    const updated = await first.evaluate(() => (window as unknown as TestWindow).client.updateSession({ theme: 'dark' }))
+    expect(updated?.user).toMatchObject({ email: 'ada@example.com' })
   })
 
   it('signs out from the second tab by fetch; the first tab sees it', async () => {
