@@ -7,15 +7,16 @@
  * The Auth.js configuration is what a Next.js app would have in `auth.ts` (see README.md): JWT
  * sessions (Auth.js's default without an adapter) sealed with AUTH_SECRET.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http'
 import { Auth, type AuthConfig } from '@auth/core'
 import Credentials from '@auth/core/providers/credentials'
 import { verifyPassword } from './users.js'
 
-/** The front end's Auth.js configuration. */
-export function frontendAuthConfig(secret: string): AuthConfig {
+/** The front end's Auth.js configuration; `logger` replaces Auth.js's console logger. */
+export function frontendAuthConfig(secret: string, logger?: AuthConfig['logger']): AuthConfig {
   return {
     secret,
+    ...(logger ? { logger } : {}),
     basePath: '/api/auth',
     // The development server's own Host; in production set AUTH_URL instead.
     trustHost: true,
@@ -34,8 +35,13 @@ export function frontendAuthConfig(secret: string): AuthConfig {
  * component calls `auth()`.
  */
 export function createFrontend(secret: string): Server {
-  const config = frontendAuthConfig(secret)
-  return createServer(async (req, res) => {
+  return createServer(frontendListener(secret))
+}
+
+/** The front end's request listener, for a server of your own (the tests add routes around it). */
+export function frontendListener(secret: string, logger?: AuthConfig['logger']): RequestListener {
+  const config = frontendAuthConfig(secret, logger)
+  return async (req, res) => {
     try {
       const request = await toWebRequest(req)
       const url = new URL(request.url)
@@ -53,7 +59,7 @@ export function createFrontend(secret: string): Server {
       res.statusCode = 500
       res.end('Internal error\n')
     }
-  })
+  }
 }
 
 /** What Next.js's `auth()` does on the server: ask Auth.js's session route with the request's cookies. */

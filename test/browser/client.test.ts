@@ -25,32 +25,13 @@ import type * as Client from 'portcullis/client'
 import { createApp } from '../../examples/express/app.js'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
 import { describeWithChromium, launchChromium } from '../support/chromium.js'
+import { CLIENT_DIR, CLIENT_TEST_PAGE, nthSession, openTestPage as openPage, sessionCount, type TestWindow } from '../support/client-page.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
 const TITLE = 'portcullis/client in Chromium against examples/express'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const SCREENSHOT = join(tmpdir(), 'portcullis-client-oidc.png')
-
-/** What the test page puts on `window`: the module, and every session its listener was given. */
-interface TestWindow {
-  client: typeof Client
-  sessions: (Client.Session | null)[]
-}
-
-/** The test page: loads the built module as an app would, and records what onSessionChange reports. */
-const TEST_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>client test</title></head>
-<body><pre id="session">loading</pre>
-<script type="module">
-import * as client from '/portcullis/client/index.js'
-window.sessions = []
-client.onSessionChange((session) => {
-  window.sessions.push(session)
-  document.getElementById('session').textContent = JSON.stringify(session, null, 2)
-})
-window.client = client
-</script></body></html>`
 
 describeWithChromium(TITLE, browserSuite)
 
@@ -65,19 +46,7 @@ function browserSuite() {
   let first: Page
   let second: Page
 
-  /** Opens the test page in a tab and waits for the module and the listener's first report. */
-  async function openTestPage(page: Page, path = '/client-test'): Promise<void> {
-    await page.goto(`${appOrigin}${path}`)
-    await page.waitForFunction(() => (window as unknown as TestWindow).sessions?.length > 0)
-  }
-
-  /** The last session the tab's listener was given, once the listener has seen `count` of them. */
-  async function nthSession(page: Page, count: number): Promise<Client.Session | null> {
-    await page.waitForFunction((n) => (window as unknown as TestWindow).sessions.length >= n, count)
-    return page.evaluate((n) => (window as unknown as TestWindow).sessions[n - 1] ?? null, count)
-  }
-
-  const sessionCount = (page: Page) => page.evaluate(() => (window as unknown as TestWindow).sessions.length)
+  const openTestPage = (page: Page, path = '/client-test') => openPage(page, `${appOrigin}${path}`)
 
   beforeAll(async () => {
     process.env.AUTH_SECRET ??= 'test-secret-for-the-express-example-0123456789'
@@ -97,8 +66,8 @@ function browserSuite() {
     const created = await createApp({ databaseFile: ':memory:', devIdp: idp, emailServer: smtp.url })
     db = created.db
     const app = express()
-    app.use('/portcullis/client', express.static(join(root, 'dist/client')))
-    app.get('/client-test', (_req, res) => void res.type('html').send(TEST_PAGE))
+    app.use('/portcullis/client', express.static(CLIENT_DIR))
+    app.get('/client-test', (_req, res) => void res.type('html').send(CLIENT_TEST_PAGE))
     app.use(created.app)
     server.on('request', app)
     context = await browser.newContext({ viewport: { width: 800, height: 600 } })
