@@ -77,8 +77,9 @@ async function toWebRequest(req: IncomingMessage): Promise<Request> {
   }
   const chunks: Buffer[] = []
   for await (const chunk of req) chunks.push(chunk as Buffer)
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD'
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, { method: req.method, headers, body: hasBody ? Buffer.concat(chunks) : undefined })
+  const method = req.method ?? 'GET'
+  const init: RequestInit = method === 'GET' || method === 'HEAD' ? { method, headers } : { method, headers, body: Buffer.concat(chunks) }
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, init)
 }
 
 async function sendWebResponse(res: ServerResponse, response: Response): Promise<void> {

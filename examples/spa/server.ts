@@ -35,7 +35,7 @@ if (process.env.DEV_IDP !== 'off') {
   console.log(`Local dev identity provider (development only: any name signs in) at ${devIdp.issuer}`)
 }
 
-const { app: authApp } = await createApp({ databaseFile, devIdp })
+const { app: authApp } = await createApp({ databaseFile, ...(devIdp ? { devIdp } : {}) })
 const app = express()
 app.use(express.static(fileURLToPath(new URL('public/', import.meta.url))))
 app.use('/portcullis/client', express.static(clientDir, { index: false }))
