@@ -164,10 +164,16 @@ function browserSuite() {
     expect(await nthSession(second, before + 2)).toBeNull()
   })
 
-  it('signs in with the dev OIDC IdP by a form navigation, then signs out with a redirect', async () => {
+  it('signs in with the dev OIDC IdP (the authorization URL with redirect: false, else a form navigation), then signs out with a redirect', async () => {
     await openTestPage(first)
     const before = await sessionCount(second)
-    // signIn submits a form: the page leaves for the IdP.
+    // With redirect: false, the authorization URL to go to when the app chooses.
+    const prepared = await first.evaluate(() => (window as unknown as TestWindow).client.signIn('dev-idp', { redirect: false }))
+    expect(prepared).toMatchObject({ ok: true, status: 200 })
+    expect(new URL(prepared!.url!).origin).toBe(idp.issuer)
+    expect(new URL(prepared!.url!).searchParams.get('code_challenge_method')).toBe('S256')
+
+    // By default signIn submits a form: the page leaves for the IdP.
     await Promise.all([
       first.waitForURL((url) => url.origin === idp.issuer),
       first.evaluate(() => void (window as unknown as TestWindow).client.signIn('dev-idp', { callbackUrl: '/client-test?via=oidc' })),
