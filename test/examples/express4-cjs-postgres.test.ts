@@ -1,0 +1,123 @@
+/**
+ * Runs examples/express4-cjs-postgres as its README says (`npm start`: the Knex CLI's
+ * `migrate:latest`, then `node server.js`) in a copy of the folder whose node_modules holds Express 4
+ * and this repository as `portcullis` (symlinks, as `npm install` would lay them out without the
+ * network), against a fresh PostgreSQL database. Then signs in with credentials, reads the
+ * database session, and signs out, watching the Session table.
+ *
+ * PostgreSQL down: the suite skips with a line saying so, unless CI is set (test/support/databases.ts).
+ */
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Knex } from 'knex'
+import { Browser } from '../support/browser.js'
+import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const example = join(root, 'examples/express4-cjs-postgres')
+
+/** The example's files and a node_modules as `npm install` lays it out: Express 4 under its own name. */
+function copyExample(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-express4-cjs-'))
+  for (const file of ['package.json', 'knexfile.js', 'app.js', 'server.js']) cpSync(join(example, file), join(dir, file))
+  mkdirSync(join(dir, 'node_modules/.bin'), { recursive: true })
+  symlinkSync(root, join(dir, 'node_modules/portcullis'), 'dir')
+  symlinkSync(join(root, 'node_modules/express4'), join(dir, 'node_modules/express'), 'dir')
+  for (const dep of ['knex', 'pg']) symlinkSync(join(root, 'node_modules', dep), join(dir, 'node_modules', dep), 'dir')
+  symlinkSync('../knex/bin/cli.js', join(dir, 'node_modules/.bin/knex'))
+  return dir
+}
+
+function postgresUrl(config: Knex.Config): string {
+  const { host, port, user, password, database } = config.connection as { host: string; port: number; user: string; password?: string; database: string }
+  const auth = password ? `${encodeURIComponent(user)}:${encodeURIComponent(password)}` : encodeURIComponent(user)
+  return `postgres://${auth}@${host}:${port}/${database}`
+}
+
+await describeWithDatabase('postgres', 'examples/express4-cjs-postgres (npm start on PostgreSQL)', (pg) => {
+  let database: TestDatabase
+  let dir: string
+  let server: ChildProcess
+  let output = ''
+  const port = 30000 + Math.floor(Math.random() * 20000)
+  const origin = `http://localhost:${port}`
+
+  beforeAll(async () => {
+    if (!existsSync(join(root, 'dist/cjs/index.cjs'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+    database = await pg.createDatabase()
+    dir = copyExample()
+    // Its own process group, so that npm, its shell and node all stop together at the end.
+    server = spawn('npm', ['start'], {
+      cwd: dir,
+      detached: true,
+      env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: postgresUrl(database.config), PORT: String(port), AUTH_SECRET: 'test-secret-for-the-express4-example-0123456789', AUTH_TRUST_HOST: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`npm start did not start the server:\n${output}`)), 30000)
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString()
+        if (output.includes('running at')) {
+          clearTimeout(timer)
+          resolve()
+        }
+      }
+      server.stdout!.on('data', collect)
+      server.stderr!.on('data', collect)
+      server.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)))
+    })
+  }, 60000)
+
+  afterAll(async () => {
+    if (server?.pid && server.exitCode === null) {
+      const exited = new Promise((resolve) => server.once('exit', resolve))
+      process.kill(-server.pid, 'SIGTERM')
+      await exited
+    }
+    if (dir) rmSync(dir, { recursive: true, force: true })
+    await database?.destroy()
+  })
+
+  it('runs on Express 4, from CommonJS, after the Knex CLI created the tables', async () => {
+    expect(execFileSync(process.execPath, ['-p', "require('express/package.json').version"], { cwd: dir, encoding: 'utf8' })).toMatch(/^4\./)
+    expect(output).toMatch(/Batch 1 run: 2 migrations/)
+    const migrations = await database.knex('knex_migrations').orderBy('id').pluck('name')
+    expect(migrations).toEqual(['20261120000000_portcullis_init.js', '20261123000000_portcullis_email_lower.js'])
+    const home = await fetch(`${origin}/`)
+    expect(await home.text()).toContain('Express 4 (CommonJS) and PostgreSQL')
+  })
+
+  it('signs in with credentials into a database session, serves it, and signs out', async () => {
+    const browser = new Browser()
+    expect((await browser.request(`${origin}/me`)).status).toBe(401)
+    const dashboard = await browser.request(`${origin}/dashboard`, { headers: { accept: 'text/html' } })
+    expect(dashboard.status).toBe(302)
+
+    const { csrfToken } = (await (await browser.request(`${origin}/api/auth/csrf`)).json()) as { csrfToken: string }
+    const wrong = await browser.request(`${origin}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, username: 'ada', password: 'wrong' }) })
+    expect(new URL(wrong.headers.get('location')!).searchParams.get('error')).toBe('CredentialsSignin')
+
+    const signIn = await browser.request(`${origin}/api/auth/callback/credentials`, {
+      body: new URLSearchParams({ csrfToken, username: 'ada', password: 'lovelace', callbackUrl: `${origin}/dashboard` }),
+    })
+    expect(signIn.headers.get('location')).toBe(`${origin}/dashboard`)
+    const me = (await (await browser.request(`${origin}/me`)).json()) as { user: { id: string; email: string } }
+    expect(me.user.email).toBe('ada@example.com')
+    expect(await (await browser.request(`${origin}/dashboard`)).text()).toBe('Welcome, Ada Lovelace.\n')
+
+    // A database session: the cookie is the row's token.
+    const sessions = await database.knex('Session').where({ userId: me.user.id })
+    expect(sessions).toHaveLength(1)
+    expect(sessions[0].sessionToken).toBe(browser.cookie(origin, 'authjs.session-token'))
+
+    const fresh = (await (await browser.request(`${origin}/api/auth/csrf`)).json()) as { csrfToken: string }
+    const signOut = await browser.request(`${origin}/api/auth/signout`, { body: new URLSearchParams({ csrfToken: fresh.csrfToken }) })
+    expect(signOut.headers.get('location')).toBe(`${origin}/`)
+    expect(await database.knex('Session').where({ userId: me.user.id })).toHaveLength(0)
+    expect((await browser.request(`${origin}/me`)).status).toBe(401)
+  })
+})
