@@ -145,6 +145,22 @@ describe('state', () => {
     await expectRejected(browser, response, 'InvalidCheck', 'state_provider_mismatch')
   })
 
+  // Every check cookie is sealed with the same keys, so only the check type inside tells a nonce
+  // cookie from a state cookie: without it, a value the attacker saw as a nonce could pass as state.
+  it("rejects the nonce cookie copied into the state cookie's place and the state parameter: state_cookie_invalid", async () => {
+    const { browser, navigation } = await authorized()
+    const nonce = browser.cookie(app.url, 'authjs.nonce')!
+    browser.setCookie(app.url, 'authjs.state', nonce)
+    const response = await browser.navigate(withParams(navigation, (params) => params.set('state', nonce)))
+    await expectRejected(browser, response, 'InvalidCheck', 'state_cookie_invalid')
+  })
+
+  it("rejects the PKCE cookie copied into the nonce cookie's place: nonce_cookie_invalid", async () => {
+    const { browser, navigation } = await authorized()
+    browser.setCookie(app.url, 'authjs.nonce', browser.cookie(app.url, 'authjs.pkce.code_verifier')!)
+    await expectRejected(browser, await browser.navigate(navigation), 'InvalidCheck', 'nonce_cookie_invalid')
+  })
+
   it("rejects a callback made with someone else's code and state (login CSRF)", async () => {
     const { navigation } = await authorized()
     const victim = new Browser()
