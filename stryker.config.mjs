@@ -26,8 +26,12 @@ export default {
   // perTest: each mutant runs only the tests that reached its code.
   coverageAnalysis: 'perTest',
   concurrency: Number(process.env.PORTCULLIS_MUTATE_CONCURRENCY ?? 2),
-  timeoutMS: 20000,
-  timeoutFactor: 2,
+  // A mutant that makes a flow hang (a check that never resolves) is a timeout, counted as detected;
+  // a short grace keeps such mutants from holding a worker long.
+  timeoutMS: 8000,
+  timeoutFactor: 1.5,
+  // Module-level constants (regexes, tables) would need every test of the scope per mutant.
+  ignoreStatic: true,
   // The suites' own servers (IdP, SMTP, databases) are started per suite; a worker is recycled now
   // and then so that a leak in one mutant's run cannot slow the next ones.
   maxTestRunnerReuse: 40,
