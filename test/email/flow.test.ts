@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto'
 import express from 'express'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals'
-import type { Account, EventsOptions, User } from 'portcullis'
+import type { Account, Adapter, EventsOptions, User } from 'portcullis'
+import { KnexAdapter } from 'portcullis/adapters/knex'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
 import { SECRET } from '../support/flow.js'
@@ -211,6 +212,26 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
       const adas = await freshLink('ada@example.com')
       await expectRefused(withParams(adas, { token: eves.token }))
       expect(await db.knex('VerificationToken').count({ n: '*' }).first()).toEqual({ n: 2 })
+    })
+
+    // A hand-written adapter may look the token up by its hash alone. The token is then found for any
+    // address, and only the callback's own comparison stops a link for the attacker's mailbox from
+    // signing in as anyone.
+    it("another address's token with an adapter whose useVerificationToken ignores the identifier", async () => {
+      const adapter = KnexAdapter(db.knex)
+      const byTokenOnly: Adapter = {
+        ...adapter,
+        async useVerificationToken({ token }) {
+          const row = await db.knex('VerificationToken').where({ token }).first()
+          if (!row || (await db.knex('VerificationToken').where({ token }).del()) !== 1) return null
+          return { identifier: row.identifier, token: row.token, expires: new Date(row.expires) }
+        },
+      }
+      mountEmailApp(app, db.knex, smtp, { adapter: byTokenOnly })
+      const eves = paramsOf(await freshLink('eve@example.com'))
+      await expectRefused(withParams(await freshLink('ada@example.com'), { token: eves.token }))
+      expect(await db.knex('User').select()).toEqual([])
+      expect(await db.knex('Session').select()).toEqual([])
     })
 
     it('a tampered token (one character changed, cut short, extended, upper-cased), then the real one works', async () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import OIDC from 'portcullis/providers/oidc'
 import { Browser, type Navigation } from '../support/browser.js'
-import { startIdp, type TestIdp } from '../support/idp.js'
+import { forgeIdTokens, startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, listen, mountApp, redirectOf, sessionOf, signInWith, startSignIn, type Listener } from '../support/oauth-app.js'
 
 let idp: TestIdp
@@ -23,6 +23,8 @@ let tokenProxyUrl: string
 const issuedTokens: string[] = []
 /** When set, the token endpoint's ID token is replaced by this function's result. */
 let forgeIdToken: ((claims: Record<string, unknown>, kid: string) => Promise<string>) | undefined
+/** The same, at the IdP's own token endpoint (the one discovery finds). */
+let forgeAtIdp: ((claims: Record<string, unknown>, kid: string) => Promise<string>) | undefined
 
 beforeAll(async () => {
   app = await listen()
@@ -31,6 +33,7 @@ beforeAll(async () => {
   tokenProxyUrl = `http://127.0.0.1:${(tokenProxy.address() as AddressInfo).port}/token`
   const client = (id: string, provider: string) => ({ client_id: id, client_secret: `${id}-secret`, redirect_uris: [app.callbackUrl(provider)] })
   idp = await startIdp({ clients: [client('corp', 'corp'), client('other', 'other')] })
+  forgeIdTokens(idp, (claims, kid) => forgeAtIdp?.(claims, kid))
   db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
   await db.migrate.latest({ migrationSource: migrationSource() })
 })
@@ -75,6 +78,7 @@ const CHECK_COOKIES = ['authjs.pkce.code_verifier', 'authjs.state', 'authjs.nonc
 
 beforeEach(async () => {
   forgeIdToken = undefined
+  forgeAtIdp = undefined
   await db('Session').del()
   await db('Account').del()
   await db('User').del()
@@ -141,6 +145,22 @@ describe('state', () => {
     await expectRejected(browser, response, 'InvalidCheck', 'state_provider_mismatch')
   })
 
+  // Every check cookie is sealed with the same keys, so only the check type inside tells a nonce
+  // cookie from a state cookie: without it, a value the attacker saw as a nonce could pass as state.
+  it("rejects the nonce cookie copied into the state cookie's place and the state parameter: state_cookie_invalid", async () => {
+    const { browser, navigation } = await authorized()
+    const nonce = browser.cookie(app.url, 'authjs.nonce')!
+    browser.setCookie(app.url, 'authjs.state', nonce)
+    const response = await browser.navigate(withParams(navigation, (params) => params.set('state', nonce)))
+    await expectRejected(browser, response, 'InvalidCheck', 'state_cookie_invalid')
+  })
+
+  it("rejects the PKCE cookie copied into the nonce cookie's place: nonce_cookie_invalid", async () => {
+    const { browser, navigation } = await authorized()
+    browser.setCookie(app.url, 'authjs.nonce', browser.cookie(app.url, 'authjs.pkce.code_verifier')!)
+    await expectRejected(browser, await browser.navigate(navigation), 'InvalidCheck', 'nonce_cookie_invalid')
+  })
+
   it("rejects a callback made with someone else's code and state (login CSRF)", async () => {
     const { navigation } = await authorized()
     const victim = new Browser()
@@ -202,6 +222,25 @@ describe('ID token', () => {
     const { browser, navigation } = await authorized()
     expect(redirectOf(await browser.navigate(navigation)).error).toBeNull()
     expect((await sessionOf(browser, app.url))?.user?.email).toBe('alice@example.com')
+  })
+
+  describe('with a provider configured by its issuer alone (every endpoint and the keys discovered)', () => {
+    const discovered = () => OIDC({ id: 'corp', name: 'corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', checks: ['pkce', 'state', 'nonce'], dangerouslyAllowInsecureRequests: true })
+    beforeEach(() => void mountApp(app, { providers: [discovered()], adapter: KnexAdapter(db) }))
+
+    it('rejects an ID token signed with a rogue key under the IdP’s key id', async () => {
+      const rogue = await generateKeyPair('RS256')
+      forgeAtIdp = (claims, kid) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).sign(rogue.privateKey)
+      const { browser, navigation } = await authorized()
+      await expectRejected(browser, await browser.navigate(navigation), 'OAuthCallbackError', 'id_token_signature')
+    })
+
+    it('accepts the same token signed honestly (the forgery is the only change)', async () => {
+      forgeAtIdp = (claims) => idp.signIdToken(claims)
+      const { browser, navigation } = await authorized()
+      expect(redirectOf(await browser.navigate(navigation)).error).toBeNull()
+      expect((await sessionOf(browser, app.url))?.user?.email).toBe('alice@example.com')
+    })
   })
 })
 

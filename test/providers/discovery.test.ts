@@ -8,12 +8,13 @@
  * run; the session user must be the provider's mapping of the claims the IdP releases for the
  * scopes the provider asks for.
  */
+import { generateKeyPair, SignJWT } from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals'
 import type { OAuthConfig } from 'portcullis/providers/oauth'
 import type { OIDCConfig } from 'portcullis/providers/oidc'
 import { catalogueIds, loadProviderModule } from '../../scripts/providers-table-lib.js'
 import { Browser } from '../support/browser.js'
-import { startIdp, type TestIdp } from '../support/idp.js'
+import { forgeIdTokens, startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, listen, mountApp, redirectOf, sessionOf, signInWith, type Listener } from '../support/oauth-app.js'
 import { readFixture, type DiscoveryRun } from '../support/provider-fixtures.js'
 
@@ -60,7 +61,8 @@ describe.each(runs)('$id', ({ id, discovery }) => {
     idp = undefined
   })
 
-  it(`signs in through discovery at an issuer shaped ${JSON.stringify(discovery.issuerPath ?? '')}, the session user being the mapped claims`, async () => {
+  /** The IdP at the provider's issuer shape, and the provider configured by that issuer alone, mounted. */
+  async function startProvider(): Promise<{ idp: TestIdp; provider: OAuthConfig | OIDCConfig; extraClaims: Record<string, unknown> }> {
     const module = await loadProviderModule(id)
     const bare = module.default()
     const extraClaims = discovery.claims ?? {}
@@ -87,7 +89,11 @@ describe.each(runs)('$id', ({ id, discovery }) => {
     expect(provider.type).toBe('oidc')
     if (discovery.issuerPath) expect(new URL(idp.issuer).pathname).toBe(discovery.issuerPath)
     mountApp(app, { providers: [provider] })
+    return { idp, provider, extraClaims }
+  }
 
+  it(`signs in through discovery at an issuer shaped ${JSON.stringify(discovery.issuerPath ?? '')}, the session user being the mapped claims`, async () => {
+    const { provider, extraClaims } = await startProvider()
     const browser = new Browser()
     const callback = await signInWith(browser, app.url, id, 'alice')
     expect(redirectOf(callback)).toMatchObject({ error: null })
@@ -100,5 +106,28 @@ describe.each(runs)('$id', ({ id, discovery }) => {
     // The address only when the mapping marks it verified (the core drops any other).
     const email = expected.emailVerified === true ? (expected.email ?? null) : null
     expect(session?.user).toEqual({ id: expected.id, name: expected.name ?? null, email, image: expected.image ?? null })
+  })
+
+  // The ID token's signature is what proves the IdP issued it: the token endpoint's TLS connection
+  // is not enough (a compromised or mixed-up endpoint, a proxy). With the provider configured by
+  // its issuer alone, the keys come from the discovered jwks_uri.
+  it('refuses an ID token signed with a rogue key under the IdP’s key id, from the discovered token endpoint', async () => {
+    const { idp: server } = await startProvider()
+    const rogue = await generateKeyPair('RS256')
+    forgeIdTokens(server, (claims, kid) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid }).sign(rogue.privateKey))
+
+    const browser = new Browser()
+    const callback = await signInWith(browser, app.url, id, 'alice')
+    expect(redirectOf(callback)).toMatchObject({ error: 'OAuthCallbackError', code: 'id_token_signature' })
+    expect(redirectOf(callback).url.pathname).toBe('/api/auth/signin')
+    expect(await sessionOf(browser, app.url)).toBeNull()
+  })
+
+  it('accepts the same ID token re-signed with the IdP’s own key (the forgery above is the only change)', async () => {
+    const { idp: server } = await startProvider()
+    forgeIdTokens(server, (claims) => server.signIdToken(claims))
+    const browser = new Browser()
+    expect(redirectOf(await signInWith(browser, app.url, id, 'alice'))).toMatchObject({ error: null })
+    expect(await sessionOf(browser, app.url)).not.toBeNull()
   })
 })

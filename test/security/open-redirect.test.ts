@@ -271,3 +271,35 @@ describe('Host headers that the URL parser normalises', () => {
     expect(res.headers['location']).toBe(`${origin}/dashboard?x=1`)
   })
 })
+
+// `http://user:pw@<site>/` is on the site's origin, but a browser shows the credentials part to the
+// user (and some prompt for it or refuse the URL): a phishing link could make the site's own redirect
+// carry a message of the attacker's in it. Such a callbackUrl is not kept, not even its path.
+describe('a callbackUrl on the app origin that carries credentials', () => {
+  let app: SecurityApp
+
+  beforeAll(async () => {
+    app = await startApp()
+  })
+
+  const withCredentials = (userinfo: string) => {
+    const url = new URL(app.origin)
+    return `${url.protocol}//${userinfo}@${url.host}/dashboard`
+  }
+
+  describe.each(SINKS)('%s', (_sink, sink) => {
+    it.each(['user:pw', 'user', ':pw', 'support%20call%20%2B1-555-0100:x'])('sends %j@<origin>/dashboard to the site root', async (userinfo) => {
+      const urls = await sink(app, withCredentials(userinfo), false)
+      expect(urls[0]).toBe(`${app.origin}/`)
+      for (const url of urls) expect(url).not.toContain('@')
+    })
+  })
+
+  describe.each(PAGE_SINKS)('%s', (_sink, sink) => {
+    it('puts the site root in the page instead of user:pw@<origin>/dashboard', async () => {
+      const urls = await sink(app, withCredentials('user:pw'), false)
+      expect(urls[0]).toBe(`${app.origin}/`)
+      for (const url of urls) expect(url).not.toContain('@')
+    })
+  })
+})

@@ -10,8 +10,9 @@
  * session read with a live token, and an `authorize` that calls the adapter as the README shows),
  * and a duplicate session token (createSession).
  */
+import { randomBytes } from 'node:crypto'
 import { inspect } from 'node:util'
-import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
 import express from 'express'
 import request from 'supertest'
 import Portcullis, { type PortcullisConfig } from 'portcullis'
@@ -19,6 +20,7 @@ import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import { describeWithDatabase, type DatabaseKind, type TestDatabase } from '../support/databases.js'
 import { SECRET, setCookie, signInWithPassword } from '../support/flow.js'
+import { describeError, redactError } from '../../src/events.js'
 
 const EMAIL = 'ada@example.com'
 const PASSWORD = 'correct-horse-battery-staple'
@@ -157,6 +159,86 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expect(printed()).toContain('Session')
       expect(printed()).not.toContain(token)
       await db.knex('Session').where({ sessionToken: token }).delete()
+    })
+  })
+}
+
+/**
+ * redactError's two layers, each on its own, on the errors the drivers really throw through Knex
+ * (better-sqlite3, pg, mysql2): the SQL that Knex writes into the message with its bound values,
+ * and the quoted literals of the driver's own message, go whatever the caller passes as `values`;
+ * and a value the caller names is blanked wherever else it appears (a raw query that wrote it into
+ * the SQL text instead of binding it). Each layer must hold when the other would miss.
+ */
+for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
+  await describeWithDatabase(kind, `redactError on ${kind} errors`, (server) => {
+    let db: TestDatabase
+    beforeAll(async () => {
+      db = await server.createDatabase()
+      await db.knex.migrate.latest({ migrationSource: migrationSource() })
+    })
+    afterAll(() => db?.destroy())
+
+    /** A value that only this test could have put into the error. */
+    const secretValue = () => `tok${randomBytes(12).toString('hex')}`
+    const failure = (query: PromiseLike<unknown>) => Promise.resolve(query).then(() => { throw new Error('the query was expected to fail') }, (error: unknown) => error as Error & Record<string, unknown>)
+
+    describe('the SQL and its literals go without any values given', () => {
+      // Knex writes the bound values into the message on SQLite and MariaDB (PostgreSQL keeps `$1`
+      // there); PostgreSQL's own message quotes a value its column type refuses.
+      const leakingQueries: Record<DatabaseKind, { what: string; run: (token: string) => PromiseLike<unknown>; code: string; names: string }> = {
+        sqlite: { what: 'a query on a missing table', run: (token) => db.knex('Session_away').where({ sessionToken: token }).first(), code: 'SQLITE_ERROR', names: 'Session_away' },
+        mariadb: { what: 'a query on a missing table', run: (token) => db.knex('Session_away').where({ sessionToken: token }).first(), code: 'ER_NO_SUCH_TABLE', names: 'Session_away' },
+        postgres: { what: 'a value its column type refuses', run: (token) => db.knex('Session').where({ expires: token }).first(), code: '22007', names: 'timestamp' },
+      }
+      const leaking = leakingQueries[kind]
+
+      it(`${leaking.what}: the token leaves the message, the code and the names stay`, async () => {
+        const token = secretValue()
+        const error = await failure(leaking.run(token))
+        expect(deepText(error)).toContain(token) // the premise: the driver's error holds it
+        const redacted = redactError(error)
+        expect(deepText(redacted)).not.toContain(token)
+        expect(describeError(error)).not.toContain(token)
+        expect(redacted.code).toBe(leaking.code)
+        expect(redacted.message).toContain(leaking.names)
+        expect(redacted.message).not.toMatch(/^\s*select\b/i)
+      })
+
+      it('a duplicate key: the token leaves the message and every property, the code and the constraint stay', async () => {
+        const user = crypto.randomUUID()
+        await db.knex('User').insert({ id: user, email: `${user}@example.com` })
+        const token = secretValue()
+        const row = { sessionToken: token, userId: user, expires: new Date(Date.now() + 60_000) }
+        await db.knex('Session').insert({ id: crypto.randomUUID(), ...row })
+        const error = await failure(db.knex('Session').insert({ id: crypto.randomUUID(), ...row }))
+        expect(deepText(error)).toContain(token)
+        const redacted = redactError(error)
+        expect(deepText(redacted)).not.toContain(token)
+        expect(describeError(error)).not.toContain(token)
+        expect(redacted.code).toBe(CODES[kind].duplicate)
+        expect(describeError(error)).toMatch(/session_?token/i)
+      })
+    })
+
+    describe('the values given go wherever they are, SQL or not', () => {
+      it('a raw query that wrote the token into its SQL text instead of binding it', async () => {
+        const token = secretValue()
+        const error = await failure(db.knex.raw(`select * from ?? where ?? = ${token}`, ['User', 'email']))
+        expect(deepText(error)).toContain(token)
+        for (const values of [[token], [{ sessionToken: token, userId: 'u1' }]]) {
+          const redacted = redactError(error, values)
+          expect(deepText(redacted)).not.toContain(token)
+          expect(redacted.message).toContain('[redacted]')
+          expect(describeError(redactError(error, values))).not.toContain(token)
+        }
+      })
+
+      it('an error of the app’s own adapter code, with no SQL at all', () => {
+        const email = 'ada.lovelace@example.com'
+        const redacted = redactError(new Error(`no user with address ${email} in the directory`), [{ email, id: 'abc' }])
+        expect(redacted.message).toBe('no user with address [redacted] in the directory')
+      })
     })
   })
 }

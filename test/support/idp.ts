@@ -6,9 +6,9 @@
 import { once } from 'node:events'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose'
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose'
 import type Provider from 'oidc-provider'
-import type { ClientMetadata, Configuration } from 'oidc-provider'
+import type { ClientMetadata, Configuration, KoaContextWithOIDC } from 'oidc-provider'
 
 /** A client registered at the test IdP; any further `oidc-provider` client metadata may be added. */
 export interface IdpClient {
@@ -136,6 +136,21 @@ export async function startIdp(options: IdpOptions): Promise<TestIdp> {
     signIdToken: (claims) => new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.jwk.kid }).sign(key.privateKey),
     close: () => close(server),
   }
+}
+
+/**
+ * From now on, the ID token in each response of `idp`'s token endpoint is replaced by what `forge`
+ * makes of the genuine one's claims and key id (`undefined`: left as it is). The client sees it at
+ * the IdP's own, discovered token endpoint: the attack of a compromised or impersonated endpoint.
+ */
+export function forgeIdTokens(idp: TestIdp, forge: (claims: Record<string, unknown>, kid: string) => Promise<string> | undefined): void {
+  idp.provider.use(async (ctx: KoaContextWithOIDC, next: () => Promise<void>) => {
+    await next()
+    const body = ctx.body as Record<string, unknown> | undefined
+    if (ctx.oidc?.route !== 'token' || typeof body?.id_token !== 'string') return
+    const forged = await forge(decodeJwt(body.id_token), decodeProtectedHeader(body.id_token).kid!)
+    if (forged !== undefined) ctx.body = { ...body, id_token: forged }
+  })
 }
 
 /**

@@ -1,0 +1,44 @@
+// What `npm run mutate` mutates, scope by scope, and the suites that cover each scope (each mutant
+// of a scope is tested by those suites only). Keep a scope's list to the suites that exercise its
+// code: a suite more costs its run time for every mutant it covers.
+export const SCOPES = {
+  email: {
+    mutate: ['src/email/**/*.ts'],
+    tests: ['test/email/*.test.ts', 'test/security/email-lookup.test.ts'],
+  },
+  'actions-callback': {
+    mutate: ['src/actions/callback/**/*.ts'],
+    tests: [
+      'test/email/flow.test.ts',
+      'test/oauth/accounts.test.ts',
+      'test/oauth/attacks.test.ts',
+      'test/oauth/flows.test.ts',
+      'test/routes/credentials-flow.test.ts',
+      'test/security/email-lookup.test.ts',
+    ],
+  },
+  security: {
+    mutate: ['src/security/**/*.ts'],
+    tests: [
+      'test/security/*.test.ts',
+      'test/oauth/attacks.test.ts',
+      'test/oauth/proxy.test.ts',
+      'test/oauth/flows.test.ts',
+      'test/routes/credentials-flow.test.ts',
+    ],
+  },
+  session: {
+    mutate: ['src/session/**/*.ts'],
+    tests: ['test/session/*.test.ts', 'test/security/session-cookie.test.ts', 'test/security/cookie-chunks.test.ts', 'test/security/database-session.test.ts', 'test/security/constant-time.test.ts'],
+  },
+  oauth: {
+    mutate: ['src/oauth/**/*.ts'],
+    tests: ['test/oauth/*.test.ts', 'test/providers/discovery.test.ts'],
+  },
+  // The Knex adapter's user and verification-token methods (createUser … deleteUser, and
+  // createVerificationToken / useVerificationToken), by line range.
+  'knex-adapter': {
+    mutate: ['src/adapters/knex/index.ts:151-213', 'src/adapters/knex/index.ts:299-313'],
+    tests: ['test/adapters/knex-sqlite.test.ts', 'test/adapters/knex-postgres.test.ts', 'test/adapters/knex-mariadb.test.ts', 'test/email/flow.test.ts', 'test/security/email-lookup.test.ts'],
+  },
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// npm run mutate [-- scope …]: one Stryker run per scope (scripts/mutate-scopes.mjs), in sequence,
+// then the score of each from its JSON report. Reports: reports/mutation/<scope>.html and .json.
+// PORTCULLIS_MUTATE_CONCURRENCY sets Stryker's workers (default 2; the machine is shared).
+import { spawnSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
+import { SCOPES } from './mutate-scopes.mjs'
+
+const requested = process.argv.slice(2)
+const unknown = requested.filter((name) => !(name in SCOPES))
+if (unknown.length > 0) {
+  console.error(`Unknown scope(s): ${unknown.join(', ')}. Known: ${Object.keys(SCOPES).join(', ')}`)
+  process.exit(2)
+}
+const names = requested.length > 0 ? requested : Object.keys(SCOPES)
+
+const rows = []
+for (const name of names) {
+  const started = Date.now()
+  console.log(`\n=== mutation scope ${name}: ${SCOPES[name].mutate.join(' ')} ===`)
+  const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], { stdio: 'inherit', env: { ...process.env, PORTCULLIS_MUTATE_SCOPE: name } })
+  const minutes = ((Date.now() - started) / 60000).toFixed(1)
+  rows.push({ name, minutes, status: run.status, ...score(`reports/mutation/${name}.json`) })
+}
+
+console.log('\nscope | killed | survived | timeout | no coverage | score (killed+timeout of covered+uncovered) | minutes')
+for (const row of rows) {
+  if (row.total === undefined) console.log(`${row.name} | (no report; stryker exited ${row.status}) | | | | | ${row.minutes}`)
+  else console.log(`${row.name} | ${row.killed} | ${row.survived} | ${row.timeout} | ${row.noCoverage} | ${row.score}% | ${row.minutes}`)
+}
+process.exit(rows.every((row) => row.status === 0) ? 0 : 1)
+
+/** Counts by status from Stryker's JSON report (mutation-testing-report-schema). */
+function score(file) {
+  if (!existsSync(file)) return {}
+  const report = JSON.parse(readFileSync(file, 'utf8'))
+  const counts = { Killed: 0, Survived: 0, Timeout: 0, NoCoverage: 0, CompileError: 0, RuntimeError: 0, Ignored: 0 }
+  for (const result of Object.values(report.files)) for (const mutant of result.mutants) counts[mutant.status] = (counts[mutant.status] ?? 0) + 1
+  const detected = counts.Killed + counts.Timeout
+  const valid = detected + counts.Survived + counts.NoCoverage
+  return {
+    killed: counts.Killed,
+    survived: counts.Survived,
+    timeout: counts.Timeout,
+    noCoverage: counts.NoCoverage,
+    total: valid,
+    score: valid === 0 ? '100.0' : ((100 * detected) / valid).toFixed(1),
+  }
+}

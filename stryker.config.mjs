@@ -1,0 +1,44 @@
+// Mutation testing of the security-critical code (npm run mutate; not part of npm test or CI).
+// One Stryker run per scope: the mutants of one folder against only the suites that cover it, so a
+// run fits in minutes here instead of hours. scripts/mutate.mjs picks the scope through
+// PORTCULLIS_MUTATE_SCOPE and runs the scopes one after another.
+import { SCOPES } from './scripts/mutate-scopes.mjs'
+
+const name = process.env.PORTCULLIS_MUTATE_SCOPE ?? 'email'
+const scope = SCOPES[name]
+if (!scope) throw new Error(`Unknown mutation scope "${name}"; known: ${Object.keys(SCOPES).join(', ')}`)
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'jest',
+  plugins: ['@stryker-mutator/jest-runner', '@stryker-mutator/typescript-checker'],
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  mutate: scope.mutate,
+  jest: {
+    projectType: 'custom',
+    configFile: 'jest.config.ts',
+    enableFindRelatedTests: false,
+    config: { testMatch: scope.tests.map((test) => `<rootDir>/${test}`) },
+  },
+  testRunnerNodeArgs: ['--experimental-vm-modules'],
+  // perTest: each mutant runs only the tests that reached its code.
+  coverageAnalysis: 'perTest',
+  concurrency: Number(process.env.PORTCULLIS_MUTATE_CONCURRENCY ?? 2),
+  // A mutant that makes a flow hang (a check that never resolves) is a timeout, counted as detected;
+  // a short grace keeps such mutants from holding a worker long.
+  timeoutMS: 8000,
+  timeoutFactor: 1.5,
+  // Module-level constants (regexes, tables) would need every test of the scope per mutant.
+  ignoreStatic: true,
+  // The suites' own servers (IdP, SMTP, databases) are started per suite; a worker is recycled now
+  // and then so that a leak in one mutant's run cannot slow the next ones.
+  maxTestRunnerReuse: 40,
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: `reports/mutation/${name}.html` },
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  ignorePatterns: ['dist', 'coverage', 'reports', 'bench', 'docs', 'scratch', '*.sqlite', '*.log'],
+}

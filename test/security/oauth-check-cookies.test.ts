@@ -1,0 +1,117 @@
+/**
+ * The OAuth check cookies (state, PKCE verifier, nonce) over HTTPS carry the same protections as the
+ * session and CSRF cookies: `__Secure-` names, HttpOnly (no script reads a verifier), Secure (never
+ * sent over plain HTTP, where a network attacker would read the PKCE verifier and finish the flow),
+ * SameSite=Lax and a 15-minute life. The callback clears them with the same attributes: a browser
+ * ignores a `__Secure-` cookie set without Secure, so a clearing cookie without it would leave the
+ * checks in place to be replayed.
+ *
+ * HTTPS here is a TLS-terminating proxy in front of the app (`trust proxy` and X-Forwarded-Proto).
+ */
+import express from 'express'
+import { afterAll, beforeAll, expect, it } from '@jest/globals'
+import OIDC from 'portcullis/providers/oidc'
+import { startIdp, type TestIdp } from '../support/idp.js'
+import { closeListeners, listen, mountApp, type Listener } from '../support/oauth-app.js'
+
+const CHECK_COOKIES = ['__Secure-authjs.state', '__Secure-authjs.pkce.code_verifier', '__Secure-authjs.nonce']
+
+let idp: TestIdp
+let app: Listener
+
+beforeAll(async () => {
+  app = await listen()
+  const httpsCallback = app.callbackUrl('corp').replace(/^http:/, 'https:')
+  idp = await startIdp({ clients: [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [httpsCallback] }] })
+  const behindTlsProxy = () => express().set('trust proxy', 'loopback')
+  mountApp(
+    app,
+    { providers: [OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', checks: ['pkce', 'state', 'nonce'], dangerouslyAllowInsecureRequests: true })] },
+    behindTlsProxy,
+  )
+})
+afterAll(async () => {
+  await closeListeners()
+  await idp?.close()
+})
+
+interface ParsedCookie {
+  name: string
+  value: string
+  /** Attribute names lower-cased, to their values ('' for flags). */
+  attributes: Record<string, string>
+}
+
+function parseSetCookie(header: string): ParsedCookie {
+  const [pair, ...attributes] = header.split(';').map((part) => part.trim())
+  const separator = pair!.indexOf('=')
+  return {
+    name: pair!.slice(0, separator),
+    value: pair!.slice(separator + 1),
+    attributes: Object.fromEntries(attributes.map((attribute) => {
+      const at = attribute.indexOf('=')
+      return at < 0 ? [attribute.toLowerCase(), ''] : [attribute.slice(0, at).toLowerCase(), attribute.slice(at + 1)]
+    })),
+  }
+}
+
+const cookiesOf = (response: Response) => new Map(response.headers.getSetCookie().map(parseSetCookie).map((cookie) => [cookie.name, cookie]))
+
+/** What every check cookie must say, set or cleared. */
+function expectProtected(cookie: ParsedCookie | undefined, name: string) {
+  expect(cookie).toBeDefined()
+  expect({ name, httpOnly: 'httponly' in cookie!.attributes, secure: 'secure' in cookie!.attributes, sameSite: cookie!.attributes.samesite, path: cookie!.attributes.path }).toEqual({
+    name,
+    httpOnly: true,
+    secure: true,
+    sameSite: 'Lax',
+    path: '/',
+  })
+}
+
+const overHttps = { 'x-forwarded-proto': 'https' }
+
+/** GET /csrf then POST /signin/corp over HTTPS: the response redirecting to the IdP. */
+async function startSignIn(): Promise<Response> {
+  const csrf = await fetch(`${app.url}/api/auth/csrf`, { headers: overHttps })
+  const csrfCookie = cookiesOf(csrf).get('__Host-authjs.csrf-token')!
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string }
+  return fetch(`${app.url}/api/auth/signin/corp`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { ...overHttps, cookie: `${csrfCookie.name}=${csrfCookie.value}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrfToken }),
+  })
+}
+
+it('sets the state, PKCE and nonce cookies HttpOnly, Secure, SameSite=Lax, Path=/, for 15 minutes', async () => {
+  const response = await startSignIn()
+  expect(response.status).toBe(302)
+  expect(response.headers.get('location')!.startsWith(idp.authorizationEndpoint)).toBe(true)
+  const cookies = cookiesOf(response)
+  for (const name of CHECK_COOKIES) {
+    expectProtected(cookies.get(name), name)
+    expect(cookies.get(name)!.value.length).toBeGreaterThan(0)
+    expect(cookies.get(name)!.attributes['max-age']).toBe('900')
+  }
+  // No unprefixed copy that plain HTTP could read or overwrite.
+  for (const name of CHECK_COOKIES) expect(cookies.has(name.replace('__Secure-', ''))).toBe(false)
+})
+
+it('clears them on the callback with the same attributes, so the browser really drops them', async () => {
+  const started = await startSignIn()
+  const set = cookiesOf(started)
+  const state = new URL(started.headers.get('location')!).searchParams.get('state')!
+  const callback = await fetch(`${app.url}/api/auth/callback/corp?code=never-issued&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(idp.issuer)}`, {
+    redirect: 'manual',
+    headers: { ...overHttps, cookie: CHECK_COOKIES.map((name) => `${name}=${set.get(name)!.value}`).join('; ') },
+  })
+  expect(callback.status).toBe(302)
+  expect(new URL(callback.headers.get('location')!).searchParams.get('error')).toBe('OAuthCallbackError')
+  const cleared = cookiesOf(callback)
+  for (const name of CHECK_COOKIES) {
+    expectProtected(cleared.get(name), name)
+    expect(cleared.get(name)!.value).toBe('')
+    expect(cleared.get(name)!.attributes['max-age']).toBe('0')
+  }
+})
