@@ -46,7 +46,7 @@ const CONSTANT_TIME_SPOTS: Record<string, { count: number; what: string }> = {
   'src/session/jwe.ts': { count: 1, what: 'the A256CBC-HS512 authentication tag' },
   'src/security/csrf.ts': { count: 2, what: "the CSRF cookie's hash, and the submitted token against the cookie's" },
   'src/security/checks.ts': { count: 1, what: 'the state parameter against the state cookie' },
-  'src/email/token.ts': { count: 1, what: "the stored verification token's hash against the link's" },
+  'src/email/token.ts': { count: 2, what: "the stored verification token's hash against the link's, and the link's browser binding against its cookie" },
 }
 
 function sourceFiles(dir: string): string[] {
