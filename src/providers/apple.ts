@@ -32,7 +32,7 @@ import { createPrivateKey, sign, type KeyObject } from 'node:crypto'
 import { InvalidConfigurationError } from '../errors.js'
 import type { ClientSecretFunction, UserinfoContext } from './oauth.js'
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'form_post; the name only on the first sign-in (user field); client secret is an ES256 JWT signed from a key'
@@ -126,7 +126,7 @@ export interface AppleUserConfig extends OIDCUserConfig<AppleProfile>, Partial<A
  * ```
  */
 export default function Apple(options: AppleUserConfig = {}): OIDCConfig<AppleProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Apple(options): options must be an object.')
+  assertOptions('Apple', options)
   const { teamId, keyId, privateKey, ...overrides } = options
   const defaults: OIDCConfig<AppleProfile> = {
     id: 'apple',

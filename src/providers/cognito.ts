@@ -20,7 +20,7 @@
  * @see https://docs.aws.amazon.com/cognito/latest/developerguide/userinfo-endpoint.html
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer per user pool (userPoolId option); endpoints and userinfo on the pool domain, which must exist'
@@ -70,7 +70,7 @@ export interface CognitoUserConfig extends OIDCUserConfig<CognitoProfile> {
  * @throws TypeError when `userPoolId` is not `<region>_<id>`.
  */
 export default function Cognito(options: CognitoUserConfig = {}): OIDCConfig<CognitoProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Cognito(options): options must be an object.')
+  assertOptions('Cognito', options)
   const { userPoolId, ...overrides } = options
   const defaults: OIDCConfig<CognitoProfile> = {
     id: 'cognito',

@@ -16,7 +16,7 @@
  * @see https://developers.google.com/identity/openid-connect/reference
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'A refresh token only with access_type=offline (and prompt=consent after the first consent); e-mail only when email_verified'
@@ -79,7 +79,7 @@ export type GoogleUserConfig = OIDCUserConfig<GoogleProfile>
  * @see https://developers.google.com/identity/protocols/oauth2/web-server#offline
  */
 export default function Google(options: GoogleUserConfig = {}): OIDCConfig<GoogleProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Google(options): options must be an object.')
+  assertOptions('Google', options)
   const defaults: OIDCConfig<GoogleProfile> = {
     id: 'google',
     name: 'Google',

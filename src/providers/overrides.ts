@@ -1,15 +1,39 @@
 /**
- * How a built-in provider takes the app's overrides (`GitHub({ clientId, ... })`): shallowly over
- * the defaults, the app's values winning, except `authorization`, whose `params` merge key by key
- * (so adding `prompt` keeps the default `scope`) and whose string form replaces only the URL. An
- * explicit `undefined` (e.g. `clientId: process.env.UNSET`) keeps the default.
+ * What every built-in provider shares, so that its own file holds only what is its own: the check
+ * of the options it is called with, and how it takes the app's overrides.
+ *
+ * Internal (the package's exports close `portcullis/providers/overrides`); the built-ins import it.
  */
 import type { OAuthConfig } from './oauth.js'
 import type { OIDCConfig } from './oidc.js'
 
 type Authorization = OAuthConfig['authorization']
 
-/** `defaults` with `overrides` applied; the type stays the built-in's. */
+/**
+ * Throws the `TypeError` every built-in gives when called with options that are not an object
+ * (`GitHub(null)`). A function of its own rather than part of {@link withOverrides}: several
+ * built-ins take their own fields out of the options (`domain`, `tenantId`, `userPoolId`) before
+ * they build the defaults, and the check must come first.
+ *
+ * @param name The provider function as the app calls it (`'MicrosoftEntraID'`): the message names it.
+ * @param options What the app passed.
+ * @example
+ * ```ts
+ * assertOptions('Keycloak', options) // TypeError: Keycloak(options): options must be an object.
+ * ```
+ */
+export function assertOptions(name: string, options: unknown): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${name}(options): options must be an object.`)
+}
+
+/**
+ * How a built-in provider takes the app's overrides (`GitHub({ clientId, ... })`): shallowly over
+ * the defaults, the app's values winning, except `authorization`, whose `params` merge key by key
+ * (so adding `prompt` keeps the default `scope`) and whose string form replaces only the URL. An
+ * explicit `undefined` (e.g. `clientId: process.env.UNSET`) keeps the default.
+ *
+ * @returns `defaults` with `overrides` applied; the type stays the built-in's.
+ */
 export function withOverrides<C extends OAuthConfig<never> | OIDCConfig<never>>(defaults: C, overrides: Partial<Omit<C, 'type'>>): C {
   const given = Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)) as Partial<C>
   return { ...defaults, ...given, authorization: mergeAuthorization(defaults.authorization, given.authorization), type: defaults.type }

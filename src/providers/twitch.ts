@@ -15,7 +15,7 @@
  * @see https://dev.twitch.tv/docs/authentication/getting-tokens-oidc/
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Claims requested with the OIDC claims parameter; client_secret_post'
@@ -57,7 +57,7 @@ const CLAIMS = { email: null, email_verified: null, picture: null, preferred_use
  * @param options Overrides, shallowly merged over the defaults (yours win), except `authorization.params`, merged key by key.
  */
 export default function Twitch(options: TwitchUserConfig = {}): OIDCConfig<TwitchProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Twitch(options): options must be an object.')
+  assertOptions('Twitch', options)
   const defaults: OIDCConfig<TwitchProfile> = {
     id: 'twitch',
     name: 'Twitch',
