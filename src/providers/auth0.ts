@@ -16,7 +16,7 @@
  * @see https://auth0.com/docs/api/authentication#user-profile
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { assertOptions, withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer https://<domain>/ (trailing slash; domain option); e-mail only when email_verified'
@@ -71,13 +71,7 @@ export default function Auth0(options: Auth0UserConfig = {}): OIDCConfig<Auth0Pr
     name: 'Auth0',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.nickname ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    profile: (profile) => standardClaimsUser(profile, { name: profile.name ?? profile.nickname ?? null }),
   }
   if (domain !== undefined) {
     if (typeof domain !== 'string' || !/^[A-Za-z0-9.-]+(:\d+)?$/.test(domain)) {

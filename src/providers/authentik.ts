@@ -15,7 +15,7 @@
  * @see https://docs.goauthentik.io/docs/add-secure-apps/providers/oauth2/
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { assertOptions, withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer per application: https://host/application/o/<slug>/ (trailing slash)'
@@ -63,13 +63,8 @@ export default function Authentik(options: AuthentikUserConfig = {}): OIDCConfig
     name: 'authentik',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: null,
-    }),
+    // authentik's default scope mappings send no picture claim.
+    profile: (profile) => standardClaimsUser(profile, { image: null }),
   }
   return withOverrides(defaults, options)
 }

@@ -16,7 +16,7 @@
  * @see https://developers.google.com/identity/openid-connect/reference
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { assertOptions, withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'A refresh token only with access_type=offline (and prompt=consent after the first consent); e-mail only when email_verified'
@@ -86,14 +86,9 @@ export default function Google(options: GoogleUserConfig = {}): OIDCConfig<Googl
     type: 'oidc',
     issuer: 'https://accounts.google.com',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? null,
-      email: profile.email ?? null,
-      // Google's email_verified claim; a Workspace or consumer address without it proves nothing.
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    // The name alone (no username fallback); the address counts only with Google's email_verified
+    // claim: a Workspace or consumer address without it proves nothing.
+    profile: (profile) => standardClaimsUser(profile, { name: profile.name ?? null }),
   }
   return withOverrides(defaults, options)
 }

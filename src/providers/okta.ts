@@ -17,7 +17,7 @@
  * @see https://developer.okta.com/docs/reference/api/oidc/#userinfo
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { assertOptions, withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer is the org (https://org.okta.com) or a custom authorization server (/oauth2/default)'
@@ -75,13 +75,7 @@ export default function Okta(options: OktaUserConfig = {}): OIDCConfig<OktaProfi
     name: 'Okta',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    profile: (profile) => standardClaimsUser(profile),
   }
   return withOverrides(defaults, options)
 }

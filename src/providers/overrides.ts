@@ -1,6 +1,7 @@
 /**
  * What every built-in provider shares, so that its own file holds only what is its own: the check
- * of the options it is called with, and how it takes the app's overrides.
+ * of the options it is called with, how it takes the app's overrides, and the mapping of the OpenID
+ * Connect standard claims to the user.
  *
  * Internal (the package's exports close `portcullis/providers/overrides`); the built-ins import it.
  */
@@ -44,4 +45,55 @@ function mergeAuthorization(defaults: Authorization, given: Authorization): Auth
   const base = typeof defaults === 'string' ? { url: defaults } : (defaults ?? {})
   const over = typeof given === 'string' ? { url: given } : given
   return { ...base, ...over, url: over.url ?? base.url, params: { ...base.params, ...over.params } }
+}
+
+/**
+ * The standard claims {@link standardClaimsUser} reads.
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#StandardClaims
+ */
+export interface StandardClaims {
+  sub: string
+  name?: string | null
+  preferred_username?: string | null
+  email?: string | null
+  email_verified?: unknown
+  picture?: string | null
+}
+
+/**
+ * What a built-in's `profile()` returns. `emailVerified` is `true` only on the provider's word (a
+ * claim or an API that gives only verified addresses): the core drops an address not marked so.
+ * A type, not an interface, so that it fits `User` and its index signature.
+ */
+export type BuiltInUser = {
+  id: string
+  name: string | null
+  email: string | null
+  emailVerified: boolean
+  image: string | null
+}
+
+/**
+ * The user of an OpenID Connect profile: `id` the `sub`, `name` the `name` (else
+ * `preferred_username`), `email`, `emailVerified` only when `email_verified` is the boolean `true`,
+ * `image` the `picture`; absent claims become `null`. `quirks` replace the fields where a provider
+ * differs; each provider documents its mapping, quirks included, in its own file.
+ *
+ * @param profile The ID token's claims, completed from userinfo.
+ * @param quirks The fields this provider maps its own way, e.g. `{ image: null }` where it has no picture claim.
+ * @example
+ * ```ts
+ * profile: (profile) => standardClaimsUser(profile, { name: profile.name ?? profile.nickname ?? null })
+ * ```
+ * @see https://openid.net/specs/openid-connect-core-1_0.html#StandardClaims
+ */
+export function standardClaimsUser(profile: StandardClaims, quirks: Partial<BuiltInUser> = {}): BuiltInUser {
+  return {
+    id: profile.sub,
+    name: profile.name ?? profile.preferred_username ?? null,
+    email: profile.email ?? null,
+    emailVerified: profile.email_verified === true,
+    image: profile.picture ?? null,
+    ...quirks,
+  }
 }

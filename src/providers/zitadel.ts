@@ -16,7 +16,7 @@
  * @see https://zitadel.com/docs/apis/openidoauth/claims
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { assertOptions, withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer is the instance domain; project roles need the urn:zitadel:iam:org:project:roles scope'
@@ -68,13 +68,7 @@ export default function Zitadel(options: ZitadelUserConfig = {}): OIDCConfig<Zit
     name: 'ZITADEL',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    profile: (profile) => standardClaimsUser(profile),
   }
   return withOverrides(defaults, options)
 }
