@@ -32,7 +32,7 @@ import { createPrivateKey, sign, type KeyObject } from 'node:crypto'
 import { InvalidConfigurationError } from '../errors.js'
 import type { ClientSecretFunction, UserinfoContext } from './oauth.js'
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'form_post; the name only on the first sign-in (user field); client secret is an ES256 JWT signed from a key'
@@ -126,7 +126,7 @@ export interface AppleUserConfig extends OIDCUserConfig<AppleProfile>, Partial<A
  * ```
  */
 export default function Apple(options: AppleUserConfig = {}): OIDCConfig<AppleProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Apple(options): options must be an object.')
+  assertOptions('Apple', options)
   const { teamId, keyId, privateKey, ...overrides } = options
   const defaults: OIDCConfig<AppleProfile> = {
     id: 'apple',
@@ -137,10 +137,8 @@ export default function Apple(options: AppleUserConfig = {}): OIDCConfig<ApplePr
     client: { token_endpoint_auth_method: 'client_secret_post' },
     // Apple has no userinfo endpoint; the name comes with the callback, once.
     userinfo: { request: appleUserFromCallback },
-    profile: (profile) => ({
-      id: profile.sub,
+    profile: (profile) => standardClaimsUser(profile, {
       name: displayName(profile.user?.name),
-      email: profile.email ?? null,
       // Apple sends email_verified as a boolean or the string "true".
       emailVerified: profile.email_verified === true || profile.email_verified === 'true',
       image: null,

@@ -18,7 +18,7 @@
  * @see https://developer.atlassian.com/cloud/confluence/oauth-2-3lo-apps/#how-do-i-retrieve-the-public-profile-of-the-authenticated-user-
  */
 import type { OAuthConfig, OAuthUserConfig } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The authenticated user as `GET https://api.atlassian.com/me` returns it.
@@ -70,7 +70,7 @@ export const quirks = 'audience=api.atlassian.com and prompt=consent on every si
  * @see https://developer.atlassian.com/cloud/jira/platform/scopes-for-oauth-2-3LO-and-forge-apps/
  */
 export default function Atlassian(options: AtlassianUserConfig = {}): OAuthConfig<AtlassianProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Atlassian(options): options must be an object.')
+  assertOptions('Atlassian', options)
   const defaults: OAuthConfig<AtlassianProfile> = {
     id: 'atlassian',
     name: 'Atlassian',

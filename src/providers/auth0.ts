@@ -16,7 +16,7 @@
  * @see https://auth0.com/docs/api/authentication#user-profile
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer https://<domain>/ (trailing slash; domain option); e-mail only when email_verified'
@@ -64,20 +64,14 @@ export interface Auth0UserConfig extends OIDCUserConfig<Auth0Profile> {
  * @throws TypeError when `domain` is not a host name.
  */
 export default function Auth0(options: Auth0UserConfig = {}): OIDCConfig<Auth0Profile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Auth0(options): options must be an object.')
+  assertOptions('Auth0', options)
   const { domain, ...overrides } = options
   const defaults: OIDCConfig<Auth0Profile> = {
     id: 'auth0',
     name: 'Auth0',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.nickname ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    profile: (profile) => standardClaimsUser(profile, { name: profile.name ?? profile.nickname ?? null }),
   }
   if (domain !== undefined) {
     if (typeof domain !== 'string' || !/^[A-Za-z0-9.-]+(:\d+)?$/.test(domain)) {

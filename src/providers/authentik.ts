@@ -15,7 +15,7 @@
  * @see https://docs.goauthentik.io/docs/add-secure-apps/providers/oauth2/
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer per application: https://host/application/o/<slug>/ (trailing slash)'
@@ -57,19 +57,14 @@ export type AuthentikUserConfig = OIDCUserConfig<AuthentikProfile>
  * @param options Overrides, shallowly merged over the defaults (yours win), except `authorization.params`, merged key by key.
  */
 export default function Authentik(options: AuthentikUserConfig = {}): OIDCConfig<AuthentikProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Authentik(options): options must be an object.')
+  assertOptions('Authentik', options)
   const defaults: OIDCConfig<AuthentikProfile> = {
     id: 'authentik',
     name: 'authentik',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: null,
-    }),
+    // authentik's default scope mappings send no picture claim.
+    profile: (profile) => standardClaimsUser(profile, { image: null }),
   }
   return withOverrides(defaults, options)
 }

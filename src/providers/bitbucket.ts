@@ -18,7 +18,7 @@
  * @see https://developer.atlassian.com/cloud/bitbucket/rest/api-group-users/#api-user-emails-get
  */
 import type { OAuthConfig, OAuthUserConfig, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The authenticated user as `GET /2.0/user` returns it (the `account` scope), plus `email`, which
@@ -106,7 +106,7 @@ const MAX_EMAIL_PAGES = 5
  * @see https://developer.atlassian.com/cloud/bitbucket/rest/intro/#authentication
  */
 export default function Bitbucket(options: BitbucketUserConfig = {}): OAuthConfig<BitbucketProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Bitbucket(options): options must be an object.')
+  assertOptions('Bitbucket', options)
   const defaults: OAuthConfig<BitbucketProfile> = {
     id: 'bitbucket',
     name: 'Bitbucket',

@@ -20,7 +20,7 @@
  * @see https://docs.aws.amazon.com/cognito/latest/developerguide/userinfo-endpoint.html
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer per user pool (userPoolId option); endpoints and userinfo on the pool domain, which must exist'
@@ -70,20 +70,17 @@ export interface CognitoUserConfig extends OIDCUserConfig<CognitoProfile> {
  * @throws TypeError when `userPoolId` is not `<region>_<id>`.
  */
 export default function Cognito(options: CognitoUserConfig = {}): OIDCConfig<CognitoProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Cognito(options): options must be an object.')
+  assertOptions('Cognito', options)
   const { userPoolId, ...overrides } = options
   const defaults: OIDCConfig<CognitoProfile> = {
     id: 'cognito',
     name: 'Cognito',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
+    profile: (profile) => standardClaimsUser(profile, {
       name: profile.name ?? ([profile.given_name, profile.family_name].filter(Boolean).join(' ') || profile['cognito:username'] || null),
-      email: profile.email ?? null,
       // Cognito's userinfo gives attribute values as strings ("true").
       emailVerified: profile.email_verified === true || profile.email_verified === 'true',
-      image: profile.picture ?? null,
     }),
   }
   if (userPoolId !== undefined) {

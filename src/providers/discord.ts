@@ -17,7 +17,7 @@
  * @see https://discord.com/developers/docs/reference#image-formatting
  */
 import type { OAuthConfig, OAuthUserConfig } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The user object as `GET /users/@me` returns it. `email` and `verified` need the `email` scope.
@@ -78,7 +78,7 @@ const CDN = 'https://cdn.discordapp.com'
  * @see https://discord.com/developers/docs/topics/oauth2#shared-resources-oauth2-scopes
  */
 export default function Discord(options: DiscordUserConfig = {}): OAuthConfig<DiscordProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Discord(options): options must be an object.')
+  assertOptions('Discord', options)
   const defaults: OAuthConfig<DiscordProfile> = {
     id: 'discord',
     name: 'Discord',

@@ -17,7 +17,7 @@
  * @see https://www.dropbox.com/developers/documentation/http/documentation#users-get_current_account
  */
 import type { OAuthConfig, OAuthUserConfig, Profile, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The `FullAccount` that `users/get_current_account` returns (the fields this provider reads, and
@@ -77,7 +77,7 @@ const GET_CURRENT_ACCOUNT = 'https://api.dropboxapi.com/2/users/get_current_acco
  * @see https://developers.dropbox.com/oauth-guide#using-refresh-tokens
  */
 export default function Dropbox(options: DropboxUserConfig = {}): OAuthConfig {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Dropbox(options): options must be an object.')
+  assertOptions('Dropbox', options)
   const defaults: OAuthConfig = {
     id: 'dropbox',
     name: 'Dropbox',

@@ -18,7 +18,7 @@
  * @see https://developers.facebook.com/docs/graph-api/guides/versioning
  */
 import type { OAuthConfig, OAuthUserConfig, Profile } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The user as `GET /me?fields=id,name,email,picture...` returns it: only the fields asked for.
@@ -85,7 +85,7 @@ export const quirks = 'Versioned Graph API URLs (apiVersion option); client_secr
  * @see https://developers.facebook.com/docs/permissions
  */
 export default function Facebook(options: FacebookUserConfig = {}): OAuthConfig {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Facebook(options): options must be an object.')
+  assertOptions('Facebook', options)
   const { apiVersion = FACEBOOK_GRAPH_VERSION, ...overrides } = options
   if (typeof apiVersion !== 'string' || !/^v\d+\.\d+$/.test(apiVersion)) {
     throw new TypeError(`Facebook(options): apiVersion must look like "v24.0"; got ${JSON.stringify(apiVersion)}.`)

@@ -17,7 +17,7 @@
  * @see https://docs.github.com/en/rest/users/emails#list-email-addresses-for-the-authenticated-user
  */
 import type { OAuthCheck, OAuthConfig, OAuthUserConfig, TokenSet, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'OAuth 2 only; client_secret_post; the address is taken only when /user/emails says it is verified (needs the user:email scope)'
@@ -115,7 +115,7 @@ const API_VERSION = '2022-11-28'
  * @see https://docs.github.com/en/apps/oauth-apps/building-oauth-apps/scopes-for-oauth-apps
  */
 export default function GitHub(options: GitHubUserConfig = {}): OAuthConfig<GitHubProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('GitHub(options): options must be an object.')
+  assertOptions('GitHub', options)
   const { enterprise, ...overrides } = options
   const { site, api } = githubUrls(enterprise)
   const userinfoUrl = `${api}/user`

@@ -19,7 +19,7 @@
  * @see https://docs.gitlab.com/integration/oauth_provider/
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /**
  * The claims GitLab shares with an OpenID Connect client (ID token and userinfo together).
@@ -78,18 +78,16 @@ export type GitLabUserConfig = OIDCUserConfig<GitLabProfile>
  * @see https://docs.gitlab.com/integration/oauth_provider/#view-all-authorized-applications
  */
 export default function GitLab(options: GitLabUserConfig = {}): OIDCConfig<GitLabProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('GitLab(options): options must be an object.')
+  assertOptions('GitLab', options)
   const defaults: OIDCConfig<GitLabProfile> = {
     id: 'gitlab',
     name: 'GitLab',
     type: 'oidc',
     issuer: 'https://gitlab.com',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
+    profile: (profile) => standardClaimsUser(profile, {
       id: String(profile.sub),
       name: profile.name || profile.nickname || profile.preferred_username || null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
       image: profile.picture || null,
     }),
   }

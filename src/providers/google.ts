@@ -16,7 +16,7 @@
  * @see https://developers.google.com/identity/openid-connect/reference
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'A refresh token only with access_type=offline (and prompt=consent after the first consent); e-mail only when email_verified'
@@ -79,21 +79,16 @@ export type GoogleUserConfig = OIDCUserConfig<GoogleProfile>
  * @see https://developers.google.com/identity/protocols/oauth2/web-server#offline
  */
 export default function Google(options: GoogleUserConfig = {}): OIDCConfig<GoogleProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Google(options): options must be an object.')
+  assertOptions('Google', options)
   const defaults: OIDCConfig<GoogleProfile> = {
     id: 'google',
     name: 'Google',
     type: 'oidc',
     issuer: 'https://accounts.google.com',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? null,
-      email: profile.email ?? null,
-      // Google's email_verified claim; a Workspace or consumer address without it proves nothing.
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    // The name alone (no username fallback); the address counts only with Google's email_verified
+    // claim: a Workspace or consumer address without it proves nothing.
+    profile: (profile) => standardClaimsUser(profile, { name: profile.name ?? null }),
   }
   return withOverrides(defaults, options)
 }

@@ -25,7 +25,7 @@
  * @see https://developers.kakao.com/docs/latest/en/kakaologin/rest-api#oidc-user-info
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /**
  * The claims of a Kakao ID token completed by the OIDC userinfo response; which are present depends
@@ -82,7 +82,7 @@ export const quirks = 'Turn on OpenID Connect in the Kakao console; comma-separa
  * @see https://developers.kakao.com/docs/latest/en/kakaologin/utilize#scope-user
  */
 export default function Kakao(options: KakaoUserConfig = {}): OIDCConfig<KakaoProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Kakao(options): options must be an object.')
+  assertOptions('Kakao', options)
   const defaults: OIDCConfig<KakaoProfile> = {
     id: 'kakao',
     name: 'Kakao',
@@ -90,12 +90,10 @@ export default function Kakao(options: KakaoUserConfig = {}): OIDCConfig<KakaoPr
     issuer: 'https://kauth.kakao.com',
     authorization: { params: { scope: 'openid,profile_nickname,profile_image,account_email' } },
     client: { token_endpoint_auth_method: 'client_secret_post' },
-    profile: (profile) => ({
-      id: profile.sub,
+    // Kakao's OIDC userinfo (the default) carries email_verified; the ID token alone does not, and absent is not a yes.
+    profile: (profile) => standardClaimsUser(profile, {
       name: profile.nickname || profile.name || null,
       email: profile.email || null,
-      // Kakao's OIDC userinfo (the default) carries email_verified; the ID token alone does not, and absent is not a yes.
-      emailVerified: profile.email_verified === true,
       image: profile.picture || null,
     }),
   }

@@ -16,7 +16,7 @@
  * @see https://www.keycloak.org/securing-apps/oidc-layers
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer per realm: https://host/realms/<realm>; e-mail only when email_verified'
@@ -60,19 +60,13 @@ export type KeycloakUserConfig = OIDCUserConfig<KeycloakProfile>
  * @param options Overrides, shallowly merged over the defaults (yours win), except `authorization.params`, merged key by key.
  */
 export default function Keycloak(options: KeycloakUserConfig = {}): OIDCConfig<KeycloakProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Keycloak(options): options must be an object.')
+  assertOptions('Keycloak', options)
   const defaults: OIDCConfig<KeycloakProfile> = {
     id: 'keycloak',
     name: 'Keycloak',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    profile: (profile) => standardClaimsUser(profile),
   }
   return withOverrides(defaults, options)
 }

@@ -28,7 +28,7 @@
  * @see https://developers.line.biz/en/reference/line-login/#verify-id-token
  */
 import type { OAuthConfig, OAuthUserConfig, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The claims of a LINE ID token, as the verify endpoint returns them.
@@ -80,7 +80,7 @@ const VERIFY_URL = 'https://api.line.me/oauth2/v2.1/verify'
  * @see https://developers.line.biz/en/docs/line-login/integrate-line-login/#making-an-authorization-request
  */
 export default function Line(options: LineUserConfig = {}): OAuthConfig<LineProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Line(options): options must be an object.')
+  assertOptions('Line', options)
   const defaults: OAuthConfig<LineProfile> = {
     id: 'line',
     name: 'LINE',

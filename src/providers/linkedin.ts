@@ -17,7 +17,7 @@
  * @see https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /**
  * The claims of a LinkedIn ID token and of its userinfo answer (`GET https://api.linkedin.com/v2/userinfo`).
@@ -65,7 +65,7 @@ export const quirks = 'Issuer https://www.linkedin.com/oauth; client_secret_post
  * @see https://www.linkedin.com/oauth/.well-known/openid-configuration
  */
 export default function LinkedIn(options: LinkedInUserConfig = {}): OIDCConfig<LinkedInProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('LinkedIn(options): options must be an object.')
+  assertOptions('LinkedIn', options)
   const defaults: OIDCConfig<LinkedInProfile> = {
     id: 'linkedin',
     name: 'LinkedIn',
@@ -74,11 +74,8 @@ export default function LinkedIn(options: LinkedInUserConfig = {}): OIDCConfig<L
     authorization: { params: { scope: 'openid profile email' } },
     client: { token_endpoint_auth_method: 'client_secret_post' },
     checks: ['state'],
-    profile: (profile) => ({
-      id: profile.sub,
+    profile: (profile) => standardClaimsUser(profile, {
       name: profile.name || [profile.given_name, profile.family_name].filter(Boolean).join(' ') || null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
       image: profile.picture || null,
     }),
   }

@@ -34,7 +34,7 @@
  * @see https://learn.microsoft.com/en-us/graph/api/profilephoto-get
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'tenantId option (common, organizations, consumers, a tenant); multi-tenant issuer checked per token tid; e-mail only with the optional xms_edov claim (domain verified)'
@@ -102,7 +102,7 @@ const TENANT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
  * @throws TypeError when `tenantId` is not a tenant name, GUID or domain.
  */
 export default function MicrosoftEntraID(options: MicrosoftEntraIDUserConfig = {}): OIDCConfig<MicrosoftEntraIDProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('MicrosoftEntraID(options): options must be an object.')
+  assertOptions('MicrosoftEntraID', options)
   const { tenantId = process.env.AUTH_MICROSOFT_ENTRA_ID_TENANT_ID || 'common', ...overrides } = options
   if (typeof tenantId !== 'string' || !TENANT.test(tenantId)) {
     throw new TypeError(
@@ -118,10 +118,8 @@ export default function MicrosoftEntraID(options: MicrosoftEntraIDUserConfig = {
     // The ID token has every claim of these scopes. The userinfo endpoint is Microsoft Graph's, which
     // refuses an access token issued for another API (a scope such as api://<app>/read).
     userinfo: false,
-    profile: (profile) => ({
-      id: profile.sub,
+    profile: (profile) => standardClaimsUser(profile, {
       name: profile.name ?? null,
-      email: profile.email ?? null,
       // The optional xms_edov claim: the address's domain is verified by the tenant that owns it.
       emailVerified: profile.xms_edov === true,
       image: null,

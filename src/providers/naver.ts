@@ -18,7 +18,7 @@
  * @see https://developers.naver.com/docs/login/profile/profile.md
  */
 import type { OAuthConfig, OAuthUserConfig, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The `response` of `GET /v1/nid/me`; which fields are present depends on the profile items the
@@ -76,7 +76,7 @@ const PROFILE_URL = 'https://openapi.naver.com/v1/nid/me'
  * @see https://developers.naver.com/docs/login/devguide/devguide.md
  */
 export default function Naver(options: NaverUserConfig = {}): OAuthConfig<NaverProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Naver(options): options must be an object.')
+  assertOptions('Naver', options)
   const defaults: OAuthConfig<NaverProfile> = {
     id: 'naver',
     name: 'Naver',

@@ -21,7 +21,7 @@
  * @see https://developers.notion.com/reference/user
  */
 import type { OAuthConfig, OAuthUserConfig, TokenSet, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * A Notion user object of type `person`, as the token response's `owner.user` carries it.
@@ -78,7 +78,7 @@ const API = 'https://api.notion.com/v1'
  * @see https://developers.notion.com/docs/authorization#public-integration-auth-flow-set-up
  */
 export default function Notion(options: NotionUserConfig = {}): OAuthConfig<NotionProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Notion(options): options must be an object.')
+  assertOptions('Notion', options)
   const defaults: OAuthConfig<NotionProfile> = {
     id: 'notion',
     name: 'Notion',

@@ -17,7 +17,7 @@
  * @see https://developer.okta.com/docs/reference/api/oidc/#userinfo
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer is the org (https://org.okta.com) or a custom authorization server (/oauth2/default)'
@@ -69,19 +69,13 @@ export type OktaUserConfig = OIDCUserConfig<OktaProfile>
  * @param options Overrides, shallowly merged over the defaults (yours win), except `authorization.params`, merged key by key.
  */
 export default function Okta(options: OktaUserConfig = {}): OIDCConfig<OktaProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Okta(options): options must be an object.')
+  assertOptions('Okta', options)
   const defaults: OIDCConfig<OktaProfile> = {
     id: 'okta',
     name: 'Okta',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    profile: (profile) => standardClaimsUser(profile),
   }
   return withOverrides(defaults, options)
 }

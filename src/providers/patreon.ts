@@ -18,7 +18,7 @@
  * @see https://docs.patreon.com/#user-v2
  */
 import type { OAuthConfig, OAuthUserConfig } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The attributes of a Patreon `user` resource (API v2) that can be asked for in `fields[user]`.
@@ -86,7 +86,7 @@ const USER_FIELDS = 'email,is_email_verified,full_name,vanity,image_url'
  * @see https://docs.patreon.com/#scopes
  */
 export default function Patreon(options: PatreonUserConfig = {}): OAuthConfig<PatreonProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Patreon(options): options must be an object.')
+  assertOptions('Patreon', options)
   const defaults: OAuthConfig<PatreonProfile> = {
     id: 'patreon',
     name: 'Patreon',

@@ -21,7 +21,7 @@
  * @see https://www.reddit.com/dev/api/#GET_api_v1_me
  */
 import type { OAuthConfig, OAuthUserConfig, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The identity of the authenticated user as `GET /api/v1/me` returns it (`identity` scope): the
@@ -77,7 +77,7 @@ export const quirks = 'No e-mail: Reddit does not give it. Needs a descriptive U
  * @see https://github.com/reddit-archive/reddit/wiki/OAuth2#authorization
  */
 export default function Reddit(options: RedditUserConfig = {}): OAuthConfig<RedditProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Reddit(options): options must be an object.')
+  assertOptions('Reddit', options)
   const { userAgent, ...overrides } = options
   if (userAgent !== undefined && (typeof userAgent !== 'string' || !userAgent.trim())) {
     throw new TypeError('Reddit(options): userAgent must be a non-empty string, e.g. "web:com.example.app:1.0 (by /u/example)".')

@@ -25,7 +25,7 @@
  * @see https://help.salesforce.com/s/articleView?id=sf.remoteaccess_using_openid_discovery_endpoint.htm
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /**
  * The claims of a Salesforce ID token completed by its userinfo response (the fields a sign-in
@@ -82,19 +82,16 @@ export const quirks = 'Sandbox or My Domain: pass issuer (https://test.salesforc
  * @see https://help.salesforce.com/s/articleView?id=sf.remoteaccess_oauth_web_server_flow.htm
  */
 export default function Salesforce(options: SalesforceUserConfig = {}): OIDCConfig<SalesforceProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Salesforce(options): options must be an object.')
+  assertOptions('Salesforce', options)
   const defaults: OIDCConfig<SalesforceProfile> = {
     id: 'salesforce',
     name: 'Salesforce',
     type: 'oidc',
     issuer: 'https://login.salesforce.com',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
+    // Salesforce's userinfo carries email_verified; absent (e.g. ID token only) is not a yes.
+    profile: (profile) => standardClaimsUser(profile, {
       id: salesforceUserId(profile),
-      name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      // Salesforce's userinfo carries email_verified; absent (e.g. ID token only) is not a yes.
-      emailVerified: profile.email_verified === true,
       image: profile.picture ?? profile.photos?.picture ?? null,
     }),
   }

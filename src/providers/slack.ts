@@ -18,7 +18,7 @@
  * @see https://api.slack.com/methods/openid.connect.userInfo
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /**
  * The claims of a Slack ID token (and of `openid.connect.userInfo`, which adds `ok`).
@@ -98,7 +98,7 @@ export const quirks = 'No PKCE (state and nonce): Slack fails PKCE with a client
  * @see https://api.slack.com/authentication/sign-in-with-slack#request
  */
 export default function Slack(options: SlackUserConfig = {}): OIDCConfig<SlackProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Slack(options): options must be an object.')
+  assertOptions('Slack', options)
   const defaults: OIDCConfig<SlackProfile> = {
     id: 'slack',
     name: 'Slack',
@@ -107,11 +107,8 @@ export default function Slack(options: SlackUserConfig = {}): OIDCConfig<SlackPr
     authorization: { params: { scope: 'openid profile email' } },
     client: { token_endpoint_auth_method: 'client_secret_post' },
     checks: ['state', 'nonce'],
-    profile: (profile) => ({
-      id: profile.sub,
+    profile: (profile) => standardClaimsUser(profile, {
       name: profile.name || null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
       image: profile.picture || profile['https://slack.com/user_image_512'] || null,
     }),
   }

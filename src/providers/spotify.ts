@@ -16,7 +16,7 @@
  * @see https://developer.spotify.com/documentation/web-api/reference/get-current-users-profile
  */
 import type { OAuthConfig, OAuthUserConfig } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The current user as `GET /v1/me` returns it. `email` needs `user-read-email`; `country`,
@@ -67,7 +67,7 @@ export const quirks = 'No e-mail: Spotify does not verify addresses (with user-r
  * @see https://developer.spotify.com/documentation/web-api/concepts/scopes
  */
 export default function Spotify(options: SpotifyUserConfig = {}): OAuthConfig<SpotifyProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Spotify(options): options must be an object.')
+  assertOptions('Spotify', options)
   const defaults: OAuthConfig<SpotifyProfile> = {
     id: 'spotify',
     name: 'Spotify',

@@ -17,7 +17,7 @@
  * @see https://developers.strava.com/docs/reference/#api-Athletes-getLoggedInAthlete
  */
 import type { OAuthConfig, OAuthUserConfig, TokenSet, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * A Strava athlete: the summary of the token response (`resource_state` 2) or the detailed athlete
@@ -75,7 +75,7 @@ export const quirks = 'No e-mail: Strava does not give it. Scopes are comma-sepa
  * @see https://developers.strava.com/docs/authentication/#detailsaboutrequestingaccess
  */
 export default function Strava(options: StravaUserConfig = {}): OAuthConfig<StravaProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Strava(options): options must be an object.')
+  assertOptions('Strava', options)
   const defaults: OAuthConfig<StravaProfile> = {
     id: 'strava',
     name: 'Strava',

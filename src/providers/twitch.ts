@@ -15,7 +15,7 @@
  * @see https://dev.twitch.tv/docs/authentication/getting-tokens-oidc/
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Claims requested with the OIDC claims parameter; client_secret_post'
@@ -57,7 +57,7 @@ const CLAIMS = { email: null, email_verified: null, picture: null, preferred_use
  * @param options Overrides, shallowly merged over the defaults (yours win), except `authorization.params`, merged key by key.
  */
 export default function Twitch(options: TwitchUserConfig = {}): OIDCConfig<TwitchProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Twitch(options): options must be an object.')
+  assertOptions('Twitch', options)
   const defaults: OIDCConfig<TwitchProfile> = {
     id: 'twitch',
     name: 'Twitch',
@@ -65,13 +65,7 @@ export default function Twitch(options: TwitchUserConfig = {}): OIDCConfig<Twitc
     issuer: 'https://id.twitch.tv/oauth2',
     authorization: { params: { scope: 'openid user:read:email', claims: JSON.stringify({ id_token: CLAIMS, userinfo: CLAIMS }) } },
     client: { token_endpoint_auth_method: 'client_secret_post' },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    profile: (profile) => standardClaimsUser(profile, { name: profile.preferred_username ?? null }),
   }
   return withOverrides(defaults, options)
 }

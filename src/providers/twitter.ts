@@ -19,7 +19,7 @@
  * @see https://docs.x.com/x-api/users/user-lookup-me
  */
 import type { OAuthConfig, OAuthUserConfig, TokenSet, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The answer of `GET /2/users/me`: the user under `data` (default fields `id`, `name`, `username`,
@@ -81,7 +81,7 @@ const USERS_ME = 'https://api.x.com/2/users/me'
  * @see https://docs.x.com/resources/fundamentals/authentication/oauth-2-0/authorization-code#scopes
  */
 export default function Twitter(options: TwitterUserConfig = {}): OAuthConfig<TwitterProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Twitter(options): options must be an object.')
+  assertOptions('Twitter', options)
   const defaults: OAuthConfig<TwitterProfile> = {
     id: 'twitter',
     name: 'X',

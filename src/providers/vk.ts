@@ -24,7 +24,7 @@
  * @see https://id.vk.com/about/business/go/docs/ru/vkid/latest/vk-id/connection/start-integration/auth-without-sdk-web
  */
 import type { OAuthConfig, OAuthUserConfig, TokenRequestContext, TokenSet, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The `user` object of `POST https://id.vk.com/oauth2/user_info`; which fields are present depends
@@ -84,7 +84,7 @@ const BASE = 'https://id.vk.com'
  * @see https://id.vk.com/about/business/go/docs/ru/vkid/latest/vk-id/connection/api-integration/api-description
  */
 export default function VK(options: VKUserConfig = {}): OAuthConfig<VKProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('VK(options): options must be an object.')
+  assertOptions('VK', options)
   const defaults: OAuthConfig<VKProfile> = {
     id: 'vk',
     name: 'VK',

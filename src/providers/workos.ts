@@ -18,7 +18,7 @@
  * @see https://workos.com/docs/reference/sso/profile/get-profile-and-token
  */
 import type { OAuthConfig, OAuthUserConfig, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The normalized WorkOS SSO profile (the `profile` of the token response, and of `GET /sso/profile`).
@@ -89,7 +89,7 @@ const API = 'https://api.workos.com'
  * @see https://workos.com/docs/reference/sso/get-authorization-url
  */
 export default function WorkOS(options: WorkOSUserConfig = {}): OAuthConfig<WorkOSProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('WorkOS(options): options must be an object.')
+  assertOptions('WorkOS', options)
   const { organization, connection, provider, ...overrides } = options
   const routing: Record<string, string> = {}
   for (const [name, value] of Object.entries({ organization, connection, provider })) {

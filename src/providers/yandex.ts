@@ -19,7 +19,7 @@
  * @see https://yandex.com/dev/id/doc/en/user-information
  */
 import type { OAuthConfig, OAuthUserConfig, UserinfoContext } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The user as `GET https://login.yandex.ru/info?format=json` returns it; which fields are present
@@ -97,7 +97,7 @@ const INFO_URL = 'https://login.yandex.ru/info'
  * @see https://yandex.com/dev/id/doc/en/codes/code-url#code-url__parameters
  */
 export default function Yandex(options: YandexUserConfig = {}): OAuthConfig<YandexProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Yandex(options): options must be an object.')
+  assertOptions('Yandex', options)
   const { avatarSize = 'islands-200', ...overrides } = options
   if (typeof avatarSize !== 'string' || !/^islands-[\w-]+$/.test(avatarSize)) {
     throw new TypeError(`Yandex(options): avatarSize must be one of Yandex's sizes, e.g. "islands-200"; got ${JSON.stringify(avatarSize)}.`)

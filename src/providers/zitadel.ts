@@ -16,7 +16,7 @@
  * @see https://zitadel.com/docs/apis/openidoauth/claims
  */
 import type { OIDCConfig, OIDCUserConfig } from './oidc.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, standardClaimsUser, withOverrides } from './overrides.js'
 
 /** For the providers table (docs/providers.md). */
 export const quirks = 'Issuer is the instance domain; project roles need the urn:zitadel:iam:org:project:roles scope'
@@ -62,19 +62,13 @@ export type ZitadelUserConfig = OIDCUserConfig<ZitadelProfile>
  * @param options Overrides, shallowly merged over the defaults (yours win), except `authorization.params`, merged key by key.
  */
 export default function Zitadel(options: ZitadelUserConfig = {}): OIDCConfig<ZitadelProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Zitadel(options): options must be an object.')
+  assertOptions('Zitadel', options)
   const defaults: OIDCConfig<ZitadelProfile> = {
     id: 'zitadel',
     name: 'ZITADEL',
     type: 'oidc',
     authorization: { params: { scope: 'openid profile email' } },
-    profile: (profile) => ({
-      id: profile.sub,
-      name: profile.name ?? profile.preferred_username ?? null,
-      email: profile.email ?? null,
-      emailVerified: profile.email_verified === true,
-      image: profile.picture ?? null,
-    }),
+    profile: (profile) => standardClaimsUser(profile),
   }
   return withOverrides(defaults, options)
 }

@@ -17,7 +17,7 @@
  * @see https://developers.zoom.us/docs/api/users/#tag/users/GET/users/{userId}
  */
 import type { OAuthConfig, OAuthUserConfig } from './oauth.js'
-import { withOverrides } from './overrides.js'
+import { assertOptions, withOverrides } from './overrides.js'
 
 /**
  * The user as `GET /v2/users/me` returns it (the fields this provider reads, and common others).
@@ -76,7 +76,7 @@ export const quirks = 'Scopes are set on the Marketplace app (user:read:user), n
  * @see https://developers.zoom.us/docs/integrations/oauth/#step-2-request-access-token
  */
 export default function Zoom(options: ZoomUserConfig = {}): OAuthConfig<ZoomProfile> {
-  if (typeof options !== 'object' || options === null) throw new TypeError('Zoom(options): options must be an object.')
+  assertOptions('Zoom', options)
   const defaults: OAuthConfig<ZoomProfile> = {
     id: 'zoom',
     name: 'Zoom',
