@@ -44,7 +44,7 @@ export interface AuthFunction {
   /** The session of `req`; sets `req.auth` and re-issues the session cookie on `res` when due. */
   (req: IncomingMessage, res?: ServerResponse): Promise<Session | null>
   /** Same as `auth(req, res)`. */
-  (context: { req: IncomingMessage; res?: ServerResponse }): Promise<Session | null>
+  (context: { req: IncomingMessage; res?: ServerResponse | undefined }): Promise<Session | null>
   /** Middleware (`app.use(auth)`): resolves the session, then runs `callbacks.authorized`. */
   (req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void>
 }
@@ -55,27 +55,27 @@ interface CsrfOptions {
    * The CSRF token the app's form posted (from `getCsrfToken(req, res)`). Default: `req.body.csrfToken`,
    * as a body parser left it.
    */
-  csrfToken?: string
+  csrfToken?: string | undefined
   /**
    * Skips the CSRF check, for calls that are not answers to a browser's form (a test, a job). A
    * browser-facing route that sets this lets any site sign its visitors in or out.
    */
-  skipCsrfCheck?: boolean
+  skipCsrfCheck?: boolean | undefined
 }
 
 /** Options of the server-side `signIn`; other string keys are the form fields (e.g. credentials). */
 export interface SignInOptions extends CsrfOptions {
   /** Default true: end the response with the redirect. False: only set the cookies. */
-  redirect?: boolean
+  redirect?: boolean | undefined
   /** Where to go afterwards (same-origin). Default: the page the request came from, else `/`. */
-  redirectTo?: string
+  redirectTo?: string | undefined
   [field: string]: unknown
 }
 
 /** Options of the server-side `signOut`. */
 export interface SignOutOptions extends CsrfOptions {
-  redirect?: boolean
-  redirectTo?: string
+  redirect?: boolean | undefined
+  redirectTo?: string | undefined
 }
 
 /**
@@ -132,7 +132,7 @@ export type UnlinkAccountFunction = (providerId: string, options?: UnlinkOptions
  */
 export interface GetAccessTokenFunction {
   (providerId: string, options?: GetAccessTokenOptions): Promise<string>
-  (context: { req: IncomingMessage; res?: ServerResponse }, providerId: string, options?: GetAccessTokenOptions): Promise<string>
+  (context: { req: IncomingMessage; res?: ServerResponse | undefined }, providerId: string, options?: GetAccessTokenOptions): Promise<string>
 }
 
 /** Options of `getAccessToken`. */

@@ -28,30 +28,30 @@ type Awaitable<T> = T | Promise<T>
 
 /** What a provider's token endpoint returned (RFC 6749 §5.1), plus `expires_at` computed from `expires_in`. */
 export interface TokenSet {
-  access_token?: string
-  token_type?: string
-  id_token?: string
-  refresh_token?: string
+  access_token?: string | undefined
+  token_type?: string | undefined
+  id_token?: string | undefined
+  refresh_token?: string | undefined
   /** Seconds the access token lives, as the provider said. */
-  expires_in?: number
+  expires_in?: number | undefined
   /** Seconds since the epoch at which the access token expires (from `expires_in`). */
-  expires_at?: number
-  scope?: string
-  session_state?: string
+  expires_at?: number | undefined
+  scope?: string | undefined
+  session_state?: string | undefined
   [key: string]: unknown
 }
 
 /** A profile as a provider returns it: the OIDC standard claims, or whatever the API's JSON holds. */
 export interface Profile {
-  sub?: string | null
-  name?: string | null
-  email?: string | null
-  picture?: string | null
+  sub?: string | null | undefined
+  name?: string | null | undefined
+  email?: string | null | undefined
+  picture?: string | null | undefined
   [claim: string]: unknown
 }
 
 /** An endpoint: its URL, or the URL with extra query (authorization) or body (token) parameters. */
-export type EndpointConfig = string | { url?: string; params?: Record<string, string> }
+export type EndpointConfig = string | { url?: string | undefined; params?: Record<string, string> | undefined }
 
 /** What a custom userinfo `request` receives. */
 export interface UserinfoContext {
@@ -72,7 +72,7 @@ export interface UserinfoContext {
  * The userinfo endpoint: a URL, `{ url, params }` (params go in the query), or `{ request }` for APIs
  * that are not standard (several requests, another auth scheme). `request` returns the profile.
  */
-export type UserinfoConfig = EndpointConfig | { url?: string; params?: Record<string, string>; request: (context: UserinfoContext) => Awaitable<Profile> }
+export type UserinfoConfig = EndpointConfig | { url?: string | undefined; params?: Record<string, string> | undefined; request: (context: UserinfoContext) => Awaitable<Profile> }
 
 /** What a custom token `request` receives: the verified callback, ready to exchange. */
 export interface TokenRequestContext {
@@ -92,7 +92,7 @@ export interface TokenRequestContext {
  * whose token exchange is not standard, `{ request }`, which exchanges the code and returns the
  * token set. The checks (state, PKCE) are verified before `request` runs.
  */
-export type TokenConfig = EndpointConfig | { url?: string; params?: Record<string, string>; request: (context: TokenRequestContext) => Awaitable<TokenSet> }
+export type TokenConfig = EndpointConfig | { url?: string | undefined; params?: Record<string, string> | undefined; request: (context: TokenRequestContext) => Awaitable<TokenSet> }
 
 /**
  * A client secret computed when it is needed: called before each token request (code exchange,
@@ -116,29 +116,29 @@ export interface OAuthProviderOptions<P extends Profile = Profile> {
   /** Shown on the sign-in button. */
   name: string
   /** Default: `AUTH_<ID>_ID`. */
-  clientId?: string
+  clientId?: string | undefined
   /**
    * Default: `AUTH_<ID>_SECRET`. Not needed with `client.token_endpoint_auth_method: 'none'`. A
    * function computes it per token request (see `ClientSecretFunction`).
    */
-  clientSecret?: string | ClientSecretFunction
+  clientSecret?: string | ClientSecretFunction | undefined
   /** The authorization server's issuer identifier; `oidc` discovers the endpoints from it. Default: `AUTH_<ID>_ISSUER`. */
-  issuer?: string
-  authorization?: EndpointConfig
+  issuer?: string | undefined
+  authorization?: EndpointConfig | undefined
   /** `{ request }` is for `oauth` providers only: an `oidc` token response must go through ID token validation. */
-  token?: TokenConfig
-  userinfo?: UserinfoConfig
+  token?: TokenConfig | undefined
+  userinfo?: UserinfoConfig | undefined
   /** The provider's signing keys, for an `oauth` provider that returns ID tokens. */
-  jwks_endpoint?: string
+  jwks_endpoint?: string | undefined
   /** Client settings, as registered with the provider. */
   client?: {
     /** Default `client_secret_basic`. */
-    token_endpoint_auth_method?: TokenEndpointAuthMethod
+    token_endpoint_auth_method?: TokenEndpointAuthMethod | undefined
     /** The ID token signature algorithm, when the provider does not use RS256. */
-    id_token_signed_response_alg?: string
-  }
+    id_token_signed_response_alg?: string | undefined
+  } | undefined
   /** Default `['pkce']`, plus `nonce` for `oidc`; `state` is added when a redirect proxy is used. */
-  checks?: OAuthCheck[]
+  checks?: OAuthCheck[] | undefined
   /** Maps the provider's profile to the user. Must return an `id`: it becomes `providerAccountId`. */
   profile?(profile: P, tokens: TokenSet): Awaitable<User>
   /**
@@ -146,14 +146,14 @@ export interface OAuthProviderOptions<P extends Profile = Profile> {
    * user never linked this provider. Only safe with providers that verify e-mail addresses and never
    * let them change hands; otherwise whoever controls the address there takes over the account here.
    */
-  allowDangerousEmailAccountLinking?: boolean
+  allowDangerousEmailAccountLinking?: boolean | undefined
   /** Overrides the config's `redirectProxyUrl` for this provider. */
-  redirectProxyUrl?: string
+  redirectProxyUrl?: string | undefined
   /**
    * Allows `http:` endpoints and issuers. For a local development identity provider and tests only:
    * tokens would otherwise travel unencrypted.
    */
-  dangerouslyAllowInsecureRequests?: boolean
+  dangerouslyAllowInsecureRequests?: boolean | undefined
 }
 
 /** A generic OAuth 2 provider (spec §1.2 type `oauth`). */

@@ -36,15 +36,15 @@ import type { OAuthCheck, OAuthConfig, Profile, TokenRequestContext, TokenSet } 
  */
 export interface PassportProfile {
   /** The strategy's name, e.g. `github`. */
-  provider?: string
+  provider?: string | undefined
   id: string | number
-  displayName?: string
-  username?: string
-  name?: { familyName?: string; givenName?: string; middleName?: string } | null
-  emails?: { value: string; type?: string; primary?: boolean; verified?: boolean }[]
-  photos?: { value: string }[]
+  displayName?: string | undefined
+  username?: string | undefined
+  name?: { familyName?: string | undefined; givenName?: string | undefined; middleName?: string | undefined } | null | undefined
+  emails?: { value: string; type?: string | undefined; primary?: boolean | undefined; verified?: boolean | undefined }[] | undefined
+  photos?: { value: string }[] | undefined
   /** The provider's answer, parsed. */
-  _json?: Record<string, unknown>
+  _json?: Record<string, unknown> | undefined
 }
 
 /**
@@ -53,18 +53,18 @@ export interface PassportProfile {
  * options the constructor stored. Typed structurally: no Passport types are needed.
  */
 export interface PassportOAuth2Strategy {
-  name?: string
+  name?: string | undefined
   _oauth2: {
     _clientId: string
-    _clientSecret?: string
-    _baseSite?: string
+    _clientSecret?: string | undefined
+    _baseSite?: string | undefined
     _authorizeUrl: string
     _accessTokenUrl: string
     getOAuthAccessToken(code: string, params: Record<string, string>, callback: (error: unknown, accessToken?: string, refreshToken?: string, results?: Record<string, unknown>) => void): void
   }
-  _scope?: string | string[]
-  _scopeSeparator?: string
-  _pkceMethod?: string | false
+  _scope?: string | string[] | undefined
+  _scopeSeparator?: string | undefined
+  _pkceMethod?: string | false | undefined
   userProfile(accessToken: string, done: (error: unknown, profile?: PassportProfile) => void): void
   authorizationParams?(options: object): Record<string, unknown>
   tokenParams?(options: object): Record<string, unknown>
@@ -74,16 +74,16 @@ export interface PassportOAuth2Strategy {
 /** Options of the bridge; every field optional. */
 export interface PassportOptions {
   /** The provider id in URLs and env names. Default: the strategy's `name` (`github` for passport-github2). */
-  id?: string
+  id?: string | undefined
   /** Shown on the sign-in button. Default: the id, capitalised. */
-  name?: string
+  name?: string | undefined
   /** Maps the Passport profile to the user. Default: `id`, `displayName` (else `username`), the first (or primary) e-mail, the first photo. */
-  profile?: (profile: PassportProfile, tokens: TokenSet) => User | Promise<User>
+  profile?: ((profile: PassportProfile, tokens: TokenSet) => User | Promise<User>) | undefined
   /** As for every OAuth provider: see `OAuthProviderOptions`. */
-  allowDangerousEmailAccountLinking?: boolean
-  redirectProxyUrl?: string
+  allowDangerousEmailAccountLinking?: boolean | undefined
+  redirectProxyUrl?: string | undefined
   /** For a local development provider on http only. */
-  dangerouslyAllowInsecureRequests?: boolean
+  dangerouslyAllowInsecureRequests?: boolean | undefined
 }
 
 /**
