@@ -7,7 +7,7 @@
  * `createApp()` builds the app without listening, so the tests drive it directly
  * (test/examples/express.test.ts) and server.ts only adds `listen`.
  *
- * Demo user: `ada` / `lovelace`. With the dev identity provider: any name.
+ * Demo user: `ada` / `lovelace`. With the dev identity provider: any name, any password.
  */
 import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import express, { type Express } from 'express'
@@ -96,7 +96,7 @@ export interface ExampleOptions {
    * An OpenID Connect issuer to offer on the sign-in page as "Local dev identity provider" (id
    * `dev-idp`, callback `<origin>/api/auth/callback/dev-idp`): the dev IdP of dev-idp.ts.
    */
-  devIdp?: { issuer: string; clientId: string; clientSecret: string }
+  devIdp?: { issuer: string; clientId: string; clientSecret: string } | undefined
   /**
    * Where e-mail sign-in links go: an SMTP URL (`smtp://user:pass@host:587`) or `'console'`, which
    * prints them (development only). Default: AUTH_EMAIL_SERVER, else `'console'`.
@@ -176,7 +176,7 @@ export async function createApp({ databaseFile, devIdp, emailServer }: ExampleOp
 <p><a href="/dashboard">Dashboard</a> · <a href="/api/me">/api/me</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`
       : `<p>You are not signed in.</p>
 <p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>${
-          devIdp ? ', or with the local dev identity provider (any name, no password)' : ''
+          devIdp ? ', or with the local dev identity provider (any name, any password)' : ''
         }.</p>
 <p>Or sign in with any e-mail address: the link is printed on the server's console (set <code>AUTH_EMAIL_SERVER</code> to an SMTP URL to mail it).</p>
 <p>The <a href="/dashboard">dashboard</a> needs a session; <a href="/api/me">/api/me</a> answers 401 without one.</p>`

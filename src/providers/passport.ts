@@ -71,6 +71,16 @@ export interface PassportOAuth2Strategy {
   parseErrorResponse?(body: string, status: number): Error | null
 }
 
+/**
+ * Any Passport strategy object, as its own typings declare it: `@types/passport-oauth2` makes
+ * `_oauth2` protected, so a typed `new GitHubStrategy(…)` cannot match `PassportOAuth2Strategy`.
+ * `Passport()` takes it and checks at run time that it is built on passport-oauth2.
+ */
+export interface PassportStrategy {
+  name?: string | undefined
+  authenticate(...args: never[]): unknown
+}
+
 /** Options of the bridge; every field optional. */
 export interface PassportOptions {
   /** The provider id in URLs and env names. Default: the strategy's `name` (`github` for passport-github2). */
@@ -94,7 +104,11 @@ export interface PassportOptions {
  *
  * @throws TypeError for something that is not a passport-oauth2 strategy, or an OAuth 1.0a one.
  */
-export default function Passport(strategy: PassportOAuth2Strategy, options: PassportOptions = {}): OAuthConfig {
+export default function Passport(strategy: PassportOAuth2Strategy | PassportStrategy, options: PassportOptions = {}): OAuthConfig {
+  return bridge(strategy as PassportOAuth2Strategy, options)
+}
+
+function bridge(strategy: PassportOAuth2Strategy, options: PassportOptions): OAuthConfig {
   const oauth2 = strategy?._oauth2
   if (!strategy || typeof strategy !== 'object') throw new TypeError('Passport(strategy): pass a constructed strategy, e.g. Passport(new GitHubStrategy(options, verify)).')
   if (!oauth2 || typeof oauth2.getOAuthAccessToken !== 'function') {

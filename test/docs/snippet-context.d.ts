@@ -21,8 +21,9 @@ declare global {
   /** The app's own user store and lock-out rule, as a credentials snippet calls them. */
   const users: { verify(username: string, password: string): Promise<User | null> }
   function isLocked(username: string): Promise<boolean>
+  const passwords: { verify(email: string, password: string): Promise<boolean> }
   /** The app's own mail API client, as an e-mail snippet calls it. */
-  const mailApi: { send(message: { to: string; subject?: string; text: string }): Promise<unknown> }
+  const mailApi: { send(message: { to: string; subject?: string; text: string }): Promise<void> }
   const clientID: string
   const clientSecret: string
 }

@@ -3,7 +3,8 @@
  * would compile it: `strict`, `exactOptionalPropertyTypes` (which `tsc --init` turns on), against
  * the built declarations. A block is a module of its own; what it may use without importing is
  * only the app around it (test/docs/snippet-context.d.ts), never a name from a package: an error
- * class a snippet uses must be imported by the snippet.
+ * class a snippet uses must be imported by the snippet. The examples' TypeScript (examples/) is
+ * checked in the same program, with the same options.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -23,6 +24,20 @@ function documents(): string[] {
     }
   }
   if (existsSync(join(root, 'docs'))) walk(join(root, 'docs'))
+  return found
+}
+
+/** The examples' TypeScript files. */
+function examples(): string[] {
+  const found: string[] = []
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === 'node_modules') continue
+      if (entry.isDirectory()) walk(join(dir, entry.name))
+      else if (/\.(m|c)?ts$/.test(entry.name) && !entry.name.endsWith('.d.ts')) found.push(join(dir, entry.name))
+    }
+  }
+  walk(join(root, 'examples'))
   return found
 }
 
@@ -46,7 +61,7 @@ function snippets(file: string): Snippet[] {
   return found
 }
 
-describe('TypeScript snippets of the docs', () => {
+describe('TypeScript snippets of the docs, and the examples', () => {
   let dir: string
   const all = documents().flatMap(snippets)
   const fileOf = new Map<string, string>()
@@ -78,7 +93,7 @@ describe('TypeScript snippets of the docs', () => {
           // The built declarations, as an installed package gives them.
           paths: { portcullis: [join(dist, 'index.d.ts')], 'portcullis/*': [join(dist, '*.d.ts'), join(dist, '*/index.d.ts')] },
         },
-        files: [fileURLToPath(new URL('./snippet-context.d.ts', import.meta.url)), ...fileOf.keys()],
+        files: [fileURLToPath(new URL('./snippet-context.d.ts', import.meta.url)), ...fileOf.keys(), ...examples()],
       }),
     )
     const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
@@ -93,11 +108,12 @@ describe('TypeScript snippets of the docs', () => {
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('finds the snippets', () => {
+  it('finds the snippets and the examples', () => {
     expect(all.length).toBeGreaterThan(10)
+    expect(examples()).toContain(join(root, 'examples/express/app.ts'))
   })
 
-  it('type-checks every one with strict and exactOptionalPropertyTypes', () => {
+  it('type-checks every snippet and example with strict and exactOptionalPropertyTypes', () => {
     expect(output.trim()).toBe('')
   })
 })
