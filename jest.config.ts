@@ -2,7 +2,8 @@
 import type { Config } from 'jest'
 
 const config: Config = {
-  testEnvironment: 'node',
+  // Node's, printing the recorded log lines of a failed test (test/support/logger.ts).
+  testEnvironment: '<rootDir>/test/support/environment.cjs',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   extensionsToTreatAsEsm: ['.ts'],

@@ -12,7 +12,7 @@
 import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import express, { type Express } from 'express'
 import knex, { type Knex } from 'knex'
-import Portcullis from 'portcullis'
+import Portcullis, { type LoggerInstance } from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import Nodemailer from 'portcullis/providers/nodemailer'
@@ -102,13 +102,15 @@ export interface ExampleOptions {
    * prints them (development only). Default: AUTH_EMAIL_SERVER, else `'console'`.
    */
   emailServer?: string
+  /** Portcullis's logger (the tests pass one that records). Default: the console. */
+  logger?: LoggerInstance | undefined
 }
 
 /**
  * Builds the example app: Portcullis on `/api/auth` with database sessions, a home page,
  * `/dashboard` and `/api/me`. Runs the migrations and creates the demo user's row first.
  */
-export async function createApp({ databaseFile, devIdp, emailServer }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
+export async function createApp({ databaseFile, devIdp, emailServer, logger }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
   await db.migrate.latest({ migrationSource: migrationSource() })
   const adapter = KnexAdapter(db)
@@ -122,6 +124,7 @@ export async function createApp({ databaseFile, devIdp, emailServer }: ExampleOp
   // An OIDC sign-in creates the user (and links the account) on first sign-in.
   const { handlers, auth } = Portcullis({
     adapter,
+    logger,
     providers: [
       ...(devIdp
         ? [

@@ -23,6 +23,7 @@ import { createApp } from '../../examples/express/app.js'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
 import { describeWithChromium, launchChromium } from '../support/chromium.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
+import { recordingLogger } from '../support/logger.js'
 
 const TITLE = 'examples/express in Chromium: sign in with the dev IdP, sign out'
 
@@ -56,7 +57,7 @@ function browserSuite() {
       })(),
     ])
     idp = started
-    const created = await createApp({ databaseFile: ':memory:', devIdp: idp })
+    const created = await createApp({ databaseFile: ':memory:', devIdp: idp, logger: recordingLogger() })
     db = created.db
     server.on('request', created.app)
   })

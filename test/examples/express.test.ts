@@ -17,6 +17,7 @@ import type { DevIdp } from '../../examples/express/dev-idp.js'
 import { Browser } from '../support/browser.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { recordingLogger } from '../support/logger.js'
 
 let app: Express
 let db: Knex
@@ -24,7 +25,7 @@ let adaId: string
 
 beforeAll(async () => {
   process.env.AUTH_SECRET = 'test-secret-for-the-express-example-0123456789'
-  ;({ app, db } = await createApp({ databaseFile: ':memory:' }))
+  ;({ app, db } = await createApp({ databaseFile: ':memory:', logger: recordingLogger() }))
   adaId = (await db('User').where({ email: 'ada@example.com' }).first()).id
 })
 
@@ -209,7 +210,7 @@ describe('examples/express e-mail sign-in', () => {
 
     beforeAll(async () => {
       smtp = await startSmtpServer()
-      const created = await createApp({ databaseFile: ':memory:', emailServer: smtp.url })
+      const created = await createApp({ databaseFile: ':memory:', emailServer: smtp.url, logger: recordingLogger() })
       mailDb = created.db
       mailApp = await serve(created.app)
     })
@@ -245,7 +246,7 @@ describe('examples/express with the local dev identity provider', () => {
     await once(server, 'listening')
     appOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     idp = await startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${appOrigin}/api/auth/callback/dev-idp` })
-    const created = await createApp({ databaseFile: ':memory:', devIdp: idp })
+    const created = await createApp({ databaseFile: ':memory:', devIdp: idp, logger: recordingLogger() })
     oidcDb = created.db
     server.on('request', created.app)
   })

@@ -1,0 +1,34 @@
+/**
+ * Jest's node environment, plus: the log lines a test recorded (test/support/logger.ts) are printed
+ * when that test fails, after its name, so a failure comes with the log of what happened and a
+ * green run prints nothing of them.
+ */
+'use strict'
+const { TestEnvironment } = require('jest-environment-node')
+
+const CURRENT_TEST_LINES = '__portcullisTestLogLines'
+
+class PortcullisEnvironment extends TestEnvironment {
+  handleTestEvent(event) {
+    if (event.name === 'test_start' || event.name === 'run_describe_start') this.global[CURRENT_TEST_LINES] = []
+    if (event.name === 'test_done' && event.test.errors.length > 0) {
+      const lines = this.global[CURRENT_TEST_LINES] ?? []
+      if (lines.length > 0) {
+        const title = []
+        for (let block = event.test; block && block.name !== 'ROOT_DESCRIBE_BLOCK'; block = block.parent) title.unshift(block.name)
+        const body = lines.map(({ level, code, message }) => `  [${level}] ${code} ${message.map((part) => (part instanceof Error ? part.stack : typeof part === 'string' ? part : safeJson(part))).join(' ')}`)
+        process.stderr.write(`\nLog of the failed test "${title.join(' › ')}":\n${body.join('\n')}\n`)
+      }
+    }
+  }
+}
+
+function safeJson(value) {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return String(value)
+  }
+}
+
+module.exports = PortcullisEnvironment
