@@ -4,6 +4,7 @@
  * green run prints nothing of them.
  */
 'use strict'
+const { inspect } = require('node:util')
 const { TestEnvironment } = require('jest-environment-node')
 
 const CURRENT_TEST_LINES = '__portcullisTestLogLines'
@@ -16,18 +17,10 @@ class PortcullisEnvironment extends TestEnvironment {
       if (lines.length > 0) {
         const title = []
         for (let block = event.test; block && block.name !== 'ROOT_DESCRIBE_BLOCK'; block = block.parent) title.unshift(block.name)
-        const body = lines.map(({ level, code, message }) => `  [${level}] ${code} ${message.map((part) => (part instanceof Error ? part.stack : typeof part === 'string' ? part : safeJson(part))).join(' ')}`)
+        const body = lines.map(({ level, code, message }) => `  [${level}] ${code} ${message.map((part) => (typeof part === 'string' ? part : inspect(part, { depth: 4 }))).join(' ')}`)
         process.stderr.write(`\nLog of the failed test "${title.join(' › ')}":\n${body.join('\n')}\n`)
       }
     }
-  }
-}
-
-function safeJson(value) {
-  try {
-    return JSON.stringify(value)
-  } catch {
-    return String(value)
   }
 }
 
