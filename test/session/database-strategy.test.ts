@@ -413,7 +413,7 @@ describe('generateSessionToken', () => {
 
   it('fails the sign-in with the Configuration error page and no row when it returns an empty string', async () => {
     const { db, adapter } = await createDatabase()
-    const logger = { error: jest.fn<LoggerInstance['error']>() }
+    const logger = { ...recordingLogger(), error: jest.fn<LoggerInstance['error']>() }
     const signIn = jest.fn<NonNullable<EventsOptions['signIn']>>()
     const { app } = createTestApp({ adapter, logger, events: { signIn }, session: { generateSessionToken: () => '' } })
     const agent = request.agent(app)
@@ -460,7 +460,7 @@ describe('choosing the strategy', () => {
 describe('credentials sign-in with database sessions', () => {
   it('sends an authorize that returns a user not in the database to the Configuration error page, with no row and no cookie', async () => {
     const { db, adapter } = await createDatabase()
-    const logger = { error: jest.fn<LoggerInstance['error']>() }
+    const logger = { ...recordingLogger(), error: jest.fn<LoggerInstance['error']>() }
     const ghost = Credentials({ authorize: async () => ({ id: 'user-404', name: 'Ghost', email: 'ghost@example.com' }) })
     const { app } = createTestApp({ adapter, logger, providers: [ghost] })
     const agent = request.agent(app)

@@ -141,7 +141,7 @@ describe('callbacks and events', () => {
     const error = jest.fn()
     const agent = request.agent(
       appFor({
-        logger: { error },
+        logger: { ...recordingLogger(), error },
         events: {
           signIn: ({ user, account }) => {
             seen.push(`signIn:${user.id}:${account?.provider}`)
