@@ -248,8 +248,12 @@ export class AdapterError extends AuthError {
   /** The adapter method that failed, e.g. `getSessionAndUser`. */
   readonly method: string
 
-  constructor(method: string, options: { cause: unknown }) {
-    super('AdapterError', `The adapter's ${method}() failed.`, options)
+  /**
+   * @param options.hint What to do about it, when the cause is recognised (e.g. tables that were
+   * never migrated: "run `npx knex migrate:latest`"); it ends the message.
+   */
+  constructor(method: string, options: { cause: unknown; hint?: string | undefined }) {
+    super('AdapterError', `The adapter's ${method}() failed${options.hint ? `: ${options.hint}` : '.'}`, { cause: options.cause })
     this.method = method
   }
 

@@ -39,13 +39,13 @@ export function describeError(error: unknown): string {
 
 /** What {@link redactError} keeps of an error: identifiers that say what failed, never a value. */
 export interface RedactedError extends Error {
-  code?: string | number
-  errno?: number
-  sqlState?: string
-  schema?: string
-  table?: string
-  column?: string
-  constraint?: string
+  code?: string | number | undefined
+  errno?: number | undefined
+  sqlState?: string | undefined
+  schema?: string | undefined
+  table?: string | undefined
+  column?: string | undefined
+  constraint?: string | undefined
 }
 
 // The properties of a driver error that name what failed (pg, mysql2, better-sqlite3). The others

@@ -67,15 +67,15 @@ export async function decode(params: JWTDecodeParams): Promise<JWT | null> {
 export interface GetTokenParams {
   req: { headers: Record<string, string | string[] | undefined> | Headers }
   /** Default: `AUTH_SECRET_3`, `_2`, `_1`, then `AUTH_SECRET` (or `LEGACYAUTH_SECRET`) from the environment. */
-  secret?: string | readonly string[]
+  secret?: string | readonly string[] | undefined
   /** Read the `__Secure-` cookie. Default `false`. */
-  secureCookie?: boolean
+  secureCookie?: boolean | undefined
   /** Default `authjs.session-token`, with the `__Secure-` prefix when `secureCookie`. */
-  cookieName?: string
+  cookieName?: string | undefined
   /** Default: the cookie name. */
-  salt?: string
+  salt?: string | undefined
   /** Return the token string without decoding it. */
-  raw?: boolean
+  raw?: boolean | undefined
 }
 
 /**
@@ -98,7 +98,7 @@ export interface GetTokenParams {
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-2.1 (Bearer)
  */
 export async function getToken(params: GetTokenParams & { raw: true }): Promise<string | null>
-export async function getToken(params: GetTokenParams & { raw?: false }): Promise<JWT | null>
+export async function getToken(params: GetTokenParams & { raw?: false | undefined }): Promise<JWT | null>
 export async function getToken(params: GetTokenParams): Promise<JWT | string | null>
 export async function getToken(params: GetTokenParams): Promise<JWT | string | null> {
   const { req, secureCookie = false, raw = false } = params

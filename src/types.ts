@@ -16,50 +16,50 @@ export type ISODateString = string
 
 /** What a provider's token endpoint returned (RFC 6749 §5.1), plus `expires_at` computed from `expires_in`. */
 export interface TokenSet {
-  access_token?: string
-  token_type?: string
-  id_token?: string
-  refresh_token?: string
+  access_token?: string | undefined
+  token_type?: string | undefined
+  id_token?: string | undefined
+  refresh_token?: string | undefined
   /** Seconds the access token lives, as the provider said. */
-  expires_in?: number
+  expires_in?: number | undefined
   /** Seconds since the epoch at which the access token expires (from `expires_in`). */
-  expires_at?: number
-  scope?: string
-  session_state?: string
+  expires_at?: number | undefined
+  scope?: string | undefined
+  session_state?: string | undefined
   [key: string]: unknown
 }
 
 /** A profile as a provider returns it: the OIDC standard claims, or whatever the API's JSON holds. */
 export interface Profile {
-  sub?: string | null
-  name?: string | null
-  email?: string | null
-  picture?: string | null
+  sub?: string | null | undefined
+  name?: string | null | undefined
+  email?: string | null | undefined
+  picture?: string | null | undefined
   [claim: string]: unknown
 }
 
 /** The user as a provider (or `authorize`) returns it. */
 export interface User {
-  id?: string
-  name?: string | null
-  email?: string | null
+  id?: string | undefined
+  name?: string | null | undefined
+  email?: string | null | undefined
   /**
    * From a provider's `profile()`: `true` when the provider says `email` is verified (an
    * `email_verified` claim, or an API that only gives verified addresses). An address not marked so
    * is not used: not in the session, not to find or link a user, not on a new user. On a stored user
    * (`AdapterUser`), when the address was last proven.
    */
-  emailVerified?: boolean | Date | null
-  image?: string | null
+  emailVerified?: boolean | Date | null | undefined
+  image?: string | null | undefined
   [key: string]: unknown
 }
 
 /** The session user: the default session callback always sets `id`. */
 export interface SessionUser {
   id: string
-  name?: string | null
-  email?: string | null
-  image?: string | null
+  name?: string | null | undefined
+  email?: string | null | undefined
+  image?: string | null | undefined
   [key: string]: unknown
 }
 
@@ -74,7 +74,7 @@ export interface Session {
    * mark until the user signs in with that provider again; database sessions show it on that request.
    * A `session` callback may set its own values.
    */
-  error?: 'RefreshAccessTokenError' | (string & {})
+  error?: 'RefreshAccessTokenError' | (string & {}) | undefined
   [key: string]: unknown
 }
 
@@ -83,19 +83,19 @@ export interface Session {
  * @see https://www.rfc-editor.org/rfc/rfc7519#section-4.1
  */
 export interface JWT {
-  name?: string | null
-  email?: string | null
-  picture?: string | null
-  sub?: string
-  iat?: NumericDate
-  exp?: NumericDate
-  jti?: string
+  name?: string | null | undefined
+  email?: string | null | undefined
+  picture?: string | null | undefined
+  sub?: string | undefined
+  iat?: NumericDate | undefined
+  exp?: NumericDate | undefined
+  jti?: string | undefined
   /**
    * The provider tokens `getAccessToken()` uses, by provider id: set on an OAuth/OIDC sign-in (before
    * the `jwt` callback, which may remove it), replaced when a refresh rotates them. A sign-in keeps
    * the entries of the user's other providers from the session it replaces.
    */
-  provider_tokens?: Record<string, ProviderTokens>
+  provider_tokens?: Record<string, ProviderTokens> | undefined
   [key: string]: unknown
 }
 
@@ -104,14 +104,14 @@ export interface JWT {
  * the ID token. `error` replaces the tokens once the provider refused the refresh token.
  */
 export interface ProviderTokens {
-  access_token?: string
-  refresh_token?: string
+  access_token?: string | undefined
+  refresh_token?: string | undefined
   /** Seconds since the epoch at which `access_token` expires; absent when the provider did not say. */
-  expires_at?: NumericDate
+  expires_at?: NumericDate | undefined
   /** Absent for `bearer`. */
-  token_type?: string
+  token_type?: string | undefined
   /** Why no token can be had without a new sign-in. */
-  error?: 'no_refresh_token' | 'invalid_grant'
+  error?: 'no_refresh_token' | 'invalid_grant' | undefined
 }
 
 /** The kinds of provider the spec names (§1.2). */
@@ -122,15 +122,15 @@ export interface Account {
   provider: string
   providerAccountId: string
   type: ProviderType
-  userId?: string
-  access_token?: string
-  refresh_token?: string
-  expires_in?: number
-  expires_at?: number
-  id_token?: string
-  token_type?: string
-  scope?: string
-  session_state?: string
+  userId?: string | undefined
+  access_token?: string | undefined
+  refresh_token?: string | undefined
+  expires_in?: number | undefined
+  expires_at?: number | undefined
+  id_token?: string | undefined
+  token_type?: string | undefined
+  scope?: string | undefined
+  session_state?: string | undefined
   [key: string]: unknown
 }
 
@@ -213,7 +213,7 @@ export interface Adapter {
    * deletes it only if that user keeps another account, atomically (two concurrent calls for a
    * user's last two accounts remove one), and returns `null` when it refused.
    */
-  unlinkAccount?(account: AccountReference, options?: { unlessLastOf?: string }): Promise<AdapterAccount | null | void>
+  unlinkAccount?(account: AccountReference, options?: { unlessLastOf?: string | undefined }): Promise<AdapterAccount | null | void>
   /** Every account linked to the user (for `unlinkAccount()` and an app's "connected accounts" page). */
   getAccountsByUserId?(userId: string): Promise<AdapterAccount[]>
   /**
@@ -224,7 +224,7 @@ export interface Adapter {
    * stores refreshed tokens with it (database sessions), and an OAuth sign-in of a linked account its
    * new tokens; while a refresh is under way, `expires_at` holds minus the end of its lease.
    */
-  updateAccount?(account: AccountReference & Partial<AccountTokenFields>, options?: { expect?: Partial<AccountTokenFields> }): Promise<AdapterAccount | null>
+  updateAccount?(account: AccountReference & Partial<AccountTokenFields>, options?: { expect?: Partial<AccountTokenFields> | undefined }): Promise<AdapterAccount | null>
   createSession?(session: AdapterSession): Promise<AdapterSession>
   /** The session and its user, or `null`. Expired sessions are returned too: Portcullis deletes them. */
   getSessionAndUser?(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
@@ -239,28 +239,28 @@ export interface Adapter {
 export type AuthIncomingRequest = IncomingMessage & {
   body?: unknown
   query?: unknown
-  cookies?: Record<string, string>
+  cookies?: Record<string, string> | undefined
 }
 
 /** The built-in pages' look. */
 export interface Theme {
   /** `auto` follows the visitor's system setting. Default `auto`. */
-  colorScheme?: 'auto' | 'light' | 'dark'
+  colorScheme?: 'auto' | 'light' | 'dark' | undefined
   /** URL of a logo shown above the page content. */
-  logo?: string
+  logo?: string | undefined
   /** CSS colour of buttons and links, e.g. `#2563eb`. */
-  brandColor?: string
+  brandColor?: string | undefined
   /** CSS colour of the text on buttons. */
-  buttonText?: string
+  buttonText?: string | undefined
 }
 
 /** The app's own pages, replacing the built-in ones. Each value is a path such as `/login`. */
 export interface PagesOptions {
-  signIn?: string
-  signOut?: string
-  error?: string
-  verifyRequest?: string
-  newUser?: string
+  signIn?: string | undefined
+  signOut?: string | undefined
+  error?: string | undefined
+  verifyRequest?: string | undefined
+  newUser?: string | undefined
 }
 
 /** Session behaviour (spec §2.2). */
@@ -269,29 +269,29 @@ export interface SessionOptions {
    * `jwt` keeps the session in an encrypted cookie; `database` keeps it in the adapter and the
    * cookie holds only its token. Default: `database` when an adapter is set, else `jwt`.
    */
-  strategy?: 'jwt' | 'database'
+  strategy?: 'jwt' | 'database' | undefined
   /** Seconds until an idle session expires. Default 30 days. */
-  maxAge?: number
+  maxAge?: number | undefined
   /** Seconds between re-issues of the session cookie (and database writes). 0 = every access. Default 1 day. */
-  updateAge?: number
+  updateAge?: number | undefined
   /** Generates database session tokens. Default: 32 random bytes, hex (256 bits of entropy). */
-  generateSessionToken?: () => string
+  generateSessionToken?: (() => string) | undefined
 }
 
 /** Parameters of `jwt.encode`. */
 export interface JWTEncodeParams {
-  token?: JWT
+  token?: JWT | undefined
   /** The secret, or a list whose first entry seals the token. */
   secret: string | readonly string[]
   /** The session cookie name; it salts the key derivation. */
   salt: string
   /** Seconds until the token expires. Default 30 days. */
-  maxAge?: number
+  maxAge?: number | undefined
 }
 
 /** Parameters of `jwt.decode`. */
 export interface JWTDecodeParams {
-  token?: string
+  token?: string | undefined
   /** The secret, or a list of secrets tried in turn (rotation). */
   secret: string | readonly string[]
   salt: string
@@ -300,13 +300,13 @@ export interface JWTDecodeParams {
 /** JWT options (spec §2.1 `jwt`). A custom `encode`/`decode` replaces the built-in codec. */
 export interface JWTOptions {
   /** Seconds until the token expires. Defaults to `session.maxAge`. */
-  maxAge?: number
+  maxAge?: number | undefined
   /**
    * Largest sealed session token, in bytes; a larger one is refused with SessionTokenTooLargeError
    * (a sign-in fails, POST /session is refused, a re-seal on read keeps the old cookie). Default
    * 11808: 3 cookie chunks of 3936. At most 39360 (10 chunks, the most Portcullis reads back).
    */
-  maxSize?: number
+  maxSize?: number | undefined
   /**
    * How many opened session tokens each instance keeps, so a cookie it has read before (browsers send
    * the same one until it is re-issued) is not decrypted again. A token is kept from its second read
@@ -314,24 +314,24 @@ export interface JWTOptions {
    * checked on every read; only tokens that opened are kept; app code (callbacks, events, `req.auth`)
    * gets copies of its own. Not used with a custom `decode`.
    */
-  cacheSize?: number
-  encode?: (params: JWTEncodeParams) => Promise<string> | string
-  decode?: (params: JWTDecodeParams) => Promise<JWT | null> | JWT | null
+  cacheSize?: number | undefined
+  encode?: ((params: JWTEncodeParams) => Promise<string> | string) | undefined
+  decode?: ((params: JWTDecodeParams) => Promise<JWT | null> | JWT | null) | undefined
 }
 
 /** Options of one cookie the library sets. */
 export interface CookieOption {
   name: string
   options: {
-    httpOnly?: boolean
-    sameSite?: 'lax' | 'strict' | 'none' | boolean
-    path?: string
-    secure?: boolean
-    domain?: string
-    maxAge?: number
-    expires?: Date
-    partitioned?: boolean
-    priority?: 'low' | 'medium' | 'high'
+    httpOnly?: boolean | undefined
+    sameSite?: 'lax' | 'strict' | 'none' | boolean | undefined
+    path?: string | undefined
+    secure?: boolean | undefined
+    domain?: string | undefined
+    maxAge?: number | undefined
+    expires?: Date | undefined
+    partitioned?: boolean | undefined
+    priority?: 'low' | 'medium' | 'high' | undefined
   }
 }
 
@@ -359,7 +359,7 @@ export interface RedirectProxyOptions {
    * otherwise have the victim's code sent there. Default `AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS`
    * (comma-separated), else none.
    */
-  allowedOrigins?: string[]
+  allowedOrigins?: string[] | undefined
 }
 
 /** A Node response, which `auth(req, res)` writes refreshed cookies to. */
@@ -372,18 +372,18 @@ export interface JWTCallbackParams {
   /** The decoded token; on sign-in, the default claims (name, email, picture, sub). */
   token: JWT
   /** Only on sign-in: the user `authorize` (or the provider) returned. */
-  user?: User
+  user?: User | undefined
   /** Only on sign-in. */
-  account?: Account | null
+  account?: Account | null | undefined
   /** Only on an OAuth/OIDC sign-in: the provider's profile, before `profile()` mapped it. */
-  profile?: Profile
+  profile?: Profile | undefined
   /**
    * `signIn` on sign-in, `signUp` on the sign-in that created the user (with an adapter),
    * `update` on POST /session, undefined on a plain read.
    */
-  trigger?: 'signIn' | 'signUp' | 'update'
+  trigger?: 'signIn' | 'signUp' | 'update' | undefined
   /** Only on sign-in: true when this sign-in created the user. */
-  isNewUser?: boolean
+  isNewUser?: boolean | undefined
   /** On `update`: the `data` sent to POST /session. */
   session?: unknown
 }
@@ -394,41 +394,41 @@ export interface JWTCallbackParams {
  */
 export interface CallbacksOptions {
   /** Return `false` to deny (AccessDenied), or a path to redirect there instead. */
-  signIn?: (params: {
+  signIn?: ((params: {
     /** The stored user when the account is known, else the user the provider's profile maps to. */
     user: User
     account: Account | null
     /** OAuth/OIDC: the provider's profile. */
-    profile?: Profile
+    profile?: Profile | undefined
     /** Credentials: the submitted fields. */
-    credentials?: Record<string, unknown>
+    credentials?: Record<string, unknown> | undefined
     /**
      * E-mail: `{ verificationRequest: true }` when the link is about to be sent (POST /signin/<id>;
      * `user` is then the stored user, or a new one not yet stored). Absent when the link is
      * followed, the second call of an e-mail sign-in.
      */
-    email?: { verificationRequest?: boolean }
-  }) => Awaitable<boolean | string>
+    email?: { verificationRequest?: boolean | undefined } | undefined
+  }) => Awaitable<boolean | string>) | undefined
   /**
    * Decides where to send the user after sign-in or sign-out. `baseUrl` is the site's origin.
    * The default accepts relative paths and URLs of the same origin only. A custom callback may
    * allow other origins; that is then its responsibility.
    */
-  redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>
+  redirect?: ((params: { url: string; baseUrl: string }) => Awaitable<string>) | undefined
   /** Shapes the JWT; return `null` to end the session. */
-  jwt?: (params: JWTCallbackParams) => Awaitable<JWT | null>
+  jwt?: ((params: JWTCallbackParams) => Awaitable<JWT | null>) | undefined
   /**
    * Shapes what `auth()` and `/session` return. JWT sessions pass the decoded `token`; database
    * sessions pass the adapter's `user`. On POST /session, `trigger` is `update` and `newSession`
    * the `data` sent.
    */
-  session?: (params: SessionCallbackParams) => Awaitable<Session>
+  session?: ((params: SessionCallbackParams) => Awaitable<Session>) | undefined
   /**
    * Decides in the `auth` middleware whether the request may go on: `true`/`undefined` go on,
    * `false` redirects to sign-in (401 JSON for JSON clients), a WHATWG `Response` is sent as is.
    * Its redirect target must not itself be protected by it (spec §4.3 rule 2).
    */
-  authorized?: (params: { auth: Session | null; request: import('express').Request }) => Awaitable<boolean | undefined | Response>
+  authorized?: ((params: { auth: Session | null; request: import('express').Request }) => Awaitable<boolean | undefined | Response>) | undefined
 }
 
 /**
@@ -442,21 +442,21 @@ export interface SessionCallbackParams {
   /** Database sessions only: the session's user as the adapter returned it. */
   user: AdapterUser
   /** `update` on POST /session. */
-  trigger?: 'update'
+  trigger?: 'update' | undefined
   /** Database sessions, on POST /session: the `data` sent. (JWT sessions get it in the `jwt` callback.) */
   newSession?: unknown
 }
 
 /** Events (spec §6): awaited, and a throwing handler is logged, never breaks the flow. */
 export interface EventsOptions {
-  signIn?: (message: { user: User; account: Account | null; profile?: Profile; isNewUser?: boolean }) => Awaitable<void>
+  signIn?: ((message: { user: User; account: Account | null; profile?: Profile | undefined; isNewUser?: boolean | undefined }) => Awaitable<void>) | undefined
   /** JWT sessions: the token that ended (`null` if unreadable); database sessions: the deleted session. */
-  signOut?: (message: { token: JWT | null; session?: undefined } | { session: AdapterSession | null; token?: undefined }) => Awaitable<void>
+  signOut?: ((message: { token: JWT | null; session?: undefined } | { session: AdapterSession | null; token?: undefined }) => Awaitable<void>) | undefined
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
-  session?: (message: { session: Session; token?: JWT }) => Awaitable<void>
-  createUser?: (message: { user: User }) => Awaitable<void>
-  updateUser?: (message: { user: User }) => Awaitable<void>
-  linkAccount?: (message: { user: User; account: Account }) => Awaitable<void>
+  session?: ((message: { session: Session; token?: JWT | undefined }) => Awaitable<void>) | undefined
+  createUser?: ((message: { user: User }) => Awaitable<void>) | undefined
+  updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
+  linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
 }
 
 /** A fixed window of the `rateLimit` option: at most `attempts` in `windowSeconds`. */
@@ -494,7 +494,7 @@ export interface RateLimitRedis {
  */
 export type RateLimitStore =
   | 'memory'
-  | { knex: RateLimitKnex; tableName?: string; createTable?: boolean }
+  | { knex: RateLimitKnex; tableName?: string | undefined; createTable?: boolean | undefined }
   | { redis: RateLimitRedis }
 
 /**
@@ -515,40 +515,40 @@ export type RateLimitStore =
  */
 export interface RateLimitOptions {
   /** Where attempts are counted. Default `'memory'`. */
-  store?: RateLimitStore
+  store?: RateLimitStore | undefined
   /**
    * Per client IP, as Express computes `req.ip` (`trust proxy` honoured; `req.socket.remoteAddress`
    * on Connect and node:http). Default `{ attempts: 50, windowSeconds: 900 }`; `false` turns it off.
    * Raise it when many users share one address and mistype (a campus, a company NAT).
    */
-  ip?: Partial<RateLimitWindow> | false
+  ip?: Partial<RateLimitWindow> | false | undefined
   /**
    * Per identifier (the e-mail address or username tried), whatever the IP. Default
    * `{ attempts: 10, windowSeconds: 900 }`; `false` turns it off.
    */
-  identifier?: Partial<RateLimitWindow> | false
+  identifier?: Partial<RateLimitWindow> | false | undefined
   /**
    * The identifier of a credentials attempt, from the submitted fields (without `csrfToken` and
    * `callbackUrl`). Default: the `email` field, else `username`, else the first field of the
    * provider's `credentials` that is not of type `password`. Return `undefined` to count the
    * attempt against the IP only. Identifiers are compared trimmed, in lower case.
    */
-  credentialsIdentifier?: (credentials: Record<string, unknown>, provider: { id: string }) => string | undefined | null
+  credentialsIdentifier?: ((credentials: Record<string, unknown>, provider: { id: string }) => string | undefined | null) | undefined
   /**
    * IPv6 clients are counted by network: the first `ipv6Subnet` bits of the address (default 64,
    * the usual size of one subscriber's network, through which one client can rotate freely).
    * `128` counts each address on its own.
    */
-  ipv6Subnet?: number
+  ipv6Subnet?: number | undefined
   /** Prefix of every key in the store, so several apps can share one Redis or table. Default `portcullis`. */
-  keyPrefix?: string
+  keyPrefix?: string | undefined
 }
 
 declare global {
   // `req.auth` on Express's Request, set by every form of `auth`.
   namespace Express {
     interface Request {
-      auth?: Session | null
+      auth?: Session | null | undefined
     }
   }
 }

@@ -7,12 +7,12 @@
  * `createApp()` builds the app without listening, so the tests drive it directly
  * (test/examples/express.test.ts) and server.ts only adds `listen`.
  *
- * Demo user: `ada` / `lovelace`. With the dev identity provider: any name.
+ * Demo user: `ada` / `lovelace`. With the dev identity provider: any name, any password.
  */
 import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import express, { type Express } from 'express'
 import knex, { type Knex } from 'knex'
-import Portcullis from 'portcullis'
+import Portcullis, { type LoggerInstance } from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import Nodemailer from 'portcullis/providers/nodemailer'
@@ -96,19 +96,21 @@ export interface ExampleOptions {
    * An OpenID Connect issuer to offer on the sign-in page as "Local dev identity provider" (id
    * `dev-idp`, callback `<origin>/api/auth/callback/dev-idp`): the dev IdP of dev-idp.ts.
    */
-  devIdp?: { issuer: string; clientId: string; clientSecret: string }
+  devIdp?: { issuer: string; clientId: string; clientSecret: string } | undefined
   /**
    * Where e-mail sign-in links go: an SMTP URL (`smtp://user:pass@host:587`) or `'console'`, which
    * prints them (development only). Default: AUTH_EMAIL_SERVER, else `'console'`.
    */
   emailServer?: string
+  /** Portcullis's logger (the tests pass one that records). Default: the console. */
+  logger?: LoggerInstance | undefined
 }
 
 /**
  * Builds the example app: Portcullis on `/api/auth` with database sessions, a home page,
  * `/dashboard` and `/api/me`. Runs the migrations and creates the demo user's row first.
  */
-export async function createApp({ databaseFile, devIdp, emailServer }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
+export async function createApp({ databaseFile, devIdp, emailServer, logger }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
   await db.migrate.latest({ migrationSource: migrationSource() })
   const adapter = KnexAdapter(db)
@@ -122,6 +124,7 @@ export async function createApp({ databaseFile, devIdp, emailServer }: ExampleOp
   // An OIDC sign-in creates the user (and links the account) on first sign-in.
   const { handlers, auth } = Portcullis({
     adapter,
+    logger,
     providers: [
       ...(devIdp
         ? [
@@ -176,7 +179,7 @@ export async function createApp({ databaseFile, devIdp, emailServer }: ExampleOp
 <p><a href="/dashboard">Dashboard</a> · <a href="/api/me">/api/me</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`
       : `<p>You are not signed in.</p>
 <p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>${
-          devIdp ? ', or with the local dev identity provider (any name, no password)' : ''
+          devIdp ? ', or with the local dev identity provider (any name, any password)' : ''
         }.</p>
 <p>Or sign in with any e-mail address: the link is printed on the server's console (set <code>AUTH_EMAIL_SERVER</code> to an SMTP URL to mail it).</p>
 <p>The <a href="/dashboard">dashboard</a> needs a session; <a href="/api/me">/api/me</a> answers 401 without one.</p>`

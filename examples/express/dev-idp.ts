@@ -1,7 +1,7 @@
 /**
  * A local OpenID Connect identity provider for the example, so the OAuth sign-in works offline on
  * a fresh clone: `oidc-provider` running in this process, with its development login page, which
- * accepts any name and no password. server.ts starts it next to the app (`DEV_IDP=off` skips it),
+ * accepts any name and any password (the page says so), and no consent screen. server.ts starts it next to the app (`DEV_IDP=off` skips it),
  * and the example's sign-in page offers it as "Local dev identity provider".
  *
  * DEVELOPMENT STAND-IN ONLY. NEVER USE IT IN PRODUCTION. Anyone who can reach it signs in as anyone:
@@ -20,7 +20,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import Provider, { type Account, type Configuration, type JWK } from 'oidc-provider'
+import Provider, { type Account, type Configuration, type JWK, type KoaContextWithOIDC } from 'oidc-provider'
 
 /** The client id the example registers with the dev IdP. */
 export const DEV_CLIENT_ID = 'portcullis-example'
@@ -55,9 +55,10 @@ export interface DevIdp {
  * Starts the dev IdP. It listens first, so that the issuer URL holds the real port (with port 0),
  * then builds the provider for that issuer.
  *
- * Its login page takes any name: `grace` signs in as `{ sub: 'grace', name: 'Grace', email:
- * 'grace@example.test', email_verified: true }`. After login it asks for consent to the `profile`
- * and `email` scopes, then sends the browser back to `clientRedirectUri` with a code. The client
+ * Its login page takes any name and any password (the page says so): `grace` signs in as `{ sub:
+ * 'grace', name: 'Grace', email: 'grace@example.test', email_verified: true }`. It then sends the
+ * browser straight back to `clientRedirectUri` with a code: no consent screen, as a company's IdP
+ * does for its own apps (the example is this IdP's only client). The client
  * must use PKCE (S256) and authenticate with HTTP Basic (`client_secret_basic`).
  *
  * @example
@@ -72,6 +73,7 @@ export async function startDevIdp({ port = 0, host = 'localhost', clientRedirect
   const issuer = `http://${host.includes(':') ? `[${host}]` : host}:${(server.address() as AddressInfo).port}`
 
   const provider = new Provider(issuer, devConfiguration(clientRedirectUri))
+  provider.use(sayAnyPasswordWorks)
   server.on('request', provider.callback())
 
   return { issuer, clientId: DEV_CLIENT_ID, clientSecret: DEV_CLIENT_SECRET, close: () => close(server) }
@@ -101,9 +103,37 @@ function devConfiguration(clientRedirectUri: string): Configuration {
     // Fixed lifetimes, in seconds (oidc-provider notes each default it falls back to). A restart
     // forgets everything anyway: the store is in memory.
     ttl: { AuthorizationCode: 60, AccessToken: 3600, IdToken: 3600, Interaction: 3600, Session: 86400, Grant: 86400 },
-    // The login and consent pages that accept any name: the insecure part (see the top).
+    // The login page that accepts any name: the insecure part (see the top).
     features: { devInteractions: { enabled: true } },
     findAccount: (_ctx, sub): Account => ({ accountId: sub, claims: () => devClaims(sub) }),
+    loadExistingGrant: grantWithoutConsent,
+  }
+}
+
+/**
+ * No consent screen: the grant the client asks for is made on the spot once the user has logged in
+ * (oidc-provider's recipe for first-party clients). The example is the only client, and a developer
+ * signing in to their own app expects to land back in it, not to "authorize" it.
+ */
+async function grantWithoutConsent(ctx: KoaContextWithOIDC) {
+  const { client, session, result } = ctx.oidc
+  if (!client || !session?.accountId) return undefined
+  const grantId = result?.consent?.grantId ?? session.grantIdFor(client.clientId)
+  if (grantId) return ctx.oidc.provider.Grant.find(grantId)
+  const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId })
+  grant.addOIDCScope('openid profile email')
+  await grant.save()
+  return grant
+}
+
+/**
+ * oidc-provider's development login page asks for a login and a password without saying that any
+ * will do; this adds the sentence under its title.
+ */
+async function sayAnyPasswordWorks(ctx: { path: string; body: unknown }, next: () => Promise<unknown>) {
+  await next()
+  if (ctx.path.startsWith('/interaction/') && typeof ctx.body === 'string' && ctx.body.includes('name="password"')) {
+    ctx.body = ctx.body.replace('</h1>', '</h1>\n<p class="dev-idp-note">Development identity provider: any login name and any password sign you in.</p>')
   }
 }
 

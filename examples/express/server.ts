@@ -23,13 +23,20 @@ const databaseFile = process.env.DATABASE_FILE ?? fileURLToPath(new URL('example
 
 let devIdp: { issuer: string; clientId: string; clientSecret: string } | undefined
 if (process.env.DEV_IDP !== 'off') {
+  // oidc-provider warns as it loads, in words that read like Portcullis's own trouble: say whose they
+  // are, on the same stream (stderr), just before.
+  console.warn(
+    'The "oidc-provider WARNING" lines below concern the local dev identity provider only (examples/express/dev-idp.ts):' +
+      ' its development login pages are insecure by design, and its author supports only Node 22 and later ("Unsupported runtime" on Node 20),' +
+      ' although it runs here. Portcullis itself supports Node >= 20.19. DEV_IDP=off skips the dev IdP and these warnings.',
+  )
   // Loaded only when used: oidc-provider is a devDependency.
   const { startDevIdp } = await import('./dev-idp.js')
   devIdp = await startDevIdp({
     port: Number(process.env.DEV_IDP_PORT ?? 3001),
     clientRedirectUri: `http://localhost:${port}/api/auth/callback/dev-idp`,
   })
-  console.log(`Local dev identity provider (development only: any name signs in) at ${devIdp.issuer}`)
+  console.log(`Local dev identity provider (development only: any name and any password sign in) at ${devIdp.issuer}`)
 }
 
 // Loopback only, so a development server is not reachable from the network; HOST=0.0.0.0 opens it.

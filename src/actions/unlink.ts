@@ -18,7 +18,7 @@ import type { ActionContext } from './context.js'
 /** Options of `unlinkAccount()`. */
 export interface UnlinkAccountOptions {
   /** Which account, when the user has several at the provider. */
-  providerAccountId?: string
+  providerAccountId?: string | undefined
 }
 
 type UnlinkAdapter = Adapter & Required<Pick<Adapter, 'getAccountsByUserId' | 'unlinkAccount'>>

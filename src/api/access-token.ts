@@ -38,7 +38,7 @@ import { contextRequest, type Api } from './context.js'
  */
 export interface GetAccessTokenFunction {
   (providerId: string, options?: GetAccessTokenOptions): Promise<string>
-  (context: { req: IncomingMessage; res?: ServerResponse }, providerId: string, options?: GetAccessTokenOptions): Promise<string>
+  (context: { req: IncomingMessage; res?: ServerResponse | undefined }, providerId: string, options?: GetAccessTokenOptions): Promise<string>
 }
 
 /** Options of `getAccessToken`. */

@@ -31,7 +31,7 @@ export interface AuthFunction {
   /** The session of `req`; sets `req.auth` and re-issues the session cookie on `res` when due. */
   (req: IncomingMessage, res?: ServerResponse): Promise<Session | null>
   /** Same as `auth(req, res)`. */
-  (context: { req: IncomingMessage; res?: ServerResponse }): Promise<Session | null>
+  (context: { req: IncomingMessage; res?: ServerResponse | undefined }): Promise<Session | null>
   /** Middleware (`app.use(auth)`): resolves the session, then runs `callbacks.authorized`. */
   (req: IncomingMessage, res: ServerResponse, next: NextFunction): Promise<void>
 }

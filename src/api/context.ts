@@ -21,12 +21,12 @@ export interface CsrfOptions {
    * The CSRF token the app's form posted (from `getCsrfToken(req, res)`). Default: `req.body.csrfToken`,
    * as a body parser left it.
    */
-  csrfToken?: string
+  csrfToken?: string | undefined
   /**
    * Skips the CSRF check, for calls that are not answers to a browser's form (a test, a job). A
    * browser-facing route that sets this lets any site sign its visitors in or out.
    */
-  skipCsrfCheck?: boolean
+  skipCsrfCheck?: boolean | undefined
 }
 
 /** One Portcullis instance's server-side API state, made once by `createAuth`. */

@@ -15,9 +15,9 @@ import { assertServerCsrf, finish, serverContext, type Api, type CsrfOptions } f
 /** Options of the server-side `signIn`; other string keys are the form fields (e.g. credentials). */
 export interface SignInOptions extends CsrfOptions {
   /** Default true: end the response with the redirect. False: only set the cookies. */
-  redirect?: boolean
+  redirect?: boolean | undefined
   /** Where to go afterwards (same-origin). Default: the page the request came from, else `/`. */
-  redirectTo?: string
+  redirectTo?: string | undefined
   [field: string]: unknown
 }
 

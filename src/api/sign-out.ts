@@ -7,8 +7,8 @@ import { assertServerCsrf, finish, serverContext, type Api, type CsrfOptions } f
 
 /** Options of the server-side `signOut`. */
 export interface SignOutOptions extends CsrfOptions {
-  redirect?: boolean
-  redirectTo?: string
+  redirect?: boolean | undefined
+  redirectTo?: string | undefined
 }
 
 /** Server-side sign-out: resolves with the URL the user is (or should be) sent to. */

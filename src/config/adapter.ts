@@ -34,12 +34,31 @@ export function guardAdapter(adapter: Adapter, logger: LoggerInstance): Adapter 
         return await fn.apply(adapter, args)
       } catch (error) {
         const cause = redactError(error, args)
-        logger.error('AdapterError', `The adapter's ${method}() failed:`, describeError(cause))
-        throw new AdapterError(method, { cause })
+        const hint = missingTableHint(error)
+        if (hint) logger.error('AdapterError', `The adapter's ${method}() failed: ${hint}`, describeError(cause))
+        else logger.error('AdapterError', `The adapter's ${method}() failed:`, describeError(cause))
+        throw new AdapterError(method, { cause, hint })
       }
     }
   }
   return guarded as Adapter
+}
+
+/**
+ * The advice for a database whose tables were never created (the migrations not run), from the
+ * driver's error: SQLite `no such table: User`, PostgreSQL 42P01 `relation "User" does not exist`,
+ * MySQL/MariaDB ER_NO_SUCH_TABLE `Table 'app.User' doesn't exist`. Undefined for anything else.
+ */
+export function missingTableHint(error: unknown): string | undefined {
+  if (!error || typeof error !== 'object') return undefined
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  const text = typeof message === 'string' ? message : ''
+  const table =
+    /no such table: (\S+)/.exec(text)?.[1] ??
+    (code === '42P01' ? /relation "([^"]+)" does not exist/.exec(text)?.[1] : undefined) ??
+    (code === 'ER_NO_SUCH_TABLE' ? /Table '(?:[^'.]*\.)?([^']+)' doesn't exist/.exec(text)?.[1] : undefined)
+  if (!table) return undefined
+  return `its table ${table} does not exist. Run the migrations: \`npx knex migrate:latest\` with a knexfile whose migrations.directory is node_modules/portcullis/migrations, or db.migrate.latest({ migrationSource: migrationSource() }) from portcullis/adapters/knex.`
 }
 
 // Own and inherited methods: an adapter may be a plain object or an instance of a class.

@@ -42,42 +42,42 @@ export interface PortcullisConfig {
    * Stores users, accounts, sessions and verification tokens, e.g. `KnexAdapter(knex)` from
    * `portcullis/adapters/knex`. With an adapter the session strategy defaults to `database`.
    */
-  adapter?: Adapter
+  adapter?: Adapter | undefined
   /** A string, or a list whose first entry seals new cookies and all of which are accepted (rotation). */
-  secret?: string | string[]
-  session?: SessionOptions
-  jwt?: JWTOptions
-  callbacks?: CallbacksOptions
-  events?: EventsOptions
-  logger?: Partial<LoggerInstance>
-  debug?: boolean
-  pages?: PagesOptions
-  theme?: Theme
+  secret?: string | string[] | undefined
+  session?: SessionOptions | undefined
+  jwt?: JWTOptions | undefined
+  callbacks?: CallbacksOptions | undefined
+  events?: EventsOptions | undefined
+  logger?: Partial<LoggerInstance> | undefined
+  debug?: boolean | undefined
+  pages?: PagesOptions | undefined
+  theme?: Theme | undefined
   /**
    * Where the router is mounted, for `auth()` redirects made outside it. Default: the path of
    * `AUTH_URL`, else `/api/auth`. Inside the router the mount path is always used.
    */
-  basePath?: string
+  basePath?: string | undefined
   /**
    * How the site's origin is found when `AUTH_URL` is not set. `undefined` (default): Express's own
    * rules (`X-Forwarded-Proto`/`-Host` only from proxies that `app.set('trust proxy', ...)` trusts).
    * `true`: `X-Forwarded-Proto`/`-Host` from any client (only behind a proxy that sets them).
    * `false`: never from the request; `AUTH_URL` is then required.
    */
-  trustHost?: boolean
+  trustHost?: boolean | undefined
   /** Secure (`__Secure-`/`__Host-`) cookies. Default: when the site is served over HTTPS. */
-  useSecureCookies?: boolean
+  useSecureCookies?: boolean | undefined
   /** Override any cookie's name and options; give each overridden cookie's options whole. */
-  cookies?: Partial<CookiesOptions>
+  cookies?: Partial<CookiesOptions> | undefined
   /** Base of OAuth redirect URIs (spec §2.1); default `AUTH_REDIRECT_PROXY_URL`. */
-  redirectProxyUrl?: string
+  redirectProxyUrl?: string | undefined
   /** What this deployment does as the redirect proxy of others. */
-  redirectProxy?: RedirectProxyOptions
+  redirectProxy?: RedirectProxyOptions | undefined
   /**
    * Brute-force limits on credentials and e-mail sign-in, per client IP and per identifier. On by
    * default (in memory); `false` turns them off. See `RateLimitOptions`.
    */
-  rateLimit?: RateLimitOptions | boolean
+  rateLimit?: RateLimitOptions | boolean | undefined
 }
 
 /** A provider as the routes use it: resolved, validated and frozen. */

@@ -29,9 +29,9 @@ export interface AccessTokenOptions {
    * Refresh when the access token expires within this many seconds, so that it does not expire on
    * the way to the API. Default 60.
    */
-  skewSeconds?: number
+  skewSeconds?: number | undefined
   /** Database sessions: which account, when the user has several at the provider. */
-  providerAccountId?: string
+  providerAccountId?: string | undefined
 }
 
 /** What `freshAccessToken` resolved: the token, or the error; and the session cookies to send either way. */

@@ -8,11 +8,11 @@ import type { AuthIncomingRequest, User } from '../types.js'
 
 /** One field of the built-in sign-in form. */
 export interface CredentialInput {
-  label?: string
+  label?: string | undefined
   /** The HTML input type, e.g. `text`, `password`, `email`. Default `text`. */
-  type?: string
-  placeholder?: string
-  required?: boolean
+  type?: string | undefined
+  placeholder?: string | undefined
+  required?: boolean | undefined
   [attribute: string]: unknown
 }
 
@@ -25,12 +25,12 @@ export type Authorize<Fields extends string = string> = (
 /** Options of `Credentials(...)`. */
 export interface CredentialsOptions<Fields extends string = string> {
   /** Provider id, used in URLs (`/callback/<id>`). Default `credentials`. */
-  id?: string
+  id?: string | undefined
   /** Shown on the sign-in button. Default `Credentials`. */
-  name?: string
+  name?: string | undefined
   /** The form fields: their keys are the names `authorize` receives. */
-  credentials?: Record<Fields, CredentialInput>
-  authorize?: Authorize<Fields>
+  credentials?: Record<Fields, CredentialInput> | undefined
+  authorize?: Authorize<Fields> | undefined
 }
 
 /** A configured credentials provider. */

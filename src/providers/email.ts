@@ -45,16 +45,16 @@ export interface SendVerificationRequestParams {
 /** Options common to the e-mail providers. */
 export interface EmailOptions {
   /** Provider id, used in URLs (`/signin/<id>`, `/callback/<id>`). Default `email` (`nodemailer` for Nodemailer). */
-  id?: string
+  id?: string | undefined
   /** Shown on the sign-in button ("Sign in with …"). Default `Email`. */
-  name?: string
+  name?: string | undefined
   /** Seconds a link stays valid. Default 86400 (24 hours). */
-  maxAge?: number
+  maxAge?: number | undefined
   /**
    * Makes the token put in the link. Default: 32 random bytes, hex. Whatever you return is stored
    * hashed and compared by its hash; make it unguessable (at least 128 random bits).
    */
-  generateVerificationToken?: () => Awaitable<string>
+  generateVerificationToken?: (() => Awaitable<string>) | undefined
   /**
    * Turns what the user typed into the address to send to, or throws to refuse it (the user gets
    * the sign-in page with `error=EmailSignInError`). Default: Unicode NFKC, trimmed, lower-cased,
@@ -62,9 +62,9 @@ export interface EmailOptions {
    * quotes, angle brackets, parentheses, `:` `;` `\`, whitespace, control characters). A custom one
    * must keep that last guarantee: its result goes into the `To:` header.
    */
-  normalizeIdentifier?: (identifier: string) => string
+  normalizeIdentifier?: ((identifier: string) => string) | undefined
   /** Sends the link. */
-  sendVerificationRequest?: (params: SendVerificationRequestParams) => Awaitable<void>
+  sendVerificationRequest?: ((params: SendVerificationRequestParams) => Awaitable<void>) | undefined
 }
 
 /** Options of `Email(...)`: `sendVerificationRequest` is required. */
@@ -80,7 +80,7 @@ export interface EmailConfig extends EmailOptions {
   /** Nodemailer: the SMTP server (URL or transport options), or `'console'` in development. */
   server?: unknown
   /** Nodemailer: the sender, e.g. `Example <no-reply@example.com>`. */
-  from?: string
+  from?: string | undefined
   [option: string]: unknown
 }
 
@@ -95,7 +95,7 @@ export interface EmailProvider {
   readonly normalizeIdentifier: (identifier: string) => string
   readonly sendVerificationRequest: (params: SendVerificationRequestParams) => Awaitable<void>
   readonly server?: unknown
-  readonly from?: string
+  readonly from?: string | undefined
   readonly [option: string]: unknown
 }
 

@@ -31,9 +31,9 @@ export interface NodemailerUserConfig extends EmailOptions {
    * options (`{ host, port, secure, auth }`), or `'console'` to print links (development only).
    * Default: `AUTH_EMAIL_SERVER`.
    */
-  server?: string | Record<string, unknown>
+  server?: string | Record<string, unknown> | undefined
   /** The sender: `no-reply@example.com` or `Example <no-reply@example.com>`. Default: `AUTH_EMAIL_FROM`. */
-  from?: string
+  from?: string | undefined
 }
 
 /**

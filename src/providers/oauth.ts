@@ -28,7 +28,7 @@ export type { Profile, TokenSet } from '../types.js'
 type Awaitable<T> = T | Promise<T>
 
 /** An endpoint: its URL, or the URL with extra query (authorization) or body (token) parameters. */
-export type EndpointConfig = string | { url?: string; params?: Record<string, string> }
+export type EndpointConfig = string | { url?: string | undefined; params?: Record<string, string> | undefined }
 
 /** What a custom userinfo `request` receives. */
 export interface UserinfoContext {
@@ -49,7 +49,7 @@ export interface UserinfoContext {
  * The userinfo endpoint: a URL, `{ url, params }` (params go in the query), or `{ request }` for APIs
  * that are not standard (several requests, another auth scheme). `request` returns the profile.
  */
-export type UserinfoConfig = EndpointConfig | { url?: string; params?: Record<string, string>; request: (context: UserinfoContext) => Awaitable<Profile> }
+export type UserinfoConfig = EndpointConfig | { url?: string | undefined; params?: Record<string, string> | undefined; request: (context: UserinfoContext) => Awaitable<Profile> }
 
 /** What a custom token `request` receives: the verified callback, ready to exchange. */
 export interface TokenRequestContext {
@@ -69,7 +69,7 @@ export interface TokenRequestContext {
  * whose token exchange is not standard, `{ request }`, which exchanges the code and returns the
  * token set. The checks (state, PKCE) are verified before `request` runs.
  */
-export type TokenConfig = EndpointConfig | { url?: string; params?: Record<string, string>; request: (context: TokenRequestContext) => Awaitable<TokenSet> }
+export type TokenConfig = EndpointConfig | { url?: string | undefined; params?: Record<string, string> | undefined; request: (context: TokenRequestContext) => Awaitable<TokenSet> }
 
 /**
  * A client secret computed when it is needed: called before each token request (code exchange,
@@ -93,29 +93,29 @@ export interface OAuthProviderOptions<P extends Profile = Profile> {
   /** Shown on the sign-in button. */
   name: string
   /** Default: `AUTH_<ID>_ID`. */
-  clientId?: string
+  clientId?: string | undefined
   /**
    * Default: `AUTH_<ID>_SECRET`. Not needed with `client.token_endpoint_auth_method: 'none'`. A
    * function computes it per token request (see `ClientSecretFunction`).
    */
-  clientSecret?: string | ClientSecretFunction
+  clientSecret?: string | ClientSecretFunction | undefined
   /** The authorization server's issuer identifier; `oidc` discovers the endpoints from it. Default: `AUTH_<ID>_ISSUER`. */
-  issuer?: string
-  authorization?: EndpointConfig
+  issuer?: string | undefined
+  authorization?: EndpointConfig | undefined
   /** `{ request }` is for `oauth` providers only: an `oidc` token response must go through ID token validation. */
-  token?: TokenConfig
-  userinfo?: UserinfoConfig
+  token?: TokenConfig | undefined
+  userinfo?: UserinfoConfig | undefined
   /** The provider's signing keys, for an `oauth` provider that returns ID tokens. */
-  jwks_endpoint?: string
+  jwks_endpoint?: string | undefined
   /** Client settings, as registered with the provider. */
   client?: {
     /** Default `client_secret_basic`. */
-    token_endpoint_auth_method?: TokenEndpointAuthMethod
+    token_endpoint_auth_method?: TokenEndpointAuthMethod | undefined
     /** The ID token signature algorithm, when the provider does not use RS256. */
-    id_token_signed_response_alg?: string
-  }
+    id_token_signed_response_alg?: string | undefined
+  } | undefined
   /** Default `['pkce']`, plus `nonce` for `oidc`; `state` is added when a redirect proxy is used. */
-  checks?: OAuthCheck[]
+  checks?: OAuthCheck[] | undefined
   /** Maps the provider's profile to the user. Must return an `id`: it becomes `providerAccountId`. */
   profile?(profile: P, tokens: TokenSet): Awaitable<User>
   /**
@@ -123,14 +123,14 @@ export interface OAuthProviderOptions<P extends Profile = Profile> {
    * user never linked this provider. Only safe with providers that verify e-mail addresses and never
    * let them change hands; otherwise whoever controls the address there takes over the account here.
    */
-  allowDangerousEmailAccountLinking?: boolean
+  allowDangerousEmailAccountLinking?: boolean | undefined
   /** Overrides the config's `redirectProxyUrl` for this provider. */
-  redirectProxyUrl?: string
+  redirectProxyUrl?: string | undefined
   /**
    * Allows `http:` endpoints and issuers. For a local development identity provider and tests only:
    * tokens would otherwise travel unencrypted.
    */
-  dangerouslyAllowInsecureRequests?: boolean
+  dangerouslyAllowInsecureRequests?: boolean | undefined
 }
 
 /** A generic OAuth 2 provider (spec §1.2 type `oauth`). */

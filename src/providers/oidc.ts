@@ -25,7 +25,7 @@ export interface OIDCConfig<P extends Profile = Profile> extends Omit<OAuthProvi
    * Default: the discovered userinfo endpoint, whose claims complete the ID token's. `false` takes
    * the profile from the ID token alone (one request fewer, for providers that put every claim there).
    */
-  userinfo?: UserinfoConfig | false
+  userinfo?: UserinfoConfig | false | undefined
 }
 
 /** Overrides of a built-in OIDC provider: every field optional (`userinfo: false` included). */

@@ -37,15 +37,15 @@ import type { OAuthCheck, OAuthConfig, Profile, TokenRequestContext, TokenSet } 
  */
 export interface PassportProfile {
   /** The strategy's name, e.g. `github`. */
-  provider?: string
+  provider?: string | undefined
   id: string | number
-  displayName?: string
-  username?: string
-  name?: { familyName?: string; givenName?: string; middleName?: string } | null
-  emails?: { value: string; type?: string; primary?: boolean; verified?: boolean }[]
-  photos?: { value: string }[]
+  displayName?: string | undefined
+  username?: string | undefined
+  name?: { familyName?: string | undefined; givenName?: string | undefined; middleName?: string | undefined } | null | undefined
+  emails?: { value: string; type?: string | undefined; primary?: boolean | undefined; verified?: boolean | undefined }[] | undefined
+  photos?: { value: string }[] | undefined
   /** The provider's answer, parsed. */
-  _json?: Record<string, unknown>
+  _json?: Record<string, unknown> | undefined
 }
 
 /**
@@ -54,42 +54,52 @@ export interface PassportProfile {
  * options the constructor stored. Typed structurally: no Passport types are needed.
  */
 export interface PassportOAuth2Strategy {
-  name?: string
+  name?: string | undefined
   _oauth2: {
     _clientId: string
-    _clientSecret?: string
-    _baseSite?: string
+    _clientSecret?: string | undefined
+    _baseSite?: string | undefined
     _authorizeUrl: string
     _accessTokenUrl: string
     getOAuthAccessToken(code: string, params: Record<string, string>, callback: (error: unknown, accessToken?: string, refreshToken?: string, results?: Record<string, unknown>) => void): void
   }
-  _scope?: string | string[]
-  _scopeSeparator?: string
-  _pkceMethod?: string | false
+  _scope?: string | string[] | undefined
+  _scopeSeparator?: string | undefined
+  _pkceMethod?: string | false | undefined
   userProfile(accessToken: string, done: (error: unknown, profile?: PassportProfile) => void): void
   authorizationParams?(options: object): Record<string, unknown>
   tokenParams?(options: object): Record<string, unknown>
   parseErrorResponse?(body: string, status: number): Error | null
 }
 
+/**
+ * Any Passport strategy object, as its own typings declare it: `@types/passport-oauth2` makes
+ * `_oauth2` protected, so a typed `new GitHubStrategy(…)` cannot match `PassportOAuth2Strategy`.
+ * `Passport()` takes it and checks at run time that it is built on passport-oauth2.
+ */
+export interface PassportStrategy {
+  name?: string | undefined
+  authenticate(...args: never[]): unknown
+}
+
 /** Options of the bridge; every field optional. */
 export interface PassportOptions {
   /** The provider id in URLs and env names. Default: the strategy's `name` (`github` for passport-github2). */
-  id?: string
+  id?: string | undefined
   /** Shown on the sign-in button. Default: the id, capitalised. */
-  name?: string
+  name?: string | undefined
   /**
    * Maps the Passport profile to the user. Default: `id`, `displayName` (else `username`), an
    * address of `emails` (a verified one first, the primary one among them), `emailVerified` (true
    * only when that entry says `verified: true`), the first photo. Return `emailVerified: true` from
    * your own only for an address your provider has verified: the core takes no other.
    */
-  profile?: (profile: PassportProfile, tokens: TokenSet) => User | Promise<User>
+  profile?: ((profile: PassportProfile, tokens: TokenSet) => User | Promise<User>) | undefined
   /** As for every OAuth provider: see `OAuthProviderOptions`. */
-  allowDangerousEmailAccountLinking?: boolean
-  redirectProxyUrl?: string
+  allowDangerousEmailAccountLinking?: boolean | undefined
+  redirectProxyUrl?: string | undefined
   /** For a local development provider on http only. */
-  dangerouslyAllowInsecureRequests?: boolean
+  dangerouslyAllowInsecureRequests?: boolean | undefined
 }
 
 /**
@@ -100,7 +110,11 @@ export interface PassportOptions {
  *
  * @throws TypeError for something that is not a passport-oauth2 strategy, or an OAuth 1.0a one.
  */
-export default function Passport(strategy: PassportOAuth2Strategy, options: PassportOptions = {}): OAuthConfig {
+export default function Passport(strategy: PassportOAuth2Strategy | PassportStrategy, options: PassportOptions = {}): OAuthConfig {
+  return bridge(strategy as PassportOAuth2Strategy, options)
+}
+
+function bridge(strategy: PassportOAuth2Strategy, options: PassportOptions): OAuthConfig {
   const oauth2 = strategy?._oauth2
   if (!strategy || typeof strategy !== 'object') throw new TypeError('Passport(strategy): pass a constructed strategy, e.g. Passport(new GitHubStrategy(options, verify)).')
   if (!oauth2 || typeof oauth2.getOAuthAccessToken !== 'function') {

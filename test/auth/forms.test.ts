@@ -4,9 +4,10 @@ import request from 'supertest'
 import { describe, expect, it, jest } from '@jest/globals'
 import Portcullis, { CredentialsSignin, MissingCSRFError, MissingRequestContextError, type PortcullisConfig, type Session } from 'portcullis'
 import { SECRET, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
+import { recordingLogger } from '../support/logger.js'
 
 function setup(config: Partial<PortcullisConfig> = {}) {
-  const portcullis = Portcullis({ secret: SECRET, providers: [credentialsProvider], ...config })
+  const portcullis = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], ...config })
   const app = express()
   app.use('/api/auth', portcullis.handlers)
   return { app, ...portcullis }

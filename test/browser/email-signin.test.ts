@@ -18,6 +18,7 @@ import type { Browser, Page } from 'playwright-core'
 import { createApp } from '../../examples/express/app.js'
 import { describeWithChromium, launchChromium } from '../support/chromium.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { recordingLogger } from '../support/logger.js'
 
 const TITLE = 'examples/express in Chromium: sign in with an e-mail link'
 
@@ -49,7 +50,7 @@ function browserSuite() {
       })(),
     ])
     smtp = started
-    const created = await createApp({ databaseFile: ':memory:', emailServer: smtp.url })
+    const created = await createApp({ databaseFile: ':memory:', emailServer: smtp.url, logger: recordingLogger() })
     db = created.db
     server.on('request', created.app)
   })

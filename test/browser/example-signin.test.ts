@@ -1,7 +1,7 @@
 /**
  * One real browser (Debian's Chromium, driven by playwright-core) through the example's OIDC
- * sign-in with the local dev identity provider: the built-in sign-in page, the IdP's login and
- * consent pages, the callback, the dashboard, and sign-out.
+ * sign-in with the local dev identity provider: the built-in sign-in page, the IdP's login page
+ * (no consent page), the callback, the dashboard, and sign-out.
  *
  * The app is reached as http://localhost:<port> and the IdP as http://127.0.0.1:<port>: two sites,
  * as with a real provider, so the callback is a cross-site navigation that must still carry the
@@ -23,6 +23,7 @@ import { createApp } from '../../examples/express/app.js'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
 import { describeWithChromium, launchChromium } from '../support/chromium.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
+import { recordingLogger } from '../support/logger.js'
 
 const TITLE = 'examples/express in Chromium: sign in with the dev IdP, sign out'
 
@@ -56,7 +57,7 @@ function browserSuite() {
       })(),
     ])
     idp = started
-    const created = await createApp({ databaseFile: ':memory:', devIdp: idp })
+    const created = await createApp({ databaseFile: ':memory:', devIdp: idp, logger: recordingLogger() })
     db = created.db
     server.on('request', created.app)
   })
@@ -82,14 +83,14 @@ function browserSuite() {
     // The IdP's development login page, on the other site.
     await devIdpButton.click()
     await page.waitForURL((url) => url.origin === idp.issuer && url.pathname.startsWith('/interaction/'))
+    // It says that any name and any password will do.
+    await expect(page.locator('body').innerText()).resolves.toContain('any login name and any password sign you in')
     await page.fill('input[name="login"]', 'grace')
     await page.fill('input[name="password"]', 'any password')
     await page.screenshot({ path: SCREENSHOTS.idpLogin, fullPage: true })
     await page.getByRole('button', { name: 'Sign-in' }).click()
 
-    // Consent to the profile and email scopes; the IdP then sends the browser to the callback.
-    await page.waitForURL((url) => url.origin === idp.issuer && url.pathname.startsWith('/interaction/'))
-    await page.getByRole('button', { name: 'Continue' }).click()
+    // No consent page: the IdP sends the browser straight to the callback, and on to the dashboard.
     await page.waitForURL(`${appOrigin}/dashboard`)
     await expect(page.locator('body').innerText()).resolves.toContain('Welcome, Grace.')
     await expect(page.locator('body').innerText()).resolves.toContain('E-mail: grace@example.test')

@@ -11,7 +11,9 @@ import { describe, expect, it, beforeAll } from '@jest/globals'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
-const node = (file: string) => execFileSync(process.execPath, [`${fixtures}${file}`], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+// stderr piped, not inherited: the fixtures' apps log UntrustedHost (no AUTH_URL), expected here; a failure's
+// error still carries it.
+const node = (file: string) => execFileSync(process.execPath, [`${fixtures}${file}`], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' }, stdio: ['ignore', 'pipe', 'pipe'] })
 
 describe('built package', () => {
   beforeAll(() => {
@@ -55,11 +57,6 @@ describe('built package', () => {
     expect(result).toMatchObject({ callbackStatus: 200, callbackAsks: true })
   })
 
-  it('type-checks ESM and CommonJS TypeScript consumers against the declarations', () => {
-    const tsc = `${root}node_modules/typescript/bin/tsc`
-    const args = ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node']
-    expect(() =>
-      execFileSync(process.execPath, [tsc, ...args, `${fixtures}consumer-esm.mts`, `${fixtures}consumer-cjs.cts`, `${fixtures}augment.mts`], { cwd: root, encoding: 'utf8' }),
-    ).not.toThrow()
-  }, 60_000)
+  // The TypeScript consumers (consumer-*.mts/cts, augment.mts) are type-checked against the
+  // installed tarball, with exactOptionalPropertyTypes on, in package.test.ts.
 })

@@ -133,7 +133,7 @@ describe('configuration object', () => {
   it('is not modified, and later changes to it have no effect', async () => {
     const callbacks = { redirect: ({ baseUrl }: { url: string; baseUrl: string }) => `${baseUrl}/fixed` }
     const provider = { ...credentialsProvider }
-    const config: PortcullisConfig = { secret: SECRET, providers: [provider], callbacks, session: { maxAge: 3600 }, pages: {}, theme: { brandColor: '#123456' } }
+    const config: PortcullisConfig = { secret: SECRET, providers: [provider], callbacks, session: { maxAge: 3600 }, pages: {}, theme: { brandColor: '#123456' }, logger: silent }
     const before = JSON.stringify(config)
     const { handlers } = Portcullis(config)
     expect(JSON.stringify(config)).toBe(before)

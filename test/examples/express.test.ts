@@ -17,6 +17,7 @@ import type { DevIdp } from '../../examples/express/dev-idp.js'
 import { Browser } from '../support/browser.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { recordingLogger } from '../support/logger.js'
 
 let app: Express
 let db: Knex
@@ -24,7 +25,7 @@ let adaId: string
 
 beforeAll(async () => {
   process.env.AUTH_SECRET = 'test-secret-for-the-express-example-0123456789'
-  ;({ app, db } = await createApp({ databaseFile: ':memory:' }))
+  ;({ app, db } = await createApp({ databaseFile: ':memory:', logger: recordingLogger() }))
   adaId = (await db('User').where({ email: 'ada@example.com' }).first()).id
 })
 
@@ -215,7 +216,7 @@ describe('examples/express e-mail sign-in', () => {
 
     beforeAll(async () => {
       smtp = await startSmtpServer()
-      const created = await createApp({ databaseFile: ':memory:', emailServer: smtp.url })
+      const created = await createApp({ databaseFile: ':memory:', emailServer: smtp.url, logger: recordingLogger() })
       mailDb = created.db
       mailApp = await serve(created.app)
     })
@@ -251,7 +252,7 @@ describe('examples/express with the local dev identity provider', () => {
     await once(server, 'listening')
     appOrigin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     idp = await startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${appOrigin}/api/auth/callback/dev-idp` })
-    const created = await createApp({ databaseFile: ':memory:', devIdp: idp })
+    const created = await createApp({ databaseFile: ':memory:', devIdp: idp, logger: recordingLogger() })
     oidcDb = created.db
     server.on('request', created.app)
   })
@@ -263,7 +264,7 @@ describe('examples/express with the local dev identity provider', () => {
     await oidcDb?.destroy()
   })
 
-  /** Signs `login` in through the sign-in page's dev-idp form and the IdP's login and consent pages. */
+  /** Signs `login` in through the sign-in page's dev-idp form and the IdP's login page (no consent page). */
   async function signInWithDevIdp(browser: Browser, login: string): Promise<Response> {
     const csrf = (await (await browser.request(`${appOrigin}/api/auth/csrf`)).json()) as { csrfToken: string }
     const start = await browser.request(`${appOrigin}/api/auth/signin/dev-idp`, {
@@ -275,8 +276,8 @@ describe('examples/express with the local dev identity provider', () => {
     expect(authorizationUrl.searchParams.get('client_id')).toBe('portcullis-example')
     expect(authorizationUrl.searchParams.get('redirect_uri')).toBe(`${appOrigin}/api/auth/callback/dev-idp`)
     expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256')
-    // GET /auth → /interaction/:uid; POST prompt=login&login=<login> → consent page; POST
-    // prompt=consent → 303 to the app's callback with the code.
+    // GET /auth → /interaction/:uid; POST prompt=login&login=<login>&password=<any> → 303 to the
+    // app's callback with the code (the dev IdP grants its one client without a consent page).
     const back = await browser.authorize(authorizationUrl.href, login)
     expect(back.method).toBe('GET')
     const callbackUrl = new URL(back.url)
@@ -291,10 +292,10 @@ describe('examples/express with the local dev identity provider', () => {
     expect(page).toContain('Sign in with Local dev identity provider')
     expect(page).toContain('action="/api/auth/callback/credentials"')
     const home = await (await fetch(`${appOrigin}/`)).text()
-    expect(home).toContain('or with the local dev identity provider (any name, no password)')
+    expect(home).toContain('or with the local dev identity provider (any name, any password)')
   })
 
-  it('signs a new user in through the IdP\'s dev login and consent, and shows them on /dashboard', async () => {
+  it('signs a new user in through the IdP\'s dev login, and shows them on /dashboard', async () => {
     const browser = new Browser()
     const callback = await signInWithDevIdp(browser, 'grace')
     expect(callback.status).toBe(302)
@@ -359,7 +360,9 @@ describe('npm start (examples/express/server.ts)', () => {
       expect(home.status).toBe(200)
       expect(await home.text()).toContain('You are not signed in.')
       // The dev IdP started first, on DEV_IDP_PORT, and the sign-in page offers it.
-      expect(output).toContain(`Local dev identity provider (development only: any name signs in) at http://localhost:${idpPort}`)
+      expect(output).toContain(`Local dev identity provider (development only: any name and any password sign in) at http://localhost:${idpPort}`)
+      // A line says whose oidc-provider's start-up warnings are (Node 20's "Unsupported runtime" among them).
+      expect(output).toContain('The "oidc-provider WARNING" lines below concern the local dev identity provider only')
       const discovery = await fetch(`http://localhost:${idpPort}/.well-known/openid-configuration`)
       expect(await discovery.json()).toMatchObject({ issuer: `http://localhost:${idpPort}` })
       const signInPage = await (await fetch(`http://localhost:${port}/api/auth/signin`)).text()

@@ -12,6 +12,7 @@ import type { EventsOptions, LoggerInstance } from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import { describeWithDatabase, type DatabaseKind, type TestDatabase } from '../support/databases.js'
 import { createTestApp, fetchCsrfToken, setCookie, signInWithPassword } from '../support/flow.js'
+import { recordingLogger } from '../support/logger.js'
 
 const SESSION_COOKIE = 'authjs.session-token'
 
@@ -49,7 +50,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
 
     it('answers AdapterError and keeps the cookie; once the database is back, sign-out deletes the row and a copy of the token no longer signs in', async () => {
       const { adapter, stop } = stoppingAdapter()
-      const logger = { error: jest.fn<LoggerInstance['error']>() }
+      const logger = { ...recordingLogger(), error: jest.fn<LoggerInstance['error']>() }
       const signOut = jest.fn<NonNullable<EventsOptions['signOut']>>()
       const { app } = createTestApp({ adapter, logger, events: { signOut } })
       const agent = request.agent(app)
@@ -89,7 +90,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
 
     it('gives a JSON client (X-Auth-Return-Redirect) the error page URL, and no cleared cookie', async () => {
       const { adapter, stop } = stoppingAdapter()
-      const { app } = createTestApp({ adapter, logger: { error: () => {} } })
+      const { app } = createTestApp({ adapter, logger: { ...recordingLogger(), error: () => {} } })
       const agent = request.agent(app)
       await signInWithPassword(agent)
       const csrfToken = await fetchCsrfToken(agent)

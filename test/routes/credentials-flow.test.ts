@@ -9,6 +9,7 @@ import { describe, expect, it } from '@jest/globals'
 import { createServer } from 'node:http'
 import Portcullis from 'portcullis'
 import { SECRET, createTestApp, credentialsProvider, fetchCsrfToken, setCookie, signInWithPassword } from '../support/flow.js'
+import { recordingLogger } from '../support/logger.js'
 
 describe.each([
   ['Express 5', express],
@@ -58,7 +59,7 @@ describe.each([
   })
 
   it('reads a form post behind an app-wide express.json() (Express 4 sets req.body = {} without reading it)', async () => {
-    const { handlers } = Portcullis({ secret: SECRET, providers: [credentialsProvider] })
+    const { handlers } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
     const withParsers = (createExpress as () => express.Express)()
     withParsers.use((createExpress as typeof express).json())
     withParsers.use('/api/auth', handlers)
@@ -83,7 +84,7 @@ describe.each([
 
 describe('mounting', () => {
   it('serves the routes under any mount path and links to that path', async () => {
-    const { handlers, auth } = Portcullis({ secret: SECRET, providers: [credentialsProvider], basePath: '/auth' })
+    const { handlers, auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], basePath: '/auth' })
     const app = express()
     app.use('/auth', handlers)
     app.get('/me', async (req, res) => {
@@ -97,7 +98,7 @@ describe('mounting', () => {
   })
 
   it('works route-style with handlers.GET / handlers.POST (Express 5 wildcard)', async () => {
-    const { handlers, auth } = Portcullis({ secret: SECRET, providers: [credentialsProvider] })
+    const { handlers, auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
     const app = express()
     app.get('/api/auth/*splat', handlers.GET)
     app.post('/api/auth/*splat', handlers.POST)
@@ -110,7 +111,7 @@ describe('mounting', () => {
   })
 
   it('works as the whole request handler of a node:http server', async () => {
-    const { handlers, auth } = Portcullis({ secret: SECRET, providers: [credentialsProvider] })
+    const { handlers, auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
     const server = createServer(async (req, res) => {
       if (req.url === '/me') return void res.end(JSON.stringify(await auth(req, res)))
       await handlers(req, res)

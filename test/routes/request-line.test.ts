@@ -10,10 +10,11 @@ import request from 'supertest'
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals'
 import Portcullis, { type LoggerInstance, type PortcullisConfig } from 'portcullis'
 import { SECRET, credentialsProvider } from '../support/flow.js'
+import { recordingLogger } from '../support/logger.js'
 
 let server: Server
 beforeAll(async () => {
-  const { handlers } = Portcullis({ secret: SECRET, providers: [credentialsProvider] })
+  const { handlers } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
   server = createServer((req, res) => void handlers(req, res))
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
 })

@@ -24,6 +24,7 @@ import {
   startApp,
   type SecurityApp,
 } from '../support/security-app.js'
+import { recordingLogger } from '../support/logger.js'
 
 afterAll(closeAll)
 
@@ -608,6 +609,7 @@ describe('Portcullis without a body parser in front, behind express.json()', () 
   it('uses the body the app already parsed, and still enforces CSRF', async () => {
     const { default: express } = await import('express')
     const portcullis = Portcullis({
+    logger: recordingLogger(),
       secret: 'a-test-secret-that-is-at-least-32-chars',
       providers: [Credentials({ authorize: async (c) => (c['password'] === PASSWORD ? { ...USER } : null) })],
     })

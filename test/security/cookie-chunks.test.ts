@@ -28,6 +28,7 @@ import {
   startApp,
   type SecurityApp,
 } from '../support/security-app.js'
+import { recordingLogger } from '../support/logger.js'
 
 afterAll(closeAll)
 
@@ -114,7 +115,7 @@ describe('a genuine session token of more chunks than the cap', () => {
   let origin: string
 
   beforeAll(async () => {
-    const { handlers, auth } = Portcullis({ secret: SECRET, providers: [Credentials({ authorize: async () => null })] })
+    const { handlers, auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [Credentials({ authorize: async () => null })] })
     const app = express()
     app.use('/api/auth', handlers)
     app.get('/me', async (req, res) => void res.json(await auth(req, res)))

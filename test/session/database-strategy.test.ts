@@ -14,6 +14,7 @@ import Portcullis, { CredentialsSignin, type EventsOptions, type LoggerInstance,
 import { KnexAdapter, migrationSource, type KnexAdapterInstance } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import { SECRET, createTestApp, credentialsProvider, fetchCsrfToken, setCookie, signInWithPassword } from '../support/flow.js'
+import { recordingLogger } from '../support/logger.js'
 
 const SESSION_COOKIE = 'authjs.session-token'
 const HOUR = 3600_000
@@ -412,7 +413,7 @@ describe('generateSessionToken', () => {
 
   it('fails the sign-in with the Configuration error page and no row when it returns an empty string', async () => {
     const { db, adapter } = await createDatabase()
-    const logger = { error: jest.fn<LoggerInstance['error']>() }
+    const logger = { ...recordingLogger(), error: jest.fn<LoggerInstance['error']>() }
     const signIn = jest.fn<NonNullable<EventsOptions['signIn']>>()
     const { app } = createTestApp({ adapter, logger, events: { signIn }, session: { generateSessionToken: () => '' } })
     const agent = request.agent(app)
@@ -446,20 +447,20 @@ describe('choosing the strategy', () => {
   })
 
   it('throws at init for strategy "database" without an adapter, or with one that lacks the session methods (or getUser, with credentials)', async () => {
-    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], session: { strategy: 'database' } })).toThrow(/adapter/)
+    expect(() => Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], session: { strategy: 'database' } })).toThrow(/adapter/)
     const { adapter } = await createDatabase()
     const { getSessionAndUser: _g, deleteSession: _d, ...partial } = adapter
-    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], adapter: partial })).toThrow(/getSessionAndUser, deleteSession/)
+    expect(() => Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], adapter: partial })).toThrow(/getSessionAndUser, deleteSession/)
     const { getUser: _u, ...withoutGetUser } = adapter
-    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], adapter: withoutGetUser })).toThrow(/Credentials sign-in with database sessions needs an adapter with getUser/)
-    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], adapter: withoutGetUser, session: { strategy: 'jwt' } })).not.toThrow()
+    expect(() => Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], adapter: withoutGetUser })).toThrow(/Credentials sign-in with database sessions needs an adapter with getUser/)
+    expect(() => Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], adapter: withoutGetUser, session: { strategy: 'jwt' } })).not.toThrow()
   })
 })
 
 describe('credentials sign-in with database sessions', () => {
   it('sends an authorize that returns a user not in the database to the Configuration error page, with no row and no cookie', async () => {
     const { db, adapter } = await createDatabase()
-    const logger = { error: jest.fn<LoggerInstance['error']>() }
+    const logger = { ...recordingLogger(), error: jest.fn<LoggerInstance['error']>() }
     const ghost = Credentials({ authorize: async () => ({ id: 'user-404', name: 'Ghost', email: 'ghost@example.com' }) })
     const { app } = createTestApp({ adapter, logger, providers: [ghost] })
     const agent = request.agent(app)
@@ -473,7 +474,7 @@ describe('credentials sign-in with database sessions', () => {
   })
 
   function loginApp(adapter: KnexAdapterInstance, config: Partial<PortcullisConfig> = {}) {
-    const { handlers, auth, signIn, signOut } = Portcullis({ secret: SECRET, providers: [credentialsProvider], adapter, ...config })
+    const { handlers, auth, signIn, signOut } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], adapter, ...config })
     const app = express()
     app.use('/api/auth', handlers)
     app.use(express.urlencoded({ extended: false }))

@@ -7,9 +7,10 @@ import request from 'supertest'
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import Portcullis, { type PortcullisConfig } from 'portcullis'
 import { SECRET, credentialsProvider, fetchCsrfToken, setCookie, signInWithPassword } from '../support/flow.js'
+import { recordingLogger } from '../support/logger.js'
 
 function appFor(config: Partial<PortcullisConfig> = {}) {
-  const { handlers, auth } = Portcullis({ secret: SECRET, providers: [credentialsProvider], ...config })
+  const { handlers, auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], ...config })
   const app = express()
   app.use('/api/auth', handlers)
   app.get('/me', async (req, res) => void res.json(await auth(req, res)))
@@ -140,7 +141,7 @@ describe('callbacks and events', () => {
     const error = jest.fn()
     const agent = request.agent(
       appFor({
-        logger: { error },
+        logger: { ...recordingLogger(), error },
         events: {
           signIn: ({ user, account }) => {
             seen.push(`signIn:${user.id}:${account?.provider}`)

@@ -12,6 +12,7 @@ import { sealSessionToken } from 'portcullis/session/token'
 import { cachedTokenCount, openCachedSessionToken, ownClaims } from 'portcullis/session/token-cache'
 import type { JWT } from 'portcullis'
 import { SECRET, credentialsProvider, signInWithPassword } from '../support/flow.js'
+import { recordingLogger } from '../support/logger.js'
 
 const NOW = 1_800_000_000
 
@@ -118,21 +119,23 @@ describe('openCachedSessionToken', () => {
     expect(cachedTokenCount(ring)).toBe(0)
   })
 
-  it('stays within its bound under 100,000 distinct cookies, each read twice', () => {
+  // 100 times the bound, as before with 100,000 cookies and a bound of 1,000: the same proof for a
+  // tenth of the work (issue 23: this file alone took 50 s of the suite).
+  it('stays within its bound under 10,000 distinct cookies, each read twice', () => {
     const ring = freshRing()
     let refused = 0
-    for (let i = 0; i < 100_000; i++) {
-      if (!openTwice(sealSessionToken({ sub: `u${i}` }, ring.current, 600, NOW), ring, 1000)) refused++
-      if (cachedTokenCount(ring) > 1000) throw new Error(`over the bound at ${i}`)
+    for (let i = 0; i < 10_000; i++) {
+      if (!openTwice(sealSessionToken({ sub: `u${i}` }, ring.current, 600, NOW), ring, 100)) refused++
+      if (cachedTokenCount(ring) > 100) throw new Error(`over the bound at ${i}`)
     }
     expect(refused).toBe(0)
-    expect(cachedTokenCount(ring)).toBe(1000)
+    expect(cachedTokenCount(ring)).toBe(100)
   }, 60_000)
 
-  it('caches nothing for 100,000 cookies that each come once', () => {
+  it('caches nothing for 10,000 cookies that each come once', () => {
     const ring = freshRing()
-    for (let i = 0; i < 100_000; i++) expect(openCachedSessionToken(sealSessionToken({ sub: `u${i}` }, ring.current, 600, NOW), ring, NOW, 1000)?.payload.sub).toBe(`u${i}`)
-    // Only a chance match of a 30-bit fingerprint among the last 2,000 caches one (about 0.2 expected here).
+    for (let i = 0; i < 10_000; i++) expect(openCachedSessionToken(sealSessionToken({ sub: `u${i}` }, ring.current, 600, NOW), ring, NOW, 100)?.payload.sub).toBe(`u${i}`)
+    // Only a chance match of a 30-bit fingerprint among the last 200 caches one (far below 1 expected here).
     expect(cachedTokenCount(ring)).toBeLessThan(5)
   }, 60_000)
 
@@ -148,6 +151,7 @@ describe('through auth(req, res)', () => {
   it('does not let a jwt callback that mutates the token, or a handler that mutates req.auth, change the next request', async () => {
     const seen: unknown[] = []
     const { handlers, auth } = Portcullis({
+    logger: recordingLogger(),
       secret: SECRET,
       providers: [credentialsProvider],
       callbacks: {
@@ -175,6 +179,7 @@ describe('through auth(req, res)', () => {
 
   it('does not let a session callback or a session event that change the token change the next request', async () => {
     const { handlers, auth } = Portcullis({
+    logger: recordingLogger(),
       secret: SECRET,
       providers: [credentialsProvider],
       callbacks: {
@@ -207,7 +212,7 @@ describe('through auth(req, res)', () => {
 
   it('rejects a jwt.cacheSize that is not a whole number', () => {
     for (const cacheSize of [-1, 1.5, Number.NaN, '10' as never]) {
-      expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], jwt: { cacheSize } })).toThrow(InvalidConfigurationError)
+      expect(() => Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], jwt: { cacheSize } })).toThrow(InvalidConfigurationError)
     }
   })
 })

@@ -110,11 +110,11 @@ describe('jwt.maxSize is configurable', () => {
   })
 
   it('accepts up to 10 chunks (39,360 bytes), the most the app reads back', () => {
-    expect(() => Portcullis({ secret: SECRET, providers: [Credentials({ authorize: async () => null })], jwt: { maxSize: 10 * 3936 } })).not.toThrow()
+    expect(() => Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [Credentials({ authorize: async () => null })], jwt: { maxSize: 10 * 3936 } })).not.toThrow()
   })
 
   it.each([0, -1, 1.5, 10 * 3936 + 1, Number.NaN, Number.POSITIVE_INFINITY, '12000'])('rejects jwt.maxSize %p at init, saying what to change', (maxSize) => {
-    const init = () => Portcullis({ secret: SECRET, providers: [Credentials({ authorize: async () => null })], jwt: { maxSize: maxSize as number } })
+    const init = () => Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [Credentials({ authorize: async () => null })], jwt: { maxSize: maxSize as number } })
     expect(init).toThrow(InvalidConfigurationError)
     expect(init).toThrow(/jwt\.maxSize must be a whole number of bytes from 1 to 39360/)
   })

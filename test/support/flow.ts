@@ -7,6 +7,7 @@ import express from 'express'
 import request from 'supertest'
 import Portcullis, { type PortcullisConfig, type PortcullisResult } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
+import { recordingLogger } from './logger.js'
 
 export const SECRET = 'a-test-secret-that-is-at-least-32-chars'
 
@@ -21,7 +22,7 @@ type ExpressFactory = () => express.Express
 
 /** An app with `handlers` at /api/auth and `/me` answering `await auth(req, res)`. */
 export function createTestApp(config: Partial<PortcullisConfig> = {}, createExpress: ExpressFactory = express) {
-  const portcullis = Portcullis({ secret: SECRET, providers: [credentialsProvider], ...config })
+  const portcullis = Portcullis({ secret: SECRET, providers: [credentialsProvider], logger: recordingLogger(), ...config })
   const app = createExpress()
   app.use('/api/auth', portcullis.handlers)
   app.get('/me', async (req, res) => {

@@ -15,6 +15,7 @@ import type { Response } from 'supertest'
 import Portcullis, { type PortcullisConfig, type PortcullisResult, type User } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
 import { SECRET } from './flow.js'
+import { recordingLogger } from './logger.js'
 
 // Express 4 is installed under another name and has no types of its own; its API is the same
 // for what these tests use (`express()`, `app.use`, `app.get`, `app.listen`).
@@ -71,6 +72,7 @@ export async function startApp(options: SecurityAppOptions = {}): Promise<Securi
         authorize: authorize as never,
       }),
     ],
+    logger: recordingLogger(),
     ...options.config,
   })
   const app = (options.flavor === 'express4' ? express4 : express)()

@@ -1,0 +1,114 @@
+/**
+ * The package as npm ships it: `npm pack` on a copy of the working tree with no dist/ (as a fresh
+ * clone has) must build it through `prepack`, and the tarball, installed into a new app, must run
+ * from ESM and CommonJS and type-check from TypeScript apps compiled for Node (`nodenext`) and for
+ * bundlers (`bundler`), with `strict` and `exactOptionalPropertyTypes` on (`tsc --init` turns it on).
+ * Its source maps carry the sources, so a stack trace of the installed package reads as TypeScript.
+ *
+ * The tarball's own dependencies (openid-client, cookie, …) come from npm (the local cache first);
+ * express, knex, better-sqlite3, TypeScript and the @types are linked from this checkout, which saves
+ * compiling better-sqlite3 again.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
+const env = { ...process.env, NODE_OPTIONS: '' }
+const linked = ['express', 'knex', 'better-sqlite3', '@types', 'typescript']
+
+let dir: string
+let app: string
+let packed: { filename: string; files: { path: string }[] }
+
+function run(file: string, args: string[], cwd = app) {
+  return execFileSync(file, args, { cwd, encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+function tsc(...args: string[]) {
+  const result = spawnSync(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '--ignoreConfig', '--noEmit', '--strict', '--exactOptionalPropertyTypes', '--target', 'es2022', '--types', 'node', ...args], { cwd: app, encoding: 'utf8', env })
+  return { status: result.status, output: `${result.stdout}${result.stderr}` }
+}
+
+describe('npm pack, installed into a new app', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'portcullis-pack-'))
+    // A clone without dist/: the files git knows (committed or not), tests left out.
+    const clone = join(dir, 'clone')
+    const files = run('git', ['ls-files', '-co', '--exclude-standard', '-z'], root).split('\0')
+    for (const file of files) {
+      if (!file || file.startsWith('test/') || file.startsWith('dist/') || !existsSync(join(root, file))) continue
+      mkdirSync(dirname(join(clone, file)), { recursive: true })
+      copyFileSync(join(root, file), join(clone, file))
+    }
+    symlinkSync(join(root, 'node_modules'), join(clone, 'node_modules'), 'dir')
+    packed = (JSON.parse(run('npm', ['pack', '--json', '--pack-destination', dir], clone)) as (typeof packed)[])[0]!
+
+    app = join(dir, 'app')
+    mkdirSync(app)
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, version: '1.0.0' }))
+    run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, packed.filename)])
+    for (const name of linked) symlinkSync(join(root, 'node_modules', name), join(app, 'node_modules', name), 'dir')
+    for (const file of readdirSync(fixtures)) cpSync(join(fixtures, file), join(app, file))
+  }, 180_000)
+
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('ships the build (made by prepack), the migrations and the README, and no TypeScript sources', () => {
+    const paths = packed.files.map((file) => file.path)
+    expect(paths).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.cjs', 'dist/jwt.js', 'dist/adapters/knex/index.js', 'dist/providers/github.js', 'README.md', 'package.json']))
+    expect(paths.some((path) => path.startsWith('migrations/'))).toBe(true)
+    expect(paths.filter((path) => path.startsWith('src/') || (path.endsWith('.ts') && !path.endsWith('.d.ts')))).toEqual([])
+  })
+
+  it('signs in from an ESM app and a CommonJS app, run by plain node', () => {
+    expect(run(process.execPath, ['app.mjs'])).toContain('esm: signed in as Smoke')
+    expect(run(process.execPath, ['app.cjs'])).toContain('cjs: signed in as Smoke')
+  })
+
+  it('stores a user through portcullis/adapters/knex from ESM and CommonJS', () => {
+    expect(run(process.execPath, ['adapter.mjs'])).toContain('esm adapter: stored Smoke')
+    expect(run(process.execPath, ['adapter.cjs'])).toContain('cjs adapter: stored Smoke')
+  })
+
+  it('type-checks ESM and CommonJS TypeScript apps with module nodenext, strict and exactOptionalPropertyTypes', () => {
+    const result = tsc('--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'consumer-esm.mts', 'consumer-cjs.cts', 'augment.mts')
+    expect(result.output).toBe('')
+    expect(result.status).toBe(0)
+  }, 60_000)
+
+  it('type-checks a bundler app (moduleResolution bundler), the package declarations included, with exactOptionalPropertyTypes', () => {
+    // No skipLibCheck: the package's own .d.ts files are checked under the app's options too.
+    const result = tsc('--module', 'esnext', '--moduleResolution', 'bundler', 'consumer-bundler.ts')
+    expect(result.output).toBe('')
+    expect(result.status).toBe(0)
+  }, 60_000)
+
+  it('fails the type check of a wrong option, so the checks above can fail', () => {
+    writeFileSync(join(app, 'wrong.ts'), "import Portcullis from 'portcullis'\nPortcullis({ providers: [], session: { strategy: 'cookie' } })\n")
+    const result = tsc('--module', 'esnext', '--moduleResolution', 'bundler', '--skipLibCheck', 'wrong.ts')
+    expect(result.status).not.toBe(0)
+    expect(result.output).toContain('"cookie"')
+  }, 60_000)
+
+  it('prints a stack trace of the installed package as its TypeScript source, from the maps alone', () => {
+    const result = spawnSync(process.execPath, ['--enable-source-maps', 'trace.mjs'], { cwd: app, encoding: 'utf8', env })
+    expect(result.status).not.toBe(0)
+    // The first frame: a .ts file of the package (not shipped), at a line and column.
+    const frame = /\((\S*node_modules\/portcullis\/src\/(\S+\.ts)):(\d+):(\d+)\)/.exec(result.stderr)
+    expect(frame).not.toBeNull()
+    const [, , source, line] = frame!
+    expect(existsSync(join(app, 'node_modules/portcullis/src'))).toBe(false)
+    // Node prints that line of source above the error; it can only have it from sourcesContent.
+    const sourceLine = readFileSync(join(root, 'src', source!), 'utf8').split('\n')[Number(line) - 1]!
+    expect(sourceLine).toMatch(/throw/)
+    expect(result.stderr).toContain(sourceLine.trim())
+    expect(result.stderr).toContain('InvalidConfigurationError: Provider "broken"')
+  })
+})

@@ -1,0 +1,29 @@
+/**
+ * What the docs' TypeScript snippets may use without declaring it: the app they are read into, as
+ * the README's Usage section sets it up (an Express `app`, the functions `Portcullis()` returned, a
+ * Knex `db`), and the app's own helpers the snippets call. Everything that comes from a package
+ * (Portcullis itself, its providers, its error classes) must be imported by the snippet, as a reader
+ * copying it would have to.
+ */
+import type { Express } from 'express'
+import type { Knex } from 'knex'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User } from 'portcullis'
+
+declare global {
+  const app: Express
+  const db: Knex
+  const auth: AuthFunction
+  const signIn: SignInFunction
+  const signOut: SignOutFunction
+  const getCsrfToken: GetCsrfTokenFunction
+  const providers: Provider[]
+  const adapter: Adapter
+  /** The app's own user store and lock-out rule, as a credentials snippet calls them. */
+  const users: { verify(username: string, password: string): Promise<User | null> }
+  function isLocked(username: string): Promise<boolean>
+  const passwords: { verify(email: string, password: string): Promise<boolean> }
+  /** The app's own mail API client, as an e-mail snippet calls it. */
+  const mailApi: { send(message: { to: string; subject?: string; text: string }): Promise<void> }
+  const clientID: string
+  const clientSecret: string
+}
