@@ -157,8 +157,9 @@ export default function Apple(options: AppleUserConfig = {}): OIDCConfig<ApplePr
  * For a secret to store as `AUTH_APPLE_SECRET` (renew it before it expires); the provider signs
  * its own when given the key.
  *
- * @param expiresIn Seconds, at most 15777000 (six months). Default one hour.
- * @param now Seconds since the epoch. Default: the clock.
+ * @param input The signing key (`teamId`, `keyId`, `privateKey`) and the `clientId`.
+ * @param input.expiresIn Seconds, at most 15777000 (six months). Default one hour.
+ * @param input.now Seconds since the epoch. Default: the clock.
  * @see https://developer.apple.com/documentation/accountorganizationaldatasharing/creating-a-client-secret
  * @example
  * ```ts
