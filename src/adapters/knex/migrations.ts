@@ -84,6 +84,30 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.raw('drop index if exists ??', [emailLowerIndex(tables.users)])
     },
   },
+  {
+    // WebAuthn credentials, as Auth.js's `Authenticator` model has them (same columns, same
+    // names with the default naming), so an Auth.js app and a Portcullis app can share the table.
+    name: '20261125000000_portcullis_authenticator.js',
+    async up(knex, { tables, users, authenticators }) {
+      await knex.schema.createTable(tables.authenticators, (table) => {
+        // Base64url credential ids are case-sensitive: a binary collation on MySQL/MariaDB.
+        caseSensitive(table.string(authenticators.credentialID, 255)).notNullable().unique()
+        table.string(authenticators.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE')
+        caseSensitive(table.string(authenticators.providerAccountId, 255)).notNullable()
+        table.text(authenticators.credentialPublicKey).notNullable()
+        // WebAuthn's signature counter is an unsigned 32-bit number: past a signed `integer`.
+        table.bigInteger(authenticators.counter).notNullable()
+        table.string(authenticators.credentialDeviceType, 255).notNullable()
+        table.boolean(authenticators.credentialBackedUp).notNullable()
+        table.string(authenticators.transports, 255).nullable()
+        // Auth.js's key; it also indexes userId for listAuthenticatorsByUserId and the cascade.
+        table.primary([authenticators.userId, authenticators.credentialID])
+      })
+    },
+    async down(knex, { tables }) {
+      await knex.schema.dropTableIfExists(tables.authenticators)
+    },
+  },
 ]
 
 function emailLowerIndex(usersTable: string): string {
