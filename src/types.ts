@@ -237,6 +237,23 @@ export interface Adapter {
   listAuthenticatorsByUserId?(userId: string): Promise<AdapterAuthenticator[]>
   /** Stores the credential's new signature counter and returns the credential; throws when there is none. */
   updateAuthenticatorCounter?(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>
+  /**
+   * Deletes rows that can never be used again (expired sessions, verification tokens) and returns
+   * how many of each; `null` when another process is pruning. Run by the `prune` option.
+   */
+  prune?(options?: { signal?: AbortSignal }): Promise<Readonly<Record<string, number>> | null>
+}
+
+/**
+ * The `prune` option: deletes expired sessions, verification tokens and rate-limit rows in the
+ * background (`KnexAdapter`'s `prune`, and `pruneRateLimits` for a Knex rate-limit store). One
+ * process of many prunes at a time (a database lock); failures are logged, never thrown into a request.
+ */
+export interface PruneOptions {
+  /** Minutes between two prunes. The first runs at a random moment within the first interval. */
+  everyMinutes: number
+  /** Aborting it stops the background prune; one under way stops after its current statement. */
+  signal?: AbortSignal
 }
 
 /** The request a credentials `authorize` or a callback receives: the Node request (Express's `req`). */
@@ -581,6 +598,8 @@ export interface PortcullisConfig {
    * default (in memory); `false` turns them off. See `RateLimitOptions`.
    */
   rateLimit?: RateLimitOptions | boolean
+  /** Off by default. Prunes expired rows in the background: see `PruneOptions`. */
+  prune?: PruneOptions
 }
 
 declare global {

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { deepFreeze } from '../freeze.js'
 import { assertSessionAdapter, guardAdapter } from './adapter.js'
+import { resolvePrune, type ResolvedPrune } from './prune.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect } from '../security/redirect.js'
@@ -68,6 +69,8 @@ export interface ResolvedConfig {
   readonly redirectProxyUrl: string | undefined
   /** Brute-force limits on sign-in (security/rate-limit.ts); `false` when turned off. */
   readonly rateLimit: ResolvedRateLimit | false
+  /** The background prune (config/prune.ts); undefined when off. */
+  readonly prune: ResolvedPrune | undefined
 }
 
 /**
@@ -115,6 +118,8 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     )
   }
 
+  const rateLimit = resolveRateLimit(config.rateLimit)
+
   return deepFreeze({
     providers,
     providerById: new Map(providers.map((provider) => [provider.id, provider])),
@@ -138,7 +143,8 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
       insecure: cookieSet(false, config.cookies, secrets),
     },
     redirectProxyUrl,
-    rateLimit: resolveRateLimit(config.rateLimit),
+    rateLimit,
+    prune: resolvePrune(config.prune, adapter, rateLimit),
   } satisfies ResolvedConfig)
 }
 

@@ -21,7 +21,9 @@ const MIGRATION = '20261120000000_portcullis_init.js'
 const EMAIL_LOWER = '20261123000000_portcullis_email_lower.js'
 /** The third: Auth.js's Authenticator table (WebAuthn credentials). */
 const AUTHENTICATOR = '20261125000000_portcullis_authenticator.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR]
+/** The fourth: indexes on the expiry columns that pruning deletes by. */
+const EXPIRY_INDEXES = '20261127000000_portcullis_expiry_indexes.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -184,7 +186,7 @@ function expectSchema(
   })
   expect(sessions.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(sessions.unique).toEqual([[n.sessionToken]])
-  expect(sessions.indexes).toEqual([[n.userId]])
+  expect(sessions.indexes).toEqual([['expires'], [n.userId]])
 
   const tokens = shape(file, n.tables.verificationTokens)
   expect(tokens.columns).toEqual({
@@ -193,6 +195,7 @@ function expectSchema(
     expires: { type: 'datetime', notNull: true, pk: 0 },
   })
   expect(tokens.unique).toEqual([['token']])
+  expect(tokens.indexes).toEqual([['expires']])
 
   // The third migration: Auth.js's Authenticator model, primary key (userId, credentialID).
   const authenticators = shape(file, n.tables.authenticators)
