@@ -8,23 +8,17 @@ import type { ResolvedConfig } from './config/resolve.js'
 import { AdapterError } from './errors.js'
 import { describeError, redactError } from './events.js'
 
-/**
- * Starts the background prune of `config`, when its `prune` option is set.
- *
- * @returns A promise of the prune under way (for tests); resolved when none is.
- */
-export function startPruning(config: ResolvedConfig): { settled(): Promise<void> } {
-  let running: Promise<void> = Promise.resolve()
-  const handle = { settled: () => running }
+/** Starts the background prune of `config`, when its `prune` option is set. */
+export function startPruning(config: ResolvedConfig): void {
   const { prune } = config
-  if (!prune || prune.signal?.aborted) return handle
+  if (!prune || prune.signal?.aborted) return
   const stop = new AbortController()
   const interval = prune.everyMinutes * 60_000
   let timer: NodeJS.Timeout | undefined
 
   const schedule = (delay: number) => {
     timer = setTimeout(() => {
-      running = pruneOnce(config, stop.signal).finally(() => {
+      void pruneOnce(config, stop.signal).finally(() => {
         if (!stop.signal.aborted) schedule(interval)
       })
     }, delay)
@@ -42,7 +36,6 @@ export function startPruning(config: ResolvedConfig): { settled(): Promise<void>
     },
     { once: true },
   )
-  return handle
 }
 
 async function pruneOnce(config: ResolvedConfig, signal: AbortSignal): Promise<void> {
