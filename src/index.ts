@@ -28,6 +28,7 @@ import {
   type UnlinkAccountFunction,
 } from './api/index.js'
 import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
+import { startPruning } from './prune.js'
 import type { PortcullisConfig } from './config/types.js'
 
 /** What `Portcullis(config)` returns (spec §2.3). */
@@ -58,6 +59,7 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
   const requestStore = new AsyncLocalStorage<RequestStore>()
   const handlers = createHandlers(resolved, requestStore)
   const { auth, signIn, signOut, getCsrfToken, unlinkAccount, getAccessToken } = createAuth(resolved, requestStore)
+  startPruning(resolved)
   return { handlers, auth, signIn, signOut, getCsrfToken, unlinkAccount, getAccessToken }
 }
 

@@ -169,6 +169,11 @@ export type NewAdapterAccount = Pick<AdapterAccount, 'userId' | 'type' | 'provid
 
 /** A database session (spec §2.6 Session); the session cookie holds only `sessionToken`. */
 export interface AdapterSession {
+  /**
+   * The row's own id, where the adapter's table has one (`KnexAdapter` returns it from every
+   * session method, as Auth.js's pg and Prisma adapters do). Not a secret: it cannot sign anyone in.
+   */
+  id?: string
   sessionToken: string
   userId: string
   expires: Date
@@ -180,6 +185,28 @@ export interface VerificationToken {
   identifier: string
   token: string
   expires: Date
+}
+
+/**
+ * A WebAuthn credential of a user (Auth.js's `AdapterAuthenticator`, the same fields and column names).
+ * @see https://www.w3.org/TR/webauthn-3/#authenticator
+ */
+export interface AdapterAuthenticator {
+  /** The credential id, base64url. Unique. */
+  credentialID: string
+  userId: string
+  /** The id of the user's `webauthn` account this credential signs in to. */
+  providerAccountId: string
+  /** The credential's public key, base64url. */
+  credentialPublicKey: string
+  /** The signature counter the authenticator last reported. */
+  counter: number
+  /** `singleDevice` or `multiDevice`. */
+  credentialDeviceType: string
+  /** Whether the credential is backed up (synced). */
+  credentialBackedUp: boolean
+  /** The transports, comma-separated (`usb,nfc`); `null` when unknown. */
+  transports?: string | null
 }
 
 /** Identifies an account: the provider and the user's id at that provider. */
@@ -233,6 +260,33 @@ export interface Adapter {
   createVerificationToken?(token: VerificationToken): Promise<VerificationToken | null | void>
   /** Returns the token and deletes it, atomically: of concurrent uses exactly one gets it. */
   useVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>
+  /** The account with this provider's id, or `null` (Auth.js's argument order: `providerAccountId` first). */
+  getAccount?(providerAccountId: string, provider: string): Promise<AdapterAccount | null>
+  /** Stores a new credential and returns it; throws when one with its `credentialID` exists. */
+  createAuthenticator?(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>
+  /** The credential with this id, or `null`. */
+  getAuthenticator?(credentialID: string): Promise<AdapterAuthenticator | null>
+  /** The user's credentials; `[]` when there are none (or no such user). */
+  listAuthenticatorsByUserId?(userId: string): Promise<AdapterAuthenticator[]>
+  /** Stores the credential's new signature counter and returns the credential; throws when there is none. */
+  updateAuthenticatorCounter?(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>
+  /**
+   * Deletes rows that can never be used again (expired sessions, verification tokens) and returns
+   * how many of each; `null` when another process is pruning. Run by the `prune` option.
+   */
+  prune?(options?: { signal?: AbortSignal }): Promise<Readonly<Record<string, number>> | null>
+}
+
+/**
+ * The `prune` option: deletes expired sessions, verification tokens and rate-limit rows in the
+ * background (`KnexAdapter`'s `prune`, and `pruneRateLimits` for a Knex rate-limit store). One
+ * process of many prunes at a time (a database lock); failures are logged, never thrown into a request.
+ */
+export interface PruneOptions {
+  /** Minutes between two prunes. The first runs at a random moment within the first interval. */
+  everyMinutes: number
+  /** Aborting it stops the background prune; one under way stops after its current statement. */
+  signal?: AbortSignal
 }
 
 /** The request a credentials `authorize` or a callback receives: the Node request (Express's `req`). */

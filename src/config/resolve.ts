@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { deepFreeze } from '../freeze.js'
 import { assertSessionAdapter, guardAdapter } from './adapter.js'
+import { resolvePrune } from './prune.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../security/redirect.js'
@@ -72,6 +73,8 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     )
   }
 
+  const rateLimit = resolveRateLimit(config.rateLimit)
+
   return deepFreeze({
     providers,
     providerById: new Map(providers.map((provider) => [provider.id, provider])),
@@ -96,7 +99,8 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     },
     redirectProxyUrl,
     redirectProxyAllowedOrigins: resolveAllowedOrigins(config.redirectProxy?.allowedOrigins ?? redirectProxyAllowedOriginsFromEnv(env)),
-    rateLimit: resolveRateLimit(config.rateLimit),
+    rateLimit,
+    prune: resolvePrune(config.prune, adapter, rateLimit),
   } satisfies ResolvedConfig)
 }
 

@@ -19,12 +19,14 @@ import type {
   EventsOptions,
   JWTOptions,
   PagesOptions,
+  PruneOptions,
   RateLimitOptions,
   RedirectProxyOptions,
   SessionOptions,
   Theme,
 } from '../types.js'
 import type { OAuthProvider } from './oauth-provider.js'
+import type { ResolvedPrune } from './prune.js'
 
 /** A provider as written in the config: credentials, OAuth 2, OpenID Connect or e-mail. */
 export type Provider =
@@ -78,6 +80,8 @@ export interface PortcullisConfig {
    * default (in memory); `false` turns them off. See `RateLimitOptions`.
    */
   rateLimit?: RateLimitOptions | boolean | undefined
+  /** Off by default. Prunes expired rows in the background: see `PruneOptions`. */
+  prune?: PruneOptions | undefined
 }
 
 /** A provider as the routes use it: resolved, validated and frozen. */
@@ -126,4 +130,6 @@ export interface ResolvedConfig {
   readonly redirectProxyAllowedOrigins: readonly OriginPattern[]
   /** Brute-force limits on sign-in (security/rate-limit.ts); `false` when turned off. */
   readonly rateLimit: ResolvedRateLimit | false
+  /** The background prune (config/prune.ts); undefined when off. */
+  readonly prune: ResolvedPrune | undefined
 }

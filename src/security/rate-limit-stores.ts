@@ -18,6 +18,7 @@ import {
   type RateLimiterAbstract,
   type RateLimiterStoreAbstract,
 } from 'rate-limiter-flexible'
+import { rateLimitExpireIndex } from '../adapters/knex/migrations.js'
 import type { RateLimitWindow } from '../types.js'
 import type { RateLimitDialect, ResolvedRateLimitStore } from './rate-limit-config.js'
 
@@ -96,7 +97,8 @@ export async function ensureTable(knex: Knex, tableName: string): Promise<void> 
       // Binary collation on MySQL/MariaDB (Knex emits `collate` for them only): keys differ by case.
       table.string('key', 255).collate('utf8mb4_bin').notNullable().primary()
       table.integer('points').notNullable().defaultTo(0)
-      table.bigInteger('expire').nullable()
+      // Pruning (pruneRateLimits) deletes by it, a batch at a time.
+      table.bigInteger('expire').nullable().index(rateLimitExpireIndex(tableName))
     })
   } catch (error) {
     if (!(await knex.schema.hasTable(tableName))) throw error

@@ -12,14 +12,29 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import type { Adapter, AdapterAccount, AdapterSession, AdapterUser, NewAdapterAccount, VerificationToken } from 'portcullis'
+import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, NewAdapterAccount, VerificationToken } from 'portcullis'
 
 /** What a suite runs against: the adapter, on an empty store that the suite may fill. */
 export interface ConformanceSubject {
   adapter: Adapter
+  /**
+   * The same store through an adapter that keeps the app's own user fields `role` and `plan` (with
+   * the `userFields` capability), and the debug lines it has written so far.
+   */
+  withUserFields?: { adapter: Adapter; debugLines: readonly string[] }
   /** Called once after the suite. */
   teardown(): Promise<void>
 }
+
+/** What an adapter offers beyond the methods every one must have; each adds its tests. */
+export interface ConformanceCapabilities {
+  /** Auth.js's WebAuthn methods: `getAccount` and the four authenticator methods. */
+  authenticators?: boolean
+  /** The app's own user fields (`withUserFields` in the subject). */
+  userFields?: boolean
+}
+
+const AUTHENTICATOR_METHODS = ['getAccount', 'createAuthenticator', 'getAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter'] as const
 
 const METHODS = [
   'createUser',
@@ -63,8 +78,9 @@ const tokenText = (length: number) => randomBytes(length).toString('base64url').
  *
  * @param name The suite's title, e.g. `KnexAdapter on PostgreSQL (snake_case names)`.
  * @param setup Runs once before the suite; returns the adapter on an empty store.
+ * @param capabilities Optional features the adapter has, whose tests to run too.
  */
-export function runAdapterConformance(name: string, setup: () => Promise<ConformanceSubject>): void {
+export function runAdapterConformance(name: string, setup: () => Promise<ConformanceSubject>, capabilities: ConformanceCapabilities = {}): void {
   describe(name, () => {
     let subject: ConformanceSubject | undefined
     let adapter: FullAdapter
@@ -100,8 +116,182 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
     })
 
     it('implements every Adapter method', () => {
-      for (const method of METHODS) expect([method, typeof subject?.adapter[method]]).toEqual([method, 'function'])
+      const methods = [...METHODS, ...(capabilities.authenticators ? AUTHENTICATOR_METHODS : [])]
+      for (const method of methods) expect([method, typeof subject?.adapter[method]]).toEqual([method, 'function'])
     })
+
+    if (capabilities.authenticators) {
+      /** A credential of `userId`, linked as Auth.js links one: a `webauthn` account whose id is the credential's. */
+      const authenticatorOf = async (userId: string, fields: Partial<AdapterAuthenticator> = {}): Promise<AdapterAuthenticator> => {
+        const credentialID = fields.credentialID ?? tokenText(43)
+        await adapter.linkAccount({ userId, type: 'webauthn' as never, provider: 'webauthn', providerAccountId: credentialID })
+        return {
+          credentialID,
+          userId,
+          providerAccountId: credentialID,
+          credentialPublicKey: tokenText(120),
+          counter: 0,
+          credentialDeviceType: 'multiDevice',
+          credentialBackedUp: true,
+          transports: 'internal,hybrid',
+          ...fields,
+        }
+      }
+
+      describe('WebAuthn (Auth.js’s authenticator methods)', () => {
+        it('getAccount(providerAccountId, provider) returns the account, null when either differs', async () => {
+          const user = await createUser()
+          const account = accountOf(user.id, { access_token: 'a1' })
+          const linked = await adapter.linkAccount(account)
+          expect(await adapter.getAccount(account.providerAccountId, account.provider)).toEqual(linked)
+          expect(await adapter.getAccount(account.providerAccountId, 'other')).toBeNull()
+          expect(await adapter.getAccount(unique('sub'), account.provider)).toBeNull()
+          // Auth.js's order is (providerAccountId, provider): the swapped call finds nothing.
+          expect(await adapter.getAccount(account.provider, account.providerAccountId)).toBeNull()
+        })
+
+        it('createAuthenticator returns the credential; getAuthenticator reads it back with a number counter and a boolean backed-up flag', async () => {
+          const user = await createUser()
+          const authenticator = await authenticatorOf(user.id, { counter: 7, credentialBackedUp: false, credentialDeviceType: 'singleDevice' })
+          expect(await adapter.createAuthenticator(authenticator)).toEqual(authenticator)
+          const read = await adapter.getAuthenticator(authenticator.credentialID)
+          expect(read).toEqual(authenticator)
+          expect(typeof read?.counter).toBe('number')
+          expect(read?.credentialBackedUp).toBe(false)
+          const backedUp = await authenticatorOf(user.id, { credentialBackedUp: true })
+          await adapter.createAuthenticator(backedUp)
+          expect((await adapter.getAuthenticator(backedUp.credentialID))?.credentialBackedUp).toBe(true)
+        })
+
+        it('createAuthenticator stores absent transports as null', async () => {
+          const user = await createUser()
+          const { transports: _transports, ...authenticator } = await authenticatorOf(user.id)
+          expect(await adapter.createAuthenticator(authenticator)).toEqual({ ...authenticator, transports: null })
+          expect(await adapter.getAuthenticator(authenticator.credentialID)).toEqual({ ...authenticator, transports: null })
+        })
+
+        it('getAuthenticator returns null for an unknown credential, and for one that differs only in letter case', async () => {
+          const user = await createUser()
+          const authenticator = await authenticatorOf(user.id, { credentialID: `${tokenText(40)}aBc` })
+          await adapter.createAuthenticator(authenticator)
+          expect(await adapter.getAuthenticator(tokenText(43))).toBeNull()
+          expect(await adapter.getAuthenticator(authenticator.credentialID.toUpperCase())).toBeNull()
+          expect(await adapter.getAuthenticator(authenticator.credentialID.toLowerCase())).toBeNull()
+        })
+
+        it('rejects a second credential with the same credentialID, even for another user', async () => {
+          const user = await createUser()
+          const other = await createUser()
+          const authenticator = await authenticatorOf(user.id)
+          await adapter.createAuthenticator(authenticator)
+          await expectUniqueViolation(adapter.createAuthenticator({ ...authenticator, userId: other.id }))
+          expect((await adapter.getAuthenticator(authenticator.credentialID))?.userId).toBe(user.id)
+        })
+
+        it('listAuthenticatorsByUserId lists the user’s credentials and no one else’s; [] for an unknown user', async () => {
+          const user = await createUser()
+          const other = await createUser()
+          const mine = [await authenticatorOf(user.id), await authenticatorOf(user.id, { transports: 'usb' })]
+          for (const authenticator of mine) await adapter.createAuthenticator(authenticator)
+          await adapter.createAuthenticator(await authenticatorOf(other.id))
+
+          const byId = (a: AdapterAuthenticator, b: AdapterAuthenticator) => a.credentialID.localeCompare(b.credentialID)
+          expect((await adapter.listAuthenticatorsByUserId(user.id)).sort(byId)).toEqual([...mine].sort(byId))
+          expect(await adapter.listAuthenticatorsByUserId(unique('unknown'))).toEqual([])
+        })
+
+        it('updateAuthenticatorCounter stores the new counter (up to 2^32 - 1) and returns the credential', async () => {
+          const user = await createUser()
+          const authenticator = await authenticatorOf(user.id, { counter: 5 })
+          await adapter.createAuthenticator(authenticator)
+          expect(await adapter.updateAuthenticatorCounter(authenticator.credentialID, 6)).toEqual({ ...authenticator, counter: 6 })
+          expect(await adapter.updateAuthenticatorCounter(authenticator.credentialID, 4_294_967_295)).toEqual({ ...authenticator, counter: 4_294_967_295 })
+          expect((await adapter.getAuthenticator(authenticator.credentialID))?.counter).toBe(4_294_967_295)
+        })
+
+        it('updateAuthenticatorCounter rejects an unknown credential (Auth.js’s contract), and changes no other', async () => {
+          const user = await createUser()
+          const authenticator = await authenticatorOf(user.id, { counter: 3 })
+          await adapter.createAuthenticator(authenticator)
+          let rejected = false
+          try {
+            await adapter.updateAuthenticatorCounter(tokenText(43), 9)
+          } catch {
+            rejected = true
+          }
+          expect(rejected).toBe(true)
+          expect((await adapter.getAuthenticator(authenticator.credentialID))?.counter).toBe(3)
+        })
+
+        it('deleteUser deletes the user’s credentials and no one else’s', async () => {
+          const user = await createUser()
+          const bystander = await createUser()
+          const authenticator = await authenticatorOf(user.id)
+          const kept = await authenticatorOf(bystander.id)
+          await adapter.createAuthenticator(authenticator)
+          await adapter.createAuthenticator(kept)
+          await adapter.deleteUser(user.id)
+          expect(await adapter.getAuthenticator(authenticator.credentialID)).toBeNull()
+          expect(await adapter.listAuthenticatorsByUserId(user.id)).toEqual([])
+          expect(await adapter.getAuthenticator(kept.credentialID)).toEqual(kept)
+        })
+      })
+    }
+
+    if (capabilities.userFields) {
+      describe('the app’s own user fields (role, plan)', () => {
+        const withFields = () => subject!.withUserFields!.adapter as FullAdapter
+        const createWithFields = (fields: Partial<AdapterUser> = {}) => withFields().createUser({ email: `${unique('ada')}@example.com`, name: 'Ada', ...fields })
+
+        it('createUser stores them and every read returns them: getUser, getUserByEmail, getUserByAccount, getSessionAndUser', async () => {
+          const created = await createWithFields({ role: 'admin', plan: 'pro' })
+          expect(created).toMatchObject({ role: 'admin', plan: 'pro' })
+          const account = accountOf(created.id)
+          await withFields().linkAccount(account)
+          const session = await withFields().createSession(sessionOf(created.id))
+
+          expect(await withFields().getUser(created.id)).toEqual(created)
+          expect(await withFields().getUserByEmail(created.email!)).toEqual(created)
+          expect(await withFields().getUserByAccount(account)).toEqual(created)
+          expect((await withFields().getSessionAndUser(session.sessionToken))?.user).toEqual(created)
+          expect(await withFields().deleteUser(created.id)).toEqual(created)
+        })
+
+        it('createUser returns a declared field it was not given as null', async () => {
+          const created = await createWithFields({ role: 'member' })
+          expect(created).toMatchObject({ role: 'member', plan: null })
+          expect(await withFields().getUser(created.id)).toEqual(created)
+        })
+
+        it('updateUser changes a declared field and keeps the others', async () => {
+          const created = await createWithFields({ role: 'member', plan: 'free' })
+          const updated = await withFields().updateUser({ id: created.id, plan: 'pro' })
+          expect(updated).toEqual({ ...created, plan: 'pro' })
+          expect(await withFields().getUser(created.id)).toEqual(updated)
+        })
+
+        it('drops an undeclared field from createUser and updateUser, with a debug line naming it (never its value)', async () => {
+          const before = subject!.withUserFields!.debugLines.length
+          const created = await createWithFields({ role: 'member', favouriteColour: 'secret-teal' })
+          expect(created).not.toHaveProperty('favouriteColour')
+          expect(await withFields().getUser(created.id)).not.toHaveProperty('favouriteColour')
+          const updated = await withFields().updateUser({ id: created.id, shoeSize: 'secret-44', role: 'admin' })
+          expect(updated).toEqual({ ...created, role: 'admin' })
+
+          const lines = subject!.withUserFields!.debugLines.slice(before)
+          expect(lines).toHaveLength(2)
+          expect(lines[0]).toMatch(/createUser.*"favouriteColour"/)
+          expect(lines[1]).toMatch(/updateUser.*"shoeSize"/)
+          expect(lines.join('\n')).not.toMatch(/secret-/)
+        })
+
+        it('an adapter without userFields drops them (the columns stay null)', async () => {
+          const plain = await adapter.createUser({ email: `${unique('ada')}@example.com`, role: 'admin' })
+          expect(plain).not.toHaveProperty('role')
+          expect(await withFields().getUser(plain.id)).toMatchObject({ role: null, plan: null })
+        })
+      })
+    }
 
     describe('users', () => {
       it('createUser generates a non-empty string id, different for each user', async () => {
@@ -419,12 +609,36 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
       it('createSession returns the session; getSessionAndUser returns it with its user, expires a Date to the millisecond', async () => {
         const user = await createUser()
         const session = sessionOf(user.id, { expires: DATE_WITH_MS })
-        expect(await adapter.createSession(session)).toEqual(session)
+        const created = await adapter.createSession(session)
+        expect(created).toEqual({ ...session, id: created.id })
 
         const found = await adapter.getSessionAndUser(session.sessionToken)
-        expect(found).toEqual({ session, user })
+        expect(found).toEqual({ session: created, user })
         expect(found?.session.expires).toBeInstanceOf(Date)
         expect(found?.session.expires.getTime()).toBe(DATE_WITH_MS.getTime())
+      })
+
+      // Auth.js's pg and Prisma adapters return the row's id too; a `session` callback moved from them reads it.
+      it('every session method returns the row’s id: a non-empty string, different for each session, the same from each', async () => {
+        const user = await createUser()
+        const session = sessionOf(user.id)
+        const created = await adapter.createSession(session)
+        const other = await adapter.createSession(sessionOf(user.id))
+        expect(typeof created.id).toBe('string')
+        expect(created.id!.length).toBeGreaterThan(0)
+        expect(other.id).not.toBe(created.id)
+
+        expect((await adapter.getSessionAndUser(session.sessionToken))?.session.id).toBe(created.id)
+        expect((await adapter.updateSession({ sessionToken: session.sessionToken, expires: DATE_AFTER_2038 }))?.id).toBe(created.id)
+        expect((await adapter.deleteSession(session.sessionToken))?.id).toBe(created.id)
+      })
+
+      it('createSession keeps an id it is given', async () => {
+        const user = await createUser()
+        const id = unique('session-id')
+        const session = sessionOf(user.id, { id })
+        expect(await adapter.createSession(session)).toEqual(session)
+        expect((await adapter.getSessionAndUser(session.sessionToken))?.session).toEqual(session)
       })
 
       it('getSessionAndUser returns null for an unknown token', async () => {
@@ -433,16 +647,14 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
 
       it('getSessionAndUser returns an expired session too (Portcullis core deletes it)', async () => {
         const user = await createUser()
-        const session = sessionOf(user.id, { expires: new Date(Date.now() - DAY) })
-        await adapter.createSession(session)
+        const session = await adapter.createSession(sessionOf(user.id, { expires: new Date(Date.now() - DAY) }))
         expect(await adapter.getSessionAndUser(session.sessionToken)).toEqual({ session, user })
       })
 
       // Regression: MySQL/MariaDB's default collations compare case-insensitively.
       it('getSessionAndUser does not match a token that differs only in letter case', async () => {
         const user = await createUser()
-        const session = sessionOf(user.id, { sessionToken: `${tokenText(40)}aBc` })
-        await adapter.createSession(session)
+        const session = await adapter.createSession(sessionOf(user.id, { sessionToken: `${tokenText(40)}aBc` }))
         expect(await adapter.getSessionAndUser(session.sessionToken.toUpperCase())).toBeNull()
         expect(await adapter.getSessionAndUser(session.sessionToken.toLowerCase())).toBeNull()
         expect((await adapter.getSessionAndUser(session.sessionToken))?.session).toEqual(session)
@@ -450,8 +662,7 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
 
       it('updateSession extends expires and returns the updated session', async () => {
         const user = await createUser()
-        const session = sessionOf(user.id, { expires: DATE_WITH_MS })
-        await adapter.createSession(session)
+        const session = await adapter.createSession(sessionOf(user.id, { expires: DATE_WITH_MS }))
 
         const updated = await adapter.updateSession({ sessionToken: session.sessionToken, expires: DATE_AFTER_2038 })
         expect(updated).toEqual({ ...session, expires: DATE_AFTER_2038 })
@@ -460,8 +671,7 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
 
       it('updateSession returns the session when expires is unchanged', async () => {
         const user = await createUser()
-        const session = sessionOf(user.id)
-        await adapter.createSession(session)
+        const session = await adapter.createSession(sessionOf(user.id))
         expect(await adapter.updateSession({ sessionToken: session.sessionToken, expires: session.expires })).toEqual(session)
       })
 
@@ -471,8 +681,7 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
 
       it('deleteSession returns the session, after which it is gone; null for an unknown token', async () => {
         const user = await createUser()
-        const session = sessionOf(user.id)
-        await adapter.createSession(session)
+        const session = await adapter.createSession(sessionOf(user.id))
 
         expect(await adapter.deleteSession(session.sessionToken)).toEqual(session)
         expect(await adapter.getSessionAndUser(session.sessionToken)).toBeNull()

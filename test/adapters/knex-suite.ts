@@ -25,12 +25,26 @@ export function runKnexAdapterSuites(server: DatabaseServer): void {
       beforeAll(async () => {
         db = await server.createDatabase()
         await db.knex.migrate.latest({ migrationSource: migrationSource({ naming }) })
+        // The app's own user columns, as an app's migration adds them; `plan` under another column name.
+        await db.knex.schema.alterTable(resolveNaming(naming).tables.users, (table) => {
+          table.string('role', 50).nullable()
+          table.string('plan_name', 50).nullable()
+        })
       })
       afterAll(async () => {
         await db?.destroy()
       })
 
-      runAdapterConformance('conformance', async () => ({ adapter: KnexAdapter(knex(), { naming }), teardown: async () => {} }))
+      runAdapterConformance(
+        'conformance',
+        async () => {
+          const debugLines: string[] = []
+          const logger = { debug: (code: string, ...message: unknown[]) => debugLines.push([code, ...message].join(' ')) }
+          const withUserFields = KnexAdapter(knex(), { naming, userFields: { role: 'role', plan: 'plan_name' }, logger })
+          return { adapter: KnexAdapter(knex(), { naming }), withUserFields: { adapter: withUserFields, debugLines }, teardown: async () => {} }
+        },
+        { authenticators: true, userFields: true },
+      )
       describeKnexSpecifics(server, naming, knex)
     })
   }
@@ -54,8 +68,8 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
   }
 
   describe('schema and SQL', () => {
-    it('migrate.latest creates the four tables with every column under the naming’s names', async () => {
-      for (const group of ['users', 'accounts', 'sessions', 'verificationTokens'] as const) {
+    it('migrate.latest creates the five tables with every column under the naming’s names', async () => {
+      for (const group of ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators'] as const) {
         expect([tables[group], await knex().schema.hasTable(tables[group])]).toEqual([tables[group], true])
         for (const column of Object.values(names[group])) {
           expect([tables[group], column, await knex().schema.hasColumn(tables[group], column)]).toEqual([tables[group], column, true])
@@ -154,20 +168,60 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       expect(await countRows(tables.sessions, { [names.sessions.sessionToken]: session.sessionToken })).toBe(1)
     })
 
-    it('migrate.rollback drops the four tables (on a database of its own)', async () => {
+    it('deleting a user row directly cascades to its authenticators (ON DELETE CASCADE)', async () => {
+      const { user } = await userWithAccountAndSession()
+      const credentialID = randomUUID()
+      await adapter().createAuthenticator({
+        credentialID,
+        userId: user.id,
+        providerAccountId: credentialID,
+        credentialPublicKey: 'key',
+        counter: 0,
+        credentialDeviceType: 'singleDevice',
+        credentialBackedUp: false,
+      })
+      await knex()(tables.users).where({ [names.users.id]: user.id }).del()
+      expect(await countRows(tables.authenticators, { [names.authenticators.credentialID]: credentialID })).toBe(0)
+    })
+
+    it('KnexAdapter refuses userFields that clash with a built-in field or column, or name no column', () => {
+      const column = names.users.emailVerified
+      expect(() => KnexAdapter(knex(), { naming, userFields: { email: 'contact' } })).toThrow(/built-in user field/)
+      expect(() => KnexAdapter(knex(), { naming, userFields: { verifiedAt: column } })).toThrow(/already used/)
+      expect(() => KnexAdapter(knex(), { naming, userFields: { role: 'r', level: 'r' } })).toThrow(/already used/)
+      expect(() => KnexAdapter(knex(), { naming, userFields: { role: '' } })).toThrow(/non-empty/)
+    })
+
+    it('deleteUser works before the authenticator migration has run (no such table yet)', async () => {
+      const own = await server.createDatabase()
+      try {
+        await own.knex.migrate.up({ migrationSource: migrationSource({ naming }) })
+        await own.knex.migrate.up({ migrationSource: migrationSource({ naming }) })
+        expect(await own.knex.schema.hasTable(tables.authenticators)).toBe(false)
+        const early = KnexAdapter(own.knex, { naming })
+        const user = await early.createUser({ email: 'early@example.com' })
+        expect(await early.deleteUser(user.id)).toEqual(user)
+        expect(await early.getUser(user.id)).toBeNull()
+      } finally {
+        await own.destroy()
+      }
+    })
+
+    it('migrate.rollback drops every table (on a database of its own)', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
         await own.knex.migrate.latest(source)
         const present = () => Promise.all(Object.values(tables).map((table) => own.knex.schema.hasTable(table)))
-        expect(await present()).toEqual([true, true, true, true])
+        const all = (value: boolean) => Object.values(tables).map(() => value)
+        expect(await present()).toEqual(all(true))
 
         await own.knex.migrate.rollback(source)
-        expect(await present()).toEqual([false, false, false, false])
+        expect(await present()).toEqual(all(false))
 
         // And the migration runs again after a rollback.
         await own.knex.migrate.latest(source)
-        expect(await present()).toEqual([true, true, true, true])
+        expect(await present()).toEqual(all(true))
       } finally {
         await own.destroy()
       }

@@ -19,7 +19,13 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 const MIGRATION = '20261120000000_portcullis_init.js'
 /** The second migration: the index on lower(email) behind the case-insensitive getUserByEmail. */
 const EMAIL_LOWER = '20261123000000_portcullis_email_lower.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER]
+/** The third: Auth.js's Authenticator table (WebAuthn credentials). */
+const AUTHENTICATOR = '20261125000000_portcullis_authenticator.js'
+/** The fourth: indexes on the expiry columns that pruning deletes by. */
+const EXPIRY_INDEXES = '20261127000000_portcullis_expiry_indexes.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES]
+/** How many migrations the package ships, as the CLI counts them. */
+const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
 
 beforeAll(() => {
@@ -131,19 +137,20 @@ function migrationRows(file: string, tableName = 'knex_migrations'): { name: str
 }
 
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
-const DEFAULT_TABLES = ['Account', 'Session', 'User', 'VerificationToken']
-const SNAKE_TABLES = ['accounts', 'sessions', 'users', 'verificationtokens']
+const DEFAULT_TABLES = ['Account', 'Authenticator', 'Session', 'User', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'authenticators', 'sessions', 'users', 'verificationtokens']
 const sorted = (names: string[]) => [...names].sort()
 
-// The four tables, column by column, with the names of one naming.
+// The five tables, column by column, with the names of one naming.
 function expectSchema(
   file: string,
   n: {
-    tables: { users: string; accounts: string; sessions: string; verificationTokens: string }
+    tables: { users: string; accounts: string; sessions: string; verificationTokens: string; authenticators: string }
     emailVerified: string
     userId: string
     providerAccountId: string
     sessionToken: string
+    credentialID: string
   },
 ): void {
   const users = shape(file, n.tables.users)
@@ -179,7 +186,7 @@ function expectSchema(
   })
   expect(sessions.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(sessions.unique).toEqual([[n.sessionToken]])
-  expect(sessions.indexes).toEqual([[n.userId]])
+  expect(sessions.indexes).toEqual([['expires'], [n.userId]])
 
   const tokens = shape(file, n.tables.verificationTokens)
   expect(tokens.columns).toEqual({
@@ -188,21 +195,37 @@ function expectSchema(
     expires: { type: 'datetime', notNull: true, pk: 0 },
   })
   expect(tokens.unique).toEqual([['token']])
+  expect(tokens.indexes).toEqual([['expires']])
+
+  // The third migration: Auth.js's Authenticator model, primary key (userId, credentialID).
+  const authenticators = shape(file, n.tables.authenticators)
+  expect(Object.keys(authenticators.columns)).toEqual([
+    n.credentialID, n.userId, n.providerAccountId, ...Object.keys(authenticators.columns).slice(3),
+  ])
+  expect(authenticators.columns[n.userId]).toEqual({ type: 'varchar(255)', notNull: true, pk: 1 })
+  expect(authenticators.columns[n.credentialID]).toEqual({ type: 'varchar(255)', notNull: true, pk: 2 })
+  expect(authenticators.columns.counter).toEqual({ type: 'bigint', notNull: true, pk: 0 })
+  expect(authenticators.columns.transports?.notNull).toBe(false)
+  expect(Object.keys(authenticators.columns)).toHaveLength(8)
+  expect(authenticators.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
+  expect(authenticators.unique).toEqual([[n.credentialID]])
 }
 
 const DEFAULT_NAMES = {
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator' },
   emailVerified: 'emailVerified',
   userId: 'userId',
   providerAccountId: 'providerAccountId',
   sessionToken: 'sessionToken',
+  credentialID: 'credentialID',
 }
 const SNAKE_NAMES = {
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators' },
   emailVerified: 'email_verified',
   userId: 'user_id',
   providerAccountId: 'provider_account_id',
   sessionToken: 'session_token',
+  credentialID: 'credential_id',
 }
 
 // The knexfile bodies, as the README shows them.
@@ -223,28 +246,28 @@ const CJS_KNEXFILE = `module.exports = {
 // latest -> status -> latest again -> rollback -> status, through the CLI, on the default names.
 function directoryRoundTrip(app: string, ...knexfile: string[]): void {
   const db = join(app, 'app.sqlite')
-  expect(knexCli(app, ...knexfile, 'migrate:latest')).toContain('Batch 1 run: 2 migrations')
+  expect(knexCli(app, ...knexfile, 'migrate:latest')).toContain(`Batch 1 run: ${COUNT} migrations`)
   expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, ...KNEX_TABLES]))
   expectSchema(db, DEFAULT_NAMES)
   expect(migrationRows(db)).toEqual(PACKAGE_MIGRATIONS.map((name) => ({ name, batch: 1 })))
 
   const status = knexCli(app, ...knexfile, 'migrate:status')
-  expect(status).toContain('Found 2 Completed Migration file/files.')
+  expect(status).toContain(`Found ${COUNT} Completed Migration file/files.`)
   expect(status).toContain(MIGRATION)
   expect(status).toContain(EMAIL_LOWER)
   expect(status).toContain('No Pending Migration files Found.')
   expect(knexCli(app, ...knexfile, 'migrate:latest')).toContain('Already up to date')
 
-  expect(knexCli(app, ...knexfile, 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
+  expect(knexCli(app, ...knexfile, 'migrate:rollback')).toContain(`Batch 1 rolled back: ${COUNT} migrations`)
   expect(userTables(db)).toEqual(KNEX_TABLES)
   expect(migrationRows(db)).toEqual([])
   const after = knexCli(app, ...knexfile, 'migrate:list')
   expect(after).toContain('No Completed Migration files Found.')
-  expect(after).toContain('Found 2 Pending Migration file/files.')
+  expect(after).toContain(`Found ${COUNT} Pending Migration file/files.`)
 }
 
 describe('Knex CLI, migrations.directory pointing at node_modules/portcullis/migrations', () => {
-  it('an ESM app (knexfile.js with export default): latest creates the four tables, status lists them, rollback drops them', () => {
+  it('an ESM app (knexfile.js with export default): latest creates the five tables, status lists them, rollback drops them', () => {
     directoryRoundTrip(makeApp('module', { 'knexfile.js': ESM_KNEXFILE }))
   })
 
@@ -296,11 +319,11 @@ describe('Knex CLI, the package migrations next to the app’s own', () => {
     expect(made).toHaveLength(1)
     expect(readdirSync(join(root, 'migrations')).filter((name) => name.includes('probe'))).toEqual([])
     rmSync(join(app, 'migrations', made[0] ?? ''))
-    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 3 migrations')
+    expect(knexCli(app, 'migrate:latest')).toContain(`Batch 1 run: ${COUNT + 1} migrations`)
     expect(migrationRows(db).map((row) => row.name)).toEqual([...PACKAGE_MIGRATIONS, '20261201000000_posts.js'])
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES]))
     expect(shape(db, 'Post').foreignKeys).toEqual(['authorId -> User.id on delete CASCADE'])
-    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 3 migrations')
+    expect(knexCli(app, 'migrate:rollback')).toContain(`Batch 1 rolled back: ${COUNT + 1} migrations`)
     expect(userTables(db)).toEqual(KNEX_TABLES)
   })
 
@@ -320,14 +343,14 @@ export default {
       'migrations/20261201000000_posts.js': APP_MIGRATION,
     })
     const db = join(app, 'app.sqlite')
-    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:latest')).toContain('Batch 1 run: 2 migrations')
+    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:latest')).toContain(`Batch 1 run: ${COUNT} migrations`)
     expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
     expect(migrationRows(db, 'portcullis_migrations')).toEqual(PACKAGE_MIGRATIONS.map((name) => ({ name, batch: 1 })))
     expect(migrationRows(db)).toEqual([{ name: '20261201000000_posts.js', batch: 1 }])
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES, 'portcullis_migrations', 'portcullis_migrations_lock']))
 
     expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
-    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
+    expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:rollback')).toContain(`Batch 1 rolled back: ${COUNT} migrations`)
     expect(userTables(db)).toEqual(sorted([...KNEX_TABLES, 'portcullis_migrations', 'portcullis_migrations_lock']))
   })
 })
@@ -335,14 +358,14 @@ export default {
 describe('Knex CLI, migrationSource in the knexfile', () => {
   function sourceRoundTrip(app: string): void {
     const db = join(app, 'app.sqlite')
-    expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 2 migrations')
+    expect(knexCli(app, 'migrate:latest')).toContain(`Batch 1 run: ${COUNT} migrations`)
     expect(userTables(db)).toEqual(sorted([...SNAKE_TABLES, ...KNEX_TABLES]))
     expectSchema(db, SNAKE_NAMES)
     expect(migrationRows(db)).toEqual(PACKAGE_MIGRATIONS.map((name) => ({ name, batch: 1 })))
     const status = knexCli(app, 'migrate:status')
-    expect(status).toContain('Found 2 Completed Migration file/files.')
+    expect(status).toContain(`Found ${COUNT} Completed Migration file/files.`)
     expect(status).toContain('No Pending Migration files Found.')
-    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
+    expect(knexCli(app, 'migrate:rollback')).toContain(`Batch 1 rolled back: ${COUNT} migrations`)
     expect(userTables(db)).toEqual(KNEX_TABLES)
   }
 
@@ -419,7 +442,7 @@ describe('switching between the directory and migrationSource', () => {
     expect(programmatic(app, '  out.latest = await db.migrate.latest({ migrationSource: migrationSource() })')).toEqual({ latest: [1, PACKAGE_MIGRATIONS] })
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, ...KNEX_TABLES]))
     expect(knexCli(app, 'migrate:latest')).toContain('Already up to date')
-    expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 2 migrations')
+    expect(knexCli(app, 'migrate:rollback')).toContain(`Batch 1 rolled back: ${COUNT} migrations`)
     expect(userTables(db)).toEqual(KNEX_TABLES)
   })
 
@@ -428,7 +451,8 @@ describe('switching between the directory and migrationSource', () => {
     const db = join(app, 'app.sqlite')
     const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
     programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
-    expect(userTables(db)).toEqual(sorted(['accounts', 'auth_users', 'auth_verification_tokens', 'sessions', ...KNEX_TABLES]))
+    expect(userTables(db)).toEqual(sorted(['accounts', 'auth_users', 'auth_verification_tokens', 'authenticators', 'sessions', ...KNEX_TABLES]))
+    expect(shape(db, 'authenticators').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'accounts').foreignKeys).toEqual(['owner_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'sessions').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     programmatic(app, `  out.rollback = await db.migrate.rollback({ migrationSource: migrationSource({ naming: ${naming} }) })`)

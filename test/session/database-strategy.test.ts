@@ -347,12 +347,13 @@ describe('callbacks and events', () => {
       isNewUser: false,
     })
     const [row] = await sessionRows(db)
+    const { id } = (await db('Session').first('id')) as { id: string }
 
     // The token first (the sign-in rotated it): the agent attaches its cookies when a request is created.
     let csrfToken = await fetchCsrfToken(agent)
     await agent.post('/api/auth/signout').type('form').send({ csrfToken }).expect(302)
     expect(signOut).toHaveBeenCalledTimes(1)
-    expect(signOut).toHaveBeenCalledWith({ session: { sessionToken: token, userId: 'user-1', expires: row!.expires } })
+    expect(signOut).toHaveBeenCalledWith({ session: { id, sessionToken: token, userId: 'user-1', expires: row!.expires } })
 
     // Signing out without a session: nothing to delete.
     csrfToken = await fetchCsrfToken(agent)

@@ -1,5 +1,5 @@
 /**
- * `KnexAdapter`: users, accounts, sessions and verification tokens in SQLite, PostgreSQL or
+ * `KnexAdapter`: users, accounts, sessions, verification tokens and WebAuthn credentials in SQLite, PostgreSQL or
  * MySQL/MariaDB through the app's own Knex instance. Create the tables with the package's
  * migrations (`migrations/`, or `migrationSource` from this module).
  *
@@ -17,11 +17,13 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
+import type { LoggerInstance } from '../../logger.js'
 import type {
   AccountReference,
   AccountTokenFields,
   Adapter,
   AdapterAccount,
+  AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
   NewAdapterAccount,
@@ -30,15 +32,46 @@ import type {
   VerificationToken,
 } from '../../types.js'
 import { resolveNaming, type KnexNamingOption } from './naming.js'
+import { adapterPruneLock, batchSizeOf, deleteExpired, withPruneLock, type PruneBatchOptions } from './prune.js'
 
 export { defaultNaming, snakeCaseNaming, resolveNaming } from './naming.js'
 export type * from './naming.js'
 export { migrationSource, defaultMigration, type MigrationSourceOptions } from './migrations.js'
+export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../security/rate-limit-prune.js'
+export type { PruneBatchOptions } from './prune.js'
+
+/** Options of `KnexAdapter.prune`. */
+export interface KnexPruneOptions extends PruneBatchOptions {
+  /** Rows that expired before this instant are deleted. Default: now. */
+  now?: Date
+}
+
+/** What `KnexAdapter.prune` deleted. */
+// A type, not an interface: it fits `Adapter.prune`'s Record of counts.
+export type KnexPruneResult = {
+  /** Expired sessions. */
+  sessions: number
+  /** Expired verification tokens (e-mail links never followed). */
+  verificationTokens: number
+}
 
 /** Options of `KnexAdapter`. */
 export interface KnexAdapterOptions {
   /** Table and column names: `default`, `snake_case`, or overrides. Use the same in `migrationSource`. */
   naming?: KnexNamingOption
+  /**
+   * The app's own columns of the users table, field name → column name (`{ role: 'role', plan:
+   * 'plan_name' }`): `createUser` and `updateUser` write them, every user the adapter returns
+   * carries them (`null` when empty, other values as the driver returns them). Add the columns in a
+   * migration of your own. Any other field given to `createUser`/`updateUser` is dropped, with a
+   * debug line naming it.
+   */
+  userFields?: Readonly<Record<string, string>>
+  /**
+   * Where the adapter's debug lines go (`debug(code, ...message)`, as Portcullis's `logger.debug`).
+   * Default: nowhere. Lines name fields, never their values.
+   */
+  logger?: Partial<Pick<LoggerInstance, 'debug'>>
 }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
@@ -59,11 +92,26 @@ export interface KnexAdapterInstance extends Adapter {
   deleteSession(sessionToken: string): Promise<AdapterSession | null>
   createVerificationToken(token: VerificationToken): Promise<VerificationToken>
   useVerificationToken(params: { identifier: string; token: string }): Promise<VerificationToken | null>
+  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>
+  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>
+  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>
+  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>
+  updateAuthenticatorCounter(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>
+  /**
+   * Deletes expired sessions and expired verification tokens, a few thousand rows per statement
+   * through the indexes of the fourth migration; rows still valid are never touched. Of several
+   * processes pruning at once, one works and the others resolve to `null` at once.
+   *
+   * @example
+   * ```ts
+   * const counts = await KnexAdapter(db).prune() // { sessions: 1200, verificationTokens: 31 }, or null
+   * ```
+   */
+  prune(options?: KnexPruneOptions): Promise<KnexPruneResult | null>
 }
 
 type Row = Record<string, unknown>
 
-const USER_FIELDS = ['id', 'name', 'email', 'emailVerified', 'image'] as const
 const ACCOUNT_FIELDS = [
   'userId',
   'type',
@@ -77,7 +125,7 @@ const ACCOUNT_FIELDS = [
   'id_token',
   'session_state',
 ] as const
-const SESSION_FIELDS = ['sessionToken', 'userId', 'expires'] as const
+const SESSION_FIELDS = ['id', 'sessionToken', 'userId', 'expires'] as const
 const ACCOUNT_TOKEN_FIELDS = ['refresh_token', 'access_token', 'expires_at', 'token_type', 'scope', 'id_token', 'session_state'] as const
 
 // Long: the adapter is Auth.js's shape, an object of ~20 short methods closing over one connection
@@ -93,7 +141,20 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   if (typeof knex !== 'function' || typeof (knex as { schema?: unknown }).schema !== 'object') {
     throw new TypeError('KnexAdapter(knex): pass a Knex instance, e.g. knex({ client: "pg", connection: process.env.DATABASE_URL }).')
   }
-  const { tables, users, accounts, sessions, verificationTokens } = resolveNaming(options.naming)
+  const { tables, users, accounts, sessions, verificationTokens, authenticators } = resolveNaming(options.naming)
+  const extraUserFields = resolveUserFields(options.userFields, users)
+  // Every user field the adapter stores, built-in and the app's own, with its column.
+  const userNames: Readonly<Record<string, string>> = { ...users, ...extraUserFields }
+  const debug = options.logger?.debug ?? (() => {})
+  /** The fields of `user` that have no column: logged by name (never their values), then dropped by `values`. */
+  const reportDropped = (method: string, user: object): void => {
+    const dropped = Object.keys(user).filter((field) => !Object.hasOwn(userNames, field) && (user as Row)[field] !== undefined)
+    if (dropped.length === 0) return
+    debug(
+      'AdapterUserFieldDropped',
+      `KnexAdapter ${method}: dropped ${dropped.map((field) => `"${field}"`).join(', ')}: the users table has no column for ${dropped.length === 1 ? 'it' : 'them'}. Declare it in KnexAdapter's userFields to keep it.`,
+    )
+  }
 
   // mysql2 turns DATETIME values into Dates through the connection's time zone (by default the
   // process's local one), so servers in different zones, or a daylight-saving change, would move
@@ -107,16 +168,21 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   }
 
   // Maps between the adapter's field names and the table's column names.
-  const userColumns = USER_FIELDS.map((field) => users[field])
+  const userColumns = Object.values(userNames)
   const sessionColumns = SESSION_FIELDS.map((field) => sessions[field])
-  const toUser = (row: Row, prefix = ''): AdapterUser => ({
-    id: String(row[prefix + users.id]),
-    name: nullableString(row[prefix + users.name]),
-    email: nullableString(row[prefix + users.email]),
-    emailVerified: nullableDate(row[prefix + users.emailVerified]),
-    image: nullableString(row[prefix + users.image]),
-  })
+  const toUser = (row: Row, prefix = ''): AdapterUser => {
+    const user: AdapterUser = {
+      id: String(row[prefix + users.id]),
+      name: nullableString(row[prefix + users.name]),
+      email: nullableString(row[prefix + users.email]),
+      emailVerified: nullableDate(row[prefix + users.emailVerified]),
+      image: nullableString(row[prefix + users.image]),
+    }
+    for (const [field, column] of Object.entries(extraUserFields)) user[field] = row[prefix + column] ?? null
+    return user
+  }
   const toSession = (row: Row, prefix = ''): AdapterSession => ({
+    id: String(row[prefix + sessions.id]),
     sessionToken: String(row[prefix + sessions.sessionToken]),
     userId: String(row[prefix + sessions.userId]),
     expires: toDate(row[prefix + sessions.expires]),
@@ -134,6 +200,18 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     id_token: nullableString(row[accounts.id_token]),
     session_state: nullableString(row[accounts.session_state]),
   })
+  const toAuthenticator = (row: Row): AdapterAuthenticator => ({
+    credentialID: String(row[authenticators.credentialID]),
+    userId: String(row[authenticators.userId]),
+    providerAccountId: String(row[authenticators.providerAccountId]),
+    credentialPublicKey: String(row[authenticators.credentialPublicKey]),
+    // pg returns bigint as a string; a WebAuthn counter (32 bits) fits a number exactly.
+    counter: Number(row[authenticators.counter]),
+    credentialDeviceType: String(row[authenticators.credentialDeviceType]),
+    // SQLite and MySQL/MariaDB store booleans as 0/1.
+    credentialBackedUp: row[authenticators.credentialBackedUp] === true || Number(row[authenticators.credentialBackedUp]) === 1,
+    transports: nullableString(row[authenticators.transports]),
+  })
   const toToken = (row: Row): VerificationToken => ({
     identifier: String(row[verificationTokens.identifier]),
     token: String(row[verificationTokens.token]),
@@ -144,14 +222,20 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   // Aliases keep the two tables' `id` (and any other shared name) apart.
   const joinColumns = [
     ...SESSION_FIELDS.map((field) => `${tables.sessions}.${sessions[field]} as s_${sessions[field]}`),
-    ...USER_FIELDS.map((field) => `${tables.users}.${users[field]} as u_${users[field]}`),
+    ...userColumns.map((column) => `${tables.users}.${column} as u_${column}`),
   ]
 
   const selectUser = (where: Row) => read(knex(tables.users).select(userColumns).where(where)).first()
   const accountWhere = (ref: AccountReference): Row => ({ [accounts.provider]: ref.provider, [accounts.providerAccountId]: ref.providerAccountId })
+  const selectAuthenticator = (credentialID: string) => knex(tables.authenticators).select().where({ [authenticators.credentialID]: credentialID }).first()
+  // Apps that have not run the authenticator migration yet have no such table: deleteUser must
+  // still work there. Checked until the table is found, then never again.
+  let hasAuthenticators = false
+  const authenticatorTableExists = async (): Promise<boolean> => (hasAuthenticators ||= await knex.schema.hasTable(tables.authenticators))
 
   return {
     async createUser(user) {
+      reportDropped('createUser', user)
       const created: AdapterUser = {
         id: user.id ?? randomUUID(),
         name: user.name ?? null,
@@ -159,7 +243,8 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
         emailVerified: user.emailVerified ?? null,
         image: user.image ?? null,
       }
-      await knex(tables.users).insert(values(created, users))
+      for (const field of Object.keys(extraUserFields)) created[field] = user[field] ?? null
+      await knex(tables.users).insert(values(created, userNames))
       return created
     },
 
@@ -195,7 +280,8 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     },
 
     async updateUser({ id, ...changes }) {
-      const changed = values(changes, users)
+      reportDropped('updateUser', changes)
+      const changed = values(changes, userNames)
       if (Object.keys(changed).length > 0) await knex(tables.users).update(changed).where({ [users.id]: id })
       const row = await selectUser({ [users.id]: id })
       if (!row) throw new Error(`updateUser: there is no user with id "${id}".`)
@@ -205,11 +291,14 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     async deleteUser(id) {
       // Explicit deletes as well as the schema's cascade: SQLite enforces foreign keys only when
       // the connection enables them (better-sqlite3 does by default, sqlite3 does not).
+      // Asked before the transaction: SQLite's pool has one connection, which the transaction holds.
+      const withAuthenticators = await authenticatorTableExists()
       return knex.transaction(async (trx) => {
         const row = await read(trx(tables.users).select(userColumns).where({ [users.id]: id })).first()
         if (!row) return null
         await trx(tables.sessions).where({ [sessions.userId]: id }).del()
         await trx(tables.accounts).where({ [accounts.userId]: id }).del()
+        if (withAuthenticators) await trx(tables.authenticators).where({ [authenticators.userId]: id }).del()
         await trx(tables.users).where({ [users.id]: id }).del()
         return toUser(row)
       })
@@ -266,9 +355,9 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       return row ? toAccount(row) : null
     },
 
-    async createSession({ sessionToken, userId, expires }) {
-      const session: AdapterSession = { sessionToken, userId, expires }
-      await knex(tables.sessions).insert({ [sessions.id]: randomUUID(), ...values(session, sessions) })
+    async createSession({ id, sessionToken, userId, expires }) {
+      const session: AdapterSession = { id: id ?? randomUUID(), sessionToken, userId, expires }
+      await knex(tables.sessions).insert(values(session, sessions))
       return session
     },
 
@@ -314,7 +403,86 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       const deleted = await knex(tables.verificationTokens).where(where).del()
       return deleted === 1 ? toToken(row) : null
     },
+
+    async getAccount(providerAccountId, provider) {
+      const row = await knex(tables.accounts).select().where(accountWhere({ provider, providerAccountId })).first()
+      return row ? toAccount(row) : null
+    },
+
+    async createAuthenticator(authenticator) {
+      const created: AdapterAuthenticator = {
+        credentialID: authenticator.credentialID,
+        userId: authenticator.userId,
+        providerAccountId: authenticator.providerAccountId,
+        credentialPublicKey: authenticator.credentialPublicKey,
+        counter: authenticator.counter,
+        credentialDeviceType: authenticator.credentialDeviceType,
+        credentialBackedUp: authenticator.credentialBackedUp,
+        transports: authenticator.transports ?? null,
+      }
+      await knex(tables.authenticators).insert(values(created, authenticators))
+      return created
+    },
+
+    async getAuthenticator(credentialID) {
+      const row = await selectAuthenticator(credentialID)
+      return row ? toAuthenticator(row) : null
+    },
+
+    async listAuthenticatorsByUserId(userId) {
+      const rows = await knex(tables.authenticators).select().where({ [authenticators.userId]: userId })
+      return rows.map(toAuthenticator)
+    },
+
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const updated = await knex(tables.authenticators).update({ [authenticators.counter]: newCounter }).where({ [authenticators.credentialID]: credentialID })
+      // Auth.js's contract: an unknown credential is an error here, not null.
+      if (updated === 0) throw new Error('updateAuthenticatorCounter: there is no authenticator with this credentialID.')
+      const row = await selectAuthenticator(credentialID)
+      if (!row) throw new Error('updateAuthenticatorCounter: the authenticator was deleted meanwhile.')
+      return toAuthenticator(row)
+    },
+
+    async prune(options = {}) {
+      const batchSize = batchSizeOf(options)
+      const now = options.now ?? new Date()
+      if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('prune: now must be a valid Date.')
+      // The instant in the columns' stored form (UTC text on MySQL/MariaDB, see `utcText`).
+      const cutoff = utcText ? toUtcText(now) : now
+      return withPruneLock(knex, adapterPruneLock(tables), async (connection) => ({
+        sessions: await deleteExpired(knex, connection, { table: tables.sessions, key: sessions.id, expires: sessions.expires, cutoff }, batchSize, options.signal),
+        verificationTokens: await deleteExpired(
+          knex,
+          connection,
+          { table: tables.verificationTokens, key: verificationTokens.token, expires: verificationTokens.expires, cutoff },
+          batchSize,
+          options.signal,
+        ),
+      }))
+    },
   }
+}
+
+/**
+ * `userFields`, checked: field → column, none of them a built-in field or column.
+ *
+ * @throws TypeError for a field that is not a valid name, a column that is empty, or a clash.
+ */
+function resolveUserFields(option: Readonly<Record<string, string>> | undefined, users: object): Readonly<Record<string, string>> {
+  if (option === undefined) return {}
+  if (!option || typeof option !== 'object' || Array.isArray(option)) {
+    throw new TypeError('KnexAdapter userFields must be an object of field name → column name, e.g. { role: "role" }.')
+  }
+  const columns = new Set<string>(Object.values(users))
+  const resolved: Record<string, string> = {}
+  for (const [field, column] of Object.entries(option)) {
+    if (Object.hasOwn(users, field)) throw new TypeError(`KnexAdapter userFields: "${field}" is a built-in user field; rename its column with naming.users instead.`)
+    if (typeof column !== 'string' || column.length === 0) throw new TypeError(`KnexAdapter userFields.${field} must be a non-empty column name.`)
+    if (columns.has(column)) throw new TypeError(`KnexAdapter userFields.${field}: the column "${column}" is already used by another user field.`)
+    columns.add(column)
+    resolved[field] = column
+  }
+  return Object.freeze(resolved)
 }
 
 /** `record`'s defined fields, keyed by their column names. */

@@ -13,9 +13,12 @@ import { resolveNaming, type KnexNaming, type KnexNamingOption } from './naming.
 interface Migration {
   /** As Knex records it: the file name in `migrations/`, extension included. */
   name: string
-  up(knex: Knex, naming: Readonly<KnexNaming>): Promise<void>
+  up(knex: Knex, naming: Readonly<KnexNaming>, rateLimitTable: string | undefined): Promise<void>
   down(knex: Knex, naming: Readonly<KnexNaming>): Promise<void>
 }
+
+/** The rate-limit store's default table (`rateLimit.store.tableName`). */
+const DEFAULT_RATE_LIMIT_TABLE = 'portcullis_rate_limit'
 
 // Identifiers hold generated UUIDs or an app's own ids; 255 characters fit every index on
 // MySQL/MariaDB's utf8mb4 (3072 bytes per index, the widest here is two such columns).
@@ -84,7 +87,81 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.raw('drop index if exists ??', [emailLowerIndex(tables.users)])
     },
   },
+  {
+    // WebAuthn credentials, as Auth.js's `Authenticator` model has them (same columns, same
+    // names with the default naming), so an Auth.js app and a Portcullis app can share the table.
+    name: '20261125000000_portcullis_authenticator.js',
+    async up(knex, { tables, users, authenticators }) {
+      await knex.schema.createTable(tables.authenticators, (table) => {
+        // Base64url credential ids are case-sensitive: a binary collation on MySQL/MariaDB.
+        caseSensitive(table.string(authenticators.credentialID, 255)).notNullable().unique()
+        table.string(authenticators.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE')
+        caseSensitive(table.string(authenticators.providerAccountId, 255)).notNullable()
+        table.text(authenticators.credentialPublicKey).notNullable()
+        // WebAuthn's signature counter is an unsigned 32-bit number: past a signed `integer`.
+        table.bigInteger(authenticators.counter).notNullable()
+        table.string(authenticators.credentialDeviceType, 255).notNullable()
+        table.boolean(authenticators.credentialBackedUp).notNullable()
+        table.string(authenticators.transports, 255).nullable()
+        // Auth.js's key; it also indexes userId for listAuthenticatorsByUserId and the cascade.
+        table.primary([authenticators.userId, authenticators.credentialID])
+      })
+    },
+    async down(knex, { tables }) {
+      await knex.schema.dropTableIfExists(tables.authenticators)
+    },
+  },
+  {
+    // Pruning (KnexAdapter.prune, pruneRateLimits) deletes by expiry: these indexes make each batch
+    // a range scan of the expired rows, never a scan of the table. The rate-limit table is indexed
+    // when it exists already (the store creates new ones with the index).
+    name: '20261127000000_portcullis_expiry_indexes.js',
+    async up(knex, { tables, sessions, verificationTokens }, rateLimitTable) {
+      await knex.schema.alterTable(tables.sessions, (table) => {
+        table.index([sessions.expires], expiresIndex(tables.sessions))
+      })
+      await knex.schema.alterTable(tables.verificationTokens, (table) => {
+        table.index([verificationTokens.expires], expiresIndex(tables.verificationTokens))
+      })
+      if (rateLimitTable && (await knex.schema.hasTable(rateLimitTable)) && !(await hasRateLimitIndex(knex, rateLimitTable))) {
+        await knex.schema.alterTable(rateLimitTable, (table) => {
+          table.index(['expire'], rateLimitExpireIndex(rateLimitTable))
+        })
+      }
+    },
+    async down(knex, { tables, sessions, verificationTokens }) {
+      // The rate-limit table's index stays: the store creates its tables with it.
+      await knex.schema.alterTable(tables.verificationTokens, (table) => {
+        table.dropIndex([verificationTokens.expires], expiresIndex(tables.verificationTokens))
+      })
+      await knex.schema.alterTable(tables.sessions, (table) => {
+        table.dropIndex([sessions.expires], expiresIndex(tables.sessions))
+      })
+    },
+  },
 ]
+
+/** `session_expires_index`: one identifier, whatever the table's schema. */
+function expiresIndex(table: string): string {
+  return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_expires_index`
+}
+
+/** The index on the rate-limit table's `expire`, as the store and the fourth migration name it. */
+export function rateLimitExpireIndex(table: string): string {
+  return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_expire_index`
+}
+
+async function hasRateLimitIndex(knex: Knex, table: string): Promise<boolean> {
+  const name = rateLimitExpireIndex(table)
+  switch (knex.client.dialect) {
+    case 'postgresql':
+      return ((await knex.raw('select 1 from pg_indexes where indexname = ?', [name])) as { rows: unknown[] }).rows.length > 0
+    case 'mysql':
+      return ((await knex.raw('select 1 from information_schema.statistics where table_schema = database() and index_name = ?', [name])) as [unknown[]])[0].length > 0
+    default:
+      return ((await knex.raw("select 1 from sqlite_master where type = 'index' and name = ?", [name])) as unknown[]).length > 0
+  }
+}
 
 function emailLowerIndex(usersTable: string): string {
   // One identifier: a schema-qualified table name (`auth.users`) must not qualify the index.
@@ -113,6 +190,11 @@ function longText(table: Knex.CreateTableBuilder, name: string): void {
 export interface MigrationSourceOptions {
   /** The same naming as the adapter's. Default `default`. */
   naming?: KnexNamingOption
+  /**
+   * The Knex rate-limit store's table (`rateLimit.store.tableName`), indexed on `expire` by the
+   * fourth migration when it exists. Default `portcullis_rate_limit`.
+   */
+  rateLimitTable?: string
 }
 
 /**
@@ -127,11 +209,12 @@ export interface MigrationSourceOptions {
  */
 export function migrationSource(options: MigrationSourceOptions = {}): Knex.MigrationSource<Migration> {
   const naming = resolveNaming(options.naming)
+  const rateLimitTable = options.rateLimitTable ?? DEFAULT_RATE_LIMIT_TABLE
   return {
     getMigrations: async () => [...MIGRATIONS],
     getMigrationName: (migration) => migration.name,
     getMigration: async (migration) => ({
-      up: (knex: Knex) => migration.up(knex, naming),
+      up: (knex: Knex) => migration.up(knex, naming, rateLimitTable),
       down: (knex: Knex) => migration.down(knex, naming),
     }),
   }
@@ -147,5 +230,5 @@ export function defaultMigration(name: string): { up(knex: Knex): Promise<void>;
   const migration = MIGRATIONS.find((candidate) => candidate.name === name)
   if (!migration) throw new TypeError(`Portcullis has no migration named "${name}".`)
   const naming = resolveNaming('default')
-  return { up: (knex) => migration.up(knex, naming), down: (knex) => migration.down(knex, naming) }
+  return { up: (knex) => migration.up(knex, naming, DEFAULT_RATE_LIMIT_TABLE), down: (knex) => migration.down(knex, naming) }
 }

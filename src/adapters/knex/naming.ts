@@ -5,12 +5,14 @@
  * @see spec/auth-library-spec.md §2.6
  */
 
-/** The four tables, by role. */
+/** The tables, by role. */
 export interface TableNames {
   users: string
   accounts: string
   sessions: string
   verificationTokens: string
+  /** WebAuthn credentials (Auth.js's `Authenticator` model), from the third migration on. */
+  authenticators: string
 }
 
 export interface UserColumns {
@@ -49,6 +51,18 @@ export interface VerificationTokenColumns {
   expires: string
 }
 
+/** Auth.js's `Authenticator` columns: one WebAuthn credential of a user. */
+export interface AuthenticatorColumns {
+  credentialID: string
+  userId: string
+  providerAccountId: string
+  credentialPublicKey: string
+  counter: string
+  credentialDeviceType: string
+  credentialBackedUp: string
+  transports: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -56,6 +70,7 @@ export interface KnexNaming {
   accounts: AccountColumns
   sessions: SessionColumns
   verificationTokens: VerificationTokenColumns
+  authenticators: AuthenticatorColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -67,6 +82,7 @@ export interface KnexNamingOverrides {
   accounts?: Partial<AccountColumns>
   sessions?: Partial<SessionColumns>
   verificationTokens?: Partial<VerificationTokenColumns>
+  authenticators?: Partial<AuthenticatorColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -75,9 +91,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image' },
   accounts: {
     id: 'id',
@@ -95,11 +111,21 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
   },
   sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires' },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
+  authenticators: {
+    credentialID: 'credentialID',
+    userId: 'userId',
+    providerAccountId: 'providerAccountId',
+    credentialPublicKey: 'credentialPublicKey',
+    counter: 'counter',
+    credentialDeviceType: 'credentialDeviceType',
+    credentialBackedUp: 'credentialBackedUp',
+    transports: 'transports',
+  },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' },
   accounts: {
     id: 'id',
@@ -117,10 +143,20 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
   },
   sessions: { id: 'id', sessionToken: 'session_token', userId: 'user_id', expires: 'expires' },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
+  authenticators: {
+    credentialID: 'credential_id',
+    userId: 'user_id',
+    providerAccountId: 'provider_account_id',
+    credentialPublicKey: 'credential_public_key',
+    counter: 'counter',
+    credentialDeviceType: 'credential_device_type',
+    credentialBackedUp: 'credential_backed_up',
+    transports: 'transports',
+  },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators'] as const
 
 /**
  * The full, frozen naming for an option.
