@@ -10,20 +10,7 @@ import type { Response } from 'supertest'
 import Portcullis from 'portcullis'
 import type { CallbacksOptions, LoggerInstance, User } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
-import {
-  PASSWORD,
-  SESSION_COOKIE,
-  USER,
-  USERNAME,
-  closeAll,
-  cookieHeader,
-  getCsrf,
-  me,
-  sessionCookiesSet,
-  signIn,
-  startApp,
-  type SecurityApp,
-} from '../support/security-app.js'
+import { PASSWORD, SESSION_COOKIE, USER, USERNAME, closeAll, cookieHeader, getCsrf, me, sessionCookiesSet, signIn, startApp, type SecurityApp } from '../support/security-app.js'
 
 afterAll(closeAll)
 
