@@ -8,13 +8,14 @@
  * Screenshots of the page signed out and signed in go to the OS temp directory.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { describeWithChromium, launchChromium } from '../support/chromium.js'
+import type { BrowserContext, Page } from 'playwright-core'
+import { ensureClientBuilt, useChromium } from '../support/browser-rig.js'
+import { describeWithChromium } from '../support/chromium.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -25,7 +26,7 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
   let output = ''
   let dir: string
   let smtp: TestSmtpServer
-  let browser: Browser
+  const chromium = useChromium()
   let context: BrowserContext
   let first: Page
   let second: Page
@@ -35,9 +36,9 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
   const status = (page: Page) => page.locator('#status')
 
   beforeAll(async () => {
-    if (!existsSync(join(root, 'dist/client/index.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+    ensureClientBuilt()
     dir = mkdtempSync(join(tmpdir(), 'portcullis-spa-'))
-    ;[smtp, browser] = await Promise.all([startSmtpServer(), launchChromium()])
+    smtp = await startSmtpServer()
     server = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/spa/server.ts'], {
       cwd: root,
       env: {
@@ -65,12 +66,11 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
       server.stderr!.on('data', collect)
       server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
     })
-    context = await browser.newContext({ viewport: { width: 800, height: 700 } })
+    context = await chromium.newContext({ viewport: { width: 800, height: 700 } })
     ;[first, second] = await Promise.all([context.newPage(), context.newPage()])
   }, 30000)
 
   afterAll(async () => {
-    await browser?.close()
     server?.kill()
     await smtp?.close()
     if (dir) rmSync(dir, { recursive: true, force: true })
