@@ -4,10 +4,10 @@
  * refresh requests it receives; an app whose `/token` route answers `getAccessToken('corp')`.
  * `useRefreshRig()` starts the app's listener and the IdP once per suite and closes both after it.
  */
-import express from 'express'
 import { afterAll, beforeAll, beforeEach } from '@jest/globals'
-import Portcullis, { RefreshAccessTokenError, type PortcullisConfig, type PortcullisResult } from 'portcullis'
+import { RefreshAccessTokenError, type PortcullisConfig, type PortcullisResult } from 'portcullis'
 import OIDC from 'portcullis/providers/oidc'
+import { authApp } from './app-rig.js'
 import { startIdp, type TestIdp } from './idp.js'
 import type { Browser } from './browser.js'
 import { closeListeners, listen, SECRET, signInWith, silentLogger, type Listener } from './oauth-app.js'
@@ -100,10 +100,7 @@ export function corpProvider(idp: TestIdp, overrides: Partial<Parameters<typeof 
  * error's code and the request's session as the handler then sees it.
  */
 export function mountTokenApp(listener: Listener, config: Partial<PortcullisConfig>): PortcullisResult {
-  const portcullis = Portcullis({ secret: SECRET, logger: silentLogger, providers: [], ...config })
-  const app = express()
-  app.use('/api/auth', portcullis.handlers)
-  app.get('/me', async (req, res) => void res.json(await portcullis.auth(req, res)))
+  const { app, ...portcullis } = authApp({ secret: SECRET, logger: silentLogger, providers: [], ...config })
   app.get(
     '/token',
     portcullis.auth(async (req, res) => {
