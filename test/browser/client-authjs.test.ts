@@ -6,58 +6,42 @@
  *
  * Without /usr/bin/chromium the suite skips with a line saying so; with `CI` set it fails instead.
  */
-import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
-import { once } from 'node:events'
-import { existsSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
+import { beforeAll, expect, it } from '@jest/globals'
 import express from 'express'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { frontendListener } from '../../examples/authjs-interop/frontend.js'
-import { describeWithChromium, launchChromium } from '../support/chromium.js'
+import { ensureClientBuilt, useBrowserRig } from '../support/browser-rig.js'
+import { describeWithChromium } from '../support/chromium.js'
 import { CLIENT_DIR, CLIENT_TEST_PAGE, nthSession, openTestPage, sessionCount, type TestWindow } from '../support/client-page.js'
 
 describeWithChromium('portcullis/client in Chromium against Auth.js (@auth/core)', () => {
-  let server: Server
-  let origin: string
-  let browser: Browser
+  const rig = useBrowserRig()
   let first: Page
   let second: Page
   /** What Auth.js logged as errors (the wrong password), instead of the console. */
   const authjsErrors: string[] = []
 
   beforeAll(async () => {
-    if (!existsSync(join(CLIENT_DIR, 'index.js'))) execFileSync('npm', ['run', 'build'], { stdio: 'ignore' })
+    ensureClientBuilt()
     const app = express()
     app.use('/portcullis/client', express.static(CLIENT_DIR))
     app.get('/client-test', (_req, res) => void res.type('html').send(CLIENT_TEST_PAGE))
     const authjs = frontendListener('test-secret-for-the-authjs-client-test-0123456789', { error: (error) => void authjsErrors.push(error.name) })
     app.use((req, res) => void authjs(req, res))
-    server = createServer(app).listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    origin = `http://localhost:${(server.address() as AddressInfo).port}`
-    browser = await launchChromium()
-    const context = await browser.newContext()
+    rig.serve(app)
+    const context = await rig.newContext()
     ;[first, second] = await Promise.all([context.newPage(), context.newPage()])
   })
 
-  afterAll(async () => {
-    await browser?.close()
-    server?.close()
-    server?.closeAllConnections()
-  })
-
   it('reads the providers and no session', async () => {
-    await openTestPage(first, `${origin}/client-test`)
+    await openTestPage(first, `${rig.origin}/client-test`)
     const providers = await first.evaluate(() => (window as unknown as TestWindow).client.getProviders())
-    expect(providers.credentials).toMatchObject({ id: 'credentials', type: 'credentials', signinUrl: `${origin}/api/auth/signin/credentials` })
+    expect(providers.credentials).toMatchObject({ id: 'credentials', type: 'credentials', signinUrl: `${rig.origin}/api/auth/signin/credentials` })
     expect(await nthSession(first, 1)).toBeNull()
   })
 
   it("reports Auth.js's failed credentials sign-in with its codes, signs in, updates and signs out, both tabs following", async () => {
-    await openTestPage(second, `${origin}/client-test`)
+    await openTestPage(second, `${rig.origin}/client-test`)
     const wrong = await first.evaluate(() =>
       (window as unknown as TestWindow).client.signIn('credentials', { username: 'ada', password: 'wrong', redirect: false }),
     )
@@ -68,7 +52,7 @@ describeWithChromium('portcullis/client in Chromium against Auth.js (@auth/core)
     const right = await first.evaluate(() =>
       (window as unknown as TestWindow).client.signIn('credentials', { username: 'ada', password: 'lovelace', callbackUrl: '/after?error=none', redirect: false }),
     )
-    expect(right).toEqual({ ok: true, status: 200, url: `${origin}/after?error=none` })
+    expect(right).toEqual({ ok: true, status: 200, url: `${rig.origin}/after?error=none` })
     expect((await nthSession(first, 2))?.user).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com' })
     expect((await nthSession(second, 2))?.user).toEqual({ name: 'Ada Lovelace', email: 'ada@example.com' })
 

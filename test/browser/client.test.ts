@@ -10,76 +10,58 @@
  * temp directory.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { execFileSync } from 'node:child_process'
-import { once } from 'node:events'
-import { existsSync } from 'node:fs'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import express from 'express'
-import type { Knex } from 'knex'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Page } from 'playwright-core'
 import type * as Client from 'portcullis/client'
-import { createApp } from '../../examples/express/app.js'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
-import { describeWithChromium, launchChromium } from '../support/chromium.js'
+import { ensureClientBuilt, serveExpressExample, useBrowserRig } from '../support/browser-rig.js'
+import { describeWithChromium } from '../support/chromium.js'
 import { CLIENT_DIR, CLIENT_TEST_PAGE, nthSession, openTestPage as openPage, sessionCount, type TestWindow } from '../support/client-page.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
 const TITLE = 'portcullis/client in Chromium against examples/express'
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const SCREENSHOT = join(tmpdir(), 'portcullis-client-oidc.png')
 
 describeWithChromium(TITLE, browserSuite)
 
 function browserSuite() {
-  let server: Server
-  let appOrigin: string
+  const rig = useBrowserRig()
   let idp: DevIdp
   let smtp: TestSmtpServer
-  let db: Knex
-  let browser: Browser
   let context: BrowserContext
   let first: Page
   let second: Page
 
-  const openTestPage = (page: Page, path = '/client-test') => openPage(page, `${appOrigin}${path}`)
+  const openTestPage = (page: Page, path = '/client-test') => openPage(page, `${rig.origin}${path}`)
 
   beforeAll(async () => {
-    process.env.AUTH_SECRET ??= 'test-secret-for-the-express-example-0123456789'
     // The origin comes from Host, as in development; said once here instead of warned in the log.
     process.env.AUTH_TRUST_HOST ??= 'true'
     // The browser loads the built module; `npm test` builds first, this keeps `npx jest` on its own honest.
-    if (!existsSync(join(root, 'dist/client/index.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
-    server = createServer()
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    appOrigin = `http://localhost:${(server.address() as AddressInfo).port}`
-    ;[idp, smtp, browser] = await Promise.all([
-      startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${appOrigin}/api/auth/callback/dev-idp` }),
-      startSmtpServer(),
-      launchChromium(),
-    ])
-    const created = await createApp({ databaseFile: ':memory:', devIdp: idp, emailServer: smtp.url })
-    db = created.db
-    const app = express()
-    app.use('/portcullis/client', express.static(CLIENT_DIR))
-    app.get('/client-test', (_req, res) => void res.type('html').send(CLIENT_TEST_PAGE))
-    app.use(created.app)
-    server.on('request', app)
-    context = await browser.newContext({ viewport: { width: 800, height: 600 } })
+    ensureClientBuilt()
+    ;[idp, smtp] = await Promise.all([startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${rig.origin}/api/auth/callback/dev-idp` }), startSmtpServer()])
+  })
+  serveExpressExample(
+    rig,
+    () => ({ devIdp: idp, emailServer: smtp.url }),
+    (example) => {
+      const app = express()
+      app.use('/portcullis/client', express.static(CLIENT_DIR))
+      app.get('/client-test', (_req, res) => void res.type('html').send(CLIENT_TEST_PAGE))
+      return app.use(example)
+    },
+  )
+  beforeAll(async () => {
+    context = await rig.newContext({ viewport: { width: 800, height: 600 } })
     first = await context.newPage()
     second = await context.newPage()
   })
 
   afterAll(async () => {
-    await browser?.close()
-    server?.close()
-    server?.closeAllConnections()
-    await Promise.all([idp?.close(), smtp?.close(), db?.destroy()])
+    await Promise.all([idp?.close(), smtp?.close()])
   })
 
   it('reads the providers, a CSRF token and no session; a wrong basePath is a typed error', async () => {
@@ -89,7 +71,7 @@ function browserSuite() {
       return { providers: await client.getProviders(), csrfToken: await client.getCsrfToken(), session: await client.getSession() }
     })
     expect(Object.keys(read.providers).sort()).toEqual(['credentials', 'dev-idp', 'nodemailer'])
-    expect(read.providers['dev-idp']).toMatchObject({ type: 'oidc', signinUrl: `${appOrigin}/api/auth/signin/dev-idp` })
+    expect(read.providers['dev-idp']).toMatchObject({ type: 'oidc', signinUrl: `${rig.origin}/api/auth/signin/dev-idp` })
     expect(read.csrfToken).toMatch(/^[0-9a-f]{32,}$/i)
     expect(read.session).toBeNull()
     expect(await nthSession(first, 1)).toBeNull()
@@ -120,11 +102,11 @@ function browserSuite() {
     const right = await first.evaluate(() =>
       (window as unknown as TestWindow).client.signIn('credentials', { username: 'ada', password: 'lovelace', callbackUrl: '/dashboard', redirect: false }),
     )
-    expect(right).toEqual({ ok: true, status: 200, url: `${appOrigin}/dashboard` })
+    expect(right).toEqual({ ok: true, status: 200, url: `${rig.origin}/dashboard` })
     // This tab's listener, told by signIn, and the other tab's, told over the BroadcastChannel.
     expect((await nthSession(first, 2))?.user).toMatchObject({ name: 'Ada Lovelace', email: 'ada@example.com' })
     expect((await nthSession(second, before + 1))?.user).toMatchObject({ email: 'ada@example.com' })
-    const cookies = await context.cookies(appOrigin)
+    const cookies = await context.cookies(rig.origin)
     expect(cookies.find((cookie) => cookie.name === 'authjs.session-token')).toMatchObject({ httpOnly: true, sameSite: 'Lax' })
 
     // POST /session with the CSRF token: the example has no session callback, so the session stands.
@@ -135,7 +117,7 @@ function browserSuite() {
   it('signs out from the second tab by fetch; the first tab sees it', async () => {
     const before = await sessionCount(first)
     const result = await second.evaluate(() => (window as unknown as TestWindow).client.signOut({ redirect: false }))
-    expect(result).toEqual({ ok: true, status: 200, url: `${appOrigin}/client-test` })
+    expect(result).toEqual({ ok: true, status: 200, url: `${rig.origin}/client-test` })
     expect(await nthSession(first, before + 1)).toBeNull()
     expect(await second.evaluate(() => (window as unknown as TestWindow).client.getSession())).toBeNull()
   })
@@ -152,7 +134,7 @@ function browserSuite() {
 
     // The link, followed in the first tab: a navigation this module does not see.
     await first.goto(linkOf(mail))
-    await first.waitForURL(`${appOrigin}/client-test?via=email`)
+    await first.waitForURL(`${rig.origin}/client-test?via=email`)
     expect((await nthSession(first, 1))?.user).toMatchObject({ email: 'lin@example.test' })
 
     const before = await sessionCount(second)
@@ -184,7 +166,7 @@ function browserSuite() {
     await first.getByRole('button', { name: 'Sign-in' }).click()
     await first.waitForURL((url) => url.origin === idp.issuer && url.pathname.startsWith('/interaction/'))
     await first.getByRole('button', { name: 'Continue' }).click()
-    await first.waitForURL(`${appOrigin}/client-test?via=oidc`)
+    await first.waitForURL(`${rig.origin}/client-test?via=oidc`)
     expect((await nthSession(first, 1))?.user).toMatchObject({ name: 'Grace', email: 'grace@example.test' })
     await first.screenshot({ path: SCREENSHOT })
 
@@ -193,7 +175,7 @@ function browserSuite() {
 
     // The default: the page goes to callbackUrl once the server has ended the session.
     await Promise.all([
-      first.waitForURL(`${appOrigin}/`),
+      first.waitForURL(`${rig.origin}/`),
       first.evaluate(() => void (window as unknown as TestWindow).client.signOut({ callbackUrl: '/' })),
     ])
     await expect(first.locator('body').innerText()).resolves.toContain('You are not signed in.')

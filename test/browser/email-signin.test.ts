@@ -8,17 +8,12 @@
  * the OS temp directory, to look at.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Knex } from 'knex'
-import type { Browser, Page } from 'playwright-core'
-import { createApp } from '../../examples/express/app.js'
-import { describeWithChromium, launchChromium } from '../support/chromium.js'
+import type { Page } from 'playwright-core'
+import { serveExpressExample, useBrowserRig } from '../support/browser-rig.js'
+import { describeWithChromium } from '../support/chromium.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
-import { recordingLogger } from '../support/logger.js'
 
 const TITLE = 'examples/express in Chromium: sign in with an e-mail link'
 
@@ -31,44 +26,22 @@ const SCREENSHOTS = {
 describeWithChromium(TITLE, browserSuite)
 
 function browserSuite() {
-  let server: Server
-  let appOrigin: string
+  const rig = useBrowserRig()
   let smtp: TestSmtpServer
-  let db: Knex
-  let browser: Browser
-
   beforeAll(async () => {
-    process.env.AUTH_SECRET ??= 'test-secret-for-the-express-example-0123456789'
-    server = createServer()
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    appOrigin = `http://localhost:${(server.address() as AddressInfo).port}`
-    const [started] = await Promise.all([
-      startSmtpServer(),
-      (async () => {
-        browser = await launchChromium()
-      })(),
-    ])
-    smtp = started
-    const created = await createApp({ databaseFile: ':memory:', emailServer: smtp.url, logger: recordingLogger() })
-    db = created.db
-    server.on('request', created.app)
+    smtp = await startSmtpServer()
   })
-
   afterAll(async () => {
-    await browser?.close()
-    server?.close()
-    server?.closeAllConnections()
     await smtp?.close()
-    await db?.destroy()
   })
+  serveExpressExample(rig, () => ({ emailServer: smtp.url }))
 
   it('asks for a link on the built-in sign-in page, shows "check your e-mail", and the mailed link signs in', async () => {
-    const page: Page = await browser.newPage({ viewport: { width: 900, height: 800 } })
+    const page: Page = await rig.browser.newPage({ viewport: { width: 900, height: 800 } })
 
     // A protected page sends a signed-out visitor to the built-in sign-in page, e-mail form included.
-    await page.goto(`${appOrigin}/dashboard`)
-    expect(page.url()).toBe(`${appOrigin}/api/auth/signin?callbackUrl=%2Fdashboard`)
+    await page.goto(`${rig.origin}/dashboard`)
+    expect(page.url()).toBe(`${rig.origin}/api/auth/signin?callbackUrl=%2Fdashboard`)
     const emailInput = page.getByLabel('E-mail')
     await expect(emailInput.isVisible()).resolves.toBe(true)
     await emailInput.fill('katherine@example.org')
@@ -76,22 +49,22 @@ function browserSuite() {
 
     // The browser's own form validation runs first (type="email", required).
     await page.getByRole('button', { name: 'Sign in with Email' }).click()
-    await page.waitForURL(`${appOrigin}/api/auth/verify-request?provider=nodemailer&type=email`)
+    await page.waitForURL(`${rig.origin}/api/auth/verify-request?provider=nodemailer&type=email`)
     await expect(page.locator('h1').innerText()).resolves.toBe('Check your e-mail')
     await page.screenshot({ path: SCREENSHOTS.verifyRequest, fullPage: true })
 
     const mail = await smtp.nextMessage()
     expect(mail.to).toEqual(['katherine@example.org'])
     const link = linkOf(mail)
-    expect(link.startsWith(`${appOrigin}/api/auth/callback/nodemailer?`)).toBe(true)
+    expect(link.startsWith(`${rig.origin}/api/auth/callback/nodemailer?`)).toBe(true)
     // The HTML part's button is the same link.
     await page.setContent(mail.parsed.html as string)
     await expect(page.getByRole('link', { name: 'Sign in', exact: true }).getAttribute('href')).resolves.toBe(link)
 
     await page.goto(link)
-    await page.waitForURL(`${appOrigin}/dashboard`)
+    await page.waitForURL(`${rig.origin}/dashboard`)
     await expect(page.locator('body').innerText()).resolves.toContain('Welcome, katherine@example.org.')
-    const cookies = await page.context().cookies(appOrigin)
+    const cookies = await page.context().cookies(rig.origin)
     expect(cookies.find((cookie) => cookie.name === 'authjs.session-token')).toMatchObject({ httpOnly: true, sameSite: 'Lax' })
 
     // The link works once. Opened again (its browser binding spent with it), it asks first, and the

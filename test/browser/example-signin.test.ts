@@ -12,18 +12,13 @@
  * dashboard go to the OS temp directory, to look at.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Knex } from 'knex'
-import type { Browser, Page } from 'playwright-core'
-import { createApp } from '../../examples/express/app.js'
+import type { Page } from 'playwright-core'
 import type { DevIdp } from '../../examples/express/dev-idp.js'
-import { describeWithChromium, launchChromium } from '../support/chromium.js'
+import { serveExpressExample, useBrowserRig } from '../support/browser-rig.js'
+import { describeWithChromium } from '../support/chromium.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
-import { recordingLogger } from '../support/logger.js'
 
 const TITLE = 'examples/express in Chromium: sign in with the dev IdP, sign out'
 
@@ -37,45 +32,23 @@ const SCREENSHOTS = {
 describeWithChromium(TITLE, browserSuite)
 
 function browserSuite() {
-  let server: Server
-  let appOrigin: string
+  // Listens first: the callback URL registered at the IdP needs the app's port.
+  const rig = useBrowserRig()
   let idp: DevIdp
-  let db: Knex
-  let browser: Browser
-
   beforeAll(async () => {
-    process.env.AUTH_SECRET ??= 'test-secret-for-the-express-example-0123456789'
-    // Listen first: the callback URL registered at the IdP needs the app's port.
-    server = createServer()
-    server.listen(0, '127.0.0.1')
-    await once(server, 'listening')
-    appOrigin = `http://localhost:${(server.address() as AddressInfo).port}`
-    const [started] = await Promise.all([
-      startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${appOrigin}/api/auth/callback/dev-idp` }),
-      (async () => {
-        browser = await launchChromium()
-      })(),
-    ])
-    idp = started
-    const created = await createApp({ databaseFile: ':memory:', devIdp: idp, logger: recordingLogger() })
-    db = created.db
-    server.on('request', created.app)
+    idp = await startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${rig.origin}/api/auth/callback/dev-idp` })
   })
-
   afterAll(async () => {
-    await browser?.close()
-    server?.close()
-    server?.closeAllConnections()
     await idp?.close()
-    await db?.destroy()
   })
+  serveExpressExample(rig, () => ({ devIdp: idp }))
 
   it('signs in from the built-in sign-in page through the IdP, shows the dashboard, and signs out', async () => {
-    const page: Page = await browser.newPage({ viewport: { width: 900, height: 700 } })
+    const page: Page = await rig.browser.newPage({ viewport: { width: 900, height: 700 } })
 
     // A protected page sends a signed-out visitor to the built-in sign-in page.
-    await page.goto(`${appOrigin}/dashboard`)
-    expect(page.url()).toBe(`${appOrigin}/api/auth/signin?callbackUrl=%2Fdashboard`)
+    await page.goto(`${rig.origin}/dashboard`)
+    expect(page.url()).toBe(`${rig.origin}/api/auth/signin?callbackUrl=%2Fdashboard`)
     const devIdpButton = page.getByRole('button', { name: 'Sign in with Local dev identity provider' })
     await expect(devIdpButton.isVisible()).resolves.toBe(true)
     await page.screenshot({ path: SCREENSHOTS.signIn, fullPage: true })
@@ -91,22 +64,22 @@ function browserSuite() {
     await page.getByRole('button', { name: 'Sign-in' }).click()
 
     // No consent page: the IdP sends the browser straight to the callback, and on to the dashboard.
-    await page.waitForURL(`${appOrigin}/dashboard`)
+    await page.waitForURL(`${rig.origin}/dashboard`)
     await expect(page.locator('body').innerText()).resolves.toContain('Welcome, Grace.')
     await expect(page.locator('body').innerText()).resolves.toContain('E-mail: grace@example.test')
     await page.screenshot({ path: SCREENSHOTS.dashboard, fullPage: true })
-    const cookies = await page.context().cookies(appOrigin)
+    const cookies = await page.context().cookies(rig.origin)
     expect(cookies.find((cookie) => cookie.name === 'authjs.session-token')).toMatchObject({ httpOnly: true, sameSite: 'Lax' })
 
     // The app's sign-out link, then the built-in sign-out page's button.
     await page.getByRole('link', { name: 'Sign out' }).click()
     await page.waitForURL((url) => url.pathname === '/api/auth/signout')
     await page.getByRole('button', { name: 'Sign out' }).click()
-    await page.waitForURL(`${appOrigin}/`)
+    await page.waitForURL(`${rig.origin}/`)
     await expect(page.locator('body').innerText()).resolves.toContain('You are not signed in.')
 
     // Protected again.
-    await page.goto(`${appOrigin}/dashboard`)
-    expect(page.url()).toBe(`${appOrigin}/api/auth/signin?callbackUrl=%2Fdashboard`)
+    await page.goto(`${rig.origin}/dashboard`)
+    expect(page.url()).toBe(`${rig.origin}/api/auth/signin?callbackUrl=%2Fdashboard`)
   }, 15000)
 }

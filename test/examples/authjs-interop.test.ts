@@ -7,9 +7,9 @@
  * host's cookies to every port (RFC 6265 §8.5), so the test hands the cookie over as a browser would.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Browser } from '../support/browser.js'
+import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const COOKIE = 'authjs.session-token'
@@ -18,32 +18,20 @@ const apiPort = frontendPort + 1
 const frontend = `http://localhost:${frontendPort}`
 const api = `http://localhost:${apiPort}`
 
-let server: ChildProcess
-let output = ''
+let server: ExampleProcess
 
 beforeAll(async () => {
-  server = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/authjs-interop/server.ts'], {
+  server = await startExampleProcess(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/authjs-interop/server.ts'], {
     cwd: root,
     env: { ...process.env, NODE_OPTIONS: '', FRONTEND_PORT: String(frontendPort), API_PORT: String(apiPort), AUTH_SECRET: 'test-secret-for-the-interop-example-0123456789' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the example did not start:\n${output}`)), 20000)
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (output.includes('API (Portcullis) running at')) {
-        clearTimeout(timer)
-        resolve()
-      }
-    }
-    server.stdout!.on('data', collect)
-    server.stderr!.on('data', collect)
-    server.on('exit', (code) => reject(new Error(`the example exited with ${code}:\n${output}`)))
+    ready: 'API (Portcullis) running at',
+    timeoutMs: 20000,
+    name: 'the example',
   })
 }, 30000)
 
 afterAll(() => {
-  server?.kill()
+  server?.child.kill()
 })
 
 /** Signs in with the demo credentials at `origin`'s `/api/auth` (Auth.js's routes or Portcullis's: the same). */
@@ -64,8 +52,8 @@ function shareSessionCookie(browser: Browser, from: string, to: string): string 
 
 describe('examples/authjs-interop', () => {
   it('starts both servers with the command of its README', () => {
-    expect(output).toContain(`Front end (Auth.js) running at ${frontend}`)
-    expect(output).toContain(`API (Portcullis) running at ${api}`)
+    expect(server.output).toContain(`Front end (Auth.js) running at ${frontend}`)
+    expect(server.output).toContain(`API (Portcullis) running at ${api}`)
   })
 
   it('reads on the API (Portcullis) the session that the front end (Auth.js) set', async () => {

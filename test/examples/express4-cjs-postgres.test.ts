@@ -8,7 +8,7 @@
  * PostgreSQL down: the suite skips with a line saying so, unless CI is set (test/support/databases.ts).
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, type ChildProcess } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url'
 import type { Knex } from 'knex'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
+import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const example = join(root, 'examples/express4-cjs-postgres')
@@ -42,7 +43,7 @@ await describeWithDatabase('postgres', 'examples/express4-cjs-postgres (npm star
   let database: TestDatabase
   let dir: string
   let server: ChildProcess
-  let output = ''
+  let started: ExampleProcess
   const port = 30000 + Math.floor(Math.random() * 20000)
   const origin = `http://localhost:${port}`
 
@@ -51,25 +52,15 @@ await describeWithDatabase('postgres', 'examples/express4-cjs-postgres (npm star
     database = await pg.createDatabase()
     dir = copyExample()
     // Its own process group, so that npm, its shell and node all stop together at the end.
-    server = spawn('npm', ['start'], {
+    started = await startExampleProcess('npm', ['start'], {
       cwd: dir,
       detached: true,
       env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: postgresUrl(database.config), PORT: String(port), AUTH_SECRET: 'test-secret-for-the-express4-example-0123456789', AUTH_TRUST_HOST: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      ready: 'running at',
+      timeoutMs: 30000,
+      name: 'npm start',
     })
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`npm start did not start the server:\n${output}`)), 30000)
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString()
-        if (output.includes('running at')) {
-          clearTimeout(timer)
-          resolve()
-        }
-      }
-      server.stdout!.on('data', collect)
-      server.stderr!.on('data', collect)
-      server.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${output}`)))
-    })
+    server = started.child
   }, 60000)
 
   afterAll(async () => {
@@ -84,7 +75,7 @@ await describeWithDatabase('postgres', 'examples/express4-cjs-postgres (npm star
 
   it('runs on Express 4, from CommonJS, after the Knex CLI created the tables', async () => {
     expect(execFileSync(process.execPath, ['-p', "require('express/package.json').version"], { cwd: dir, encoding: 'utf8' })).toMatch(/^4\./)
-    expect(output).toMatch(/Batch 1 run: 2 migrations/)
+    expect(started.output).toMatch(/Batch 1 run: 2 migrations/)
     const migrations = await database.knex('knex_migrations').orderBy('id').pluck('name')
     expect(migrations).toEqual(['20261120000000_portcullis_init.js', '20261123000000_portcullis_email_lower.js'])
     const home = await fetch(`${origin}/`)

@@ -8,24 +8,24 @@
  * Screenshots of the page signed out and signed in go to the OS temp directory.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { describeWithChromium, launchChromium } from '../support/chromium.js'
+import type { BrowserContext, Page } from 'playwright-core'
+import { ensureClientBuilt, useChromium } from '../support/browser-rig.js'
+import { describeWithChromium } from '../support/chromium.js'
+import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const SCREENSHOTS = { signedOut: join(tmpdir(), 'portcullis-spa-signed-out.png'), signedIn: join(tmpdir(), 'portcullis-spa-signed-in.png') }
 
 describeWithChromium('examples/spa: the page and portcullis/client in Chromium', () => {
-  let server: ChildProcess
-  let output = ''
+  let server: ExampleProcess
   let dir: string
   let smtp: TestSmtpServer
-  let browser: Browser
+  const chromium = useChromium()
   let context: BrowserContext
   let first: Page
   let second: Page
@@ -35,10 +35,10 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
   const status = (page: Page) => page.locator('#status')
 
   beforeAll(async () => {
-    if (!existsSync(join(root, 'dist/client/index.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+    ensureClientBuilt()
     dir = mkdtempSync(join(tmpdir(), 'portcullis-spa-'))
-    ;[smtp, browser] = await Promise.all([startSmtpServer(), launchChromium()])
-    server = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/spa/server.ts'], {
+    smtp = await startSmtpServer()
+    server = await startExampleProcess(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/spa/server.ts'], {
       cwd: root,
       env: {
         ...process.env,
@@ -50,34 +50,22 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
         AUTH_TRUST_HOST: 'true',
         AUTH_EMAIL_SERVER: smtp.url,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      ready: 'running at',
+      timeoutMs: 15000,
+      name: 'the server',
     })
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 15000)
-      const collect = (chunk: Buffer) => {
-        output += chunk.toString()
-        if (output.includes('running at')) {
-          clearTimeout(timer)
-          resolve()
-        }
-      }
-      server.stdout!.on('data', collect)
-      server.stderr!.on('data', collect)
-      server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
-    })
-    context = await browser.newContext({ viewport: { width: 800, height: 700 } })
+    context = await chromium.newContext({ viewport: { width: 800, height: 700 } })
     ;[first, second] = await Promise.all([context.newPage(), context.newPage()])
   }, 30000)
 
   afterAll(async () => {
-    await browser?.close()
-    server?.kill()
+    server?.child.kill()
     await smtp?.close()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
   it('starts with the command of its README and shows the sign-in forms to a signed-out visitor', async () => {
-    expect(output).toContain(`Portcullis SPA example running at ${origin}`)
+    expect(server.output).toContain(`Portcullis SPA example running at ${origin}`)
     await first.goto(origin)
     await first.waitForFunction(() => document.getElementById('status')?.textContent === 'You are not signed in.')
     await first.getByRole('button', { name: 'Sign in with Local dev identity provider' }).waitFor()

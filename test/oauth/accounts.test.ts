@@ -4,7 +4,7 @@
  * callback's signUp trigger, pages.newUser, and a race-free first sign-in under 20 concurrent
  * callbacks on SQLite and PostgreSQL.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
 import type { EventsOptions, JWTCallbackParams, PortcullisConfig } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
@@ -12,23 +12,13 @@ import Credentials from 'portcullis/providers/credentials'
 import OIDC from 'portcullis/providers/oidc'
 import { Browser, type Navigation } from '../support/browser.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
-import { startIdp, type TestIdp } from '../support/idp.js'
-import { closeListeners, finishSignIn, listen, mountApp, redirectOf, sessionOf, signInWith, startSignIn, type Listener } from '../support/oauth-app.js'
+import { finishSignIn, mountApp, redirectOf, sessionOf, signInWith, startSignIn } from '../support/oauth-app.js'
+import { useOAuthRig } from '../support/oauth-rig.js'
 
-let idp: TestIdp
-let app: Listener
-
-beforeAll(async () => {
-  app = await listen()
-  idp = await startIdp({ clients: [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [app.callbackUrl('corp')] }] })
-})
-afterAll(async () => {
-  await closeListeners()
-  await idp?.close()
-})
+const rig = useOAuthRig((app) => [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [app.callbackUrl('corp')] }])
 
 const corp = (overrides: Partial<Parameters<typeof OIDC>[0]> = {}) =>
-  OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true, ...overrides })
+  OIDC({ id: 'corp', name: 'Corp', issuer: rig.idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true, ...overrides })
 
 type EventName = keyof EventsOptions
 
@@ -61,7 +51,7 @@ async function rows(knex: Knex) {
 async function concurrentFirstSignIns(login: string) {
   const browsers = Array.from({ length: 20 }, () => new Browser())
   const navigations: Navigation[] = []
-  for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, app.url, 'corp'), login))
+  for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, rig.app.url, 'corp'), login))
   const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
   return { browsers, responses }
 }
@@ -72,21 +62,21 @@ function accountSuites(kind: DatabaseKind, label: string) {
 
     it('survives 20 concurrent first sign-ins of the same new account: one user, one account, all signed in as that user', async () => {
       const { config, count } = recorder()
-      mountApp(app, { providers: [corp()], adapter: KnexAdapter(database.knex), ...config })
+      mountApp(rig.app, { providers: [corp()], adapter: KnexAdapter(database.knex), ...config })
       const { browsers, responses } = await concurrentFirstSignIns('race')
 
-      expect(responses.map((response) => redirectOf(response).url.href)).toEqual(Array(20).fill(`${app.url}/`))
+      expect(responses.map((response) => redirectOf(response).url.href)).toEqual(Array(20).fill(`${rig.app.url}/`))
       const { users, accounts } = await rows(database.knex)
       expect(users).toEqual([{ id: expect.any(String), name: 'Race Example', email: 'race@example.com' }])
       expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'race' }])
-      const sessions = await Promise.all(browsers.map((browser) => sessionOf(browser, app.url)))
+      const sessions = await Promise.all(browsers.map((browser) => sessionOf(browser, rig.app.url)))
       expect(sessions.map((session) => session?.user?.id)).toEqual(Array(20).fill(users[0]!.id))
       expect(await database.knex('Session').where({ userId: users[0]!.id }).count({ n: '*' })).toEqual([{ n: kind === 'postgres' ? '20' : 20 }])
       expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 20 })
     }, 30_000)
 
     it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
-      mountApp(app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(database.knex) })
+      mountApp(rig.app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(database.knex) })
       const { responses } = await concurrentFirstSignIns('noemail')
       expect(responses.map((response) => redirectOf(response).error)).toEqual(Array(20).fill(null))
       const { users, accounts } = await rows(database.knex)
@@ -104,12 +94,12 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
 
   it('a new user: createUser and linkAccount once, signIn with isNewUser, jwt trigger signUp, then pages.newUser', async () => {
     const { config, count, events, jwtCalls } = recorder()
-    mountApp(app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
+    mountApp(rig.app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
     const browser = new Browser()
-    const callback = await signInWith(browser, app.url, 'corp', 'nina', { callbackUrl: '/dashboard' })
+    const callback = await signInWith(browser, rig.app.url, 'corp', 'nina', { callbackUrl: '/dashboard' })
     const redirect = redirectOf(callback).url
     expect(redirect.pathname).toBe('/welcome')
-    expect(redirect.searchParams.get('callbackUrl')).toBe(`${app.url}/dashboard`)
+    expect(redirect.searchParams.get('callbackUrl')).toBe(`${rig.app.url}/dashboard`)
 
     const [user] = (await rows(database.knex)).users
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn'), updateUser: count('updateUser') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 1, updateUser: 0 })
@@ -117,16 +107,16 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect(events.find((event) => event.name === 'linkAccount')!.message).toMatchObject({ user: { id: user!.id }, account: { provider: 'corp', providerAccountId: 'nina', userId: user!.id } })
     expect(jwtCalls).toHaveLength(1)
     expect(jwtCalls[0]).toMatchObject({ trigger: 'signUp', isNewUser: true, user: { id: user!.id }, account: { providerAccountId: 'nina' }, profile: { sub: 'nina' } })
-    expect((await sessionOf(browser, app.url))?.user?.id).toBe(user!.id)
+    expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe(user!.id)
   })
 
   it('a returning user: the same user, no createUser or linkAccount, trigger signIn, no newUser page', async () => {
-    mountApp(app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' } })
-    await signInWith(new Browser(), app.url, 'corp', 'omar')
+    mountApp(rig.app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' } })
+    await signInWith(new Browser(), rig.app.url, 'corp', 'omar')
     const { config, count, jwtCalls } = recorder()
-    mountApp(app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
+    mountApp(rig.app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
     const browser = new Browser()
-    expect(redirectOf(await signInWith(browser, app.url, 'corp', 'omar')).url.pathname).toBe('/')
+    expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'omar')).url.pathname).toBe('/')
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 0, linkAccount: 0, signIn: 1 })
     expect(jwtCalls[0]).toMatchObject({ trigger: 'signIn', isNewUser: false })
     expect((await rows(database.knex)).users).toHaveLength(1)
@@ -137,11 +127,11 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     await adapter.createUser({ name: 'Existing Paula', email: 'paula@example.com', emailVerified: null })
     const { config, count } = recorder()
     const shouting = corp({ profile: (profile) => ({ id: String(profile.sub), email: String(profile.email).toUpperCase(), emailVerified: profile.email_verified === true }) })
-    mountApp(app, { providers: [shouting], adapter, ...config })
+    mountApp(rig.app, { providers: [shouting], adapter, ...config })
     const browser = new Browser()
-    const callback = await signInWith(browser, app.url, 'corp', 'paula')
+    const callback = await signInWith(browser, rig.app.url, 'corp', 'paula')
     expect(redirectOf(callback)).toMatchObject({ error: 'OAuthAccountNotLinked' })
-    expect(await sessionOf(browser, app.url)).toBeNull()
+    expect(await sessionOf(browser, rig.app.url)).toBeNull()
     expect((await rows(database.knex)).accounts).toEqual([])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 0, linkAccount: 0, signIn: 0 })
   })
@@ -150,10 +140,10 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const adapter = KnexAdapter(database.knex)
     const existing = await adapter.createUser({ name: 'Existing Quinn', email: 'quinn@example.com', emailVerified: null })
     const { config, count } = recorder()
-    mountApp(app, { providers: [corp({ allowDangerousEmailAccountLinking: true })], adapter, ...config })
+    mountApp(rig.app, { providers: [corp({ allowDangerousEmailAccountLinking: true })], adapter, ...config })
     const browser = new Browser()
-    expect(redirectOf(await signInWith(browser, app.url, 'corp', 'quinn')).error).toBeNull()
-    expect((await sessionOf(browser, app.url))?.user).toMatchObject({ id: existing.id, name: 'Existing Quinn' })
+    expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'quinn')).error).toBeNull()
+    expect((await sessionOf(browser, rig.app.url))?.user).toMatchObject({ id: existing.id, name: 'Existing Quinn' })
     expect((await rows(database.knex)).accounts).toEqual([{ userId: existing.id, provider: 'corp', providerAccountId: 'quinn' }])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
   })
@@ -163,31 +153,31 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const ruth = await adapter.createUser({ name: 'Ruth', email: 'ruth@elsewhere.example', emailVerified: null })
     const password = Credentials({ authorize: async ({ password: given }) => (given === 'pw' ? { id: ruth.id, name: ruth.name } : null) })
     const { config, count } = recorder()
-    mountApp(app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, ...config })
+    mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, ...config })
     const browser = new Browser()
-    const { csrfToken } = (await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
-    await browser.request(`${app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, password: 'pw' }) })
-    expect((await sessionOf(browser, app.url))?.user?.id).toBe(ruth.id)
+    const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, password: 'pw' }) })
+    expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe(ruth.id)
 
-    expect(redirectOf(await signInWith(browser, app.url, 'corp', 'sam')).error).toBeNull()
-    expect((await sessionOf(browser, app.url))?.user?.id).toBe(ruth.id)
+    expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'sam')).error).toBeNull()
+    expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe(ruth.id)
     expect((await rows(database.knex)).accounts).toEqual([{ userId: ruth.id, provider: 'corp', providerAccountId: 'sam' }])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
   })
 
   it('refuses an account linked to another user than the signed-in one', async () => {
     const adapter = KnexAdapter(database.knex)
-    mountApp(app, { providers: [corp()], adapter, session: { strategy: 'jwt' } })
-    await signInWith(new Browser(), app.url, 'corp', 'tara')
+    mountApp(rig.app, { providers: [corp()], adapter, session: { strategy: 'jwt' } })
+    await signInWith(new Browser(), rig.app.url, 'corp', 'tara')
     const uma = await adapter.createUser({ name: 'Uma', email: 'uma@example.com', emailVerified: null })
     const password = Credentials({ authorize: async () => ({ id: uma.id, name: uma.name }) })
-    mountApp(app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' } })
+    mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' } })
     const browser = new Browser()
-    const { csrfToken } = (await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
-    await browser.request(`${app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken }) })
+    const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken }) })
 
-    expect(redirectOf(await signInWith(browser, app.url, 'corp', 'tara')).error).toBe('OAuthAccountNotLinked')
-    expect((await sessionOf(browser, app.url))?.user?.id).toBe(uma.id)
+    expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'tara')).error).toBe('OAuthAccountNotLinked')
+    expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe(uma.id)
     const accounts = (await rows(database.knex)).accounts
     expect(accounts).toHaveLength(1)
     expect(accounts[0]!.userId).not.toBe(uma.id)
@@ -195,7 +185,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
 
   it('signIn callback: false → AccessDenied, a path → redirect there; no session and no rows either way', async () => {
     const seen: unknown[] = []
-    mountApp(app, {
+    mountApp(rig.app, {
       providers: [corp()],
       adapter: KnexAdapter(database.knex),
       callbacks: {
@@ -206,14 +196,14 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
       },
     })
     const vera = new Browser()
-    const denied = await signInWith(vera, app.url, 'corp', 'vera')
+    const denied = await signInWith(vera, rig.app.url, 'corp', 'vera')
     expect(redirectOf(denied).url.pathname).toBe('/api/auth/error')
     expect(redirectOf(denied).error).toBe('AccessDenied')
     expect(seen[0]).toMatchObject({ user: { id: 'vera', email: 'vera@example.com' }, account: { provider: 'corp', providerAccountId: 'vera' }, profile: { sub: 'vera' } })
     const walt = new Browser()
-    expect(redirectOf(await signInWith(walt, app.url, 'corp', 'walt')).url.href).toBe(`${app.url}/not-allowed`)
-    expect(await sessionOf(vera, app.url)).toBeNull()
-    expect(await sessionOf(walt, app.url)).toBeNull()
+    expect(redirectOf(await signInWith(walt, rig.app.url, 'corp', 'walt')).url.href).toBe(`${rig.app.url}/not-allowed`)
+    expect(await sessionOf(vera, rig.app.url)).toBeNull()
+    expect(await sessionOf(walt, rig.app.url)).toBeNull()
     expect(await rows(database.knex)).toEqual({ users: [], accounts: [] })
   })
 })

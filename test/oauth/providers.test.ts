@@ -11,31 +11,21 @@ import GitHub, { type GitHubUserConfig } from 'portcullis/providers/github'
 import Google, { type GoogleUserConfig } from 'portcullis/providers/google'
 import { Browser, type Navigation } from '../support/browser.js'
 import { startGitHubMock, type GitHubMock } from '../support/github-api.js'
-import { startIdp, type TestIdp } from '../support/idp.js'
-import { closeListeners, finishSignIn, listen, mountApp, redirectOf, sessionOf, signInWith, startSignIn, type Listener } from '../support/oauth-app.js'
+import { finishSignIn, mountApp, redirectOf, sessionOf, signInWith, startSignIn } from '../support/oauth-app.js'
+import { useOAuthRig } from '../support/oauth-rig.js'
 
 const CLIENT_ID = 'gh-client'
 const CLIENT_SECRET = 'gh-client-secret'
 const OCTOCAT_AVATAR = 'https://avatars.githubusercontent.com/u/1?v=4'
 
-let app: Listener
-let idp: TestIdp
-
-beforeAll(async () => {
-  app = await listen()
-  idp = await startIdp({ clients: [{ client_id: 'google-client', client_secret: 'google-secret', redirect_uris: [app.callbackUrl('google')] }] })
-})
-afterAll(async () => {
-  await closeListeners()
-  await idp?.close()
-})
+const rig = useOAuthRig((app) => [{ client_id: 'google-client', client_secret: 'google-secret', redirect_uris: [app.callbackUrl('google')] }])
 
 describe('GitHub', () => {
   let github: GitHubMock
 
   // A fresh GitHub per test, so its hit counters and recorded requests are this test's alone.
   beforeEach(async () => {
-    github = await startGitHubMock({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, callbackUrl: app.callbackUrl('github') })
+    github = await startGitHubMock({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, callbackUrl: rig.app.callbackUrl('github') })
   })
   afterEach(() => github?.close())
 
@@ -51,18 +41,18 @@ describe('GitHub', () => {
 
   /** CSRF, POST /signin/github, GitHub's authorize, the callback. */
   async function signInAtGitHub(browser = new Browser()) {
-    const authorizationUrl = await startSignIn(browser, app.url, 'github')
+    const authorizationUrl = await startSignIn(browser, rig.app.url, 'github')
     const navigation = await authorizeAtGitHub(browser, authorizationUrl)
     const callback = await finishSignIn(browser, navigation)
     return { browser, authorizationUrl: new URL(authorizationUrl), navigation, callback }
   }
 
   it('signs in with the primary verified address from /user/emails when the profile hides it', async () => {
-    mountApp(app, { providers: [gitHub()] })
+    mountApp(rig.app, { providers: [gitHub()] })
     const { browser, callback } = await signInAtGitHub()
     expect(callback.status).toBe(302)
-    expect(callback.headers.get('location')).toBe(`${app.url}/`)
-    expect((await sessionOf(browser, app.url))?.user).toEqual({ id: '1', name: 'The Octocat', email: 'octocat@github.com', image: OCTOCAT_AVATAR })
+    expect(callback.headers.get('location')).toBe(`${rig.app.url}/`)
+    expect((await sessionOf(browser, rig.app.url))?.user).toEqual({ id: '1', name: 'The Octocat', email: 'octocat@github.com', image: OCTOCAT_AVATAR })
     expect(github.hits['/api/v3/user']).toBe(1)
     expect(github.hits['/api/v3/user/emails']).toBe(1)
   })
@@ -72,10 +62,10 @@ describe('GitHub', () => {
       { email: 'work@example.com', primary: false, verified: true, visibility: 'private' },
       { email: 'octocat@github.com', primary: true, verified: true, visibility: 'private' },
     ]
-    mountApp(app, { providers: [gitHub()] })
+    mountApp(rig.app, { providers: [gitHub()] })
     const { browser, callback } = await signInAtGitHub()
     expect(callback.status).toBe(302)
-    expect((await sessionOf(browser, app.url))?.user?.email).toBe('octocat@github.com')
+    expect((await sessionOf(browser, rig.app.url))?.user?.email).toBe('octocat@github.com')
   })
 
   it('checks a public address against /user/emails and takes it when GitHub lists it as verified', async () => {
@@ -87,11 +77,11 @@ describe('GitHub', () => {
       ],
     }
     github.nextUser = 'hubot'
-    mountApp(app, { providers: [gitHub()] })
+    mountApp(rig.app, { providers: [gitHub()] })
     const { browser, callback } = await signInAtGitHub()
     expect(callback.status).toBe(302)
     // No name on the profile: the login stands in for it.
-    expect((await sessionOf(browser, app.url))?.user).toEqual({ id: '2', name: 'hubot', email: 'hubot@example.com', image: 'https://avatars.githubusercontent.com/u/2?v=4' })
+    expect((await sessionOf(browser, rig.app.url))?.user).toEqual({ id: '2', name: 'hubot', email: 'hubot@example.com', image: 'https://avatars.githubusercontent.com/u/2?v=4' })
     expect(github.hits['/api/v3/user']).toBe(1)
     expect(github.hits['/api/v3/user/emails']).toBe(1)
   })
@@ -106,30 +96,30 @@ describe('GitHub', () => {
     }
     github.nextUser = 'hubot'
     const provider = gitHub()
-    mountApp(app, { providers: [provider] })
+    mountApp(rig.app, { providers: [provider] })
     const { browser } = await signInAtGitHub()
-    expect((await sessionOf(browser, app.url))?.user?.email).toBe('hubot-private@example.com')
+    expect((await sessionOf(browser, rig.app.url))?.user?.email).toBe('hubot-private@example.com')
     // The mapping says so: the chosen address and GitHub's word on it.
     const profile = { id: 2, login: 'hubot', name: null, avatar_url: 'a', email: 'hubot-private@example.com', email_verified: true }
     expect(await provider.profile!(profile as never, {})).toMatchObject({ email: 'hubot-private@example.com', emailVerified: true })
   })
 
   it('asks for read:user user:email with PKCE (S256) and state, and authenticates with client_secret_post', async () => {
-    mountApp(app, { providers: [gitHub()] })
+    mountApp(rig.app, { providers: [gitHub()] })
     const { browser, authorizationUrl, callback } = await signInAtGitHub()
     expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${github.baseUrl}/login/oauth/authorize`)
     expect(Object.fromEntries(authorizationUrl.searchParams)).toEqual({
       client_id: CLIENT_ID,
       response_type: 'code',
       scope: 'read:user user:email',
-      redirect_uri: app.callbackUrl('github'),
+      redirect_uri: rig.app.callbackUrl('github'),
       code_challenge_method: 'S256',
       code_challenge: expect.stringMatching(/^[\w-]{43}$/),
       state: expect.any(String),
     })
     expect(callback.status).toBe(302)
     expect(redirectOf(callback).error).toBeNull()
-    expect((await sessionOf(browser, app.url))?.user?.id).toBe('1')
+    expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe('1')
 
     const tokenRequests = github.requests.filter((request) => request.url.startsWith('/login/oauth/access_token'))
     expect(tokenRequests).toHaveLength(1)
@@ -150,38 +140,38 @@ describe('GitHub', () => {
   })
 
   it("reports GitHub's token error (HTTP 200 with error=bad_verification_code) for a replayed code, with no session", async () => {
-    mountApp(app, { providers: [gitHub()] })
+    mountApp(rig.app, { providers: [gitHub()] })
     const browser = new Browser()
-    const navigation = await authorizeAtGitHub(browser, await startSignIn(browser, app.url, 'github'))
-    const saved = Object.fromEntries(['authjs.pkce.code_verifier', 'authjs.state'].map((name) => [name, browser.cookie(app.url, name)!]))
+    const navigation = await authorizeAtGitHub(browser, await startSignIn(browser, rig.app.url, 'github'))
+    const saved = Object.fromEntries(['authjs.pkce.code_verifier', 'authjs.state'].map((name) => [name, browser.cookie(rig.app.url, name)!]))
     expect(Object.values(saved).every(Boolean)).toBe(true)
     expect((await browser.navigate(navigation)).status).toBe(302)
 
     // The same callback again, with the same check cookies: the checks pass, GitHub refuses the used code.
     const attacker = new Browser()
-    for (const [name, value] of Object.entries(saved)) attacker.setCookie(app.url, name, value)
+    for (const [name, value] of Object.entries(saved)) attacker.setCookie(rig.app.url, name, value)
     const replay = await attacker.navigate(navigation)
     expect(replay.status).toBe(302)
     const redirect = redirectOf(replay)
-    expect(redirect.url.href).toBe(`${app.url}/api/auth/signin?error=OAuthCallbackError&code=bad_verification_code`)
+    expect(redirect.url.href).toBe(`${rig.app.url}/api/auth/signin?error=OAuthCallbackError&code=bad_verification_code`)
     expect(github.hits['/login/oauth/access_token']).toBe(2)
     expect(replay.headers.getSetCookie().some((cookie) => cookie.startsWith('authjs.session-token='))).toBe(false)
-    expect(await sessionOf(attacker, app.url)).toBeNull()
+    expect(await sessionOf(attacker, rig.app.url)).toBeNull()
   })
 
   it('reports the user denying access as error=OAuthCallbackError&code=access_denied, without a token request', async () => {
     github.denyNext = true
-    mountApp(app, { providers: [gitHub()] })
+    mountApp(rig.app, { providers: [gitHub()] })
     const { browser, navigation, callback } = await signInAtGitHub()
     expect(new URL(navigation.url).searchParams.get('error')).toBe('access_denied')
     expect(callback.status).toBe(302)
-    expect(redirectOf(callback).url.href).toBe(`${app.url}/api/auth/signin?error=OAuthCallbackError&code=access_denied`)
+    expect(redirectOf(callback).url.href).toBe(`${rig.app.url}/api/auth/signin?error=OAuthCallbackError&code=access_denied`)
     expect(github.hits['/login/oauth/access_token']).toBe(0)
-    expect(await sessionOf(browser, app.url)).toBeNull()
+    expect(await sessionOf(browser, rig.app.url)).toBeNull()
   })
 
   it('takes a narrower scope override, keeps the URL, and then neither asks /user/emails nor invents an address', async () => {
-    mountApp(app, { providers: [gitHub({ authorization: { params: { scope: 'read:user' } } })] })
+    mountApp(rig.app, { providers: [gitHub({ authorization: { params: { scope: 'read:user' } } })] })
     const { browser, authorizationUrl, callback } = await signInAtGitHub()
     expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${github.baseUrl}/login/oauth/authorize`)
     expect(authorizationUrl.searchParams.get('scope')).toBe('read:user')
@@ -191,12 +181,12 @@ describe('GitHub', () => {
     expect(callback.status).toBe(302)
     expect(redirectOf(callback).error).toBeNull()
     expect(github.hits['/api/v3/user/emails']).toBe(0)
-    expect((await sessionOf(browser, app.url))?.user).toEqual({ id: '1', name: 'The Octocat', email: null, image: OCTOCAT_AVATAR })
+    expect((await sessionOf(browser, rig.app.url))?.user).toEqual({ id: '1', name: 'The Octocat', email: null, image: OCTOCAT_AVATAR })
   })
 
   it('adds an authorization param from the override and keeps the default scope', async () => {
-    mountApp(app, { providers: [gitHub({ authorization: { params: { allow_signup: 'false' } } })] })
-    const url = new URL(await startSignIn(new Browser(), app.url, 'github'))
+    mountApp(rig.app, { providers: [gitHub({ authorization: { params: { allow_signup: 'false' } } })] })
+    const url = new URL(await startSignIn(new Browser(), rig.app.url, 'github'))
     expect(url.origin + url.pathname).toBe(`${github.baseUrl}/login/oauth/authorize`)
     expect(url.searchParams.get('allow_signup')).toBe('false')
     expect(url.searchParams.get('scope')).toBe('read:user user:email')
@@ -211,10 +201,10 @@ describe('GitHub', () => {
     afterAll(() => db?.destroy())
 
     it('stores the account as provider "github", providerAccountId "1", type "oauth"', async () => {
-      mountApp(app, { providers: [gitHub()], adapter: KnexAdapter(db) })
+      mountApp(rig.app, { providers: [gitHub()], adapter: KnexAdapter(db) })
       const { browser, callback } = await signInAtGitHub()
       expect(callback.status).toBe(302)
-      const session = await sessionOf(browser, app.url)
+      const session = await sessionOf(browser, rig.app.url)
       expect(session?.user).toMatchObject({ name: 'The Octocat', email: 'octocat@github.com', image: OCTOCAT_AVATAR })
       expect(await db('User').select('id', 'email')).toEqual([{ id: session!.user!.id, email: 'octocat@github.com' }])
       expect(await db('Account').select('userId', 'provider', 'providerAccountId', 'type', 'access_token')).toEqual([
@@ -226,26 +216,26 @@ describe('GitHub', () => {
 
 describe('Google (shape proven against a real OpenID Provider in place of accounts.google.com)', () => {
   const google = (overrides: GoogleUserConfig = {}) =>
-    Google({ issuer: idp.issuer, clientId: 'google-client', clientSecret: 'google-secret', dangerouslyAllowInsecureRequests: true, ...overrides })
+    Google({ issuer: rig.idp.issuer, clientId: 'google-client', clientSecret: 'google-secret', dangerouslyAllowInsecureRequests: true, ...overrides })
 
   it('signs in: the session user is the claims mapped (sub, name, email; no picture from this IdP)', async () => {
-    mountApp(app, { providers: [google()] })
+    mountApp(rig.app, { providers: [google()] })
     const browser = new Browser()
-    const callback = await signInWith(browser, app.url, 'google', 'alice')
+    const callback = await signInWith(browser, rig.app.url, 'google', 'alice')
     expect(callback.status).toBe(302)
-    expect(callback.headers.get('location')).toBe(`${app.url}/`)
-    expect((await sessionOf(browser, app.url))?.user).toEqual({ id: 'alice', name: 'Alice Example', email: 'alice@example.com', image: null })
+    expect(callback.headers.get('location')).toBe(`${rig.app.url}/`)
+    expect((await sessionOf(browser, rig.app.url))?.user).toEqual({ id: 'alice', name: 'Alice Example', email: 'alice@example.com', image: null })
   })
 
   it('asks for openid profile email, with a nonce and PKCE', async () => {
-    mountApp(app, { providers: [google()] })
-    const url = new URL(await startSignIn(new Browser(), app.url, 'google'))
-    expect(url.origin + url.pathname).toBe(idp.authorizationEndpoint)
+    mountApp(rig.app, { providers: [google()] })
+    const url = new URL(await startSignIn(new Browser(), rig.app.url, 'google'))
+    expect(url.origin + url.pathname).toBe(rig.idp.authorizationEndpoint)
     expect(Object.fromEntries(url.searchParams)).toEqual({
       client_id: 'google-client',
       response_type: 'code',
       scope: 'openid profile email',
-      redirect_uri: app.callbackUrl('google'),
+      redirect_uri: rig.app.callbackUrl('google'),
       nonce: expect.stringMatching(/^[\w-]{43}$/),
       code_challenge_method: 'S256',
       code_challenge: expect.stringMatching(/^[\w-]{43}$/),
@@ -253,9 +243,9 @@ describe('Google (shape proven against a real OpenID Provider in place of accoun
   })
 
   it('adds access_type=offline and prompt=consent from the override and keeps the scope', async () => {
-    mountApp(app, { providers: [google({ authorization: { params: { access_type: 'offline', prompt: 'consent' } } })] })
-    const url = new URL(await startSignIn(new Browser(), app.url, 'google'))
-    expect(url.origin + url.pathname).toBe(idp.authorizationEndpoint)
+    mountApp(rig.app, { providers: [google({ authorization: { params: { access_type: 'offline', prompt: 'consent' } } })] })
+    const url = new URL(await startSignIn(new Browser(), rig.app.url, 'google'))
+    expect(url.origin + url.pathname).toBe(rig.idp.authorizationEndpoint)
     expect(url.searchParams.get('scope')).toBe('openid profile email')
     expect(url.searchParams.get('access_type')).toBe('offline')
     expect(url.searchParams.get('prompt')).toBe('consent')
@@ -268,13 +258,13 @@ describe('Google (shape proven against a real OpenID Provider in place of accoun
     process.env.AUTH_GOOGLE_ID = 'google-env-id'
     process.env.AUTH_GOOGLE_SECRET = 'google-env-secret'
     try {
-      mountApp(app, { providers: [Google] })
+      mountApp(rig.app, { providers: [Google] })
     } finally {
       restoreEnv('AUTH_GOOGLE_ID', saved.id)
       restoreEnv('AUTH_GOOGLE_SECRET', saved.secret)
     }
     // Rendering the page needs no discovery (no request to accounts.google.com).
-    const page = await new Browser().request(`${app.url}/api/auth/signin`)
+    const page = await new Browser().request(`${rig.app.url}/api/auth/signin`)
     expect(page.status).toBe(200)
     const html = await page.text()
     expect(html).toContain('<button type="submit">Sign in with Google</button>')

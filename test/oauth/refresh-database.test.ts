@@ -13,23 +13,10 @@ import Portcullis, { RefreshAccessTokenError, type Adapter, type AdapterAccount,
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, type DatabaseKind, type TestDatabase } from '../support/databases.js'
-import { closeListeners, listen, SECRET, signInWith, silentLogger, type Listener } from '../support/oauth-app.js'
-import { corpProvider, mountTokenApp, startRefreshIdp, type RefreshIdp } from './refresh-support.js'
+import { SECRET, silentLogger } from '../support/oauth-app.js'
+import { corpProvider, mountTokenApp, SESSION_COOKIE as COOKIE, SHORT_TTL, useRefreshRig } from '../support/refresh-rig.js'
 
-const COOKIE = 'authjs.session-token'
-const SHORT_TTL = 30
-
-let app: Listener
-let rig: RefreshIdp
-
-beforeAll(async () => {
-  app = await listen()
-  rig = await startRefreshIdp([app])
-})
-afterAll(async () => {
-  await closeListeners()
-  await rig?.idp.close()
-})
+const rig = useRefreshRig()
 
 /** A request carrying `cookie`, for `getAccessToken({ req }, …)` (database sessions need no response). */
 function requestWith(cookie: string): IncomingMessage {
@@ -67,21 +54,14 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       await db?.destroy()
     })
     beforeEach(() => {
-      rig.beforeTokenRequest(undefined)
-      rig.afterRefresh(undefined)
-      first = mountTokenApp(app, { providers: [corpProvider(rig.idp)], adapter: KnexAdapter(db.knex) })
+      first = mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)], adapter: KnexAdapter(db.knex) })
       second = Portcullis({ secret: SECRET, logger: silentLogger, providers: [corpProvider(rig.idp)], adapter: KnexAdapter(otherPool) })
     })
 
     /** Signs `login` in (access tokens living `ttl` seconds; refreshed ones an hour); the session cookie. */
     async function signedIn(login: string, ttl = SHORT_TTL, browser = new Browser()): Promise<{ browser: Browser; cookie: string }> {
-      rig.setAccessTokenTtl(ttl)
-      try {
-        expect((await signInWith(browser, app.url, 'corp', login)).status).toBe(302)
-      } finally {
-        rig.setAccessTokenTtl(3600)
-      }
-      return { browser, cookie: `${COOKIE}=${browser.cookie(app.url, COOKIE)}` }
+      expect((await rig.signInWith(browser, login, { ttl })).status).toBe(302)
+      return { browser, cookie: `${COOKIE}=${browser.cookie(rig.app.url, COOKIE)}` }
     }
 
     async function storedAccount(login: string): Promise<AdapterAccount> {
@@ -164,7 +144,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       const { browser } = await signedIn('frank')
       const account = await storedAccount('frank')
       await rig.revoke(account.refresh_token!)
-      const response = await browser.request(`${app.url}/token`)
+      const response = await browser.request(`${rig.app.url}/token`)
       expect(response.status).toBe(401)
       expect((await response.json()) as { code: string; auth: Session }).toMatchObject({ code: 'invalid_grant', auth: { error: 'RefreshAccessTokenError' } })
       expect(await storedAccount('frank')).toEqual(account)
@@ -173,7 +153,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       await signedIn('frank', SHORT_TTL, browser)
       const renewed = await storedAccount('frank')
       expect(renewed.refresh_token).not.toBe(account.refresh_token)
-      const token = await accessToken(first, `${COOKIE}=${browser.cookie(app.url, COOKIE)}`)
+      const token = await accessToken(first, `${COOKIE}=${browser.cookie(rig.app.url, COOKIE)}`)
       expect(await rig.accepts(token)).toBe(true)
     })
 

@@ -7,31 +7,13 @@
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import express from 'express'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import { MissingRequestContextError, type JWT, type JWTCallbackParams, type Session } from 'portcullis'
 import { Browser } from '../support/browser.js'
-import { closeListeners, listen, signInWith, type Listener } from '../support/oauth-app.js'
-import { corpProvider, mountTokenApp, startRefreshIdp, type RefreshIdp } from './refresh-support.js'
+import { signInWith } from '../support/oauth-app.js'
+import { corpProvider, mountTokenApp, SESSION_COOKIE as COOKIE, SHORT_TTL, useRefreshRig } from '../support/refresh-rig.js'
 
-const COOKIE = 'authjs.session-token'
-// Under the default skew of 60 seconds: due for a refresh at once.
-const SHORT_TTL = 30
-
-let app: Listener
-let rig: RefreshIdp
-
-beforeAll(async () => {
-  app = await listen()
-  rig = await startRefreshIdp([app])
-})
-afterAll(async () => {
-  await closeListeners()
-  await rig?.idp.close()
-})
-beforeEach(() => {
-  rig.beforeTokenRequest(undefined)
-  rig.afterRefresh(undefined)
-})
+const rig = useRefreshRig()
 
 /** Records the jwt callback's sign-in calls; returns the token unchanged (or as `strip` leaves it). */
 function recordSignIns(strip?: (token: JWT) => JWT) {
@@ -45,24 +27,19 @@ function recordSignIns(strip?: (token: JWT) => JWT) {
 
 /** Signs `login` in with access tokens living `ttl` seconds; later tokens (refreshes) live an hour. */
 async function signedIn(browser: Browser, login: string, ttl = SHORT_TTL): Promise<void> {
-  rig.setAccessTokenTtl(ttl)
-  try {
-    const callback = await signInWith(browser, app.url, 'corp', login)
-    expect(callback.status).toBe(302)
-  } finally {
-    rig.setAccessTokenTtl(3600)
-  }
+  const callback = await rig.signInWith(browser, login, { ttl })
+  expect(callback.status).toBe(302)
 }
 
 async function tokenOf(browser: Browser, query = '', cookie?: string): Promise<{ status: number; body: { token?: string; code?: string; auth?: Session | null }; setsSession: boolean }> {
-  const response = await browser.request(`${app.url}/token${query}`, cookie === undefined ? {} : { headers: { cookie } })
+  const response = await browser.request(`${rig.app.url}/token${query}`, cookie === undefined ? {} : { headers: { cookie } })
   return { status: response.status, body: (await response.json()) as never, setsSession: response.headers.getSetCookie().some((line) => line.startsWith(`${COOKIE}=`)) }
 }
 
 describe('the provider tokens in the session token', () => {
   it('are sealed in at sign-in under the provider id (no ID token), where the jwt callback sees them', async () => {
     const { signIns, jwt } = recordSignIns()
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
     await signedIn(new Browser(), 'alice')
     const [signIn] = signIns
     const account = signIn!.account!
@@ -74,17 +51,17 @@ describe('the provider tokens in the session token', () => {
 
   it('keep the first provider’s entry when the same user signs in with a second provider', async () => {
     const { signIns, jwt } = recordSignIns()
-    mountTokenApp(app, { providers: [corpProvider(rig.idp), corpProvider(rig.idp, { id: 'corp-second', name: 'Corp again' })], callbacks: { jwt } })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp), corpProvider(rig.idp, { id: 'corp-second', name: 'Corp again' })], callbacks: { jwt } })
     const browser = new Browser()
     await signedIn(browser, 'alice', 3600)
-    expect((await signInWith(browser, app.url, 'corp-second', 'alice')).status).toBe(302)
+    expect((await signInWith(browser, rig.app.url, 'corp-second', 'alice')).status).toBe(302)
     expect(Object.keys(signIns[1]!.token.provider_tokens!).sort()).toEqual(['corp', 'corp-second'])
     expect((await tokenOf(browser)).body.token).toBe(signIns[0]!.account!.access_token)
     expect((await tokenOf(browser, '?provider=corp-second')).body.token).toBe(signIns[1]!.account!.access_token)
     // Another user's session is not carried over: bob signs in on a browser holding alice's session.
     const other = new Browser()
-    other.setCookie(app.url, COOKIE, browser.cookie(app.url, COOKIE)!)
-    expect((await signInWith(other, app.url, 'corp-second', 'bob')).status).toBe(302)
+    other.setCookie(rig.app.url, COOKIE, browser.cookie(rig.app.url, COOKIE)!)
+    expect((await signInWith(other, rig.app.url, 'corp-second', 'bob')).status).toBe(302)
     expect(signIns[2]!.token.sub).toBe('bob')
     expect(Object.keys(signIns[2]!.token.provider_tokens!)).toEqual(['corp-second'])
   })
@@ -93,18 +70,18 @@ describe('the provider tokens in the session token', () => {
     const warnings: unknown[][] = []
     const { signIns, jwt } = recordSignIns()
     // Room for alice's claims (about 550 bytes sealed) but not for her tokens too (about 800).
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt }, jwt: { maxSize: 700 }, logger: { warn: (...args: unknown[]) => void warnings.push(args), error: () => {}, debug: () => {} } })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)], callbacks: { jwt }, jwt: { maxSize: 700 }, logger: { warn: (...args: unknown[]) => void warnings.push(args), error: () => {}, debug: () => {} } })
     const browser = new Browser()
     await signedIn(browser, 'alice', 3600)
     expect(signIns[0]!.token.provider_tokens).toBeDefined()
-    expect(((await (await browser.request(`${app.url}/me`)).json()) as Session).user.id).toBe('alice')
+    expect(((await (await browser.request(`${rig.app.url}/me`)).json()) as Session).user.id).toBe('alice')
     expect((await tokenOf(browser)).body.code).toBe('no_account')
     expect(warnings.map(([code]) => code)).toContain('ProviderTokensDropped')
   })
 
   it('can be dropped by the jwt callback: getAccessToken then answers no_account', async () => {
     const { jwt } = recordSignIns(({ provider_tokens: _dropped, ...token }) => token)
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
     const browser = new Browser()
     await signedIn(browser, 'alice', 3600)
     expect((await tokenOf(browser)).body.code).toBe('no_account')
@@ -114,7 +91,7 @@ describe('the provider tokens in the session token', () => {
 describe('getAccessToken with JWT sessions', () => {
   it('returns the stored access token while it is fresh, without asking the provider', async () => {
     const { signIns, jwt } = recordSignIns()
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
     const browser = new Browser()
     await signedIn(browser, 'alice', 3600)
     const before = rig.refreshes()
@@ -125,11 +102,11 @@ describe('getAccessToken with JWT sessions', () => {
 
   it('50 concurrent requests with the same expiring cookie cause one refresh; all get the new token and cookie', async () => {
     const { signIns, jwt } = recordSignIns()
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
     const browser = new Browser()
     await signedIn(browser, 'alice')
     const first = signIns[0]!.account!
-    const oldCookie = `${COOKIE}=${browser.cookie(app.url, COOKIE)}`
+    const oldCookie = `${COOKIE}=${browser.cookie(rig.app.url, COOKIE)}`
     const before = rig.refreshes()
 
     const answers = await Promise.all(Array.from({ length: 50 }, () => tokenOf(browser, '', oldCookie)))
@@ -153,27 +130,22 @@ describe('getAccessToken with JWT sessions', () => {
 
   it('two refreshes in one request (two providers) both reach the cookie: another instance then refreshes each without a replay', async () => {
     const providers = [corpProvider(rig.idp), corpProvider(rig.idp, { id: 'corp-second', name: 'Corp again' })]
-    const portcullis = mountTokenApp(app, { providers })
+    const portcullis = mountTokenApp(rig.app, { providers })
     // One more route on the same app: both providers' tokens in one handler, both due.
     const both = express()
     both.use('/api/auth', portcullis.handlers)
     both.get('/both', portcullis.auth(async (_req, res) => void res.json({ corp: await portcullis.getAccessToken('corp'), second: await portcullis.getAccessToken('corp-second') })))
-    app.mount(both)
+    rig.app.mount(both)
     const browser = new Browser()
-    rig.setAccessTokenTtl(SHORT_TTL)
-    try {
-      expect((await signInWith(browser, app.url, 'corp', 'alice')).status).toBe(302)
-      expect((await signInWith(browser, app.url, 'corp-second', 'alice')).status).toBe(302)
-    } finally {
-      rig.setAccessTokenTtl(3600)
-    }
+    expect((await rig.signInWith(browser, 'alice')).status).toBe(302)
+    expect((await rig.signInWith(browser, 'alice', { provider: 'corp-second' })).status).toBe(302)
     const before = rig.refreshes()
-    expect((await browser.request(`${app.url}/both`)).status).toBe(200)
+    expect((await browser.request(`${rig.app.url}/both`)).status).toBe(200)
     expect(rig.refreshes() - before).toBe(2)
 
     // Another instance (another process, in effect: no memory of used refresh tokens) with the cookie
     // the browser kept: each provider's stored refresh token must be the current one.
-    mountTokenApp(app, { providers })
+    mountTokenApp(rig.app, { providers })
     for (const provider of ['corp', 'corp-second']) {
       const answer = await tokenOf(browser, `?provider=${provider}&skew=7200`)
       expect({ provider, status: answer.status, code: answer.body.code }).toEqual({ provider, status: 200, code: undefined })
@@ -182,7 +154,7 @@ describe('getAccessToken with JWT sessions', () => {
   })
 
   it('stores the rotated refresh token in the cookie: the next refresh uses it and works', async () => {
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)] })
     const browser = new Browser()
     await signedIn(browser, 'alice')
     const before = rig.refreshes()
@@ -197,7 +169,7 @@ describe('getAccessToken with JWT sessions', () => {
 
   it('a revoked refresh token gives invalid_grant, marks the session, and is not sent again', async () => {
     const { signIns, jwt } = recordSignIns()
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
     const browser = new Browser()
     await signedIn(browser, 'bob')
     await rig.revoke(signIns[0]!.account!.refresh_token!)
@@ -207,7 +179,7 @@ describe('getAccessToken with JWT sessions', () => {
     expect(failed).toMatchObject({ status: 401, body: { code: 'invalid_grant', auth: { user: { id: 'bob' }, error: 'RefreshAccessTokenError' } }, setsSession: true })
     expect(rig.refreshes() - before).toBe(1)
     // Still signed in, and the session says a new sign-in is needed.
-    const me = (await (await browser.request(`${app.url}/me`)).json()) as Session
+    const me = (await (await browser.request(`${rig.app.url}/me`)).json()) as Session
     expect(me).toMatchObject({ user: { id: 'bob' }, error: 'RefreshAccessTokenError' })
     // The mark is in the cookie: the dead refresh token is not sent again.
     expect((await tokenOf(browser)).body.code).toBe('invalid_grant')
@@ -215,14 +187,14 @@ describe('getAccessToken with JWT sessions', () => {
 
     // Signing in again replaces the marked entry.
     await signedIn(browser, 'bob')
-    expect(((await (await browser.request(`${app.url}/me`)).json()) as Session).error).toBeUndefined()
+    expect(((await (await browser.request(`${rig.app.url}/me`)).json()) as Session).error).toBeUndefined()
     const again = await tokenOf(browser)
     expect(again.status).toBe(200)
     expect(await rig.accepts(again.body.token!)).toBe(true)
   })
 
   it('an expired access token without a refresh token gives no_refresh_token and marks the session', async () => {
-    mountTokenApp(app, { providers: [corpProvider(rig.idp, { authorization: { params: { scope: 'openid profile email' } } })] })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp, { authorization: { params: { scope: 'openid profile email' } } })] })
     const browser = new Browser()
     await signedIn(browser, 'carol')
     const before = rig.refreshes()
@@ -231,7 +203,7 @@ describe('getAccessToken with JWT sessions', () => {
   })
 
   it('a provider outage gives provider_error without marking the session; the next call refreshes', async () => {
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)] })
     const browser = new Browser()
     await signedIn(browser, 'dave')
     rig.beforeTokenRequest(async (ctx) => {
@@ -250,7 +222,7 @@ describe('getAccessToken with JWT sessions', () => {
   })
 
   it('answers not_signed_in without a session', async () => {
-    mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)] })
     expect((await tokenOf(new Browser())).body.code).toBe('not_signed_in')
   })
 })
@@ -264,19 +236,19 @@ describe('getAccessToken misuse', () => {
   }
 
   it('throws MissingRequestContextError outside a request context, naming the form to use', async () => {
-    const { getAccessToken } = mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    const { getAccessToken } = mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)] })
     await expect(getAccessToken('corp')).rejects.toThrow(MissingRequestContextError)
     await expect(getAccessToken('corp')).rejects.toThrow('getAccessToken({ req, res }, providerId)')
   })
 
   it('throws TypeError for a provider that is not a configured OAuth provider', async () => {
-    const { getAccessToken } = mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    const { getAccessToken } = mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)] })
     const req = request()
     await expect(getAccessToken({ req, res: new ServerResponse(req) }, 'github')).rejects.toThrow('"github" is not a configured OAuth/OIDC provider (configured: corp)')
   })
 
   it('throws TypeError with JWT sessions when there is no response to re-seal the cookie on', async () => {
-    const { getAccessToken } = mountTokenApp(app, { providers: [corpProvider(rig.idp)] })
+    const { getAccessToken } = mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)] })
     await expect(getAccessToken({ req: request() }, 'corp')).rejects.toThrow(TypeError)
   })
 })

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
 import Portcullis, { type AccountUnlinkError, type PortcullisConfig, type PortcullisResult, type RefreshAccessTokenError } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import OIDC from 'portcullis/providers/oidc'
+import { authApp } from '../support/app-rig.js'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
@@ -33,10 +34,7 @@ const provider = (id: string) => OIDC({ id, name: id, issuer: idp.issuer, client
 
 /** Portcullis plus the app's own route that unlinks, as an app's "connected accounts" page would POST to it. */
 function mount(db: { readonly knex: Knex }, config: Partial<PortcullisConfig> = {}): PortcullisResult {
-  const portcullis = Portcullis({ secret: SECRET, logger: silentLogger, providers: [provider('corp'), provider('partner')], adapter: KnexAdapter(db.knex), ...config })
-  const server = express()
-  server.use('/api/auth', portcullis.handlers)
-  server.get('/me', async (req, res) => void res.json(await portcullis.auth(req, res)))
+  const { app: server, ...portcullis } = authApp({ secret: SECRET, logger: silentLogger, providers: [provider('corp'), provider('partner')], adapter: KnexAdapter(db.knex), ...config })
   server.get(
     '/token/:provider',
     portcullis.auth(async (req, res) => {

@@ -10,20 +10,7 @@ import type { Response } from 'supertest'
 import Portcullis from 'portcullis'
 import type { CallbacksOptions, LoggerInstance, User } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
-import {
-  PASSWORD,
-  SESSION_COOKIE,
-  USER,
-  USERNAME,
-  closeAll,
-  cookieHeader,
-  getCsrf,
-  me,
-  sessionCookiesSet,
-  signIn,
-  startApp,
-  type SecurityApp,
-} from '../support/security-app.js'
+import { PASSWORD, SESSION_COOKIE, USER, USERNAME, closeAll, cookieHeader, getCsrf, me, sessionCookiesSet, signIn, startApp, type SecurityApp } from '../support/security-app.js'
 import { recordingLogger } from '../support/logger.js'
 
 afterAll(closeAll)
@@ -609,7 +596,7 @@ describe('Portcullis without a body parser in front, behind express.json()', () 
   it('uses the body the app already parsed, and still enforces CSRF', async () => {
     const { default: express } = await import('express')
     const portcullis = Portcullis({
-    logger: recordingLogger(),
+      logger: recordingLogger(),
       secret: 'a-test-secret-that-is-at-least-32-chars',
       providers: [Credentials({ authorize: async (c) => (c['password'] === PASSWORD ? { ...USER } : null) })],
     })

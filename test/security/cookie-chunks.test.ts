@@ -3,32 +3,10 @@
  * of chunks must not buy thousands of clearing `Set-Cookie` headers, chunks beyond the cap are
  * ignored, and a whole cookie next to chunks cannot override the session the app wrote.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals'
-import express from 'express'
-import request from 'supertest'
 import type { Response } from 'supertest'
-import Portcullis from 'portcullis'
-import Credentials from 'portcullis/providers/credentials'
 import { encode } from 'portcullis/jwt'
-import {
-  SECRET,
-  SESSION_COOKIE,
-  USER,
-  closeAll,
-  cookieHeader,
-  getCsrf,
-  getSession,
-  isCleared,
-  isSessionCookieName,
-  me,
-  setCookies,
-  signIn,
-  startApp,
-  type SecurityApp,
-} from '../support/security-app.js'
-import { recordingLogger } from '../support/logger.js'
+import { SECRET, SESSION_COOKIE, USER, closeAll, cookieHeader, getCsrf, getSession, isCleared, isSessionCookieName, me, setCookies, signIn, startApp, type AuthorizeMock, type SecurityApp } from '../support/security-app.js'
 
 afterAll(closeAll)
 
@@ -111,29 +89,20 @@ describe('the chunk cap', () => {
 })
 
 describe('a genuine session token of more chunks than the cap', () => {
-  let server: Server
-  let origin: string
+  let app: SecurityApp
 
   beforeAll(async () => {
-    const { handlers, auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [Credentials({ authorize: async () => null })] })
-    const app = express()
-    app.use('/api/auth', handlers)
-    app.get('/me', async (req, res) => void res.json(await auth(req, res)))
+    // A provider that signs no one in: these tests only send sessions sealed here.
+    const refuseAll = jest.fn(async () => null) as unknown as AuthorizeMock
     // 11 chunks are ~43 KB of Cookie header: more than Node accepts by default (16 KB).
-    server = createServer({ maxHeaderSize: 128 * 1024 }, app)
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  })
-  afterAll(async () => {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
+    app = await startApp({ authorize: refuseAll, server: { maxHeaderSize: 128 * 1024 } })
   })
 
   it('is no session: the chunks past the cap are not read, and only the first 10 are cleared', async () => {
     const token = await encode({ token: { sub: USER.id, name: USER.name, blob: 'x'.repeat(30_000) }, secret: SECRET, salt: SESSION_COOKIE })
     const pairs = chunkPairs(token)
     expect(pairs.length).toBe(MAX_CHUNKS + 1)
-    const res = await request(origin).get('/me').set('Cookie', pairs.join('; '))
+    const res = await app.http.get('/me').set('Cookie', pairs.join('; '))
     expect(res.status).toBe(200)
     expect(res.body).toBeNull()
     expect(sessionSetCookies(res).map((cookie) => cookie.name)).toEqual(chunkNames(MAX_CHUNKS))
@@ -143,7 +112,7 @@ describe('a genuine session token of more chunks than the cap', () => {
     const token = await encode({ token: { sub: USER.id, name: USER.name, blob: 'x'.repeat(28_500) }, secret: SECRET, salt: SESSION_COOKIE })
     const pairs = chunkPairs(token)
     expect(pairs.length).toBe(MAX_CHUNKS)
-    const res = await request(origin).get('/me').set('Cookie', pairs.join('; '))
+    const res = await app.http.get('/me').set('Cookie', pairs.join('; '))
     expect(res.body).toMatchObject({ user: { id: USER.id } })
   })
 })

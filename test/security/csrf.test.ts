@@ -7,28 +7,7 @@ import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals'
 import type { Response } from 'supertest'
 import type { CallbacksOptions, EventsOptions } from 'portcullis'
-import {
-  CALLBACK_COOKIE,
-  CSRF_COOKIE,
-  OTHER_SECRET,
-  PASSWORD,
-  SESSION_COOKIE,
-  USER,
-  USERNAME,
-  closeAll,
-  cookieHeader,
-  csrfCookieFor,
-  getCsrf,
-  isCleared,
-  me,
-  sessionCookiesSet,
-  setCookie,
-  setCookies,
-  signIn,
-  startApp,
-  type Csrf,
-  type SecurityApp,
-} from '../support/security-app.js'
+import { CALLBACK_COOKIE, CSRF_COOKIE, OTHER_SECRET, PASSWORD, SESSION_COOKIE, USER, USERNAME, closeAll, cookieHeader, csrfCookieFor, getCsrf, isCleared, me, sessionCookiesSet, setCookie, setCookies, signIn, startApp, type Csrf, type SecurityApp } from '../support/security-app.js'
 
 afterAll(closeAll)
 

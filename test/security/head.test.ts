@@ -4,35 +4,26 @@
  * use an e-mail token (test/email/link-binding.test.ts) or refresh a session on their behalf.
  */
 import request from 'supertest'
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import OIDC from 'portcullis/providers/oidc'
 import { Browser } from '../support/browser.js'
 import { SECRET, createTestApp, signInWithPassword } from '../support/flow.js'
-import { startIdp, type TestIdp } from '../support/idp.js'
-import { closeListeners, listen, mountApp, redirectOf, sessionOf, startSignIn, type Listener } from '../support/oauth-app.js'
+import { mountApp, redirectOf, sessionOf, startSignIn } from '../support/oauth-app.js'
+import { useOAuthRig } from '../support/oauth-rig.js'
 
 describe('HEAD on the OAuth callback', () => {
-  let idp: TestIdp
-  let app: Listener
-  beforeAll(async () => {
-    app = await listen()
-    idp = await startIdp({ clients: [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [app.callbackUrl('corp')] }] })
-  })
-  afterAll(async () => {
-    await closeListeners()
-    await idp?.close()
-  })
+  const rig = useOAuthRig((app) => [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [app.callbackUrl('corp')] }])
 
   it('answers without exchanging the code or clearing the checks: the GET that follows signs in', async () => {
-    mountApp(app, { secret: SECRET, providers: [OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true })] })
+    mountApp(rig.app, { secret: SECRET, providers: [OIDC({ id: 'corp', name: 'Corp', issuer: rig.idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true })] })
     const browser = new Browser()
-    const back = await browser.authorize(await startSignIn(browser, app.url, 'corp'), 'alice')
+    const back = await browser.authorize(await startSignIn(browser, rig.app.url, 'corp'), 'alice')
     const head = await browser.request(back.url, { method: 'HEAD' })
     expect(head.status).toBe(200)
     expect(head.headers.getSetCookie()).toEqual([])
     const callback = await browser.request(back.url)
     expect(redirectOf(callback)).toMatchObject({ error: null })
-    expect((await sessionOf(browser, app.url))?.user.id).toBe('alice')
+    expect((await sessionOf(browser, rig.app.url))?.user.id).toBe('alice')
   })
 })
 

@@ -6,9 +6,9 @@
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from '@jest/globals'
-import Portcullis, { CredentialsSignin } from 'portcullis'
+import { CredentialsSignin } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
-import { SECRET, createTestApp, credentialsProvider, fetchCsrfToken } from '../support/flow.js'
+import { createTestApp, fetchCsrfToken } from '../support/flow.js'
 
 class AccountLocked extends CredentialsSignin {
   override code = 'account_locked'
@@ -85,9 +85,7 @@ describe('X-Auth-Return-Redirect: 1', () => {
   })
 
   it('gets 401, not 200, from the auth middleware for an unauthenticated request', async () => {
-    const { handlers, auth } = Portcullis({ secret: SECRET, providers: [credentialsProvider], trustHost: true, callbacks: { authorized: ({ auth: session }) => !!session } })
-    const protectedApp = express()
-    protectedApp.use('/api/auth', handlers)
+    const { app: protectedApp, auth } = createTestApp({ trustHost: true, callbacks: { authorized: ({ auth: session }) => !!session } })
     protectedApp.use(auth)
     protectedApp.get('/dashboard', (_req, res) => void res.send('secret'))
     const response = await request(protectedApp).get('/dashboard').set('X-Auth-Return-Redirect', '1')

@@ -7,23 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals'
 import type { Response } from 'supertest'
 import { encode } from 'portcullis/jwt'
-import {
-  OTHER_SECRET,
-  SECRET,
-  SESSION_COOKIE,
-  USER,
-  closeAll,
-  getSession,
-  isCleared,
-  isSessionCookieName,
-  me,
-  sessionCookiesSet,
-  setCookie,
-  setCookies,
-  signIn,
-  startApp,
-  type SecurityApp,
-} from '../support/security-app.js'
+import { OTHER_SECRET, SECRET, SESSION_COOKIE, USER, closeAll, getSession, isCleared, isSessionCookieName, me, sessionCookiesSet, setCookie, setCookies, signIn, startApp, type SecurityApp } from '../support/security-app.js'
 
 afterAll(closeAll)
 

@@ -8,21 +8,7 @@ import { afterAll, describe, expect, it, jest } from '@jest/globals'
 import type { Response } from 'supertest'
 import Portcullis, { InvalidConfigurationError, SessionTokenTooLargeError, type LoggerInstance, type PortcullisConfig } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
-import {
-  PASSWORD,
-  SECRET,
-  USER,
-  USERNAME,
-  closeAll,
-  cookieHeader,
-  getCsrf,
-  getSession,
-  me,
-  sessionCookiesSet,
-  signIn,
-  startApp,
-  type SecurityApp,
-} from '../support/security-app.js'
+import { PASSWORD, SECRET, USER, USERNAME, closeAll, cookieHeader, getCsrf, getSession, me, sessionCookiesSet, signIn, startApp, type SecurityApp } from '../support/security-app.js'
 
 afterAll(closeAll)
 

@@ -1,13 +1,13 @@
 /**
- * Shared steps of the tests: an Express app with the router mounted, and the browser's side of a
+ * Shared steps of the tests: the app rig with the demo user, and the browser's side of a
  * credentials sign-in (fetch the CSRF token, post the form) through a supertest agent that keeps
  * cookies like a browser.
  */
 import express from 'express'
 import request from 'supertest'
-import Portcullis, { type PortcullisConfig, type PortcullisResult } from 'portcullis'
+import type { PortcullisConfig } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
-import { recordingLogger } from './logger.js'
+import { authApp, type AuthApp, type ExpressFactory } from './app-rig.js'
 
 export const SECRET = 'a-test-secret-that-is-at-least-32-chars'
 
@@ -18,17 +18,9 @@ export const credentialsProvider = Credentials({
     username === 'ada' && password === 'lovelace' ? { id: 'user-1', name: 'Ada Lovelace', email: 'ada@example.com' } : null,
 })
 
-type ExpressFactory = () => express.Express
-
-/** An app with `handlers` at /api/auth and `/me` answering `await auth(req, res)`. */
-export function createTestApp(config: Partial<PortcullisConfig> = {}, createExpress: ExpressFactory = express) {
-  const portcullis = Portcullis({ secret: SECRET, providers: [credentialsProvider], logger: recordingLogger(), ...config })
-  const app = createExpress()
-  app.use('/api/auth', portcullis.handlers)
-  app.get('/me', async (req, res) => {
-    res.json(await portcullis.auth(req, res))
-  })
-  return { app, ...portcullis } as { app: express.Express } & PortcullisResult
+/** The app rig (support/app-rig.ts) with the test secret and the demo user's credentials provider. */
+export function createTestApp(config: Partial<PortcullisConfig> = {}, createExpress: ExpressFactory = express): AuthApp {
+  return authApp({ secret: SECRET, providers: [credentialsProvider], ...config }, createExpress)
 }
 
 /** GET /csrf: the token (the agent keeps the cookie). */

@@ -8,7 +8,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import Portcullis, { type PortcullisConfig, type PortcullisResult, type Session } from 'portcullis'
+import type { PortcullisConfig, PortcullisResult, Session } from 'portcullis'
+import { authApp } from './app-rig.js'
 import type { Browser, Navigation } from './browser.js'
 import { SECRET } from './flow.js'
 
@@ -57,10 +58,7 @@ export const silentLogger = { error: () => {}, warn: () => {}, debug: () => {} }
 
 /** Portcullis at /api/auth of `listener`, `/me` answering the session, `/` a plain page. */
 export function mountApp(listener: Listener, config: Partial<PortcullisConfig>, createExpress: () => express.Express = express): PortcullisResult {
-  const portcullis = Portcullis({ secret: SECRET, logger: silentLogger, providers: [], ...config })
-  const app = createExpress()
-  app.use('/api/auth', portcullis.handlers)
-  app.get('/me', async (req, res) => void res.json(await portcullis.auth(req, res)))
+  const { app, ...portcullis } = authApp({ secret: SECRET, logger: silentLogger, providers: [], ...config }, createExpress)
   app.get('/', (_req, res) => void res.send('home'))
   listener.mount(app)
   return portcullis

@@ -5,23 +5,22 @@
  */
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
-import type { Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { Server, ServerOptions } from 'node:http'
 import { jest } from '@jest/globals'
 import { parseSetCookie } from 'cookie'
 import express from 'express'
 import request from 'supertest'
 import type { Response } from 'supertest'
-import Portcullis, { type PortcullisConfig, type PortcullisResult, type User } from 'portcullis'
+import type { PortcullisConfig, PortcullisResult, User } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
+import { authApp, closeAll, listenApp } from './app-rig.js'
 import { SECRET } from './flow.js'
-import { recordingLogger } from './logger.js'
 
 // Express 4 is installed under another name and has no types of its own; its API is the same
 // for what these tests use (`express()`, `app.use`, `app.get`, `app.listen`).
 const express4 = createRequire(import.meta.url)('express4') as typeof express
 
-export { SECRET }
+export { SECRET, closeAll }
 export const OTHER_SECRET = 'another-test-secret-of-at-least-32-chars'
 export const SESSION_COOKIE = 'authjs.session-token'
 export const CSRF_COOKIE = 'authjs.csrf-token'
@@ -47,9 +46,9 @@ export interface SecurityAppOptions {
   config?: Partial<PortcullisConfig>
   authorize?: AuthorizeMock
   flavor?: 'express5' | 'express4'
+  /** Node's server options, e.g. a larger `maxHeaderSize` for many cookie chunks. */
+  server?: ServerOptions
 }
-
-const servers = new Set<Server>()
 
 /** An authorize that accepts `ada` / PASSWORD. */
 export function acceptingAuthorize(): AuthorizeMock {
@@ -59,48 +58,18 @@ export function acceptingAuthorize(): AuthorizeMock {
 }
 
 /**
- * Starts an Express app with `app.use('/api/auth', handlers)` and `GET /me` answering
- * `await auth(req, res)` as JSON. Close every started app with `closeAll()` in `afterAll`.
+ * Starts the app rig (support/app-rig.ts) with the credentials provider of `authorize`, listening.
+ * Close every started app with `closeAll()` in `afterAll`.
  */
 export async function startApp(options: SecurityAppOptions = {}): Promise<SecurityApp> {
   const authorize = options.authorize ?? acceptingAuthorize()
-  const portcullis = Portcullis({
-    secret: SECRET,
-    providers: [
-      Credentials({
-        credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },
-        authorize: authorize as never,
-      }),
-    ],
-    logger: recordingLogger(),
-    ...options.config,
+  const credentials = Credentials({
+    credentials: { username: { label: 'Username' }, password: { label: 'Password', type: 'password' } },
+    authorize: authorize as never,
   })
-  const app = (options.flavor === 'express4' ? express4 : express)()
-  app.use('/api/auth', portcullis.handlers)
-  app.get('/me', async (req, res) => {
-    res.json(await portcullis.auth(req, res))
-  })
-  const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening))
-  })
-  servers.add(server)
-  const { port } = server.address() as AddressInfo
-  const origin = `http://127.0.0.1:${port}`
+  const { app, ...portcullis } = authApp({ secret: SECRET, providers: [credentials], ...options.config }, options.flavor === 'express4' ? express4 : express)
+  const { server, origin } = await listenApp(app, options.server)
   return { ...portcullis, origin, http: request(origin), authorize, server }
-}
-
-/** Closes every server `startApp` started. */
-export async function closeAll(): Promise<void> {
-  await Promise.all(
-    [...servers].map(
-      (server) =>
-        new Promise<void>((resolve) => {
-          servers.delete(server)
-          server.closeAllConnections()
-          server.close(() => resolve())
-        }),
-    ),
-  )
 }
 
 /** One `Set-Cookie` header of a response. */

@@ -1,13 +1,16 @@
 /**
- * Shared pieces of the getAccessToken tests: a test IdP with short-lived access tokens, refresh
- * tokens with rotation and reuse detection, and revocation; a count of the refresh requests it
- * receives; an app whose `/token` route answers `getAccessToken('corp')`.
+ * The rig of the getAccessToken suites (JWT and database sessions): a test IdP with short-lived
+ * access tokens, refresh tokens with rotation and reuse detection, and revocation; a count of the
+ * refresh requests it receives; an app whose `/token` route answers `getAccessToken('corp')`.
+ * `useRefreshRig()` starts the app's listener and the IdP once per suite and closes both after it.
  */
-import express from 'express'
-import Portcullis, { RefreshAccessTokenError, type PortcullisConfig, type PortcullisResult } from 'portcullis'
+import { afterAll, beforeAll, beforeEach } from '@jest/globals'
+import { RefreshAccessTokenError, type PortcullisConfig, type PortcullisResult } from 'portcullis'
 import OIDC from 'portcullis/providers/oidc'
-import { startIdp, type TestIdp } from '../support/idp.js'
-import { SECRET, silentLogger, type Listener } from '../support/oauth-app.js'
+import { authApp } from './app-rig.js'
+import { startIdp, type TestIdp } from './idp.js'
+import type { Browser } from './browser.js'
+import { closeListeners, listen, SECRET, signInWith, silentLogger, type Listener } from './oauth-app.js'
 
 /** The IdP and what the tests steer and count of it. */
 export interface RefreshIdp {
@@ -97,10 +100,7 @@ export function corpProvider(idp: TestIdp, overrides: Partial<Parameters<typeof 
  * error's code and the request's session as the handler then sees it.
  */
 export function mountTokenApp(listener: Listener, config: Partial<PortcullisConfig>): PortcullisResult {
-  const portcullis = Portcullis({ secret: SECRET, logger: silentLogger, providers: [], ...config })
-  const app = express()
-  app.use('/api/auth', portcullis.handlers)
-  app.get('/me', async (req, res) => void res.json(await portcullis.auth(req, res)))
+  const { app, ...portcullis } = authApp({ secret: SECRET, logger: silentLogger, providers: [], ...config })
   app.get(
     '/token',
     portcullis.auth(async (req, res) => {
@@ -116,4 +116,68 @@ export function mountTokenApp(listener: Listener, config: Partial<PortcullisConf
   )
   listener.mount(app)
   return portcullis
+}
+
+/** The session cookie the suites read and replay. */
+export const SESSION_COOKIE = 'authjs.session-token'
+/** Seconds an access token lives at sign-in: under the default skew of 60 seconds, due for a refresh at once. */
+export const SHORT_TTL = 30
+
+/** One suite's app listener and refresh IdP, as `useRefreshRig` sets them up. */
+export interface RefreshRig extends RefreshIdp {
+  /** The listener the suite mounts its apps on (`mountTokenApp(rig.app, …)`). */
+  readonly app: Listener
+  /**
+   * Signs `login` in at `provider` with access tokens living `ttl` seconds; later tokens (refreshes)
+   * live an hour. Answers the callback response: the suite asserts on it.
+   */
+  signInWith(browser: Browser, login: string, options?: { provider?: string; ttl?: number }): Promise<Response>
+}
+
+/**
+ * Starts the app listener and the refresh IdP before the suite, resets the IdP's hooks before each
+ * test, and closes both after the suite. Call it at the top level of a test file.
+ */
+export function useRefreshRig(): RefreshRig {
+  let app: Listener | undefined
+  let refreshIdp: RefreshIdp | undefined
+  const started = (): { app: Listener; idp: RefreshIdp } => {
+    if (app === undefined || refreshIdp === undefined) throw new Error('the refresh rig is used before its beforeAll has run')
+    return { app, idp: refreshIdp }
+  }
+  beforeAll(async () => {
+    app = await listen()
+    refreshIdp = await startRefreshIdp([app])
+  })
+  afterAll(async () => {
+    await closeListeners()
+    await refreshIdp?.idp.close()
+  })
+  beforeEach(() => {
+    refreshIdp?.beforeTokenRequest(undefined)
+    refreshIdp?.afterRefresh(undefined)
+  })
+  return {
+    get app() {
+      return started().app
+    },
+    get idp() {
+      return started().idp.idp
+    },
+    refreshes: () => started().idp.refreshes(),
+    setAccessTokenTtl: (seconds) => started().idp.setAccessTokenTtl(seconds),
+    beforeTokenRequest: (hook) => started().idp.beforeTokenRequest(hook),
+    afterRefresh: (hook) => started().idp.afterRefresh(hook),
+    revoke: (refreshToken) => started().idp.revoke(refreshToken),
+    accepts: (accessToken) => started().idp.accepts(accessToken),
+    async signInWith(browser, login, { provider = 'corp', ttl = SHORT_TTL } = {}) {
+      const { app, idp } = started()
+      idp.setAccessTokenTtl(ttl)
+      try {
+        return await signInWith(browser, app.url, provider, login)
+      } finally {
+        idp.setAccessTokenTtl(3600)
+      }
+    },
+  }
 }

@@ -1,0 +1,52 @@
+/**
+ * An example started as its README starts it, in a child process: resolved once its output says
+ * `ready`, rejected (with the output so far) when it exits first or does not get there in time;
+ * then it is stopped (its whole process group when `detached`), as the suite never got hold of it.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
+
+/** A started example and everything it has printed so far (stdout and stderr, interleaved). */
+export interface ExampleProcess {
+  readonly child: ChildProcess
+  readonly output: string
+}
+
+/** Spawns `command args` and waits for `ready` in its output; `name` says what failed to start. */
+export async function startExampleProcess(
+  command: string,
+  args: string[],
+  options: SpawnOptions & { ready: string; timeoutMs: number; name: string },
+): Promise<ExampleProcess> {
+  const { ready, timeoutMs, name, ...spawnOptions } = options
+  const child = spawn(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  const started: ExampleProcess = {
+    child,
+    get output() {
+      return output
+    },
+  }
+  const whenReady = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), timeoutMs)
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes(ready)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout!.on('data', collect)
+    child.stderr!.on('data', collect)
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${output}`)))
+  })
+  try {
+    await whenReady
+  } catch (error) {
+    if (child.exitCode === null && child.pid !== undefined) {
+      if (spawnOptions.detached) process.kill(-child.pid, 'SIGTERM')
+      else child.kill()
+    }
+    throw error
+  }
+  return started
+}
