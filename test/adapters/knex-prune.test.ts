@@ -269,9 +269,9 @@ for (const kind of KINDS) {
       })
 
       if (server.kind === 'postgres') {
-        it('the README’s cron one-liner prunes with plain node (built package)', async () => {
+        it('the docs’ cron one-liner prunes with plain node (built package)', async () => {
           await insertSessions(db.knex, 'default', 4, () => new Date(Date.now() - HOUR))
-          const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+          const readme = readFileSync(new URL('../../docs/database.md', import.meta.url), 'utf8')
           const line = /^node --input-type=module -e "(.+)"$/m.exec(readme)?.[1]
           expect(line).toBeDefined()
           const { host, port, user, database } = (db.config.connection as { host: string; port: number; user: string; database: string })

@@ -163,9 +163,8 @@ function browserSuite() {
     await first.waitForURL((url) => url.origin === idp.issuer && url.pathname.startsWith('/interaction/'))
     await first.fill('input[name="login"]', 'grace')
     await first.fill('input[name="password"]', 'any password')
+    // No consent page: the dev IdP sends the browser straight back.
     await first.getByRole('button', { name: 'Sign-in' }).click()
-    await first.waitForURL((url) => url.origin === idp.issuer && url.pathname.startsWith('/interaction/'))
-    await first.getByRole('button', { name: 'Continue' }).click()
     await first.waitForURL(`${rig.origin}/client-test?via=oidc`)
     expect((await nthSession(first, 1))?.user).toMatchObject({ name: 'Grace', email: 'grace@example.test' })
     await first.screenshot({ path: SCREENSHOT })
