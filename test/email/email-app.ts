@@ -10,6 +10,7 @@ import Nodemailer, { type NodemailerUserConfig } from 'portcullis/providers/node
 import { Browser } from '../support/browser.js'
 import { mountApp, type Listener } from '../support/oauth-app.js'
 import type { TestSmtpServer } from '../support/smtp.js'
+import { recordingLogger as sharedRecordingLogger, type RecordingLogger } from '../support/logger.js'
 
 export const FROM = 'Portcullis tests <auth@example.test>'
 
@@ -20,11 +21,12 @@ export interface LogLines {
   debug: string[]
 }
 
-/** A logger that records every line. */
-export function recordingLogger(): { logger: PortcullisConfig['logger']; lines: LogLines } {
-  const lines: LogLines = { error: [], warn: [], debug: [] }
-  const record = (level: keyof LogLines) => (...args: unknown[]) => void lines[level].push(args.map((arg) => (typeof arg === 'string' ? arg : String(arg))).join(' '))
-  return { logger: { error: record('error'), warn: record('warn'), debug: record('debug') }, lines }
+/** The shared recording logger (support/logger.ts), with its lines by level, each joined into one string. */
+export function recordingLogger(): { logger: RecordingLogger; lines: LogLines } {
+  const logger = sharedRecordingLogger()
+  const joined = (level: keyof LogLines) =>
+    logger.lines.filter((line) => line.level === level).map((line) => [line.code, ...line.message].map((part) => (typeof part === 'string' ? part : String(part))).join(' '))
+  return { logger, lines: { get error() { return joined('error') }, get warn() { return joined('warn') }, get debug() { return joined('debug') } } }
 }
 
 /** Portcullis on `listener` with a Nodemailer provider sending to `smtp` and the Knex adapter on `knex`. */

@@ -5,15 +5,11 @@
  */
 import request from 'supertest'
 import { describe, expect, it, jest } from '@jest/globals'
-import type { LoggerInstance } from 'portcullis'
 import { createTestApp } from '../support/flow.js'
+import { recordingLogger, type RecordingLogger } from '../support/logger.js'
 
-function recordingLogger() {
-  return { error: jest.fn<LoggerInstance['error']>(), warn: jest.fn<LoggerInstance['warn']>(), debug: jest.fn<LoggerInstance['debug']>() }
-}
-
-function logged(logger: ReturnType<typeof recordingLogger>): unknown[][] {
-  return [...logger.error.mock.calls, ...logger.warn.mock.calls, ...logger.debug.mock.calls]
+function logged(logger: RecordingLogger): unknown[][] {
+  return logger.lines.map((line) => [line.code, ...line.message])
 }
 
 describe('GET /error', () => {

@@ -4,9 +4,10 @@
  * headers that proxies reject. A sign-in fails, POST /session is refused and keeps the old cookie,
  * a plain read keeps the old cookie and the session.
  */
-import { afterAll, describe, expect, it, jest } from '@jest/globals'
+import { recordingLogger, type RecordingLogger } from '../support/logger.js'
+import { afterAll, describe, expect, it } from '@jest/globals'
 import type { Response } from 'supertest'
-import Portcullis, { InvalidConfigurationError, SessionTokenTooLargeError, type LoggerInstance, type PortcullisConfig } from 'portcullis'
+import Portcullis, { InvalidConfigurationError, SessionTokenTooLargeError, type PortcullisConfig } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
 import { PASSWORD, SECRET, USER, USERNAME, closeAll, cookieHeader, getCsrf, getSession, me, sessionCookiesSet, signIn, startApp, type SecurityApp } from '../support/security-app.js'
 
@@ -15,12 +16,8 @@ afterAll(closeAll)
 const DEFAULT_MAX_SIZE = 3 * (4096 - 160)
 const stuffing = 'x'.repeat(20_000)
 
-function recordingLogger() {
-  return { error: jest.fn<LoggerInstance['error']>(), warn: jest.fn<LoggerInstance['warn']>(), debug: jest.fn<LoggerInstance['debug']>() }
-}
-
 /** Every logged line at `error`, as one string each. */
-const errorLines = (logger: ReturnType<typeof recordingLogger>): string[] => logger.error.mock.calls.map((args) => args.join(' '))
+const errorLines = (logger: RecordingLogger): string[] => logger.lines.filter((line) => line.level === 'error').map((line) => [line.code, ...line.message].join(' '))
 
 /** POST /api/auth/callback/credentials with a fresh CSRF token; no check on the outcome. */
 async function postSignIn(app: SecurityApp): Promise<Response> {
