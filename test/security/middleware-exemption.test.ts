@@ -28,38 +28,29 @@ type Handler = (req: IncomingMessage, res: ServerResponse, next: (error?: unknow
 const secret: Handler = (_req, res) => void res.end('secret')
 const page = (body: string): Handler => (_req, res) => void res.end(body)
 
-/** `app.use('/dashboard', auth)` with a catch-all under it, and `app.use(auth)` at the root protecting /admin. */
+/**
+ * `app.use('/dashboard', auth)` with a catch-all under it, and `app.use(auth)` at the root protecting
+ * /admin, on Express 5 or 4 (whose catch-all paths are spelled `*splat` and `*`).
+ */
+function expressApps(createExpress: typeof express, wildcard: string): { mounted: Server; root: Server } {
+  const mounted = createExpress()
+  const one = Portcullis(config)
+  mounted.use('/api/auth', one.handlers)
+  mounted.use('/dashboard', one.auth)
+  mounted.get(`/dashboard/${wildcard}`, secret)
+  const root = createExpress()
+  const two = Portcullis(config)
+  root.use(two.auth)
+  root.use('/api/auth', two.handlers)
+  root.get('/login', page('login form'))
+  root.get(`/admin/${wildcard}`, secret)
+  root.get(`/${wildcard}`, secret)
+  return { mounted: createServer(mounted), root: createServer(root) }
+}
+
 const apps: Record<string, () => { mounted: Server; root: Server }> = {
-  'Express 5': () => {
-    const mounted = express()
-    const one = Portcullis(config)
-    mounted.use('/api/auth', one.handlers)
-    mounted.use('/dashboard', one.auth)
-    mounted.get('/dashboard/*splat', secret)
-    const root = express()
-    const two = Portcullis(config)
-    root.use(two.auth)
-    root.use('/api/auth', two.handlers)
-    root.get('/login', page('login form'))
-    root.get('/admin/*splat', secret)
-    root.get('/*splat', secret)
-    return { mounted: createServer(mounted), root: createServer(root) }
-  },
-  'Express 4': () => {
-    const mounted = express4()
-    const one = Portcullis(config)
-    mounted.use('/api/auth', one.handlers)
-    mounted.use('/dashboard', one.auth)
-    mounted.get('/dashboard/*', secret)
-    const root = express4()
-    const two = Portcullis(config)
-    root.use(two.auth)
-    root.use('/api/auth', two.handlers)
-    root.get('/login', page('login form'))
-    root.get('/admin/*', secret)
-    root.get('*', secret)
-    return { mounted: createServer(mounted), root: createServer(root) }
-  },
+  'Express 5': () => expressApps(express, '*splat'),
+  'Express 4': () => expressApps(express4, '*'),
   Connect: () => {
     const mounted = connect()
     const one = Portcullis(config)
