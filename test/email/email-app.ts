@@ -8,8 +8,9 @@ import type { PortcullisConfig, PortcullisResult } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Nodemailer, { type NodemailerUserConfig } from 'portcullis/providers/nodemailer'
 import { Browser } from '../support/browser.js'
-import { mountApp, type Listener } from '../support/oauth-app.js'
-import type { TestSmtpServer } from '../support/smtp.js'
+import { closeListeners, listen, mountApp, type Listener } from '../support/oauth-app.js'
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { afterAll, beforeAll, beforeEach } from '@jest/globals'
 import { recordingLogger as sharedRecordingLogger, type RecordingLogger } from '../support/logger.js'
 
 export const FROM = 'Portcullis tests <auth@example.test>'
@@ -27,6 +28,24 @@ export function recordingLogger(): { logger: RecordingLogger; lines: LogLines } 
   const joined = (level: keyof LogLines) =>
     logger.lines.filter((line) => line.level === level).map((line) => [line.code, ...line.message].map((part) => (typeof part === 'string' ? part : String(part))).join(' '))
   return { logger, lines: { get error() { return joined('error') }, get warn() { return joined('warn') }, get debug() { return joined('debug') } } }
+}
+
+/**
+ * The suite's SMTP server and app listener, started before its tests and closed after them; each test
+ * starts with no e-mail waiting (one that failed before taking its e-mail does not hand it on).
+ */
+export function useEmailRig(): { readonly smtp: TestSmtpServer; readonly app: Listener } {
+  const rig = {} as { smtp: TestSmtpServer; app: Listener }
+  beforeAll(async () => {
+    rig.smtp = await startSmtpServer()
+    rig.app = await listen()
+  })
+  afterAll(async () => {
+    await closeListeners()
+    await rig.smtp?.close()
+  })
+  beforeEach(() => rig.smtp.skipReceived())
+  return rig
 }
 
 /** Portcullis on `listener` with a Nodemailer provider sending to `smtp` and the Knex adapter on `knex`. */

@@ -6,28 +6,16 @@
  */
 import { createHash } from 'node:crypto'
 import express from 'express'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals'
+import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import type { Account, Adapter, EventsOptions, User } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
-import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
+import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { SECRET } from '../support/flow.js'
-import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
-import { Browser, cookiesSet, followLink, mountEmailApp, paramsOf, recordingLogger, requestLink, withParams } from './email-app.js'
+import { linkOf, startSmtpServer } from '../support/smtp.js'
+import { Browser, cookiesSet, followLink, useEmailRig, mountEmailApp, paramsOf, recordingLogger, requestLink, withParams } from './email-app.js'
 
-let smtp: TestSmtpServer
-let app: Listener
-
-beforeAll(async () => {
-  smtp = await startSmtpServer()
-  app = await listen()
-})
-afterAll(async () => {
-  await closeListeners()
-  await smtp?.close()
-})
-// A test that fails before taking its e-mail must not hand it to the next one.
-beforeEach(() => smtp.skipReceived())
+const rig = useEmailRig()
 
 /** Records the events of a sign-in. */
 function recorder() {
@@ -36,7 +24,7 @@ function recorder() {
   return { events, config: { events: { signIn: on('signIn'), createUser: on('createUser'), updateUser: on('updateUser'), linkAccount: on('linkAccount') } } }
 }
 
-const verifyRequestUrl = () => `${app.url}/api/auth/verify-request?provider=nodemailer&type=email`
+const verifyRequestUrl = () => `${rig.app.url}/api/auth/verify-request?provider=nodemailer&type=email`
 
 await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
   const db = migratedDatabase(server)
@@ -44,23 +32,23 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
   describe.each(['database', 'jwt'] as const)('with %s sessions', (strategy) => {
     it('mails a themed link (HTML and text) to the address, and the link signs a new user in on another device', async () => {
       const { events, config } = recorder()
-      mountEmailApp(app, db.knex, smtp, { session: { strategy }, theme: { brandColor: '#0f766e' }, ...config })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { session: { strategy }, theme: { brandColor: '#0f766e' }, ...config })
       const browser = new Browser()
-      const response = await requestLink(browser, app.url, 'Ada@Example.com', { callbackUrl: '/dashboard' })
+      const response = await requestLink(browser, rig.app.url, 'Ada@Example.com', { callbackUrl: '/dashboard' })
       expect(response.status).toBe(302)
       expect(response.headers.get('location')).toBe(verifyRequestUrl())
       // Nothing of a session yet.
       expect(cookiesSet(response)).not.toContain('authjs.session-token')
 
-      const mail = await smtp.nextMessage()
+      const mail = await rig.smtp.nextMessage()
       expect(mail.to).toEqual(['ada@example.com'])
       expect(mail.parsed.to).toMatchObject({ value: [{ address: 'ada@example.com' }] })
       expect(mail.parsed.from?.text).toBe('"Portcullis tests" <auth@example.test>')
-      const host = new URL(app.url).host
+      const host = new URL(rig.app.url).host
       expect(mail.parsed.subject).toBe(`Sign in to ${host}`)
       const link = linkOf(mail)
-      expect(link.startsWith(`${app.url}/api/auth/callback/nodemailer?`)).toBe(true)
-      expect(paramsOf(link)).toEqual({ token: expect.stringMatching(/^[0-9a-f]{64}$/), email: 'ada@example.com', callbackUrl: `${app.url}/dashboard` })
+      expect(link.startsWith(`${rig.app.url}/api/auth/callback/nodemailer?`)).toBe(true)
+      expect(paramsOf(link)).toEqual({ token: expect.stringMatching(/^[0-9a-f]{64}$/), email: 'ada@example.com', callbackUrl: `${rig.app.url}/dashboard` })
       // The HTML part: the same link (escaped in the attribute), the host, the theme's colour.
       const html = mail.parsed.html as string
       expect(html).toContain(`href="${link.replaceAll('&', '&amp;')}"`)
@@ -76,10 +64,10 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
       expect(await db.knex('VerificationToken').select()).toHaveLength(1)
       const callback = await phone.submitForm(page)
       expect(callback.status).toBe(302)
-      expect(callback.headers.get('location')).toBe(`${app.url}/dashboard`)
-      const session = await sessionOf(phone, app.url)
+      expect(callback.headers.get('location')).toBe(`${rig.app.url}/dashboard`)
+      const session = await sessionOf(phone, rig.app.url)
       expect(session?.user).toMatchObject({ email: 'ada@example.com', id: expect.any(String) })
-      expect(await sessionOf(browser, app.url)).toBeNull()
+      expect(await sessionOf(browser, rig.app.url)).toBeNull()
 
       const users = await db.knex('User').select()
       expect(users).toHaveLength(1)
@@ -101,13 +89,13 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
     it('marks an existing user (stored with another letter case) verified and signs them in, without creating one', async () => {
       const { events, config } = recorder()
       await db.knex('User').insert({ id: 'u-grace', name: 'Grace Hopper', email: 'Grace@Example.com' })
-      mountEmailApp(app, db.knex, smtp, { session: { strategy }, pages: { newUser: '/welcome' }, ...config })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { session: { strategy }, pages: { newUser: '/welcome' }, ...config })
       const browser = new Browser()
-      expect((await requestLink(browser, app.url, 'grace@example.com')).status).toBe(302)
-      const callback = await browser.request(linkOf(await smtp.nextMessage()))
+      expect((await requestLink(browser, rig.app.url, 'grace@example.com')).status).toBe(302)
+      const callback = await browser.request(linkOf(await rig.smtp.nextMessage()))
       // Not a new user: the callback URL (the site's root by default), not pages.newUser.
-      expect(callback.headers.get('location')).toBe(`${app.url}/`)
-      expect((await sessionOf(browser, app.url))?.user).toMatchObject({ id: 'u-grace', name: 'Grace Hopper' })
+      expect(callback.headers.get('location')).toBe(`${rig.app.url}/`)
+      expect((await sessionOf(browser, rig.app.url))?.user).toMatchObject({ id: 'u-grace', name: 'Grace Hopper' })
       const users = await db.knex('User').select()
       expect(users).toHaveLength(1)
       expect(users[0].emailVerified).not.toBeNull()
@@ -117,18 +105,18 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
   })
 
   it('sends a new user to pages.newUser, with the callback URL', async () => {
-    mountEmailApp(app, db.knex, smtp, { pages: { newUser: '/welcome' } })
+    mountEmailApp(rig.app, db.knex, rig.smtp, { pages: { newUser: '/welcome' } })
     const browser = new Browser()
-    await requestLink(browser, app.url, 'new@example.com', { callbackUrl: '/dashboard' })
-    const callback = await browser.request(linkOf(await smtp.nextMessage()))
-    expect(callback.headers.get('location')).toBe(`${app.url}/welcome?callbackUrl=${encodeURIComponent(`${app.url}/dashboard`)}`)
+    await requestLink(browser, rig.app.url, 'new@example.com', { callbackUrl: '/dashboard' })
+    const callback = await browser.request(linkOf(await rig.smtp.nextMessage()))
+    expect(callback.headers.get('location')).toBe(`${rig.app.url}/welcome?callbackUrl=${encodeURIComponent(`${rig.app.url}/dashboard`)}`)
   })
 
   it('stores only sha256(token + secret) in hex, as Auth.js does, with the expiry of maxAge', async () => {
-    mountEmailApp(app, db.knex, smtp, {}, { maxAge: 600 })
+    mountEmailApp(rig.app, db.knex, rig.smtp, {}, { maxAge: 600 })
     const before = Date.now()
-    await requestLink(new Browser(), app.url, 'ada@example.com')
-    const { token } = paramsOf(linkOf(await smtp.nextMessage()))
+    await requestLink(new Browser(), rig.app.url, 'ada@example.com')
+    const { token } = paramsOf(linkOf(await rig.smtp.nextMessage()))
     const rows = await db.knex('VerificationToken').select()
     expect(rows).toHaveLength(1)
     expect(rows[0].identifier).toBe('ada@example.com')
@@ -151,16 +139,16 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
       const page = await browser.request(response.headers.get('location')!)
       expect(page.status).toBe(403)
       expect(await page.text()).toContain('The sign-in link is no longer valid.')
-      expect(await sessionOf(browser, app.url)).toBeNull()
+      expect(await sessionOf(browser, rig.app.url)).toBeNull()
     }
 
     async function freshLink(address = 'ada@example.com'): Promise<string> {
-      await requestLink(new Browser(), app.url, address)
-      return linkOf(await smtp.nextMessage())
+      await requestLink(new Browser(), rig.app.url, address)
+      return linkOf(await rig.smtp.nextMessage())
     }
 
     it('a link used a second time', async () => {
-      mountEmailApp(app, db.knex, smtp)
+      mountEmailApp(rig.app, db.knex, rig.smtp)
       const link = await freshLink()
       expect((await followLink(new Browser(), link)).status).toBe(302)
       const users = await db.knex('User').select()
@@ -175,7 +163,7 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
       })
 
       it('an expired link (maxAge passed), which is then gone', async () => {
-        mountEmailApp(app, db.knex, smtp, {}, { maxAge: 3600 })
+        mountEmailApp(rig.app, db.knex, rig.smtp, {}, { maxAge: 3600 })
         const link = await freshLink()
         const now = Date.now()
         jest.spyOn(Date, 'now').mockReturnValue(now + 3600_000 + 1000)
@@ -186,28 +174,28 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
       })
 
       it('a link still inside maxAge works', async () => {
-        mountEmailApp(app, db.knex, smtp, {}, { maxAge: 3600 })
+        mountEmailApp(rig.app, db.knex, rig.smtp, {}, { maxAge: 3600 })
         const link = await freshLink()
         jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 3600_000 - 60_000)
         const browser = new Browser()
-        expect((await followLink(browser, link)).headers.get('location')).toBe(`${app.url}/`)
-        expect((await sessionOf(browser, app.url))?.user.email).toBe('ada@example.com')
+        expect((await followLink(browser, link)).headers.get('location')).toBe(`${rig.app.url}/`)
+        expect((await sessionOf(browser, rig.app.url))?.user.email).toBe('ada@example.com')
       })
     })
 
     it('a link whose address was changed to another one; the real link still works', async () => {
-      mountEmailApp(app, db.knex, smtp)
+      mountEmailApp(rig.app, db.knex, rig.smtp)
       const link = await freshLink('ada@example.com')
       await expectRefused(withParams(link, { email: 'eve@example.com' }))
       await expectRefused(withParams(link, { email: 'ADA@example.com' }))
       expect(await db.knex('User').select()).toEqual([])
       const browser = new Browser()
       await followLink(browser, link)
-      expect((await sessionOf(browser, app.url))?.user.email).toBe('ada@example.com')
+      expect((await sessionOf(browser, rig.app.url))?.user.email).toBe('ada@example.com')
     })
 
     it('a link of one address used with the token of another', async () => {
-      mountEmailApp(app, db.knex, smtp)
+      mountEmailApp(rig.app, db.knex, rig.smtp)
       const eves = paramsOf(await freshLink('eve@example.com'))
       const adas = await freshLink('ada@example.com')
       await expectRefused(withParams(adas, { token: eves.token }))
@@ -227,7 +215,7 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
           return { identifier: row.identifier, token: row.token, expires: new Date(row.expires) }
         },
       }
-      mountEmailApp(app, db.knex, smtp, { adapter: byTokenOnly })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { adapter: byTokenOnly })
       const eves = paramsOf(await freshLink('eve@example.com'))
       await expectRefused(withParams(await freshLink('ada@example.com'), { token: eves.token }))
       expect(await db.knex('User').select()).toEqual([])
@@ -235,7 +223,7 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
     })
 
     it('a tampered token (one character changed, cut short, extended, upper-cased), then the real one works', async () => {
-      mountEmailApp(app, db.knex, smtp)
+      mountEmailApp(rig.app, db.knex, rig.smtp)
       const link = await freshLink()
       const { token } = paramsOf(link)
       const flipped = `${token.slice(0, 10)}${token[10] === 'a' ? 'b' : 'a'}${token.slice(11)}`
@@ -246,64 +234,64 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
       expect(await db.knex('User').select()).toEqual([])
       const browser = new Browser()
       await followLink(browser, link)
-      expect((await sessionOf(browser, app.url))?.user.email).toBe('ada@example.com')
+      expect((await sessionOf(browser, rig.app.url))?.user.email).toBe('ada@example.com')
     })
 
     it('a link made with a secret the app no longer has', async () => {
-      mountEmailApp(app, db.knex, smtp, { secret: 'an-old-secret-that-was-replaced-0123456789' })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { secret: 'an-old-secret-that-was-replaced-0123456789' })
       const link = await freshLink()
-      mountEmailApp(app, db.knex, smtp)
+      mountEmailApp(rig.app, db.knex, rig.smtp)
       await expectRefused(link)
     })
   })
 
   it('accepts a link mailed before a secret rotation (the old secret still listed)', async () => {
     const old = 'the-previous-secret-0123456789abcdef'
-    mountEmailApp(app, db.knex, smtp, { secret: old })
-    await requestLink(new Browser(), app.url, 'ada@example.com')
-    const link = linkOf(await smtp.nextMessage())
-    mountEmailApp(app, db.knex, smtp, { secret: [SECRET, old] })
+    mountEmailApp(rig.app, db.knex, rig.smtp, { secret: old })
+    await requestLink(new Browser(), rig.app.url, 'ada@example.com')
+    const link = linkOf(await rig.smtp.nextMessage())
+    mountEmailApp(rig.app, db.knex, rig.smtp, { secret: [SECRET, old] })
     const browser = new Browser()
     await followLink(browser, link)
-    expect((await sessionOf(browser, app.url))?.user.email).toBe('ada@example.com')
+    expect((await sessionOf(browser, rig.app.url))?.user.email).toBe('ada@example.com')
   })
 
   it('keeps the redirect same-origin: a foreign callbackUrl in the form or in the link leads to the site', async () => {
-    mountEmailApp(app, db.knex, smtp)
-    await requestLink(new Browser(), app.url, 'ada@example.com', { callbackUrl: 'https://evil.example/steal' })
-    const link = linkOf(await smtp.nextMessage())
-    expect(paramsOf(link).callbackUrl).toBe(`${app.url}/`)
+    mountEmailApp(rig.app, db.knex, rig.smtp)
+    await requestLink(new Browser(), rig.app.url, 'ada@example.com', { callbackUrl: 'https://evil.example/steal' })
+    const link = linkOf(await rig.smtp.nextMessage())
+    expect(paramsOf(link).callbackUrl).toBe(`${rig.app.url}/`)
     const tampered = withParams(link, { callbackUrl: 'https://evil.example/steal' })
     const response = await followLink(new Browser(), tampered)
-    expect(response.headers.get('location')).toBe(`${app.url}/`)
+    expect(response.headers.get('location')).toBe(`${rig.app.url}/`)
   })
 
   it('server-side signIn of an e-mail provider keeps the CSRF check: a link or another site cannot make the app mail', async () => {
-    const portcullis = mountEmailApp(app, db.knex, smtp)
+    const portcullis = mountEmailApp(rig.app, db.knex, rig.smtp)
     const withLink = express()
     withLink.use('/api/auth', portcullis.handlers)
     withLink.get('/mail-me', portcullis.auth(() => portcullis.signIn('nodemailer', { email: 'ada@example.com' })))
-    app.mount(withLink)
-    const sent = smtp.messages.length
-    const response = await new Browser().request(`${app.url}/mail-me`, { headers: { 'sec-fetch-site': 'cross-site' } })
+    rig.app.mount(withLink)
+    const sent = rig.smtp.messages.length
+    const response = await new Browser().request(`${rig.app.url}/mail-me`, { headers: { 'sec-fetch-site': 'cross-site' } })
     expect(redirectOf(response)).toMatchObject({ error: 'MissingCSRF' })
-    expect(smtp.messages.length).toBe(sent)
+    expect(rig.smtp.messages.length).toBe(sent)
     expect(await db.knex('VerificationToken').select()).toEqual([])
   })
 
   it('refuses a sign-in request without the CSRF token: no token, no e-mail', async () => {
-    mountEmailApp(app, db.knex, smtp)
-    const sent = smtp.messages.length
-    const response = await new Browser().request(`${app.url}/api/auth/signin/nodemailer`, { body: new URLSearchParams({ email: 'ada@example.com' }) })
+    mountEmailApp(rig.app, db.knex, rig.smtp)
+    const sent = rig.smtp.messages.length
+    const response = await new Browser().request(`${rig.app.url}/api/auth/signin/nodemailer`, { body: new URLSearchParams({ email: 'ada@example.com' }) })
     expect(redirectOf(response)).toMatchObject({ error: 'MissingCSRF' })
     expect(await db.knex('VerificationToken').select()).toEqual([])
-    expect(smtp.messages.length).toBe(sent)
+    expect(rig.smtp.messages.length).toBe(sent)
   })
 
   it('takes a POST of the link only with the CSRF token of the confirmation page: without it, refused, the token left', async () => {
-    mountEmailApp(app, db.knex, smtp)
-    await requestLink(new Browser(), app.url, 'ada@example.com')
-    const link = linkOf(await smtp.nextMessage())
+    mountEmailApp(rig.app, db.knex, rig.smtp)
+    await requestLink(new Browser(), rig.app.url, 'ada@example.com')
+    const link = linkOf(await rig.smtp.nextMessage())
     const { token, email } = paramsOf(link)
     const response = await new Browser().request(link.split('?')[0]!, { body: new URLSearchParams({ token, email }) })
     expect(redirectOf(response)).toMatchObject({ error: 'MissingCSRF' })
@@ -317,9 +305,9 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
         calls.push(params)
         return true
       }
-      mountEmailApp(app, db.knex, smtp, { callbacks: { signIn } })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { callbacks: { signIn } })
       const browser = new Browser()
-      await requestLink(browser, app.url, 'ada@example.com')
+      await requestLink(browser, rig.app.url, 'ada@example.com')
       expect(calls).toEqual([
         {
           user: { id: expect.any(String), email: 'ada@example.com', emailVerified: null, name: null, image: null },
@@ -329,28 +317,28 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
       ])
       // The user is not stored by the request: only by the link.
       expect(await db.knex('User').select()).toEqual([])
-      await browser.request(linkOf(await smtp.nextMessage()))
+      await browser.request(linkOf(await rig.smtp.nextMessage()))
       expect(calls).toHaveLength(2)
       expect(calls[1]).toEqual({ user: expect.objectContaining({ email: 'ada@example.com' }), account: expect.objectContaining({ type: 'email' }) })
     })
 
     it('refusing the request sends no e-mail and stores no token', async () => {
-      mountEmailApp(app, db.knex, smtp, { callbacks: { signIn: ({ email }) => !email?.verificationRequest } })
-      const sent = smtp.messages.length
-      const response = await requestLink(new Browser(), app.url, 'ada@example.com')
+      mountEmailApp(rig.app, db.knex, rig.smtp, { callbacks: { signIn: ({ email }) => !email?.verificationRequest } })
+      const sent = rig.smtp.messages.length
+      const response = await requestLink(new Browser(), rig.app.url, 'ada@example.com')
       expect(redirectOf(response)).toMatchObject({ error: 'AccessDenied' })
-      expect(smtp.messages.length).toBe(sent)
+      expect(rig.smtp.messages.length).toBe(sent)
       expect(await db.knex('VerificationToken').select()).toEqual([])
     })
 
     it('refusing the followed link creates no user and no session', async () => {
-      mountEmailApp(app, db.knex, smtp, { callbacks: { signIn: ({ email }) => email?.verificationRequest === true } })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { callbacks: { signIn: ({ email }) => email?.verificationRequest === true } })
       const browser = new Browser()
-      await requestLink(browser, app.url, 'ada@example.com')
-      const response = await browser.request(linkOf(await smtp.nextMessage()))
+      await requestLink(browser, rig.app.url, 'ada@example.com')
+      const response = await browser.request(linkOf(await rig.smtp.nextMessage()))
       expect(redirectOf(response)).toMatchObject({ error: 'AccessDenied' })
       expect(await db.knex('User').select()).toEqual([])
-      expect(await sessionOf(browser, app.url)).toBeNull()
+      expect(await sessionOf(browser, rig.app.url)).toBeNull()
     })
   })
 
@@ -359,8 +347,8 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
       const down = await startSmtpServer()
       await down.close()
       const { logger, lines } = recordingLogger()
-      mountEmailApp(app, db.knex, { url: down.url }, { logger })
-      const response = await requestLink(new Browser(), app.url, 'ada@example.com', { callbackUrl: '/dashboard' })
+      mountEmailApp(rig.app, db.knex, { url: down.url }, { logger })
+      const response = await requestLink(new Browser(), rig.app.url, 'ada@example.com', { callbackUrl: '/dashboard' })
       expect(response.status).toBe(302)
       const { url, error } = redirectOf(response)
       expect(error).toBe('EmailSignInError')
@@ -377,13 +365,13 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
 
     it('SMTP server refusing the message (550): the same', async () => {
       const { logger, lines } = recordingLogger()
-      mountEmailApp(app, db.knex, smtp, { logger })
-      smtp.rejectMessages(true)
+      mountEmailApp(rig.app, db.knex, rig.smtp, { logger })
+      rig.smtp.rejectMessages(true)
       try {
-        const response = await requestLink(new Browser(), app.url, 'ada@example.com')
+        const response = await requestLink(new Browser(), rig.app.url, 'ada@example.com')
         expect(redirectOf(response)).toMatchObject({ error: 'EmailSignInError' })
       } finally {
-        smtp.rejectMessages(false)
+        rig.smtp.rejectMessages(false)
       }
       expect(await db.knex('VerificationToken').select()).toEqual([])
       expect(lines.error.join('\n')).toContain('550')
@@ -422,26 +410,26 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
     ]
 
     it.each(refused.map((address) => [JSON.stringify(address), address]))('%s', async (_label, address) => {
-      mountEmailApp(app, db.knex, smtp)
-      const sent = smtp.messages.length
-      const response = await requestLink(new Browser(), app.url, address)
+      mountEmailApp(rig.app, db.knex, rig.smtp)
+      const sent = rig.smtp.messages.length
+      const response = await requestLink(new Browser(), rig.app.url, address)
       expect(redirectOf(response)).toMatchObject({ error: 'EmailSignInError' })
-      expect(smtp.messages.length).toBe(sent)
+      expect(rig.smtp.messages.length).toBe(sent)
       expect(await db.knex('VerificationToken').select()).toEqual([])
     })
 
     it('accepts full-width letters as the letters they are (NFKC), trimmed (a trailing CR LF too) and lower-cased', async () => {
-      mountEmailApp(app, db.knex, smtp)
-      await requestLink(new Browser(), app.url, '  \uff21da@Example.COM \r\n')
-      const mail = await smtp.nextMessage()
+      mountEmailApp(rig.app, db.knex, rig.smtp)
+      await requestLink(new Browser(), rig.app.url, '  \uff21da@Example.COM \r\n')
+      const mail = await rig.smtp.nextMessage()
       expect(mail.to).toEqual(['ada@example.com'])
       expect(paramsOf(linkOf(mail)).email).toBe('ada@example.com')
     })
 
     it("accepts an apostrophe and + in the local part, and an internationalised domain, as one recipient", async () => {
-      mountEmailApp(app, db.knex, smtp)
-      await requestLink(new Browser(), app.url, "o'brien+tag@bücher.example")
-      const mail = await smtp.nextMessage()
+      mountEmailApp(rig.app, db.knex, rig.smtp)
+      await requestLink(new Browser(), rig.app.url, "o'brien+tag@bücher.example")
+      const mail = await rig.smtp.nextMessage()
       expect(mail.to).toHaveLength(1)
       expect(paramsOf(linkOf(mail)).email).toBe("o'brien+tag@bücher.example")
     })
@@ -449,29 +437,29 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
 
   describe('rate limits', () => {
     it('refuses the N+1th link for one address from any client, with 429, Retry-After and no e-mail', async () => {
-      mountEmailApp(app, db.knex, smtp, { rateLimit: { identifier: { attempts: 2 } } })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { rateLimit: { identifier: { attempts: 2 } } })
       for (let sent = 0; sent < 2; sent += 1) {
-        expect((await requestLink(new Browser(), app.url, 'Ada@Example.com')).status).toBe(302)
-        await smtp.nextMessage()
+        expect((await requestLink(new Browser(), rig.app.url, 'Ada@Example.com')).status).toBe(302)
+        await rig.smtp.nextMessage()
       }
-      const refused = await requestLink(new Browser(), app.url, 'ada@example.com')
+      const refused = await requestLink(new Browser(), rig.app.url, 'ada@example.com')
       expect(refused.status).toBe(429)
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
       expect(await refused.text()).toMatch(/RateLimited|wait/i)
       expect(await db.knex('VerificationToken').select()).toHaveLength(2)
       // Another address is not affected.
-      expect((await requestLink(new Browser(), app.url, 'grace@example.com')).status).toBe(302)
-      await smtp.nextMessage()
+      expect((await requestLink(new Browser(), rig.app.url, 'grace@example.com')).status).toBe(302)
+      await rig.smtp.nextMessage()
     })
 
     it('refuses the N+1th request from one client IP whatever the address, for known and unknown addresses alike', async () => {
       await db.knex('User').insert({ id: 'u-ada', email: 'ada@example.com' })
-      mountEmailApp(app, db.knex, smtp, { rateLimit: { ip: { attempts: 2 } } })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { rateLimit: { ip: { attempts: 2 } } })
       for (const address of ['ada@example.com', 'nobody@example.com']) {
-        expect((await requestLink(new Browser(), app.url, address)).status).toBe(302)
-        await smtp.nextMessage()
+        expect((await requestLink(new Browser(), rig.app.url, address)).status).toBe(302)
+        await rig.smtp.nextMessage()
       }
-      const [known, unknown] = [await requestLink(new Browser(), app.url, 'ada@example.com'), await requestLink(new Browser(), app.url, 'someone@example.com')]
+      const [known, unknown] = [await requestLink(new Browser(), rig.app.url, 'ada@example.com'), await requestLink(new Browser(), rig.app.url, 'someone@example.com')]
       expect([known.status, unknown.status]).toEqual([429, 429])
       expect(await db.knex('VerificationToken').select()).toHaveLength(2)
     })
@@ -480,12 +468,12 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
   describe('no account enumeration', () => {
     it('answers a known and an unknown address alike: status, headers, body; both get a link', async () => {
       await db.knex('User').insert({ id: 'u-ada', email: 'ada@example.com' })
-      mountEmailApp(app, db.knex, smtp)
+      mountEmailApp(rig.app, db.knex, rig.smtp)
       const answer = async (address: string) => {
-        const response = await requestLink(new Browser(), app.url, address, { callbackUrl: '/dashboard' })
+        const response = await requestLink(new Browser(), rig.app.url, address, { callbackUrl: '/dashboard' })
         // The link's binding cookie differs as the links do: its value is masked, its shape compared.
         const headers = [...response.headers].filter(([name]) => name !== 'date').map(([name, value]) => [name, value.replace(/^(authjs\.email-link=)[\w-]{43};/, '$1<binding>;')])
-        return { status: response.status, headers, body: await response.text(), mail: await smtp.nextMessage() }
+        return { status: response.status, headers, body: await response.text(), mail: await rig.smtp.nextMessage() }
       }
       const known = await answer('ada@example.com')
       const unknown = await answer('nobody@example.com')
@@ -500,14 +488,14 @@ await describeWithDatabase('sqlite', 'e-mail sign-in on SQLite', (server) => {
     it('takes the same time for a known and an unknown address (medians within noise)', async () => {
       await db.knex('User').insert({ id: 'u-ada', email: 'ada@example.com' })
       // 12 links for one address would reach its rate limit: this test measures the sign-in itself.
-      mountEmailApp(app, db.knex, smtp, { rateLimit: false })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { rateLimit: false })
       const time = async (address: string) => {
         const browser = new Browser()
-        const { csrfToken } = (await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+        const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
         const start = performance.now()
-        await browser.request(`${app.url}/api/auth/signin/nodemailer`, { body: new URLSearchParams({ csrfToken, email: address }) })
+        await browser.request(`${rig.app.url}/api/auth/signin/nodemailer`, { body: new URLSearchParams({ csrfToken, email: address }) })
         const elapsed = performance.now() - start
-        await smtp.nextMessage()
+        await rig.smtp.nextMessage()
         return elapsed
       }
       const known: number[] = []
@@ -530,10 +518,10 @@ async function concurrentUses(kind: DatabaseKind) {
     const db = migratedDatabase(server)
 
     it.each(['confirmed on 50 other browsers', 'opened with the asking browser\'s cookie'])('signs in exactly one of them; the other 49 get Verification (%s)', async (how) => {
-      mountEmailApp(app, db.knex, smtp, { session: { strategy: 'database' } })
+      mountEmailApp(rig.app, db.knex, rig.smtp, { session: { strategy: 'database' } })
       const asking = new Browser()
-      await requestLink(asking, app.url, 'ada@example.com')
-      const link = linkOf(await smtp.nextMessage())
+      await requestLink(asking, rig.app.url, 'ada@example.com')
+      const link = linkOf(await rig.smtp.nextMessage())
       const browsers = Array.from({ length: 50 }, () => new Browser())
       let responses: Response[]
       if (how.startsWith('confirmed')) {
@@ -543,10 +531,10 @@ async function concurrentUses(kind: DatabaseKind) {
         const forms = await Promise.all(browsers.map((browser, i) => browser.formOf(pages[i]!)))
         responses = await Promise.all(browsers.map((browser, i) => browser.navigate(forms[i]!)))
       } else {
-        for (const browser of browsers) browser.setCookie(app.url, 'authjs.email-link', asking.cookie(app.url, 'authjs.email-link')!)
+        for (const browser of browsers) browser.setCookie(rig.app.url, 'authjs.email-link', asking.cookie(rig.app.url, 'authjs.email-link')!)
         responses = await Promise.all(browsers.map((browser) => browser.request(link)))
       }
-      const signedIn = responses.filter((response) => response.headers.get('location') === `${app.url}/`)
+      const signedIn = responses.filter((response) => response.headers.get('location') === `${rig.app.url}/`)
       const refused = responses.filter((response) => redirectOf(response).error === 'Verification')
       expect(signedIn).toHaveLength(1)
       expect(refused).toHaveLength(49)

@@ -5,36 +5,25 @@
  * it, and an attacker who mails a link to himself and sends a victim to it does not sign the victim
  * in to the attacker's account unseen (login CSRF). HEAD never uses a token.
  */
-import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
+import { expect, it } from '@jest/globals'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
-import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
-import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
-import { Browser, cookiesSet, mountEmailApp, requestLink } from './email-app.js'
+import { redirectOf, sessionOf } from '../support/oauth-app.js'
+import { linkOf } from '../support/smtp.js'
+import { Browser, cookiesSet, mountEmailApp, requestLink, useEmailRig } from './email-app.js'
 
-let smtp: TestSmtpServer
-let app: Listener
-
-beforeAll(async () => {
-  smtp = await startSmtpServer()
-  app = await listen()
-})
-afterAll(async () => {
-  await closeListeners()
-  await smtp?.close()
-})
-beforeEach(() => smtp.skipReceived())
+const rig = useEmailRig()
 
 await describeWithDatabase('sqlite', 'e-mail links bound to the asking browser', (server) => {
   const db = migratedDatabase(server)
   const tokens = () => db.knex('VerificationToken').select('identifier')
 
   async function linkFor(browser: Browser, address: string): Promise<string> {
-    expect((await requestLink(browser, app.url, address)).status).toBe(302)
-    return linkOf(await smtp.nextMessage())
+    expect((await requestLink(browser, rig.app.url, address)).status).toBe(302)
+    return linkOf(await rig.smtp.nextMessage())
   }
 
   it('a scanner that fetches the link (GET, HEAD) first burns nothing: the user then signs in with it', async () => {
-    mountEmailApp(app, db.knex, smtp)
+    mountEmailApp(rig.app, db.knex, rig.smtp)
     const user = new Browser()
     const link = await linkFor(user, 'ada@example.com')
     const scanner = new Browser()
@@ -47,35 +36,35 @@ await describeWithDatabase('sqlite', 'e-mail links bound to the asking browser',
 
     const opened = await user.request(link)
     expect(opened.status).toBe(302)
-    expect(opened.headers.get('location')).toBe(`${app.url}/`)
-    expect((await sessionOf(user, app.url))?.user.email).toBe('ada@example.com')
-    expect(await sessionOf(scanner, app.url)).toBeNull()
+    expect(opened.headers.get('location')).toBe(`${rig.app.url}/`)
+    expect((await sessionOf(user, rig.app.url))?.user.email).toBe('ada@example.com')
+    expect(await sessionOf(scanner, rig.app.url)).toBeNull()
     expect(await tokens()).toEqual([])
     // The binding is spent with the link.
-    expect(user.cookie(app.url, 'authjs.email-link')).toBeUndefined()
+    expect(user.cookie(rig.app.url, 'authjs.email-link')).toBeUndefined()
   })
 
   it('HEAD with the asking browser\'s cookie does not use the token either', async () => {
-    mountEmailApp(app, db.knex, smtp)
+    mountEmailApp(rig.app, db.knex, rig.smtp)
     const user = new Browser()
     const link = await linkFor(user, 'ada@example.com')
     const head = await user.request(link, { method: 'HEAD' })
     expect(head.status).toBe(200)
     expect(cookiesSet(head)).toEqual([])
     expect(await tokens()).toHaveLength(1)
-    expect(await sessionOf(user, app.url)).toBeNull()
-    expect((await user.request(link)).headers.get('location')).toBe(`${app.url}/`)
+    expect(await sessionOf(user, rig.app.url)).toBeNull()
+    expect((await user.request(link)).headers.get('location')).toBe(`${rig.app.url}/`)
   })
 
   it('login CSRF: a victim sent to the attacker\'s own link sees whose account it is, and is not signed in without pressing the button', async () => {
-    mountEmailApp(app, db.knex, smtp)
+    mountEmailApp(rig.app, db.knex, rig.smtp)
     const attacker = new Browser()
     const link = await linkFor(attacker, 'mallory@evil.example')
     const victim = new Browser()
     const page = await victim.request(link, { headers: { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' } })
     expect(page.status).toBe(200)
     expect(await page.text()).toContain('Sign in as <strong>mallory@evil.example</strong>?')
-    expect(await sessionOf(victim, app.url)).toBeNull()
+    expect(await sessionOf(victim, rig.app.url)).toBeNull()
     expect(await tokens()).toHaveLength(1)
     // Another site cannot press the button for the victim: the POST needs the page's CSRF token.
     const { searchParams } = new URL(link)
@@ -84,12 +73,12 @@ await describeWithDatabase('sqlite', 'e-mail links bound to the asking browser',
       headers: { 'sec-fetch-site': 'cross-site' },
     })
     expect(redirectOf(forged).error).toBe('MissingCSRF')
-    expect(await sessionOf(victim, app.url)).toBeNull()
+    expect(await sessionOf(victim, rig.app.url)).toBeNull()
     expect(await tokens()).toHaveLength(1)
   })
 
   it('the cookie binds only the link it came with: another link, or a forged cookie, asks first', async () => {
-    mountEmailApp(app, db.knex, smtp)
+    mountEmailApp(rig.app, db.knex, rig.smtp)
     const browser = new Browser()
     const first = await linkFor(browser, 'ada@example.com')
     const second = await linkFor(browser, 'ada@example.com')
@@ -98,10 +87,10 @@ await describeWithDatabase('sqlite', 'e-mail links bound to the asking browser',
     const other = await linkFor(new Browser(), 'bob@example.com')
     expect((await browser.request(other)).status).toBe(200)
     const forged = new Browser()
-    forged.setCookie(app.url, 'authjs.email-link', 'A'.repeat(43))
+    forged.setCookie(rig.app.url, 'authjs.email-link', 'A'.repeat(43))
     expect((await forged.request(second)).status).toBe(200)
     expect(await tokens()).toHaveLength(3)
-    expect((await browser.request(second)).headers.get('location')).toBe(`${app.url}/`)
+    expect((await browser.request(second)).headers.get('location')).toBe(`${rig.app.url}/`)
     expect(await tokens()).toHaveLength(2)
   })
 })
