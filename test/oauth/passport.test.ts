@@ -271,21 +271,7 @@ describe('Passport bridge: a published strategy (passport-github2)', () => {
   })
 
   it('signs in with passport-github2 unchanged: its token exchange, its /user and /user/emails calls, its profile', async () => {
-    const strategy = new GitHubStrategy(
-      {
-        allRawEmails: true,
-        clientID: 'gh-id',
-        clientSecret: 'gh-secret',
-        callbackURL: '/ignored',
-        scope: ['read:user', 'user:email'],
-        authorizationURL: `${github.baseUrl}/login/oauth/authorize`,
-        tokenURL: `${github.baseUrl}/login/oauth/access_token`,
-        userProfileURL: `${github.baseUrl}/api/v3/user`,
-        userEmailURL: `${github.baseUrl}/api/v3/user/emails`,
-      },
-      () => {},
-    )
-    mountApp(app, { providers: [bridge(strategy as unknown as OAuth2Strategy)] })
+    mountApp(app, { providers: [bridge(gitHubStrategy({ allRawEmails: true }) as unknown as OAuth2Strategy)] })
     const browser = new Browser()
     const authorizationUrl = new URL(await startSignIn(browser, app.url, 'github'))
     // passport-github2 joins scopes with a comma, as GitHub documents.
