@@ -23,7 +23,11 @@ import {
   type AuthFunction,
   type GetAccessTokenFunction,
   type GetCsrfTokenFunction,
+  type ListSessionsFunction,
+  type RevokeOtherSessionsFunction,
+  type RevokeSessionFunction,
   type SignInFunction,
+  type SignOutEverywhereFunction,
   type SignOutFunction,
   type UnlinkAccountFunction,
 } from './api/index.js'
@@ -44,6 +48,14 @@ export interface PortcullisResult {
   unlinkAccount: UnlinkAccountFunction
   /** A valid access token of the signed-in user's account at a provider, refreshed when it expires. */
   getAccessToken: GetAccessTokenFunction
+  /** The signed-in user's sessions on every device, the request's own marked. */
+  listSessions: ListSessionsFunction
+  /** Ends one of the signed-in user's sessions (CSRF-checked). */
+  revokeSession: RevokeSessionFunction
+  /** Ends every session of the signed-in user but this one (CSRF-checked). */
+  revokeOtherSessions: RevokeOtherSessionsFunction
+  /** Ends every session of the signed-in user, this one included (CSRF-checked). */
+  signOutEverywhere: SignOutEverywhereFunction
 }
 
 /**
@@ -58,14 +70,31 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
   const resolved = resolveConfig(config)
   const requestStore = new AsyncLocalStorage<RequestStore>()
   const handlers = createHandlers(resolved, requestStore)
-  const { auth, signIn, signOut, getCsrfToken, unlinkAccount, getAccessToken } = createAuth(resolved, requestStore)
+  const api = createAuth(resolved, requestStore)
   startPruning(resolved)
-  return { handlers, auth, signIn, signOut, getCsrfToken, unlinkAccount, getAccessToken }
+  return { handlers, ...api }
 }
 
 export * from './errors.js'
 export type * from './types.js'
 export type { PortcullisConfig, Provider, ProviderInput } from './config/types.js'
 export type { LoggerInstance } from './logger.js'
-export type { AuthFunction, AuthenticatedRequest, GetAccessTokenFunction, GetAccessTokenOptions, GetCsrfTokenFunction, SignInFunction, SignInOptions, SignOutFunction, SignOutOptions, UnlinkAccountFunction, UnlinkOptions } from './api/index.js'
+export type {
+  AuthFunction,
+  AuthenticatedRequest,
+  GetAccessTokenFunction,
+  GetAccessTokenOptions,
+  GetCsrfTokenFunction,
+  ListSessionsFunction,
+  RevokeOtherSessionsFunction,
+  RevokeSessionFunction,
+  SessionsCallContext,
+  SignInFunction,
+  SignInOptions,
+  SignOutEverywhereFunction,
+  SignOutFunction,
+  SignOutOptions,
+  UnlinkAccountFunction,
+  UnlinkOptions,
+} from './api/index.js'
 export type { Handlers, NextFunction } from './http/router.js'

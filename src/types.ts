@@ -177,6 +177,14 @@ export interface AdapterSession {
   sessionToken: string
   userId: string
   expires: Date
+  /** When the session started (from the fifth migration on; `null` for older rows). */
+  createdAt?: Date | null
+  /** When the session was last extended: its last use, to within `session.updateAge`. */
+  lastSeenAt?: Date | null
+  /** The client's address at sign-in, as the app sees it (Express's `req.ip`, per `trust proxy`). */
+  ipAddress?: string | null
+  /** The client's `User-Agent` at sign-in, at most 512 characters. */
+  userAgent?: string | null
 }
 
 /** A single-use token, e.g. of an e-mail sign-in link (spec §2.6 VerificationToken). */
@@ -257,6 +265,14 @@ export interface Adapter {
   getSessionAndUser?(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
   updateSession?(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null | void>
   deleteSession?(sessionToken: string): Promise<AdapterSession | null | void>
+  /** The user's sessions, expired ones included (for `listSessions()`), in one query. */
+  listSessionsByUserId?(userId: string): Promise<AdapterSession[]>
+  /**
+   * Deletes the user's sessions: the one with row id `only`, every one but `except`, or all; never
+   * another user's. Returns the deleted sessions (for `revokeSession()`, `revokeOtherSessions()`,
+   * `signOutEverywhere()`).
+   */
+  deleteSessionsByUserId?(userId: string, which: { only: string } | { except?: string | undefined }): Promise<AdapterSession[]>
   createVerificationToken?(token: VerificationToken): Promise<VerificationToken | null | void>
   /** Returns the token and deletes it, atomically: of concurrent uses exactly one gets it. */
   useVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>
@@ -330,6 +346,58 @@ export interface SessionOptions {
   updateAge?: number | undefined
   /** Generates database session tokens. Default: 32 random bytes, hex (256 bits of entropy). */
   generateSessionToken?: (() => string) | undefined
+  /**
+   * JWT sessions: where they are recorded, so that they can be listed (`listSessions()`) and ended
+   * (sign-out, `revokeSession()`, `signOutEverywhere()`) for real: without a store, a copy of the
+   * cookie taken before sign-out stays valid until it expires. Several processes share the refresh
+   * lease through it too. See docs/sessions.md. Database sessions need no store.
+   */
+  store?: SessionStoreOption | undefined
+  /**
+   * JWT sessions with a store: seconds a process trusts its last check of a session before asking the
+   * store again, so a session ended on one process is refused by the others within this time. Default 5.
+   */
+  revocationCacheSeconds?: number | undefined
+  /**
+   * JWT sessions with a store: while the store cannot be reached, a session this process confirmed
+   * within this many seconds is still let in (nobody is signed out by an outage); older ones get an
+   * `AdapterError` (503) until the store is back, their cookie kept. Default 300.
+   */
+  storeOutageSeconds?: number | undefined
+}
+
+/**
+ * Where JWT sessions are recorded (`session.store`).
+ * - `'memory'`: in this process, per `Portcullis()` instance (one process only).
+ * - `{ knex }`: a table of the app's database (default `portcullis_session_store`, created on first
+ *   use unless `createTable: false`), on PostgreSQL, MySQL/MariaDB or SQLite.
+ * - `{ redis }`: Redis through an ioredis client (keys under `keyPrefix`, default `portcullis:session`).
+ */
+export type SessionStoreOption =
+  | 'memory'
+  | { knex: RateLimitKnex; tableName?: string | undefined; createTable?: boolean | undefined }
+  | { redis: SessionStoreRedis; keyPrefix?: string | undefined }
+
+/** An ioredis client (`new Redis(url)`); typed loosely so that apps without Redis need not install it. */
+export interface SessionStoreRedis {
+  eval: (...args: never[]) => unknown
+  hgetall: (...args: never[]) => unknown
+}
+
+/** One of the user's sessions, as `listSessions()` and `GET /api/auth/sessions/list` give it. */
+export interface SessionInfo {
+  /** The session's id: pass it to `revokeSession()`. Not a secret (it cannot sign anyone in). */
+  id: string
+  /** True for the session of the request that asked. */
+  current: boolean
+  /** ISO 8601; `null` when unknown (a session started before the store or the fifth migration). */
+  createdAt: string | null
+  /** ISO 8601: the last use, to within `session.updateAge`; `null` when unknown. */
+  lastSeenAt: string | null
+  /** ISO 8601. */
+  expires: string
+  ipAddress: string | null
+  userAgent: string | null
 }
 
 /** Parameters of `jwt.encode`. */
@@ -509,6 +577,8 @@ export interface EventsOptions {
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
   session?: ((message: { session: Session; token?: JWT | undefined }) => Awaitable<void>) | undefined
   createUser?: ((message: { user: User }) => Awaitable<void>) | undefined
+  /** A session ended by `revokeSession()`, `revokeOtherSessions()` or `signOutEverywhere()` (or their routes), once per session. */
+  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
 }

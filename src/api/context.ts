@@ -77,7 +77,12 @@ export function serverContext(api: Api, what: string): { req: NodeRequest; res: 
   const store = api.requestStore.getStore()
   if (!store) throw new MissingRequestContextError(what)
   const { req, res } = store
-  const ctx: ActionContext = {
+  return { req, res, ctx: actionContext(api, req) }
+}
+
+/** The action context of a server-side call on `req` (a POST, without a body of its own). */
+export function actionContext(api: Api, req: NodeRequest): ActionContext {
+  return {
     ...sessionRequestFor(req, api.config),
     req,
     method: 'POST',
@@ -86,7 +91,6 @@ export function serverContext(api: Api, what: string): { req: NodeRequest; res: 
     query: new URLSearchParams(),
     body: {},
   }
-  return { req, res, ctx }
 }
 
 /** Ends the response with the result's redirect (`redirect: true`), or only sets its cookies; the URL either way. */

@@ -10,6 +10,7 @@ import { createGetAccessToken } from './access-token.js'
 import { createAuthFunction } from './auth.js'
 import { createApi } from './context.js'
 import { createGetCsrfToken } from './csrf-token.js'
+import { createSessionsApi } from './sessions.js'
 import { createSignIn } from './sign-in.js'
 import { createSignOut } from './sign-out.js'
 import { createUnlinkAccount } from './unlink-account.js'
@@ -17,11 +18,12 @@ import { createUnlinkAccount } from './unlink-account.js'
 export type { AuthFunction, AuthenticatedRequest } from './auth.js'
 export type { GetAccessTokenFunction, GetAccessTokenOptions } from './access-token.js'
 export type { GetCsrfTokenFunction } from './csrf-token.js'
+export type { ListSessionsFunction, RevokeOtherSessionsFunction, RevokeSessionFunction, SessionsCallContext, SignOutEverywhereFunction } from './sessions.js'
 export type { SignInFunction, SignInOptions } from './sign-in.js'
 export type { SignOutFunction, SignOutOptions } from './sign-out.js'
 export type { UnlinkAccountFunction, UnlinkOptions } from './unlink-account.js'
 
-/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount` and `getAccessToken` for a resolved config. */
+/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount`, `getAccessToken` and the session list's functions for a resolved config. */
 export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
   const api = createApi(config, requestStore)
   return {
@@ -31,5 +33,6 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     getCsrfToken: createGetCsrfToken(api),
     unlinkAccount: createUnlinkAccount(api),
     getAccessToken: createGetAccessToken(api),
+    ...createSessionsApi(api),
   }
 }

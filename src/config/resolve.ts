@@ -15,6 +15,7 @@ import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../secu
 import { resolveRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing } from '../session/keys.js'
+import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import { resolveOAuthProvider } from './oauth-provider.js'
 import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
 import type { Adapter, CallbacksOptions, CookiesOptions, PagesOptions } from '../types.js'
@@ -49,7 +50,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     )
   }
   const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger)
-  const session = resolveSession(config, adapter)
+  const session = resolveSession(config, adapter, logger)
   if (session.strategy === 'database' && typeof adapter?.getUser !== 'function' && providers.some((provider) => provider.type === 'credentials')) {
     // Credentials sign-in finds the session's user row by the id `authorize` returned.
     throw new InvalidConfigurationError('Credentials sign-in with database sessions needs an adapter with getUser(); add it, or use session.strategy "jwt".')
@@ -80,6 +81,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     providerById: new Map(providers.map((provider) => [provider.id, provider])),
     secrets,
     session,
+    sharedStore: session.strategy === 'jwt' ? sharedStoreOf(session.store, typeof config.rateLimit === 'object' ? config.rateLimit.store : undefined, logger) : undefined,
     adapter,
     jwt: { maxAge: jwtMaxAge, maxSize: jwtMaxSize, cacheSize: jwtCacheSize, encode: config.jwt?.encode, decode: config.jwt?.decode },
     callbacks: { ...config.callbacks, redirect: config.callbacks?.redirect ?? defaultRedirect },
@@ -161,7 +163,7 @@ function resolveSecrets(secret: PortcullisConfig['secret'], env: Readonly<Record
   return [randomBytes(32).toString('base64url')]
 }
 
-function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined): ResolvedConfig['session'] {
+function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined, logger: LoggerInstance): ResolvedConfig['session'] {
   const options = config.session ?? {}
   // Spec §2.2: an adapter makes `database` the default; an explicit `jwt` keeps JWT sessions.
   const strategy = options.strategy ?? (adapter ? 'database' : 'jwt')
@@ -182,7 +184,15 @@ function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined):
   assertSeconds('session.updateAge', updateAge)
   const generateSessionToken = options.generateSessionToken ?? defaultSessionToken
   if (typeof generateSessionToken !== 'function') throw new InvalidConfigurationError('session.generateSessionToken must be a function returning a string.')
-  return { strategy, maxAge, updateAge, generateSessionToken }
+  const revocationCacheSeconds = options.revocationCacheSeconds ?? 5
+  const storeOutageSeconds = options.storeOutageSeconds ?? 300
+  assertSeconds('session.revocationCacheSeconds', revocationCacheSeconds)
+  assertSeconds('session.storeOutageSeconds', storeOutageSeconds)
+  const store = resolveSessionStore(options.store, logger)
+  if (store && strategy === 'database') {
+    logger.warn('SessionStoreUnused', 'session.store is for JWT sessions: database sessions are listed and ended in the database, and their refresh lease is kept in the Account row. It is not used.')
+  }
+  return { strategy, maxAge, updateAge, generateSessionToken, store, revocationCacheMs: revocationCacheSeconds * 1000, storeOutageMs: storeOutageSeconds * 1000 }
 }
 
 // 256 bits from the CSPRNG: a session token cannot be guessed, and hex fits any column and cookie.

@@ -12,6 +12,7 @@ import type { LoggerInstance } from '../logger.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
 import type { OriginPattern } from '../security/redirect.js'
 import type { KeyRing } from '../session/keys.js'
+import type { SessionStore } from '../session/store/types.js'
 import type {
   Adapter,
   CallbacksOptions,
@@ -106,6 +107,12 @@ export interface ResolvedConfig {
     readonly maxAge: number
     readonly updateAge: number
     readonly generateSessionToken: () => string
+    /** JWT sessions' store (`session.store`), guarded; undefined when not configured. */
+    readonly store: SessionStore | undefined
+    /** Milliseconds a check of a JWT session is trusted before the store is asked again. */
+    readonly revocationCacheMs: number
+    /** Milliseconds a confirmed JWT session is still let in while the store cannot be reached. */
+    readonly storeOutageMs: number
   }
   /** The adapter, its methods guarded (config/adapter.ts); it has the session methods when the strategy is `database`. */
   readonly adapter: Adapter | undefined
@@ -130,6 +137,11 @@ export interface ResolvedConfig {
   readonly redirectProxyAllowedOrigins: readonly OriginPattern[]
   /** Brute-force limits on sign-in (security/rate-limit.ts); `false` when turned off. */
   readonly rateLimit: ResolvedRateLimit | false
+  /**
+   * The store several processes share for the refresh lease and the used refresh tokens:
+   * `session.store`, else a shared rate-limit store; undefined when each process keeps its own.
+   */
+  readonly sharedStore: SessionStore | undefined
   /** The background prune (config/prune.ts); undefined when off. */
   readonly prune: ResolvedPrune | undefined
 }

@@ -33,7 +33,7 @@ export function readCookies(req: NodeRequest): Record<string, string | undefined
 
 /** What reading or writing this request's session needs: its cookie flavour, its cookies, the time. */
 export function sessionRequestFor(req: NodeRequest, config: ResolvedConfig): SessionRequest {
-  return { config, cookieSet: cookieSetFor(req, config), requestCookies: readCookies(req), now: nowInSeconds() }
+  return { config, cookieSet: cookieSetFor(req, config), requestCookies: readCookies(req), now: nowInSeconds(), req }
 }
 
 /** The cookie names and session keys this request uses: secure ones on HTTPS (or as configured). */

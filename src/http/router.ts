@@ -15,6 +15,11 @@ import { getSession, updateSession } from '../actions/session.js'
 import { signInPage, signInWithProvider } from '../actions/signin.js'
 import { signOut, signOutPage } from '../actions/signout.js'
 import { verifyRequest } from '../actions/verify-request.js'
+import { listSessions } from '../actions/sessions/list.js'
+import { sessionsPage } from '../actions/sessions/page.js'
+import { revokeOtherSessions } from '../actions/sessions/revoke-others.js'
+import { revokeSession } from '../actions/sessions/revoke.js'
+import { signOutEverywhere } from '../actions/sessions/signout-everywhere.js'
 import type { ResolvedConfig } from '../config/types.js'
 import { InvalidProviderError, InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
@@ -170,6 +175,8 @@ const PAGE_ROUTES: Record<string, Action> = {
   '/signout': signOutPage,
   '/error': errorPage,
   '/verify-request': verifyRequest,
+  '/sessions': sessionsPage,
+  '/sessions/list': listSessions,
 }
 
 const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSession }
@@ -177,6 +184,9 @@ const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSess
 const POST_ROUTES: Record<string, Action> = {
   '/session': updateSession,
   '/signout': signOut,
+  '/sessions/revoke': revokeSession,
+  '/sessions/revoke-others': revokeOtherSessions,
+  '/sessions/signout-everywhere': signOutEverywhere,
 }
 
 function trimmed(actionPath: string): string {

@@ -12,6 +12,7 @@ import { emitEvent } from '../events.js'
 import type { AdapterSession, AdapterUser, Session, SessionCallbackParams } from '../types.js'
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
 import { isoDate } from './iso-date.js'
+import { clientDetails } from './revocation.js'
 import type { SessionRequest, SessionResult } from './types.js'
 
 // The migrations' sessionToken column holds 255 characters; a longer cookie (garbage, most old JWT
@@ -48,7 +49,7 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
   const lastExtended = expires.getTime() - config.session.maxAge * 1000
   if (update || nowMs - lastExtended >= config.session.updateAge * 1000) {
     expires = new Date(nowMs + config.session.maxAge * 1000)
-    await adapter.updateSession({ sessionToken, expires })
+    await adapter.updateSession({ sessionToken, expires, lastSeenAt: new Date(nowMs) })
     cookies = sessionCookie(request, sessionToken, expires)
   }
 
@@ -79,7 +80,9 @@ export async function createDatabaseSession(request: SessionRequest, user: Adapt
     throw new InvalidConfigurationError(`session.generateSessionToken() must return a non-empty string of at most ${MAX_TOKEN_LENGTH} characters.`)
   }
   const expires = new Date(request.now * 1000 + config.session.maxAge * 1000)
-  await adapter.createSession({ sessionToken, userId: user.id, expires })
+  const { ipAddress, userAgent } = clientDetails(request.req)
+  const createdAt = new Date(request.now * 1000)
+  await adapter.createSession({ sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, ipAddress, userAgent })
   return { session: defaultSession(user, expires), token: null, cookies: sessionCookie(request, sessionToken, expires) }
 }
 

@@ -15,6 +15,8 @@ import type { SessionRequest, SessionResult, SignInDetails } from './types.js'
 import { isoDate } from './iso-date.js'
 import { openCachedSessionToken, ownClaims } from './token-cache.js'
 import { sealSessionToken, type OpenedToken } from './token.js'
+import { clientDetails, newSessionId, SESSION_ID_CLAIM, sessionIdOf, sessionStands } from './revocation.js'
+import type { SessionStore } from './store/types.js'
 
 /**
  * Reads the session of a request.
@@ -32,6 +34,12 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
     return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
   }
 
+  const store = config.session.store
+  if (store && !(await sessionStands(config, store, opened.payload, now * 1000))) {
+    config.logger.debug('SessionRevoked', 'The session was ended (signed out, revoked or signed out everywhere); its cookie is cleared.')
+    return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
+  }
+
   const issued = issuedAt(opened)
   let expires = typeof opened.payload.exp === 'number' ? opened.payload.exp : now + config.jwt.maxAge
   // App code that sees the token gets a copy of its own; without any, the claims are only read.
@@ -46,8 +54,16 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
   const changed = config.callbacks.jwt !== undefined && JSON.stringify(token) !== opened.plaintext
   // A re-seal clears whatever else the request carries, the losing form included.
   let cookies = clearOther
-  if (update || changed || now - issued >= config.session.updateAge) {
+  const sid = store ? sessionIdOf(opened.payload) : undefined
+  // With a store, a token without a session id gets one now (see revocation.ts).
+  if (update || changed || now - issued >= config.session.updateAge || (store && sid === undefined)) {
     try {
+      if (store) {
+        token = { ...token, [SESSION_ID_CLAIM]: sid ?? newSessionId() }
+        if (!(await recordSession(request, store, token, sid === undefined))) {
+          return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
+        }
+      }
       const resealed = await sealToken(request, token, update ? 'update' : undefined)
       expires = resealed.expires
       cookies = resealed.cookies
@@ -73,6 +89,10 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
 export async function createJwtSession(request: SessionRequest, user: User, account: Account | null, details: SignInDetails = {}): Promise<SessionResult> {
   const { config } = request
   const defaultToken: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id }
+  // A new session id on every sign-in: one planted or kept from before never carries over.
+  const store = config.session.store
+  const sid = store ? newSessionId() : undefined
+  if (sid) defaultToken[SESSION_ID_CLAIM] = sid
   // The provider's tokens, for getAccessToken(); the jwt callback sees them and may drop them.
   const previous = account && (account.type === 'oauth' || account.type === 'oidc') ? await peekJwtToken(request) : null
   const providerTokens = signInProviderTokens(account, previous, user.id)
@@ -81,6 +101,10 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
     ? await config.callbacks.jwt({ token: defaultToken, user, account, profile: details.profile, trigger: details.isNewUser ? 'signUp' : 'signIn', isNewUser: details.isNewUser ?? false })
     : defaultToken
   if (!token) return { session: null, token: null, cookies: clearJwtSession(request) }
+  if (store && sid) {
+    token = { ...token, [SESSION_ID_CLAIM]: sid }
+    await recordSession(request, store, token, true)
+  }
   const trigger = details.isNewUser ? 'signUp' : 'signIn'
   let sealed: Awaited<ReturnType<typeof sealToken>>
   try {
@@ -97,6 +121,21 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
     token = lighter
   }
   return { session: defaultSession(token, sealed.expires), token, cookies: sealed.cookies }
+}
+
+/**
+ * Writes the store's record of the session `token` names (its `sid`): a new one, or the re-issue's
+ * new `lastSeenAt` and expiry.
+ * @returns false when the session was ended meanwhile (a re-issue never brings it back).
+ */
+async function recordSession(request: SessionRequest, store: SessionStore, token: JWT, isNew: boolean): Promise<boolean> {
+  const { config, now } = request
+  const id = sessionIdOf(token)!
+  const userId = String(token.sub)
+  const expires = (now + config.jwt.maxAge) * 1000
+  if (!isNew) return store.touchSession(id, userId, now * 1000, expires)
+  await store.createSession({ id, userId, createdAt: now * 1000, lastSeenAt: now * 1000, expires, ...clientDetails(request.req) })
+  return true
 }
 
 /** Cookies that end the session: the session cookie and every chunk of it. */

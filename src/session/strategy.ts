@@ -5,11 +5,13 @@
  * @see spec/auth-library-spec.md §2.2, §5.4
  */
 import { emitEvent } from '../events.js'
-import type { Account, AdapterUser, User } from '../types.js'
+import type { Account, AdapterUser, JWT, User } from '../types.js'
 import { expiredCookie, type OutgoingCookie } from './cookies.js'
 import type { SessionRequest, SessionResult, SignInDetails } from './types.js'
 import { createDatabaseSession, endDatabaseSession, peekDatabaseSession, readDatabaseSession } from './database-strategy.js'
 import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession } from './jwt-strategy.js'
+import { forgetChecks, sessionIdOf } from './revocation.js'
+import type { SessionStore } from './store/types.js'
 
 /** The session of a request, and the cookies to send back (none in the common case). */
 export function readSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
@@ -25,6 +27,11 @@ export async function startSession(request: SessionRequest, user: User | Adapter
   const started =
     request.config.session.strategy === 'database' ? await createDatabaseSession(request, user as AdapterUser) : await createJwtSession(request, user, account, details)
   return { ...started, cookies: [...started.cookies, ...rotateCsrf(request)] }
+}
+
+/** Cookies that end the request's session in this browser (its row or record already gone), and rotate the CSRF token. */
+export function sessionEndedCookies(request: SessionRequest): OutgoingCookie[] {
+  return [...clearJwtSession(request), ...rotateCsrf(request)]
 }
 
 /**
@@ -46,6 +53,19 @@ export async function signedInUserId(request: SessionRequest): Promise<string | 
   return typeof sub === 'string' && sub ? sub : null
 }
 
+async function endStoredSession(config: SessionRequest['config'], store: SessionStore, token: JWT, now: number): Promise<void> {
+  const userId = token.sub as string
+  const sid = sessionIdOf(token)
+  if (sid) {
+    await store.deleteSessions(userId, { only: sid })
+    forgetChecks(config, [sid])
+    return
+  }
+  // A token from before the store has no record to delete: refuse the user's tokens like it.
+  await store.setValidAfter(userId, now * 1000 + 1000, config.jwt.maxAge * 1000)
+  forgetChecks(config, [], userId)
+}
+
 /** Ends the request's session (deleting a database session's row), emits `signOut`, and returns the cookies that clear it. */
 export async function endSession(request: SessionRequest): Promise<OutgoingCookie[]> {
   const { config } = request
@@ -55,6 +75,9 @@ export async function endSession(request: SessionRequest): Promise<OutgoingCooki
     return [...cookies, ...rotateCsrf(request)]
   }
   const token = await peekJwtToken(request)
+  // With a store the session ends everywhere: its record goes, so a copy of the cookie stops
+  // working too. When the store fails, so does the sign-out (AdapterError), the cookie kept.
+  if (token && config.session.store && typeof token.sub === 'string') await endStoredSession(config, config.session.store, token, request.now)
   await emitEvent(config, 'signOut', { token })
   return [...clearJwtSession(request), ...rotateCsrf(request)]
 }

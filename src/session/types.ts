@@ -2,6 +2,7 @@
  * What reading and writing a session take and give, shared by the two strategies
  * (jwt-strategy.ts, database-strategy.ts) and the dispatcher above them (strategy.ts).
  */
+import type { IncomingMessage } from 'node:http'
 import type { CookieSet, ResolvedConfig } from '../config/types.js'
 import type { JWT, Profile, Session } from '../types.js'
 import type { OutgoingCookie } from './cookies.js'
@@ -13,6 +14,8 @@ export interface SessionRequest {
   readonly requestCookies: Readonly<Record<string, string | undefined>>
   /** Seconds since the epoch. */
   readonly now: number
+  /** The request, for what a user recognises a session by (address, browser). */
+  readonly req?: IncomingMessage | undefined
 }
 
 /** The session of a request and the cookies to send back (none in the common case); `token` with JWT sessions only. */

@@ -23,7 +23,9 @@ const EMAIL_LOWER = '20261123000000_portcullis_email_lower.js'
 const AUTHENTICATOR = '20261125000000_portcullis_authenticator.js'
 /** The fourth: indexes on the expiry columns that pruning deletes by. */
 const EXPIRY_INDEXES = '20261127000000_portcullis_expiry_indexes.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES]
+/** The fifth: what a user recognises a session by, nullable columns of the sessions table. */
+const SESSION_DETAILS = '20261201000000_portcullis_session_details.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -151,6 +153,7 @@ function expectSchema(
     providerAccountId: string
     sessionToken: string
     credentialID: string
+    sessionDetails: [createdAt: string, lastSeenAt: string, ipAddress: string, userAgent: string]
   },
 ): void {
   const users = shape(file, n.tables.users)
@@ -183,6 +186,10 @@ function expectSchema(
     [n.sessionToken]: { type: 'varchar(255)', notNull: true, pk: 0 },
     [n.userId]: { type: 'varchar(255)', notNull: true, pk: 0 },
     expires: { type: 'datetime', notNull: true, pk: 0 },
+    [n.sessionDetails[0]]: { type: 'datetime', notNull: false, pk: 0 },
+    [n.sessionDetails[1]]: { type: 'datetime', notNull: false, pk: 0 },
+    [n.sessionDetails[2]]: { type: 'varchar(64)', notNull: false, pk: 0 },
+    [n.sessionDetails[3]]: { type: 'varchar(512)', notNull: false, pk: 0 },
   })
   expect(sessions.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(sessions.unique).toEqual([[n.sessionToken]])
@@ -218,6 +225,7 @@ const DEFAULT_NAMES = {
   providerAccountId: 'providerAccountId',
   sessionToken: 'sessionToken',
   credentialID: 'credentialID',
+  sessionDetails: ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as [string, string, string, string],
 }
 const SNAKE_NAMES = {
   tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators' },
@@ -226,6 +234,7 @@ const SNAKE_NAMES = {
   providerAccountId: 'provider_account_id',
   sessionToken: 'session_token',
   credentialID: 'credential_id',
+  sessionDetails: ['created_at', 'last_seen_at', 'ip_address', 'user_agent'] as [string, string, string, string],
 }
 
 // The knexfile bodies, as the README shows them.

@@ -90,6 +90,8 @@ export interface KnexAdapterInstance extends Adapter {
   getSessionAndUser(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
   updateSession(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null>
   deleteSession(sessionToken: string): Promise<AdapterSession | null>
+  listSessionsByUserId(userId: string): Promise<AdapterSession[]>
+  deleteSessionsByUserId(userId: string, which: { only: string } | { except?: string | undefined }): Promise<AdapterSession[]>
   createVerificationToken(token: VerificationToken): Promise<VerificationToken>
   useVerificationToken(params: { identifier: string; token: string }): Promise<VerificationToken | null>
   getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>
@@ -126,6 +128,8 @@ const ACCOUNT_FIELDS = [
   'session_state',
 ] as const
 const SESSION_FIELDS = ['id', 'sessionToken', 'userId', 'expires'] as const
+/** The fifth migration's columns: used once they exist, so an app that has not run it keeps working. */
+const SESSION_DETAIL_FIELDS = ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as const
 const ACCOUNT_TOKEN_FIELDS = ['refresh_token', 'access_token', 'expires_at', 'token_type', 'scope', 'id_token', 'session_state'] as const
 
 // Long: the adapter is Auth.js's shape, an object of ~20 short methods closing over one connection
@@ -187,6 +191,24 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     userId: String(row[prefix + sessions.userId]),
     expires: toDate(row[prefix + sessions.expires]),
   })
+  const withDetails = (row: Row): AdapterSession => ({
+    ...toSession(row),
+    createdAt: nullableDate(row[sessions.createdAt]),
+    lastSeenAt: nullableDate(row[sessions.lastSeenAt]),
+    ipAddress: nullableString(row[sessions.ipAddress]),
+    userAgent: nullableString(row[sessions.userAgent]),
+  })
+  const detailColumns = SESSION_DETAIL_FIELDS.map((field) => sessions[field])
+  // Whether the fifth migration has run: asked until it has, at most once a minute.
+  let detailsFound = false
+  let detailsAskedAt = 0
+  const sessionDetailsExist = async (): Promise<boolean> => {
+    if (detailsFound || Date.now() - detailsAskedAt < 60_000) return detailsFound
+    detailsAskedAt = Date.now()
+    return (detailsFound = await knex.schema.hasColumn(tables.sessions, sessions.userAgent))
+  }
+  const sessionValues = async (session: object): Promise<Row> =>
+    values(pick(session, (await sessionDetailsExist()) ? [...SESSION_FIELDS, ...SESSION_DETAIL_FIELDS] : SESSION_FIELDS), sessions)
   const toAccount = (row: Row): AdapterAccount => ({
     userId: String(row[accounts.userId]),
     type: String(row[accounts.type]) as ProviderType,
@@ -355,9 +377,9 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       return row ? toAccount(row) : null
     },
 
-    async createSession({ id, sessionToken, userId, expires }) {
+    async createSession({ id, sessionToken, userId, expires, ...details }) {
       const session: AdapterSession = { id: id ?? randomUUID(), sessionToken, userId, expires }
-      await knex(tables.sessions).insert(values(session, sessions))
+      await knex(tables.sessions).insert(await sessionValues({ ...pick(details, SESSION_DETAIL_FIELDS), ...session }))
       return session
     },
 
@@ -370,7 +392,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     },
 
     async updateSession({ sessionToken, ...changes }) {
-      const changed = values(pick(changes, ['userId', 'expires']), sessions)
+      const changed = await sessionValues(pick(changes, ['userId', 'expires', 'lastSeenAt']))
       const where = { [sessions.sessionToken]: sessionToken }
       if (Object.keys(changed).length > 0) {
         const updated = await knex(tables.sessions).update(changed).where(where)
@@ -386,6 +408,27 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       if (!row) return null
       await knex(tables.sessions).where(where).del()
       return toSession(row)
+    },
+
+    async listSessionsByUserId(userId) {
+      const columns = (await sessionDetailsExist()) ? [...sessionColumns, ...detailColumns] : sessionColumns
+      const rows = (await read(knex(tables.sessions).select(columns).where({ [sessions.userId]: userId }))) as Row[]
+      return rows.map(withDetails)
+    },
+
+    async deleteSessionsByUserId(userId, which) {
+      const columns = (await sessionDetailsExist()) ? [...sessionColumns, ...detailColumns] : sessionColumns
+      return knex.transaction(async (trx) => {
+        const selection = () => {
+          const query = trx(tables.sessions).where({ [sessions.userId]: userId })
+          if ('only' in which) query.andWhere(sessions.id, which.only)
+          else if (which.except !== undefined) query.andWhereNot(sessions.id, which.except)
+          return query
+        }
+        const rows = (await read(selection().select(columns))) as Row[]
+        if (rows.length > 0) await selection().del()
+        return rows.map(withDetails)
+      })
     },
 
     async createVerificationToken(token) {

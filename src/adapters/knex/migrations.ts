@@ -139,6 +139,24 @@ const MIGRATIONS: readonly Migration[] = [
       })
     },
   },
+  {
+    // What a user recognises a session by (listSessions()): nullable, so rows from before stay valid
+    // and Auth.js, which selects its own columns, reads the table as before.
+    name: '20261201000000_portcullis_session_details.js',
+    async up(knex, { tables, sessions }) {
+      await knex.schema.alterTable(tables.sessions, (table) => {
+        dateColumn(table, sessions.createdAt).nullable()
+        dateColumn(table, sessions.lastSeenAt).nullable()
+        table.string(sessions.ipAddress, 64).nullable()
+        table.string(sessions.userAgent, 512).nullable()
+      })
+    },
+    async down(knex, { tables, sessions }) {
+      await knex.schema.alterTable(tables.sessions, (table) => {
+        table.dropColumns(sessions.createdAt, sessions.lastSeenAt, sessions.ipAddress, sessions.userAgent)
+      })
+    },
+  },
 ]
 
 /** `session_expires_index`: one identifier, whatever the table's schema. */
@@ -170,7 +188,7 @@ function emailLowerIndex(usersTable: string): string {
 
 // Millisecond precision everywhere: PostgreSQL `timestamptz(3)`, MySQL/MariaDB `datetime(3)`
 // (not `timestamp`, which ends in 2038), SQLite stores what Knex binds (milliseconds).
-function dateColumn(table: Knex.CreateTableBuilder, name: string): Knex.ColumnBuilder {
+function dateColumn(table: Knex.CreateTableBuilder | Knex.AlterTableBuilder, name: string): Knex.ColumnBuilder {
   return table.datetime(name, { precision: 3 })
 }
 

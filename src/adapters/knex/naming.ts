@@ -43,6 +43,11 @@ export interface SessionColumns {
   sessionToken: string
   userId: string
   expires: string
+  /** From the fifth migration on (nullable): what `listSessions()` shows of a session. */
+  createdAt: string
+  lastSeenAt: string
+  ipAddress: string
+  userAgent: string
 }
 
 export interface VerificationTokenColumns {
@@ -109,7 +114,7 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
     id_token: 'id_token',
     session_state: 'session_state',
   },
-  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires' },
+  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires', createdAt: 'createdAt', lastSeenAt: 'lastSeenAt', ipAddress: 'ipAddress', userAgent: 'userAgent' },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
   authenticators: {
     credentialID: 'credentialID',
@@ -141,7 +146,16 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
     id_token: 'id_token',
     session_state: 'session_state',
   },
-  sessions: { id: 'id', sessionToken: 'session_token', userId: 'user_id', expires: 'expires' },
+  sessions: {
+    id: 'id',
+    sessionToken: 'session_token',
+    userId: 'user_id',
+    expires: 'expires',
+    createdAt: 'created_at',
+    lastSeenAt: 'last_seen_at',
+    ipAddress: 'ip_address',
+    userAgent: 'user_agent',
+  },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
   authenticators: {
     credentialID: 'credential_id',

@@ -1,0 +1,165 @@
+/**
+ * `session.store: { knex }`: the store in a table of the app's database (PostgreSQL, MySQL/MariaDB,
+ * SQLite), shared by every process using it. The table (default `portcullis_session_store`) is
+ * created on first use when missing, unless `createTable: false`.
+ *
+ * One row per key: `s:<id>` for a session (with its user and details), `va:<userId>` for a user's
+ * "valid after" time, `k:<key>` for leases and remembered refresh answers. Every read is one query.
+ */
+import type { Knex } from 'knex'
+import type { SessionSelection, SessionStore, StoredSession } from './types.js'
+
+type Row = Record<string, unknown>
+
+/** Expired rows are deleted about once per this many writes (a range scan of the `expires` index). */
+const SWEEP_EVERY = 200
+
+export function knexStore(knex: Knex, tableName: string, createTable: boolean, label: string): SessionStore {
+  let ready: Promise<void> | undefined
+  const table = async (): Promise<Knex.QueryBuilder> => {
+    // One setup per store; a failed one is tried again on the next call.
+    ready ??= (createTable ? ensureStoreTable(knex, tableName) : Promise.resolve()).catch((error: unknown) => {
+      ready = undefined
+      throw error
+    })
+    await ready
+    return knex(tableName)
+  }
+  let writes = 0
+  const sweep = async (): Promise<void> => {
+    if (++writes % SWEEP_EVERY !== 0) return
+    await knex(tableName).where('expires', '<=', Date.now()).del()
+  }
+  const sessionKey = (id: string) => `s:${id}`
+
+  return {
+    label,
+    async createSession(session) {
+      await (await table()).insert({
+        key: sessionKey(session.id),
+        userId: session.userId,
+        createdAt: session.createdAt,
+        lastSeenAt: session.lastSeenAt,
+        expires: session.expires,
+        ipAddress: session.ipAddress,
+        userAgent: session.userAgent,
+      })
+      await sweep()
+    },
+    async touchSession(id, userId, lastSeenAt, expires) {
+      const updated = await (await table()).where({ key: sessionKey(id), userId }).andWhere('expires', '>', Date.now()).update({ lastSeenAt, expires })
+      return Number(updated) > 0
+    },
+    async sessionState(id, userId) {
+      const keys = id === undefined ? [`va:${userId}`] : [sessionKey(id), `va:${userId}`]
+      const rows = (await (await table()).select('key', 'userId', 'createdAt', 'lastSeenAt', 'expires', 'ipAddress', 'userAgent', 'value').whereIn('key', keys)) as Row[]
+      const now = Date.now()
+      let session: StoredSession | null = null
+      let validAfter = 0
+      for (const row of rows) {
+        if (Number(row.expires) <= now) continue
+        if (row.key === `va:${userId}`) validAfter = Number(row.value) || 0
+        else if (row.userId === userId) session = fromRow(row)
+      }
+      return { session, validAfter }
+    },
+    async listSessions(userId, now) {
+      const rows = (await (await table())
+        .select('key', 'userId', 'createdAt', 'lastSeenAt', 'expires', 'ipAddress', 'userAgent')
+        .where({ userId })
+        .andWhere('expires', '>', now)) as Row[]
+      return rows.map(fromRow)
+    },
+    async deleteSessions(userId, which: SessionSelection) {
+      await table()
+      return knex.transaction(async (trx) => {
+        const query = () => {
+          const selected = trx(tableName).where({ userId })
+          if ('only' in which) selected.andWhere('key', sessionKey(which.only))
+          else if (which.except !== undefined) selected.andWhereNot('key', sessionKey(which.except))
+          return selected
+        }
+        const rows = (await query().select('key')) as Row[]
+        if (rows.length > 0) await query().del()
+        return rows.map((row) => String(row.key).slice(2))
+      })
+    },
+    async setValidAfter(userId, at, ttlMs) {
+      await (await table())
+        .insert({ key: `va:${userId}`, value: String(at), expires: Date.now() + ttlMs })
+        .onConflict('key')
+        .merge(['value', 'expires'])
+    },
+    async claim(key, value, ttlMs) {
+      const row = { key: `k:${key}`, value, expires: Date.now() + ttlMs }
+      const store = await table()
+      try {
+        await store.insert(row)
+        return true
+      } catch (error) {
+        // Taken: by a live lease (refused), or by one that expired (taken over, once).
+        const expired = await knex(tableName).where({ key: row.key }).andWhere('expires', '<=', Date.now()).del()
+        if (Number(expired) === 0) {
+          if (await knex(tableName).where({ key: row.key }).first('key')) return false
+          throw error
+        }
+        try {
+          await knex(tableName).insert(row)
+          return true
+        } catch {
+          return false
+        }
+      }
+    },
+    async get(key) {
+      const row = (await (await table()).first('value').where({ key: `k:${key}` }).andWhere('expires', '>', Date.now())) as Row | undefined
+      return row ? String(row.value) : null
+    },
+    async put(key, value, ttlMs) {
+      await (await table())
+        .insert({ key: `k:${key}`, value, expires: Date.now() + ttlMs })
+        .onConflict('key')
+        .merge(['value', 'expires'])
+      await sweep()
+    },
+    async remove(key) {
+      await (await table()).where({ key: `k:${key}` }).del()
+    },
+  }
+}
+
+function fromRow(row: Row): StoredSession {
+  return {
+    id: String(row.key).slice(2),
+    userId: String(row.userId),
+    createdAt: Number(row.createdAt),
+    lastSeenAt: Number(row.lastSeenAt),
+    expires: Number(row.expires),
+    ipAddress: row.ipAddress === null || row.ipAddress === undefined ? null : String(row.ipAddress),
+    userAgent: row.userAgent === null || row.userAgent === undefined ? null : String(row.userAgent),
+  }
+}
+
+/**
+ * Creates the store's table when it is missing. Several processes may race to create it; the loser
+ * finds it there.
+ */
+export async function ensureStoreTable(knex: Knex, tableName: string): Promise<void> {
+  if (await knex.schema.hasTable(tableName)) return
+  const index = tableName.toLowerCase().replace(/[^a-z0-9_]/g, '_')
+  try {
+    await knex.schema.createTable(tableName, (table) => {
+      // Binary collation on MySQL/MariaDB (Knex emits `collate` for them only): ids differ by case.
+      table.string('key', 255).collate('utf8mb4_bin').notNullable().primary()
+      table.string('userId', 255).collate('utf8mb4_bin').nullable().index(`${index}_user_index`)
+      table.bigInteger('createdAt').nullable()
+      table.bigInteger('lastSeenAt').nullable()
+      table.bigInteger('expires').notNullable().index(`${index}_expires_index`)
+      table.string('ipAddress', 64).nullable()
+      table.string('userAgent', 512).nullable()
+      table.text('value').nullable()
+    })
+  } catch (error) {
+    if (!(await knex.schema.hasTable(tableName))) throw error
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `session.store: 'memory'`: the store in this process, per Portcullis instance. JWT sessions can
+ * be listed and ended on a single process; several processes each see only their own.
+ */
+import type { SessionSelection, SessionStore, StoredSession } from './types.js'
+
+const SWEEP_AT = 10_000
+
+export function memoryStore(): SessionStore {
+  const sessions = new Map<string, StoredSession>()
+  const byUser = new Map<string, Set<string>>()
+  const values = new Map<string, { value: string; until: number }>()
+  const validAfter = new Map<string, { at: number; until: number }>()
+
+  const live = (id: string, now = Date.now()): StoredSession | null => {
+    const session = sessions.get(id)
+    if (!session) return null
+    if (session.expires > now) return session
+    forget(session)
+    return null
+  }
+  const forget = (session: StoredSession): void => {
+    sessions.delete(session.id)
+    const ids = byUser.get(session.userId)
+    ids?.delete(session.id)
+    if (ids?.size === 0) byUser.delete(session.userId)
+  }
+  // Leases and used refresh tokens expire unread: past this many, a write sweeps the expired ones.
+  const sweep = (): void => {
+    if (values.size < SWEEP_AT) return
+    const now = Date.now()
+    for (const [key, entry] of values) if (entry.until <= now) values.delete(key)
+  }
+  const value = (key: string): string | null => {
+    const entry = values.get(key)
+    if (!entry) return null
+    if (entry.until > Date.now()) return entry.value
+    values.delete(key)
+    return null
+  }
+
+  return {
+    label: 'memory',
+    async createSession(session) {
+      sessions.set(session.id, session)
+      const ids = byUser.get(session.userId) ?? new Set<string>()
+      byUser.set(session.userId, ids.add(session.id))
+    },
+    async touchSession(id, userId, lastSeenAt, expires) {
+      const session = live(id)
+      if (!session || session.userId !== userId) return false
+      sessions.set(id, { ...session, lastSeenAt, expires })
+      return true
+    },
+    async sessionState(id, userId) {
+      const session = id === undefined ? null : live(id)
+      const after = validAfter.get(userId)
+      return { session: session?.userId === userId ? session : null, validAfter: after && after.until > Date.now() ? after.at : 0 }
+    },
+    async listSessions(userId, now) {
+      return [...(byUser.get(userId) ?? [])].map((id) => live(id, now)).filter((session): session is StoredSession => session !== null)
+    },
+    async deleteSessions(userId, which: SessionSelection) {
+      const deleted: string[] = []
+      for (const id of [...(byUser.get(userId) ?? [])]) {
+        if ('only' in which ? id !== which.only : id === which.except) continue
+        forget(sessions.get(id)!)
+        deleted.push(id)
+      }
+      return deleted
+    },
+    async setValidAfter(userId, at, ttlMs) {
+      validAfter.set(userId, { at, until: Date.now() + ttlMs })
+    },
+    async claim(key, claimed, ttlMs) {
+      if (value(key) !== null) return false
+      sweep()
+      values.set(key, { value: claimed, until: Date.now() + ttlMs })
+      return true
+    },
+    async get(key) {
+      return value(key)
+    },
+    async put(key, stored, ttlMs) {
+      sweep()
+      values.set(key, { value: stored, until: Date.now() + ttlMs })
+    },
+    async remove(key) {
+      values.delete(key)
+    },
+  }
+}

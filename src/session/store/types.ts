@@ -1,0 +1,56 @@
+/**
+ * The session store (`session.store`): what JWT sessions need to be listed and ended, and what
+ * several processes must share (the refresh lease and the memory of used refresh tokens). Three
+ * implementations: memory.ts (one process), redis.ts and knex.ts (shared).
+ */
+
+/** A JWT session as the store keeps it: what a user recognises a device by. Times in ms since the epoch. */
+export interface StoredSession {
+  /** The token's `sid` claim. Not a secret: it cannot sign anyone in. */
+  readonly id: string
+  readonly userId: string
+  readonly createdAt: number
+  readonly lastSeenAt: number
+  readonly expires: number
+  readonly ipAddress: string | null
+  readonly userAgent: string | null
+}
+
+/** Which of a user's sessions to delete: one, every one but one, or all. */
+export type SessionSelection = { readonly only: string } | { readonly except?: string | undefined }
+
+/** What a read needs to know of a token, in one round trip. */
+export interface SessionState {
+  /** The session's record, when it still exists (`null`: revoked, signed out or expired). */
+  readonly session: StoredSession | null
+  /** The user's tokens issued before this time (ms) are refused, for tokens without a session id. 0 when none. */
+  readonly validAfter: number
+}
+
+export interface SessionStore {
+  /** For log lines: `memory`, `Redis`, `PostgreSQL`, … */
+  readonly label: string
+  /** Stores a new session's record. */
+  createSession(session: StoredSession): Promise<void>
+  /**
+   * Moves a session's `lastSeenAt` and `expires` (at the `updateAge` re-issue).
+   * @returns false when the session no longer exists (it was ended meanwhile): it is not brought back.
+   */
+  touchSession(id: string, userId: string, lastSeenAt: number, expires: number): Promise<boolean>
+  /** The record of `id` (when given) and the user's `validAfter`. */
+  sessionState(id: string | undefined, userId: string): Promise<SessionState>
+  /** The user's unexpired sessions, in one round trip. */
+  listSessions(userId: string, now: number): Promise<StoredSession[]>
+  /** Deletes the user's sessions in `which` (never another user's); returns the ids deleted. */
+  deleteSessions(userId: string, which: SessionSelection): Promise<string[]>
+  /** Refuses the user's tokens without a session id issued before `at` (ms), remembered for `ttlMs`. */
+  setValidAfter(userId: string, at: number, ttlMs: number): Promise<void>
+  /** Sets `key` to `value` only when it is not set (a lease); true when this call set it. */
+  claim(key: string, value: string, ttlMs: number): Promise<boolean>
+  /** The unexpired value of `key`, or null. */
+  get(key: string): Promise<string | null>
+  /** Sets `key` to `value` for `ttlMs`. */
+  put(key: string, value: string, ttlMs: number): Promise<void>
+  /** Deletes `key`. */
+  remove(key: string): Promise<void>
+}
