@@ -16,14 +16,15 @@ const SWEEP_EVERY = 200
 
 export function knexStore(knex: Knex, tableName: string, createTable: boolean, label: string): SessionStore {
   let ready: Promise<void> | undefined
-  const table = async (): Promise<Knex.QueryBuilder> => {
+  // The table, once set up (not awaitable itself: a Knex query builder is a thenable that runs).
+  const table = async (): Promise<{ query: Knex.QueryBuilder }> => {
     // One setup per store; a failed one is tried again on the next call.
     ready ??= (createTable ? ensureStoreTable(knex, tableName) : Promise.resolve()).catch((error: unknown) => {
       ready = undefined
       throw error
     })
     await ready
-    return knex(tableName)
+    return { query: knex(tableName) }
   }
   let writes = 0
   const sweep = async (): Promise<void> => {
@@ -35,7 +36,7 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
   return {
     label,
     async createSession(session) {
-      await (await table()).insert({
+      await (await table()).query.insert({
         key: sessionKey(session.id),
         userId: session.userId,
         createdAt: session.createdAt,
@@ -47,12 +48,12 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       await sweep()
     },
     async touchSession(id, userId, lastSeenAt, expires) {
-      const updated = await (await table()).where({ key: sessionKey(id), userId }).andWhere('expires', '>', Date.now()).update({ lastSeenAt, expires })
+      const updated = await (await table()).query.where({ key: sessionKey(id), userId }).andWhere('expires', '>', Date.now()).update({ lastSeenAt, expires })
       return Number(updated) > 0
     },
     async sessionState(id, userId) {
       const keys = id === undefined ? [`va:${userId}`] : [sessionKey(id), `va:${userId}`]
-      const rows = (await (await table()).select('key', 'userId', 'createdAt', 'lastSeenAt', 'expires', 'ipAddress', 'userAgent', 'value').whereIn('key', keys)) as Row[]
+      const rows = (await (await table()).query.select('key', 'userId', 'createdAt', 'lastSeenAt', 'expires', 'ipAddress', 'userAgent', 'value').whereIn('key', keys)) as Row[]
       const now = Date.now()
       let session: StoredSession | null = null
       let validAfter = 0
@@ -64,7 +65,7 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       return { session, validAfter }
     },
     async listSessions(userId, now) {
-      const rows = (await (await table())
+      const rows = (await (await table()).query
         .select('key', 'userId', 'createdAt', 'lastSeenAt', 'expires', 'ipAddress', 'userAgent')
         .where({ userId })
         .andWhere('expires', '>', now)) as Row[]
@@ -85,7 +86,7 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       })
     },
     async setValidAfter(userId, at, ttlMs) {
-      await (await table())
+      await (await table()).query
         .insert({ key: `va:${userId}`, value: String(at), expires: Date.now() + ttlMs })
         .onConflict('key')
         .merge(['value', 'expires'])
@@ -94,7 +95,7 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       const row = { key: `k:${key}`, value, expires: Date.now() + ttlMs }
       const store = await table()
       try {
-        await store.insert(row)
+        await store.query.insert(row)
         return true
       } catch (error) {
         // Taken: by a live lease (refused), or by one that expired (taken over, once).
@@ -112,18 +113,18 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       }
     },
     async get(key) {
-      const row = (await (await table()).first('value').where({ key: `k:${key}` }).andWhere('expires', '>', Date.now())) as Row | undefined
+      const row = (await (await table()).query.first('value').where({ key: `k:${key}` }).andWhere('expires', '>', Date.now())) as Row | undefined
       return row ? String(row.value) : null
     },
     async put(key, value, ttlMs) {
-      await (await table())
+      await (await table()).query
         .insert({ key: `k:${key}`, value, expires: Date.now() + ttlMs })
         .onConflict('key')
         .merge(['value', 'expires'])
       await sweep()
     },
     async remove(key) {
-      await (await table()).where({ key: `k:${key}` }).del()
+      await (await table()).query.where({ key: `k:${key}` }).del()
     },
   }
 }
