@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { NodeRequest } from '../http/request.js'
 import { appendCookies } from '../http/respond.js'
-import { sessionOwner, listOwnSessions, revokeOwnSessions } from '../session/devices.js'
+import { assertSessionsListable, listOwnSessions, revokeOwnSessions, sessionOwner } from '../session/devices.js'
 import { sessionEndedCookies } from '../session/strategy.js'
 import type { SessionInfo } from '../types.js'
 import { actionContext, assertServerCsrf, contextRequest, isRequest, type Api, type CsrfOptions } from './context.js'
@@ -54,6 +54,7 @@ export function createSessionsApi(api: Api): SessionsApi {
   const call = (given: unknown, what: string) => {
     const context = isRequest(given) ? { req: given as NodeRequest, res: (given as { res?: ServerResponse }).res } : contextRequest(given)
     if (!context) throw new TypeError(`${what} takes the request (or { req, res }) first.`)
+    assertSessionsListable(api.config)
     const ctx = actionContext(api, context.req)
     return { req: context.req, res: context.res ?? (context.req as { res?: ServerResponse }).res, ctx }
   }

@@ -25,6 +25,14 @@ export interface SessionOwner {
 /** What ends sessions, named in the `sessionRevoked` event. */
 export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere'
 
+/**
+ * @throws InvalidConfigurationError when this instance cannot list or end sessions (JWT sessions
+ *   without `session.store`), whoever asks: the app learns it on the first call, signed in or not.
+ */
+export function assertSessionsListable(config: SessionRequest['config']): void {
+  if (config.session.strategy === 'jwt' && !config.session.store) jwtStore({ config } as SessionRequest)
+}
+
 /** The request's user and session, when it is signed in (and, with a store, the session still stands). */
 export async function sessionOwner(request: SessionRequest): Promise<SessionOwner | null> {
   const { config } = request

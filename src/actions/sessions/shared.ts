@@ -1,11 +1,12 @@
 /** What the session list's routes share: who is asking, and where they go next. */
 import { InvalidRequestError } from '../../errors.js'
 import type { AuthResponse } from '../../http/respond.js'
-import { sessionOwner, type SessionOwner } from '../../session/devices.js'
+import { assertSessionsListable, sessionOwner, type SessionOwner } from '../../session/devices.js'
 import { authUrl, pageUrl, type ActionContext } from '../context.js'
 
 /** The request's user and session, or the response that sends a signed-out visitor to sign in. */
 export async function ownerOrSignIn(ctx: ActionContext): Promise<{ owner: SessionOwner } | { response: AuthResponse }> {
+  assertSessionsListable(ctx.config)
   const owner = await sessionOwner(ctx)
   if (owner) return { owner }
   return { response: { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl: authUrl(ctx, '/sessions') }) } }

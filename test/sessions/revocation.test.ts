@@ -1,0 +1,162 @@
+/**
+ * JWT revocation across instances and through outages: an ended session is refused by every
+ * instance sharing the store within `revocationCacheSeconds`; while the store is down a session
+ * confirmed within `storeOutageSeconds` stays in and any other read fails without signing anyone
+ * out; tokens from before the store get a session id; the server-side functions.
+ * (Two Portcullis instances in one process keep separate caches, as two processes do.)
+ */
+import { afterAll, describe, expect, it } from '@jest/globals'
+import express from 'express'
+import request from 'supertest'
+import { IncomingMessage } from 'node:http'
+import { Socket } from 'node:net'
+import { InvalidConfigurationError, type PortcullisConfig } from 'portcullis'
+import Credentials from 'portcullis/providers/credentials'
+import { authApp } from '../support/app-rig.js'
+import { fetchCsrfToken, SECRET, setCookie } from '../support/flow.js'
+import { describeWithRedis } from '../support/redis.js'
+import { recordingLogger } from '../support/logger.js'
+import { signIn } from './contract.js'
+
+const anyone = Credentials({ authorize: async ({ username }) => ({ id: `user-${String(username)}`, name: String(username) }) })
+const COOKIE = 'authjs.session-token'
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function app(session: PortcullisConfig['session']) {
+  const logger = recordingLogger()
+  return { logger, ...authApp({ secret: SECRET, trustHost: true, providers: [anyone], logger, session: { strategy: 'jwt', ...session } }) }
+}
+
+/** POST /signout as the browser holding `cookie` would send it (with its CSRF cookie and token). */
+async function signOutWith(instance: express.Express, cookie: string, path = '/api/auth/signout'): Promise<void> {
+  const csrf = await request(instance).get('/api/auth/csrf').set('Cookie', cookie)
+  const csrfCookie = setCookie(csrf, 'authjs.csrf-token')!.split(';')[0]!
+  await request(instance).post(path).set('Cookie', `${cookie}; ${csrfCookie}`).type('form').send({ csrfToken: csrf.body.csrfToken }).expect(302)
+}
+
+/** Signs in on `instance` and returns the session cookie as a Cookie header. */
+async function sessionCookie(instance: express.Express, username = 'ada'): Promise<string> {
+  const agent = request.agent(instance)
+  const csrfToken = await fetchCsrfToken(agent)
+  const response = await agent.post('/api/auth/callback/credentials').type('form').send({ csrfToken, username, password: 'x' })
+  return setCookie(response, COOKIE)!.split(';')[0]!
+}
+
+async function whoIs(instance: express.Express, cookie: string) {
+  const response = await request(instance).get('/me').set('Cookie', cookie)
+  return { status: response.status, name: (response.body as { user?: { name?: string } } | null)?.user?.name ?? null, setCookie: setCookie(response, COOKIE) }
+}
+
+await describeWithRedis('JWT revocation on a shared Redis store', (server) => {
+  afterAll(() => server.cleanUp())
+
+  it('a session signed out on one instance is refused by another within revocationCacheSeconds', async () => {
+    const keyPrefix = server.uniqueKeyPrefix()
+    const one = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 1 })
+    const two = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 1 })
+    const cookie = await sessionCookie(one.app, 'ada')
+    expect((await whoIs(two.app, cookie)).name).toBe('ada')
+    await signOutWith(one.app, cookie)
+    // The instance that ended it refuses at once.
+    expect((await whoIs(one.app, cookie)).name).toBeNull()
+    // The other trusts its last check for at most a second, then asks the store.
+    await pause(1100)
+    const after = await whoIs(two.app, cookie)
+    expect(after.name).toBeNull()
+    expect(after.setCookie).toMatch(/^authjs\.session-token=;/)
+  })
+
+  it('while the store is down, a recently confirmed session stays in, any other read fails, and nobody is signed out', async () => {
+    const keyPrefix = server.uniqueKeyPrefix()
+    const client = server.connect()
+    const healthy = app({ store: { redis: server.connect(), keyPrefix } })
+    const failing = app({ store: { redis: client, keyPrefix }, revocationCacheSeconds: 0, storeOutageSeconds: 1 })
+    const confirmed = await sessionCookie(healthy.app, 'ada')
+    const unconfirmed = await sessionCookie(healthy.app, 'grace')
+    expect((await whoIs(failing.app, confirmed)).name).toBe('ada')
+    client.disconnect()
+
+    expect((await whoIs(failing.app, confirmed)).name).toBe('ada')
+    const refused = await whoIs(failing.app, unconfirmed)
+    expect(refused.status).toBe(500)
+    expect(refused.setCookie).toBeUndefined()
+    expect(failing.logger.lines.some((line) => line.code === 'AdapterError')).toBe(true)
+
+    // Past storeOutageSeconds the confirmation no longer covers it: an error, the cookie kept.
+    await pause(1100)
+    const later = await whoIs(failing.app, confirmed)
+    expect(later.status).toBe(500)
+    expect(later.setCookie).toBeUndefined()
+    // The store is fine for everyone else: both sessions stand.
+    expect((await whoIs(healthy.app, confirmed)).name).toBe('ada')
+    expect((await whoIs(healthy.app, unconfirmed)).name).toBe('grace')
+  })
+
+  it('gives a token from before the store a session id, and signing out everywhere ends the old copy too', async () => {
+    const keyPrefix = server.uniqueKeyPrefix()
+    const before = app({})
+    const withStore = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 0 })
+    const legacy = await sessionCookie(before.app, 'ada')
+    const upgraded = await whoIs(withStore.app, legacy)
+    expect(upgraded.name).toBe('ada')
+    expect(upgraded.setCookie).toMatch(/^authjs\.session-token=[^;]+/)
+    const current = upgraded.setCookie!.split(';')[0]!
+    const listed = await request(withStore.app).get('/api/auth/sessions/list').set('Cookie', current).expect(200)
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ current: true })])
+
+    await signOutWith(withStore.app, current, '/api/auth/sessions/signout-everywhere')
+    expect((await whoIs(withStore.app, current)).name).toBeNull()
+    expect((await whoIs(withStore.app, legacy)).name).toBeNull()
+  })
+})
+
+describe('the server-side functions', () => {
+  const instance = app({ store: 'memory' })
+  const { listSessions, revokeSession, revokeOtherSessions, signOutEverywhere } = instance
+  const server = express()
+  server.use(express.urlencoded({ extended: false }))
+  server.use('/api/auth', instance.handlers)
+  server.get('/me', async (req, res) => res.json(await instance.auth(req, res)))
+  server.get('/devices', async (req, res) => res.json(await listSessions(req)))
+  server.post('/devices/:id/end', async (req, res, next) => {
+    try {
+      res.json({ ended: await revokeSession(req, req.params.id) })
+    } catch (error) {
+      next(error)
+    }
+  })
+  server.post('/devices/end-others', async (req, res) => res.json({ ended: await revokeOtherSessions({ req, res }, { skipCsrfCheck: true }) }))
+  server.post('/everywhere', async (req, res) => res.json({ ended: await signOutEverywhere(req) }))
+  server.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(403).json({ error: error.name }))
+
+  it('list and end sessions of the request’s own user, CSRF-checked, the request’s cookie cleared when its own session ends', async () => {
+    const laptop = await signIn(server, 'ada')
+    const phone = await signIn(server, 'ada')
+    const tablet = await signIn(server, 'ada')
+    const devices = (await laptop.get('/devices').expect(200)).body as Array<{ id: string; current: boolean }>
+    expect(devices).toHaveLength(3)
+    const phoneId = ((await phone.get('/devices')).body as Array<{ id: string; current: boolean }>).find((device) => device.current)!.id
+
+    // Without the form's CSRF token the call is refused.
+    expect((await laptop.post(`/devices/${phoneId}/end`).type('form').send({})).body).toEqual({ error: 'MissingCSRFError' })
+    const csrfToken = await fetchCsrfToken(laptop)
+    expect((await laptop.post(`/devices/${phoneId}/end`).type('form').send({ csrfToken })).body).toEqual({ ended: true })
+    expect((await phone.get('/me')).body).toBeNull()
+    expect((await laptop.post('/devices/end-others')).body).toEqual({ ended: 1 })
+    expect((await tablet.get('/me')).body).toBeNull()
+
+    const everywhere = await laptop.post('/everywhere').type('form').send({ csrfToken: await fetchCsrfToken(laptop) })
+    expect(everywhere.body).toEqual({ ended: 1 })
+    expect(setCookie(everywhere, COOKIE)).toMatch(/^authjs\.session-token=;/)
+    expect((await laptop.get('/devices')).body).toEqual([])
+  })
+
+  it('without a store, JWT sessions cannot be listed and the error says what to configure', async () => {
+    const plain = app({})
+    const cookie = await sessionCookie(plain.app, 'ada')
+    expect((await whoIs(plain.app, cookie)).name).toBe('ada')
+    const req = Object.assign(new IncomingMessage(new Socket()), { method: 'GET', headers: { cookie, host: 'localhost' } })
+    await expect(plain.listSessions(req)).rejects.toThrow(InvalidConfigurationError)
+    await expect(plain.signOutEverywhere(req, { skipCsrfCheck: true })).rejects.toThrow(/session\.store/)
+  })
+})
