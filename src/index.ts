@@ -82,6 +82,7 @@ export type { LoggerInstance } from './logger.js'
 export type {
   AuthFunction,
   AuthenticatedRequest,
+  CsrfOptions,
   GetAccessTokenFunction,
   GetAccessTokenOptions,
   GetCsrfTokenFunction,

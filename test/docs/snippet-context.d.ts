@@ -7,7 +7,7 @@
  */
 import type { Express } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -16,6 +16,10 @@ declare global {
   const signIn: SignInFunction
   const signOut: SignOutFunction
   const getCsrfToken: GetCsrfTokenFunction
+  const listSessions: ListSessionsFunction
+  const revokeSession: RevokeSessionFunction
+  const revokeOtherSessions: RevokeOtherSessionsFunction
+  const signOutEverywhere: SignOutEverywhereFunction
   const providers: Provider[]
   const adapter: Adapter
   /** The app's own user store and lock-out rule, as a credentials snippet calls them. */

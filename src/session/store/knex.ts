@@ -14,6 +14,8 @@ type Row = Record<string, unknown>
 /** Expired rows are deleted about once per this many writes (a range scan of the `expires` index). */
 const SWEEP_EVERY = 200
 
+// Long: a store is an object of ten short methods closing over one connection and table (as the
+// Knex adapter is); each method is read on its own.
 export function knexStore(knex: Knex, tableName: string, createTable: boolean, label: string): SessionStore {
   let ready: Promise<void> | undefined
   // The table, once set up (not awaitable itself: a Knex query builder is a thenable that runs).

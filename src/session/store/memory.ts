@@ -6,6 +6,7 @@ import type { SessionSelection, SessionStore, StoredSession } from './types.js'
 
 const SWEEP_AT = 10_000
 
+// Long: a store is an object of ten short methods closing over its maps; each is read on its own.
 export function memoryStore(): SessionStore {
   const sessions = new Map<string, StoredSession>()
   const byUser = new Map<string, Set<string>>()
