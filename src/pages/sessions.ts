@@ -28,8 +28,10 @@ export function renderSessionsPage(props: SessionsPageProps): string {
   const body = html`<h1>Your sessions</h1>
 <p>${props.sessions.length === 1 ? 'You are signed in on this device only.' : `You are signed in on ${props.sessions.length} devices or browsers.`}</p>
 <ul class="sessions">${rows}</ul>
+<div class="stack">
 ${others > 0 ? form(props, '/sessions/revoke-others', 'Sign out all other devices') : ''}
-${form(props, '/sessions/signout-everywhere', 'Sign out everywhere')}`
+${form(props, '/sessions/signout-everywhere', 'Sign out everywhere')}
+</div>`
   return renderLayout({ title: 'Your sessions', theme: props.theme, body })
 }
 
@@ -37,16 +39,17 @@ function sessionRow(session: SessionInfo, props: SessionsPageProps): SafeHtml {
   const seen = session.lastSeenAt ?? session.createdAt
   return html`<li data-session-id="${session.id}">
 <strong>${describeAgent(session.userAgent)}</strong>${session.current ? html` <em>(this device)</em>` : ''}
-<br><small>${session.ipAddress ?? 'address unknown'}${seen ? ` · last active ${day(seen)}` : ''}${session.createdAt ? ` · signed in ${day(session.createdAt)}` : ''}</small>
-${session.current ? '' : form(props, '/sessions/revoke', 'Sign out this device', session.id)}
+<small>${session.ipAddress ?? 'address unknown'}${seen ? ` · last active ${day(seen)}` : ''}</small>
+${session.createdAt ? html`<small>signed in ${day(session.createdAt)}</small>` : ''}
+${session.current ? '' : form(props, '/sessions/revoke', 'Sign out this device', session.id, 'secondary')}
 </li>`
 }
 
-function form(props: SessionsPageProps, path: string, label: string, id?: string): SafeHtml {
+function form(props: SessionsPageProps, path: string, label: string, id?: string, style?: 'secondary'): SafeHtml {
   return html`<form method="post" action="${props.basePath}${path}">
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
 ${id === undefined ? '' : html`<input type="hidden" name="id" value="${id}">`}
-<button type="submit">${label}</button>
+<button type="submit"${style ? html` class="${style}"` : ''}>${label}</button>
 </form>`
 }
 

@@ -128,6 +128,13 @@ button:focus-visible,.button:focus-visible{outline:2px solid var(--text);outline
 .divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}
 .alert{margin:0 0 1.5rem;padding:.75rem 1rem;border:1px solid var(--alert-border);border-radius:.5rem;
 background:var(--alert-bg);color:var(--alert-text);text-align:center}
+.sessions{list-style:none;margin:0 0 1.5rem;padding:0}
+.sessions li{padding:.75rem 0;border-top:1px solid var(--border)}
+.sessions li:last-child{border-bottom:1px solid var(--border)}
+.sessions small{display:block;color:var(--muted);font-size:.8125rem}
+.sessions form{margin-top:.5rem}
+.secondary{color:var(--brand);background:transparent;border:1px solid var(--border);padding:.45rem .75rem;font-size:.875rem}
+.stack{display:flex;flex-direction:column;gap:.75rem}
 `
 
 /**
