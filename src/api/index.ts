@@ -10,7 +10,10 @@ import { createGetAccessToken } from './access-token.js'
 import { createAuthFunction } from './auth.js'
 import { createApi } from './context.js'
 import { createGetCsrfToken } from './csrf-token.js'
-import { createSessionsApi } from './sessions.js'
+import { createListSessions } from './list-sessions.js'
+import { createRevokeOtherSessions } from './revoke-other-sessions.js'
+import { createRevokeSession } from './revoke-session.js'
+import { createSignOutEverywhere } from './sign-out-everywhere.js'
 import { createSignIn } from './sign-in.js'
 import { createSignOut } from './sign-out.js'
 import { createUnlinkAccount } from './unlink-account.js'
@@ -19,7 +22,11 @@ export type { AuthFunction, AuthenticatedRequest } from './auth.js'
 export type { GetAccessTokenFunction, GetAccessTokenOptions } from './access-token.js'
 export type { GetCsrfTokenFunction } from './csrf-token.js'
 export type { CsrfOptions } from './context.js'
-export type { ListSessionsFunction, RevokeOtherSessionsFunction, RevokeSessionFunction, SessionsCallContext, SignOutEverywhereFunction } from './sessions.js'
+export type { ListSessionsFunction } from './list-sessions.js'
+export type { RevokeOtherSessionsFunction } from './revoke-other-sessions.js'
+export type { RevokeSessionFunction } from './revoke-session.js'
+export type { SessionsCallContext } from './sessions-context.js'
+export type { SignOutEverywhereFunction } from './sign-out-everywhere.js'
 export type { SignInFunction, SignInOptions } from './sign-in.js'
 export type { SignOutFunction, SignOutOptions } from './sign-out.js'
 export type { UnlinkAccountFunction, UnlinkOptions } from './unlink-account.js'
@@ -34,6 +41,9 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     getCsrfToken: createGetCsrfToken(api),
     unlinkAccount: createUnlinkAccount(api),
     getAccessToken: createGetAccessToken(api),
-    ...createSessionsApi(api),
+    listSessions: createListSessions(api),
+    revokeSession: createRevokeSession(api),
+    revokeOtherSessions: createRevokeOtherSessions(api),
+    signOutEverywhere: createSignOutEverywhere(api),
   }
 }
