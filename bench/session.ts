@@ -9,6 +9,9 @@
  *                    cookies this instance never saw (cache off: every cookie is decrypted)
  *   …, warm          the same, on cookies the instance read moments ago (jwt.cacheSize): what a
  *                    browser's second and later requests cost until the cookie is re-issued
+ *   …, warm, store   the same with `session.store` (revocable sessions: a Knex table on in-memory
+ *                    SQLite holding the 10,000 sessions), each session checked against it at most
+ *                    every `revocationCacheSeconds` (5): target ≤ 1.1× the warm row (issue 20)
  *   jose             jwtDecrypt with the key derived once (WebCrypto, async)
  *   @auth/core/jwt   decode (derives the key on every call, then jose)
  *   getSession       @auth/express getSession (builds a Request and runs Auth.js's /session route)
@@ -29,9 +32,11 @@ import { getSession } from '@auth/express'
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { loadavg } from 'node:os'
+import knex from 'knex'
 import Portcullis from '../src/index.js'
 import Credentials from '../src/providers/credentials.js'
 import { deriveKeyRing } from '../src/session/keys.js'
+import { ensureStoreTable } from '../src/session/store/knex.js'
 import { openSessionToken, sealSessionToken } from '../src/session/token.js'
 import { floorDecryptFor } from './floor.js'
 import { QUICK, rounds } from './settings.js'
@@ -65,8 +70,26 @@ for (let i = 0; i < TOKENS; i++) {
 
 const floorDecrypt = floorDecryptFor(SECRET, SALT)
 
+// The same sessions with a session id each, recorded in a session store's table (in-memory SQLite).
+const storeDb = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+await ensureStoreTable(storeDb, 'portcullis_session_store')
+const storeTokens = new Map<string, string>()
+const storeRows = tokens.map((token, i) => {
+  const sid = `bench-session-${i}`
+  const sub = `user-${i}`
+  storeTokens.set(token, sealSessionToken({ name: `Ada Lovelace ${i}`, email: `ada.${i}@example.com`, sub, sid }, ring.current, MAX_AGE, now))
+  return { key: `s:${sid}`, userId: sub, createdAt: now * 1000, lastSeenAt: now * 1000, expires: (now + MAX_AGE) * 1000, ipAddress: '127.0.0.1', userAgent: 'bench' }
+})
+for (let i = 0; i < storeRows.length; i += 500) await storeDb('portcullis_session_store').insert(storeRows.slice(i, i + 500))
+
 const { auth } = Portcullis({ secret: SECRET, providers: [Credentials({ authorize: () => null })], jwt: { cacheSize: 0 } })
 const { auth: authWarm } = Portcullis({ secret: SECRET, providers: [Credentials({ authorize: () => null })], jwt: { cacheSize: TOKENS } })
+const { auth: authStore } = Portcullis({
+  secret: SECRET,
+  providers: [Credentials({ authorize: () => null })],
+  jwt: { cacheSize: TOKENS },
+  session: { strategy: 'jwt', store: { knex: storeDb } },
+})
 const authjsConfig = { secret: SECRET, trustHost: true, providers: [CredentialsAuthjs({ authorize: () => null })] }
 
 /** A real Node request carrying the session cookie, as Express hands it to a route. */
@@ -84,6 +107,10 @@ function requestWithCookie(token: string): IncomingMessage & { protocol: string 
 let authRequests = new Map<string, IncomingMessage>()
 const prepareAuthRequests = () => {
   authRequests = new Map(tokens.map((token) => [token, requestWithCookie(token)]))
+}
+let storeRequests = new Map<string, IncomingMessage>()
+const prepareStoreRequests = () => {
+  storeRequests = new Map(tokens.map((token) => [token, requestWithCookie(storeTokens.get(token)!)]))
 }
 const response = new ServerResponse(requestWithCookie(''))
 
@@ -132,6 +159,21 @@ const candidates: Candidate[] = [
     prepare: prepareAuthRequests,
     run: async (token) => {
       const session = await authWarm(authRequests.get(token)!, response)
+      return { sub: session?.user.id }
+    },
+  },
+  {
+    name: 'portcullis auth(req, res), warm, store',
+    ops: FAST_OPS,
+    setup: async () => {
+      for (let pass = 0; pass < 2; pass++) {
+        prepareStoreRequests()
+        for (const token of tokens) await authStore(storeRequests.get(token)!, response)
+      }
+    },
+    prepare: prepareStoreRequests,
+    run: async (token) => {
+      const session = await authStore(storeRequests.get(token)!, response)
       return { sub: session?.user.id }
     },
   },
@@ -204,3 +246,7 @@ const authUs = medianOf('portcullis auth(req, res)')
 console.log(`\nauth(req, res) = ${(authUs / floorUs).toFixed(2)}x the floor (target <= 3x)`)
 console.log(`auth(req, res) on a cookie seen before = ${(medianOf('portcullis auth(req, res), warm') / floorUs).toFixed(2)}x the floor`)
 console.log(`auth(req, res) is ${(medianOf('@auth/express getSession') / authUs).toFixed(0)}x faster than @auth/express getSession (target >= 30x)`)
+console.log(
+  `auth(req, res) on a cookie seen before, with session.store = ${(medianOf('portcullis auth(req, res), warm, store') / medianOf('portcullis auth(req, res), warm')).toFixed(2)}x the same without a store (target <= 1.1x)`,
+)
+await storeDb.destroy()
