@@ -10,7 +10,7 @@ import { expiredCookie, type OutgoingCookie } from './cookies.js'
 import type { SessionRequest, SessionResult, SignInDetails } from './types.js'
 import { createDatabaseSession, endDatabaseSession, peekDatabaseSession, readDatabaseSession } from './database-strategy.js'
 import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession } from './jwt-strategy.js'
-import { forgetChecks, sessionIdOf } from './revocation.js'
+import { forgetChecks, sessionIdOf, sessionStands } from './revocation.js'
 import type { SessionStore } from './store/types.js'
 
 /** The session of a request, and the cookies to send back (none in the common case). */
@@ -49,8 +49,12 @@ function rotateCsrf(request: SessionRequest): OutgoingCookie[] {
  */
 export async function signedInUserId(request: SessionRequest): Promise<string | null> {
   if (request.config.session.strategy === 'database') return (await peekDatabaseSession(request))?.userId ?? null
-  const sub = (await peekJwtToken(request))?.sub
-  return typeof sub === 'string' && sub ? sub : null
+  const token = await peekJwtToken(request)
+  const sub = token?.sub
+  if (typeof sub !== 'string' || !sub) return null
+  // An ended session (signed out, revoked) links nothing: a copied cookie must not attach an account.
+  const store = request.config.session.store
+  return store && !(await sessionStands(request.config, store, token!, request.now * 1000)) ? null : sub
 }
 
 async function endStoredSession(config: SessionRequest['config'], store: SessionStore, token: JWT, now: number): Promise<void> {

@@ -165,6 +165,26 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
   })
 
+  it('links nothing to a JWT session that has ended (session.store): a copied cookie cannot attach an account', async () => {
+    const adapter = KnexAdapter(database.knex)
+    const ruth = await adapter.createUser({ name: 'Ruth', email: 'ruth@elsewhere.example', emailVerified: null })
+    const password = Credentials({ authorize: async ({ password: given }) => (given === 'pw' ? { id: ruth.id, name: ruth.name } : null) })
+    mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt', store: 'memory' } })
+    const victim = new Browser()
+    const { csrfToken } = (await (await victim.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    await victim.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, password: 'pw' }) })
+    const copied = victim.cookie(rig.app.url, 'authjs.session-token')!
+    await victim.request(`${rig.app.url}/api/auth/signout`, { body: new URLSearchParams({ csrfToken: ((await (await victim.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }).csrfToken }) })
+
+    const attacker = new Browser()
+    attacker.setCookie(rig.app.url, 'authjs.session-token', copied)
+    expect(await sessionOf(attacker, rig.app.url)).toBeNull()
+    attacker.setCookie(rig.app.url, 'authjs.session-token', copied)
+    expect(redirectOf(await signInWith(attacker, rig.app.url, 'corp', 'sam')).error).toBeNull()
+    const { accounts } = await rows(database.knex)
+    expect(accounts).toEqual([{ userId: expect.not.stringMatching(ruth.id), provider: 'corp', providerAccountId: 'sam' }])
+  })
+
   it('refuses an account linked to another user than the signed-in one', async () => {
     const adapter = KnexAdapter(database.knex)
     mountApp(rig.app, { providers: [corp()], adapter, session: { strategy: 'jwt' } })
