@@ -176,7 +176,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger }: E
     const session = await auth(req, res)
     const body = session
       ? `<p>Signed in as <strong>${escapeHtml(session.user.name)}</strong> (${escapeHtml(session.user.email)}).</p>
-<p><a href="/dashboard">Dashboard</a> · <a href="/api/me">/api/me</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`
+<p><a href="/dashboard">Dashboard</a> · <a href="/api/me">/api/me</a> · <a href="/api/auth/sessions">Your sessions</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`
       : `<p>You are not signed in.</p>
 <p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>${
           devIdp ? ', or with the local dev identity provider (any name, any password)' : ''
@@ -195,7 +195,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger }: E
         'Dashboard',
         `<p>Welcome, ${escapeHtml(user?.name ?? user?.email)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
-<p><a href="/">Home</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
+<p><a href="/">Home</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),
     )
   })

@@ -127,6 +127,16 @@ describe('examples/express', () => {
     expect(target(response.headers.location)).toBe('/api/auth/signin?error=CredentialsSignin&code=credentials')
   })
 
+  it('links the sessions page, which lists this browser with its details', async () => {
+    const { agent } = await signIn('lovelace')
+    expect((await agent.get('/').expect(200)).text).toContain('href="/api/auth/sessions"')
+    const page = await agent.set('User-Agent', 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0').get('/api/auth/sessions').expect(200)
+    expect(page.text).toContain('(this device)')
+    const { sessions } = (await agent.get('/api/auth/sessions/list').expect(200)).body as { sessions: Array<{ current: boolean; createdAt: string | null }> }
+    // Earlier tests' sessions of the same user are listed too; this browser's is the one marked.
+    expect(sessions.filter((session) => session.current)).toEqual([expect.objectContaining({ createdAt: expect.any(String) })])
+  })
+
   it('signs out, deletes the session row and clears the cookie', async () => {
     const { agent, response: signedIn } = await signIn('lovelace')
     await agent.get('/api/me').expect(200)
