@@ -7,6 +7,8 @@
  * ceiling of any library that reads a cookie it has not seen before.
  *
  *   jwt                Portcullis, JWT sessions (`await auth(req, res)`), the default 1,000-token cache
+ *   jwt-store          the same with `session.store` (revocable sessions): a Knex table on in-memory
+ *                      SQLite holding the sessions, each checked at most every 5 s
  *   database-sqlite    Portcullis, database sessions: KnexAdapter on better-sqlite3 (in memory)
  *   database-postgres  the same on PostgreSQL (PG_URL, default postgres://postgres@127.0.0.1:5432/test)
  *   authjs             @auth/express: `ExpressAuth` mounted, `await getSession(req, config)` in the route
@@ -25,7 +27,7 @@ import { ExpressAuth, getSession } from '@auth/express'
 import CredentialsAuthjs from '@auth/core/providers/credentials'
 import { ensureBuilt } from './settings.js'
 import { floorDecryptFor } from './floor.js'
-import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, SESSION_COOKIE, type BenchUser } from './http-sessions.js'
+import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, SESSION_COOKIE, storeSessionId, type BenchUser } from './http-sessions.js'
 
 // Portcullis as an app installs it: the built dist/ (typed from src/, which it is built from).
 ensureBuilt()
@@ -34,7 +36,7 @@ const { default: Portcullis } = (await import(dist('index.js'))) as typeof impor
 const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as typeof import('../src/adapters/knex/index.js')
 const { default: Credentials } = (await import(dist('providers/credentials.js'))) as typeof import('../src/providers/credentials.js')
 
-export const SCENARIOS = ['jwt', 'database-sqlite', 'database-postgres', 'authjs', 'passport'] as const
+export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'authjs', 'passport'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 
 export interface BenchApp {
@@ -86,6 +88,8 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
   switch (scenario) {
     case 'jwt':
       return portcullisApp()
+    case 'jwt-store':
+      return storeApp(options)
     case 'database-sqlite':
       return databaseApp(knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true }), options)
     case 'database-postgres': {
@@ -100,8 +104,9 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
 }
 
 /** Portcullis as its README shows it: the auth routes mounted, `await auth(req, res)` in the route. */
-function portcullisApp(adapter?: ReturnType<typeof KnexAdapter>): BenchApp {
-  const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, adapter, providers: [Credentials({ authorize: () => null })] })
+function portcullisApp(adapter?: ReturnType<typeof KnexAdapter>, store?: Knex): BenchApp {
+  const session = store ? { strategy: 'jwt' as const, store: { knex: store } } : undefined
+  const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, adapter, session, providers: [Credentials({ authorize: () => null })] })
   const app = express()
   app.use('/api/auth', handlers)
   referenceRoutes(app)
@@ -114,6 +119,35 @@ function portcullisApp(adapter?: ReturnType<typeof KnexAdapter>): BenchApp {
     res.json(current)
   })
   return { app, close: async () => {} }
+}
+
+/** JWT sessions with `session.store`: the store's table holds a record for each session's `sid`. */
+async function storeApp({ sessions }: BenchAppOptions): Promise<BenchApp> {
+  const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+  const now = Date.now()
+  const { app } = portcullisApp(undefined, db)
+  // The store creates its table on first use; the records go in once it exists.
+  await db.schema.createTable('portcullis_session_store', (table) => {
+    table.string('key', 255).primary()
+    table.string('userId', 255).nullable().index()
+    table.bigInteger('createdAt').nullable()
+    table.bigInteger('lastSeenAt').nullable()
+    table.bigInteger('expires').notNullable().index()
+    table.string('ipAddress', 64).nullable()
+    table.string('userAgent', 512).nullable()
+    table.text('value').nullable()
+  })
+  const rows = Array.from({ length: sessions }, (_, i) => ({
+    key: `s:${storeSessionId(i)}`,
+    userId: benchUser(i).id,
+    createdAt: now,
+    lastSeenAt: now,
+    expires: now + MAX_AGE * 1000,
+    ipAddress: '127.0.0.1',
+    userAgent: 'autocannon',
+  }))
+  for (let i = 0; i < rows.length; i += 500) await db('portcullis_session_store').insert(rows.slice(i, i + 500))
+  return { app, close: () => db.destroy() }
 }
 
 async function databaseApp(db: Knex, { sessions }: BenchAppOptions): Promise<BenchApp> {

@@ -53,6 +53,24 @@ export function jwtSessionCookies(from: number, count: number): string[] {
   return cookies
 }
 
+/** The session id (`sid`) of revocable JWT session `i`, recorded in the `jwt-store` app's store. */
+export function storeSessionId(i: number): string {
+  return `bench-session-${i}`
+}
+
+/**
+ * Cookie headers for revocable JWT sessions `0 … count - 1` (`session.store`): each token carries its
+ * `sid` and the user's id as `sub`, matching the records the `jwt-store` app writes.
+ */
+export function jwtStoreSessionCookies(count: number): string[] {
+  const now = Math.floor(Date.now() / 1000)
+  return Array.from({ length: count }, (_, i) => {
+    const user = benchUser(i)
+    const payload = { name: user.name, email: user.email, picture: user.image, sub: user.id, sid: storeSessionId(i) }
+    return `${SESSION_COOKIE}=${sealSessionToken(payload, ring.current, MAX_AGE, now)}`
+  })
+}
+
 /** The opaque token of database session `i` (64 hex characters, like a random 32-byte token). */
 export function databaseSessionToken(i: number): string {
   return createHash('sha256').update(`bench-database-session-${i}`).digest('hex')

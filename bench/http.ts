@@ -13,6 +13,9 @@
  *                      every request decrypts (a server seeing each browser once)
  *   JWT, warm          the same app with 1,000 cookies in turn, each sent many times (1,000 browsers):
  *                      after the first pass every read is a cache hit
+ *   JWT + store, warm  the same with `session.store` (revocable sessions, a Knex table on in-memory
+ *                      SQLite): each session is checked against the store at most every 5 s (issue 20:
+ *                      within 3 points of the warm row)
  *   database, SQLite   Portcullis, database session: KnexAdapter on better-sqlite3 (in memory), 10,000
  *                      sessions in turn; one join per request
  *   database, Postgres the same on PostgreSQL over loopback (skipped, with a line, when unreachable)
@@ -37,7 +40,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import type { Scenario } from './http-apps.js'
 import type { ServerMessage } from './http-server.js'
-import { databaseSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
+import { databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
 import { CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
@@ -97,6 +100,7 @@ const allRows: Row[] = [
   { name: 'floor (bare decrypt inline, cold cookies)', scenario: 'jwt', path: '/floor', cookies: () => coldCookies },
   { name: `Portcullis JWT, cold (${thousands(COLD_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies },
   { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies.slice(0, WARM_COOKIES) },
+  { name: `Portcullis JWT + session.store, warm (${thousands(WARM_COOKIES)} cookies)`, scenario: 'jwt-store', path: '/me', cookies: () => jwtStoreSessionCookies(WARM_COOKIES) },
   { name: 'Portcullis database, SQLite', scenario: 'database-sqlite', path: '/me', cookies: () => databaseSessionCookies(SESSIONS) },
   { name: 'Portcullis database, PostgreSQL', scenario: 'database-postgres', path: '/me', cookies: () => databaseSessionCookies(SESSIONS) },
   { name: '@auth/express getSession', scenario: 'authjs', path: '/me', cookies: () => coldCookies },
@@ -212,4 +216,6 @@ const cold = rateOf('Portcullis JWT, cold')
 const authjs = rateOf('@auth/express')
 const floor = rateOf('floor')
 console.log(`\nJWT warm = ${(warm / plain).toFixed(2)}x plain (target >= 0.90), JWT cold = ${(cold / plain).toFixed(2)}x plain (target >= 0.80; the floor: ${(floor / plain).toFixed(2)}x)`)
+const warmStore = rateOf('Portcullis JWT + session.store')
+console.log(`JWT warm with session.store = ${(warmStore / plain).toFixed(2)}x plain, ${((warm - warmStore) / plain * 100).toFixed(1)} points under JWT warm (target: within 3)`)
 console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / authjs).toFixed(1)}x @auth/express getSession on the same cookies (target >= 5x)`)
