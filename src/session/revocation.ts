@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { ResolvedConfig } from '../config/types.js'
 import type { JWT } from '../types.js'
-import type { SessionStore } from './store/types.js'
+import type { SessionState, SessionStore } from './store/types.js'
 
 /** The claim that carries the session id. */
 export const SESSION_ID_CLAIM = 'sid'
@@ -68,7 +68,7 @@ export function sessionStands(config: ResolvedConfig, store: SessionStore, token
 async function askStore(config: ResolvedConfig, store: SessionStore, map: Map<string, Check>, key: string, known: Check | undefined, token: JWT, sid: string | undefined, userId: string, nowMs: number): Promise<boolean> {
   let stands: boolean
   try {
-    const state = await store.sessionState(sid, userId)
+    const state = await batchedState(store, sid, userId)
     const issuedAt = typeof token.iat === 'number' ? token.iat * 1000 : 0
     stands = sid !== undefined ? state.session !== null && state.session.expires > nowMs : issuedAt >= state.validAfter
   } catch (error) {
@@ -79,6 +79,37 @@ async function askStore(config: ResolvedConfig, store: SessionStore, map: Map<st
   map.set(key, { stands, checkedAt: nowMs, confirmedAt: stands ? nowMs : 0 })
   if (map.size > MAX_CHECKS) map.delete(map.keys().next().value!)
   return stands
+}
+
+interface Asked {
+  readonly id: string | undefined
+  readonly userId: string
+  resolve(state: SessionState): void
+  reject(error: unknown): void
+}
+
+const batches = new WeakMap<SessionStore, Asked[]>()
+
+/**
+ * The store's answer for one session, asked together with every other check of the same moment:
+ * after a quiet spell the checks of many sessions expire together, and a burst of requests then
+ * costs one store round trip per event-loop turn instead of one per session.
+ */
+function batchedState(store: SessionStore, id: string | undefined, userId: string): Promise<SessionState> {
+  return new Promise((resolve, reject) => {
+    let batch = batches.get(store)
+    if (!batch) {
+      batches.set(store, (batch = []))
+      setImmediate(() => {
+        batches.delete(store)
+        store.sessionStates(batch!).then(
+          (states) => batch!.forEach((asked, i) => asked.resolve(states[i]!)),
+          (error: unknown) => batch!.forEach((asked) => asked.reject(error)),
+        )
+      })
+    }
+    batch.push({ id, userId, resolve, reject })
+  })
 }
 
 /** Forgets this process's answers for these sessions (after ending them here), so the next read asks the store. */

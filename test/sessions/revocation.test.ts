@@ -7,6 +7,7 @@
  */
 import { afterAll, describe, expect, it } from '@jest/globals'
 import express from 'express'
+import knex from 'knex'
 import request from 'supertest'
 import { IncomingMessage } from 'node:http'
 import { Socket } from 'node:net'
@@ -92,6 +93,14 @@ await describeWithRedis('JWT revocation on a shared Redis store', (server) => {
     expect((await whoIs(healthy.app, unconfirmed)).name).toBe('grace')
   })
 
+  it('answers each of many sessions checked at once (one script run)', async () => {
+    const keyPrefix = server.uniqueKeyPrefix()
+    const one = app({ store: { redis: server.connect(), keyPrefix } })
+    const two = app({ store: { redis: server.connect(), keyPrefix } })
+    const answers = await burstOfChecks(one.app, two.app)
+    expect(answers.map((answer) => answer.name)).toEqual(Array.from({ length: 20 }, (_, i) => (i === 4 ? null : `user${i}`)))
+  })
+
   it('gives a token from before the store a session id, and signing out everywhere ends the old copy too', async () => {
     const keyPrefix = server.uniqueKeyPrefix()
     const before = app({})
@@ -107,6 +116,37 @@ await describeWithRedis('JWT revocation on a shared Redis store', (server) => {
     await signOutWith(withStore.app, current, '/api/auth/sessions/signout-everywhere')
     expect((await whoIs(withStore.app, current)).name).toBeNull()
     expect((await whoIs(withStore.app, legacy)).name).toBeNull()
+  })
+})
+
+/** 20 sessions signed in on `one`, the fifth signed out; `two` (which never saw them) reads all 20 at once. */
+async function burstOfChecks(one: express.Express, two: express.Express) {
+  const cookies = await Promise.all(Array.from({ length: 20 }, (_, i) => sessionCookie(one, `user${i}`)))
+  await signOutWith(one, cookies[4]!)
+  return Promise.all(cookies.map((cookie) => whoIs(two, cookie)))
+}
+
+describe('checks of many sessions at once', () => {
+  it('are answered per session from one store query (Knex on SQLite)', async () => {
+    const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    try {
+      const one = app({ store: { knex: db } })
+      const two = app({ store: { knex: db } })
+      const queries: string[] = []
+      const count = (query: { sql: string }) => void queries.push(query.sql)
+      const answers = await burstOfChecks(one.app, two.app)
+      expect(answers.map((answer) => answer.name)).toEqual(Array.from({ length: 20 }, (_, i) => (i === 4 ? null : `user${i}`)))
+      // Read again on a third instance, counting: 19 live sessions, one query.
+      const three = app({ store: { knex: db } })
+      const cookies = await Promise.all(Array.from({ length: 19 }, (_, i) => sessionCookie(one.app, `again${i}`)))
+      db.on('query', count)
+      const again = await Promise.all(cookies.map((cookie) => whoIs(three.app, cookie)))
+      db.off('query', count)
+      expect(again.every((answer) => answer.name?.startsWith('again'))).toBe(true)
+      expect(queries.filter((sql) => /^select .* from `portcullis_session_store`/.test(sql))).toHaveLength(1)
+    } finally {
+      await db.destroy()
+    }
   })
 })
 

@@ -53,18 +53,19 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       const updated = await (await table()).query.where({ key: sessionKey(id), userId }).andWhere('expires', '>', Date.now()).update({ lastSeenAt, expires })
       return Number(updated) > 0
     },
-    async sessionState(id, userId) {
-      const keys = id === undefined ? [`va:${userId}`] : [sessionKey(id), `va:${userId}`]
-      const rows = (await (await table()).query.select('key', 'userId', 'createdAt', 'lastSeenAt', 'expires', 'ipAddress', 'userAgent', 'value').whereIn('key', keys)) as Row[]
-      const now = Date.now()
-      let session: StoredSession | null = null
-      let validAfter = 0
-      for (const row of rows) {
-        if (Number(row.expires) <= now) continue
-        if (row.key === `va:${userId}`) validAfter = Number(row.value) || 0
-        else if (row.userId === userId) session = fromRow(row)
+    async sessionStates(asked) {
+      const keys = new Set<string>()
+      for (const { id, userId } of asked) {
+        keys.add(`va:${userId}`)
+        if (id !== undefined) keys.add(sessionKey(id))
       }
-      return { session, validAfter }
+      const rows = (await (await table()).query.select('key', 'userId', 'createdAt', 'lastSeenAt', 'expires', 'ipAddress', 'userAgent', 'value').whereIn('key', [...keys])) as Row[]
+      const now = Date.now()
+      const found = new Map(rows.filter((row) => Number(row.expires) > now).map((row) => [String(row.key), row]))
+      return asked.map(({ id, userId }) => {
+        const row = id === undefined ? undefined : found.get(sessionKey(id))
+        return { session: row && row.userId === userId ? fromRow(row) : null, validAfter: Number(found.get(`va:${userId}`)?.value) || 0 }
+      })
     },
     async listSessions(userId, now) {
       const rows = (await (await table()).query

@@ -53,10 +53,12 @@ export function memoryStore(): SessionStore {
       sessions.set(id, { ...session, lastSeenAt, expires })
       return true
     },
-    async sessionState(id, userId) {
-      const session = id === undefined ? null : live(id)
-      const after = validAfter.get(userId)
-      return { session: session?.userId === userId ? session : null, validAfter: after && after.until > Date.now() ? after.at : 0 }
+    async sessionStates(asked) {
+      return asked.map(({ id, userId }) => {
+        const session = id === undefined ? null : live(id)
+        const after = validAfter.get(userId)
+        return { session: session?.userId === userId ? session : null, validAfter: after && after.until > Date.now() ? after.at : 0 }
+      })
     },
     async listSessions(userId, now) {
       return [...(byUser.get(userId) ?? [])].map((id) => live(id, now)).filter((session): session is StoredSession => session !== null)

@@ -13,8 +13,6 @@ import type { SessionSelection, SessionStore, StoredSession } from './types.js'
 /** The ioredis methods the store uses. */
 export interface SessionRedis {
   eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>
-  mget(...keys: string[]): Promise<Array<string | null>>
-  hgetall(key: string): Promise<Record<string, string>>
   set(...args: Array<string | number>): Promise<unknown>
   get(key: string): Promise<string | null>
   del(...keys: string[]): Promise<number>
@@ -37,6 +35,16 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 local ttl = redis.call('PTTL', KEYS[2])
 if ttl < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return 1`
+
+// KEYS: per asked session its hash key ('' when it has none) and its user's valid-after key.
+// Returns, per asked session, the hash's fields (or false) and the valid-after value (or false).
+const STATES = `
+local out = {}
+for i = 1, #KEYS, 2 do
+  if KEYS[i] == '' then out[i] = false else out[i] = redis.call('HGETALL', KEYS[i]) end
+  out[i + 1] = redis.call('GET', KEYS[i + 1])
+end
+return out`
 
 // KEYS[1] user set; ARGV[1] the session key prefix. Returns id, fields per live session.
 const LIST = `
@@ -81,10 +89,16 @@ export function redisStore(client: SessionRedis, prefix: string): SessionStore {
     async touchSession(id, userId, lastSeenAt, expires) {
       return (await client.eval(TOUCH, 2, sessionKey(id), userKey(userId), userId, lastSeenAt, Math.max(1, expires - Date.now()), expires)) === 1
     },
-    async sessionState(id, userId) {
-      const [fields, validAfter] = await Promise.all([id === undefined ? null : client.hgetall(sessionKey(id)), client.get(validAfterKey(userId))])
-      const session = id !== undefined && fields && fields.userId === userId ? fromHash(id, fields) : null
-      return { session, validAfter: Number(validAfter ?? 0) || 0 }
+    async sessionStates(asked) {
+      const keys = asked.flatMap(({ id, userId }) => [id === undefined ? '' : sessionKey(id), validAfterKey(userId)])
+      const answers = (await client.eval(STATES, keys.length, ...keys)) as Array<string[] | string | false | null>
+      return asked.map(({ id, userId }, i) => {
+        const pairs = answers[2 * i] as string[] | false | null
+        const fields: Record<string, string> = {}
+        if (Array.isArray(pairs)) for (let j = 0; j < pairs.length; j += 2) fields[pairs[j]!] = pairs[j + 1]!
+        const session = id !== undefined && fields.userId === userId ? fromHash(id, fields) : null
+        return { session, validAfter: Number(answers[2 * i + 1] || 0) || 0 }
+      })
     },
     async listSessions(userId, now) {
       const rows = (await client.eval(LIST, 1, userKey(userId), sessionKey(''))) as Array<string | string[]>

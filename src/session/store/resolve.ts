@@ -43,7 +43,8 @@ export function resolveSessionStore(option: SessionStoreOption | undefined, logg
     return guardStore(knexStore(knex, tableName, createTable, label), logger)
   }
   if (option !== null && typeof option === 'object' && 'redis' in option) {
-    const client = option.redis as unknown as SessionRedis
+    // hgetall in lower case tells ioredis from node-redis (hGetAll), whose eval takes other arguments.
+    const client = option.redis as unknown as SessionRedis & { hgetall?: unknown }
     if (!client || typeof client !== 'object' || typeof client.eval !== 'function' || typeof client.hgetall !== 'function') {
       throw new InvalidConfigurationError('session.store.redis must be an ioredis client, e.g. new Redis(process.env.REDIS_URL) from ioredis.')
     }
@@ -65,7 +66,7 @@ export function sharedStoreOf(sessionStore: SessionStore | undefined, rateLimitS
   if (rateLimitStore === undefined || rateLimitStore === 'memory' || rateLimitStore === null || typeof rateLimitStore !== 'object') return undefined
   if ('knex' in rateLimitStore) return resolveSessionStore({ knex: rateLimitStore.knex }, logger)
   // The rate limit also takes node-redis; the session store speaks ioredis only.
-  const client = rateLimitStore.redis as unknown as Partial<SessionRedis>
+  const client = rateLimitStore.redis as unknown as Partial<SessionRedis> & { hgetall?: unknown }
   return typeof client.eval === 'function' && typeof client.hgetall === 'function' ? resolveSessionStore({ redis: rateLimitStore.redis as never }, logger) : undefined
 }
 

@@ -37,8 +37,11 @@ export interface SessionStore {
    * @returns false when the session no longer exists (it was ended meanwhile): it is not brought back.
    */
   touchSession(id: string, userId: string, lastSeenAt: number, expires: number): Promise<boolean>
-  /** The record of `id` (when given) and the user's `validAfter`. */
-  sessionState(id: string | undefined, userId: string): Promise<SessionState>
+  /**
+   * For each asked session, its record (when `id` is given) and the user's `validAfter`, in the order
+   * asked and in one round trip (the reads of one moment are checked together).
+   */
+  sessionStates(asked: ReadonlyArray<{ readonly id: string | undefined; readonly userId: string }>): Promise<SessionState[]>
   /** The user's unexpired sessions, in one round trip. */
   listSessions(userId: string, now: number): Promise<StoredSession[]>
   /** Deletes the user's sessions in `which` (never another user's); returns the ids deleted. */
