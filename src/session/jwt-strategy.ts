@@ -104,6 +104,10 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
   if (store && sid) {
     token = { ...token, [SESSION_ID_CLAIM]: sid }
     await recordSession(request, store, token, true)
+    // This browser's previous session ends with the new sign-in, as a database session's row does.
+    const replaced = previous ?? (await peekJwtToken(request))
+    const replacedId = replaced && sessionIdOf(replaced)
+    if (replacedId && typeof replaced.sub === 'string') await store.deleteSessions(replaced.sub, { only: replacedId })
   }
   const trigger = details.isNewUser ? 'signUp' : 'signIn'
   let sealed: Awaited<ReturnType<typeof sealToken>>

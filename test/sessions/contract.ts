@@ -116,6 +116,16 @@ export function sessionListContract(make: () => SessionsApp | Promise<SessionsAp
     expect(subject.revoked.filter((event) => event.by === 'signOutEverywhere')).toHaveLength(2)
   })
 
+  it('a new sign-in in the same browser replaces its session in the list', async () => {
+    const browser = await signIn(subject.app, 'ada')
+    const [first] = await list(browser)
+    const csrfToken = await fetchCsrfToken(browser)
+    await browser.post('/api/auth/callback/credentials').type('form').send({ csrfToken, username: 'ada', password: 'x' }).expect(302)
+    const after = await list(browser)
+    expect(after).toHaveLength(1)
+    expect(after[0]!.id).not.toBe(first!.id)
+  })
+
   it('refuses every revocation without the CSRF token, or from another site', async () => {
     const laptop = await signIn(subject.app, 'ada')
     const phone = await signIn(subject.app, 'ada')
