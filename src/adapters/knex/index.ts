@@ -247,6 +247,16 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...userColumns.map((column) => `${tables.users}.${column} as u_${column}`),
   ]
 
+  // Its SQL (with `?` for the token and the limit) is built once: a query builder per read costs
+  // more than SQLite's whole query.
+  let joinSql: string | undefined
+  const sessionJoinSql = (): string =>
+    (joinSql ??= knex(tables.sessions)
+      .select(joinColumns)
+      .join(tables.users, `${tables.users}.${users.id}`, `${tables.sessions}.${sessions.userId}`)
+      .where(`${tables.sessions}.${sessions.sessionToken}`, '')
+      .limit(1)
+      .toSQL().sql)
   const selectUser = (where: Row) => read(knex(tables.users).select(userColumns).where(where)).first()
   const accountWhere = (ref: AccountReference): Row => ({ [accounts.provider]: ref.provider, [accounts.providerAccountId]: ref.providerAccountId })
   const selectAuthenticator = (credentialID: string) => knex(tables.authenticators).select().where({ [authenticators.credentialID]: credentialID }).first()
@@ -384,10 +394,9 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     },
 
     async getSessionAndUser(sessionToken) {
-      const row = await read(knex(tables.sessions))
-        .first(joinColumns)
-        .join(tables.users, `${tables.users}.${users.id}`, `${tables.sessions}.${sessions.userId}`)
-        .where(`${tables.sessions}.${sessions.sessionToken}`, sessionToken)
+      const query = knex.raw(sessionJoinSql(), [sessionToken, 1])
+      // Raw queries take options as builders do (Knex's types leave the method out).
+      const row = firstRow(await (utcText ? (query as unknown as { options(options: object): typeof query }).options({ dateStrings: true }) : query))
       return row ? { session: toSession(row, 's_'), user: toUser(row, 'u_') } : null
     },
 
@@ -535,6 +544,12 @@ function columnsOf(record: object, names: object): Row {
     if (value !== undefined && Object.hasOwn(names, field)) row[(names as Record<string, string>)[field]!] = value
   }
   return row
+}
+
+/** The first row of a raw select's result, whatever the driver's shape (rows, `{ rows }`, `[rows, fields]`). */
+function firstRow(result: unknown): Row | undefined {
+  const rows = Array.isArray(result) ? (Array.isArray(result[0]) ? result[0] : result) : (result as { rows?: unknown[] }).rows
+  return (rows?.[0] as Row | undefined) ?? undefined
 }
 
 function pick<T extends object, K extends string>(record: T, fields: readonly K[]): Partial<Record<K, unknown>> {
