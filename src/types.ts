@@ -354,13 +354,14 @@ export interface SessionOptions {
    */
   store?: SessionStoreOption | undefined
   /**
-   * JWT sessions with a store: seconds a process trusts its last check of a session before asking the
-   * store again, so a session ended on one process is refused by the others within this time. Default 5.
+   * JWT sessions with a store: a process reads the store's list of ended sessions at most once per
+   * this many seconds (one query for all of its sessions), so a session ended on one process is
+   * refused by the others within this time. `0`: on every read. Default 5.
    */
   revocationCacheSeconds?: number | undefined
   /**
-   * JWT sessions with a store: while the store cannot be reached, a session this process confirmed
-   * within this many seconds is still let in (nobody is signed out by an outage); older ones get an
+   * JWT sessions with a store: while the store cannot be reached, a session this process knew to
+   * stand at its last read of the store, within this many seconds, is still let in (nobody is signed out by an outage); older ones get an
    * `AdapterError` (503) until the store is back, their cookie kept. Default 300.
    */
   storeOutageSeconds?: number | undefined

@@ -3,11 +3,13 @@
  * the store keeps while the session stands. Signing out, `revokeSession()` and the like delete the
  * record, so a copy of the cookie taken before stops working everywhere.
  *
- * A read asks the store at most once per `revocationCacheSeconds` per session and process: a
- * session ended on one process is refused by the others within that time, and a steady stream of
- * requests costs one Map lookup each. While the store cannot be reached, a session this process
- * confirmed within `storeOutageSeconds` is still let in (an outage signs nobody out); any other
- * read fails with the store's AdapterError, its cookie kept.
+ * A process asks the store about a session once, when it first sees it, and then learns what ended
+ * from the store's list of changes, polled at most once per `revocationCacheSeconds` for all of its
+ * sessions together: a session ended on one process is refused by the others within that time, a
+ * steady stream of requests costs one Map lookup each, and the store sees one query per process
+ * per `revocationCacheSeconds` however many users are active. While the store cannot be reached, a
+ * session this process knew to stand at its last poll is still let in for `storeOutageSeconds` (an
+ * outage signs nobody out); any other read fails with the store's AdapterError, its cookie kept.
  *
  * Tokens without a session id (sealed before the store was configured, or by Auth.js) are given
  * one on their next read; until then they stand unless the user's "valid after" time
@@ -17,25 +19,38 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { ResolvedConfig } from '../config/types.js'
 import type { JWT } from '../types.js'
-import type { SessionState, SessionStore } from './store/types.js'
+import { CHANGES_RETENTION_MS, type SessionState, type SessionStore } from './store/types.js'
 
 /** The claim that carries the session id. */
 export const SESSION_ID_CLAIM = 'sid'
 
 interface Check {
-  stands: boolean
-  checkedAt: number
-  /** When the store last said the session stands (0: never). */
-  confirmedAt: number
+  readonly stands: boolean
+  readonly userId: string
 }
 
-const MAX_CHECKS = 10_000
-const checks = new WeakMap<ResolvedConfig, Map<string, Check>>()
+interface Checks {
+  /** Session id (or `~<userId>` for a token without one) → what the store said. */
+  readonly known: Map<string, Check>
+  /** When the last successful poll started (ms; 0: never), and where the next one starts. */
+  polledAt: number
+  cursor: string | undefined
+  /** The poll under way, shared by every read that waits for it. */
+  polling: Promise<void> | undefined
+  /** Moves whenever answers are dropped, so that an answer asked before that is not kept. */
+  generation: number
+  /** The last failed poll: during an outage the store is asked again at most once per RETRY_MS. */
+  failure: { at: number; error: unknown } | undefined
+}
 
-function checksOf(config: ResolvedConfig): Map<string, Check> {
-  let map = checks.get(config)
-  if (!map) checks.set(config, (map = new Map()))
-  return map
+const RETRY_MS = 1000
+const MAX_CHECKS = 10_000
+const checks = new WeakMap<ResolvedConfig, Checks>()
+
+function checksOf(config: ResolvedConfig): Checks {
+  let state = checks.get(config)
+  if (!state) checks.set(config, (state = { known: new Map(), polledAt: 0, cursor: undefined, polling: undefined, generation: 0, failure: undefined }))
+  return state
 }
 
 /** A new session id: 128 random bits, base64url. */
@@ -50,35 +65,74 @@ export function sessionIdOf(token: JWT): string | undefined {
 }
 
 /**
- * Whether the session of `token` still stands, per the store (or this process's recent answer).
+ * Whether the session of `token` still stands, per the store (or what this process knows of it).
  * @param nowMs Milliseconds since the epoch.
- * @throws AdapterError when the store cannot be reached and no recent confirmation covers the session.
+ * @throws AdapterError when the store cannot be reached and no recent answer covers the session.
  */
 export function sessionStands(config: ResolvedConfig, store: SessionStore, token: JWT, nowMs: number): boolean | Promise<boolean> {
+  const state = checksOf(config)
   const userId = typeof token.sub === 'string' ? token.sub : ''
   const sid = sessionIdOf(token)
   const key = sid ?? `~${userId}`
-  const map = checksOf(config)
-  const known = map.get(key)
-  // Answered without an await when the recent answer holds: the common case costs a Map lookup.
-  if (known !== undefined && nowMs - known.checkedAt < config.session.revocationCacheMs) return known.stands
-  return askStore(config, store, map, key, known, token, sid, userId, nowMs)
+  // Answered without an await while the last poll is recent: the common case costs a Map lookup.
+  if (nowMs - state.polledAt < config.session.revocationCacheMs) {
+    const known = state.known.get(key)
+    if (known !== undefined) return known.stands
+  }
+  return checkAfterPoll(config, store, state, key, token, sid, userId, nowMs)
 }
 
-async function askStore(config: ResolvedConfig, store: SessionStore, map: Map<string, Check>, key: string, known: Check | undefined, token: JWT, sid: string | undefined, userId: string, nowMs: number): Promise<boolean> {
-  let stands: boolean
-  try {
-    const state = await batchedState(store, sid, userId)
-    const issuedAt = typeof token.iat === 'number' ? token.iat * 1000 : 0
-    stands = sid !== undefined ? state.session !== null && state.session.expires > nowMs : issuedAt >= state.validAfter
-  } catch (error) {
-    if (known?.confirmedAt && nowMs - known.confirmedAt < config.session.storeOutageMs) return true
-    throw error
+async function checkAfterPoll(config: ResolvedConfig, store: SessionStore, state: Checks, key: string, token: JWT, sid: string | undefined, userId: string, nowMs: number): Promise<boolean> {
+  if (nowMs - state.polledAt >= config.session.revocationCacheMs) {
+    try {
+      if (state.failure && nowMs - state.failure.at < RETRY_MS) throw state.failure.error
+      await (state.polling ??= poll(store, state, nowMs))
+    } catch (error) {
+      if (state.known.get(key)?.stands && nowMs - state.polledAt < config.session.storeOutageMs) return true
+      throw error
+    }
   }
-  map.delete(key)
-  map.set(key, { stands, checkedAt: nowMs, confirmedAt: stands ? nowMs : 0 })
-  if (map.size > MAX_CHECKS) map.delete(map.keys().next().value!)
+  const known = state.known.get(key)
+  if (known !== undefined) return known.stands
+  const generation = state.generation
+  const answer = await batchedState(store, sid, userId)
+  const issuedAt = typeof token.iat === 'number' ? token.iat * 1000 : 0
+  const stands = sid !== undefined ? answer.session !== null && answer.session.expires > nowMs : issuedAt >= answer.validAfter
+  // Answers dropped meanwhile may include a change to this one: it is not kept, and asked again next time.
+  if (generation === state.generation) {
+    state.known.set(key, { stands, userId })
+    if (state.known.size > MAX_CHECKS) state.known.delete(state.known.keys().next().value!)
+  }
   return stands
+}
+
+/** Reads the store's changes since the last poll and drops what this process knew of the sessions and users they name. */
+async function poll(store: SessionStore, state: Checks, startedAt: number): Promise<void> {
+  try {
+    // Changes are kept for CHANGES_RETENTION_MS: after a longer silence some may be gone, so forget everything.
+    if (state.polledAt !== 0 && startedAt - state.polledAt > CHANGES_RETENTION_MS / 2) {
+      state.generation++
+      state.known.clear()
+      state.cursor = undefined
+    }
+    const changes = await store.changesSince(state.cursor)
+    if (changes.sessionIds.length > 0 || changes.userIds.length > 0) {
+      state.generation++
+      for (const id of changes.sessionIds) state.known.delete(id)
+      if (changes.userIds.length > 0) {
+        const users = new Set(changes.userIds)
+        for (const [key, check] of state.known) if (users.has(check.userId)) state.known.delete(key)
+      }
+    }
+    state.cursor = changes.cursor
+    state.polledAt = startedAt
+    state.failure = undefined
+  } catch (error) {
+    state.failure = { at: startedAt, error }
+    throw error
+  } finally {
+    state.polling = undefined
+  }
 }
 
 interface Asked {
@@ -112,11 +166,15 @@ function batchedState(store: SessionStore, id: string | undefined, userId: strin
   })
 }
 
-/** Forgets this process's answers for these sessions (after ending them here), so the next read asks the store. */
+/**
+ * Forgets this process's answers for these sessions, or for all of the user's (after ending them
+ * here), so the next read asks the store.
+ */
 export function forgetChecks(config: ResolvedConfig, sessionIds: readonly string[], userId?: string): void {
-  const map = checksOf(config)
-  for (const id of sessionIds) map.delete(id)
-  if (userId !== undefined) map.delete(`~${userId}`)
+  const state = checksOf(config)
+  state.generation++
+  for (const id of sessionIds) state.known.delete(id)
+  if (userId !== undefined) for (const [key, check] of state.known) if (check.userId === userId) state.known.delete(key)
 }
 
 /** What a user recognises a device by, from the request that signs in. */

@@ -5,7 +5,7 @@
  * out; tokens from before the store get a session id; the server-side functions.
  * (Two Portcullis instances in one process keep separate caches, as two processes do.)
  */
-import { afterAll, describe, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import express from 'express'
 import knex from 'knex'
 import request from 'supertest'
@@ -15,6 +15,7 @@ import { InvalidConfigurationError, type PortcullisConfig } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
 import { authApp } from '../support/app-rig.js'
 import { fetchCsrfToken, SECRET, setCookie } from '../support/flow.js'
+import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
 import { describeWithRedis } from '../support/redis.js'
 import { recordingLogger } from '../support/logger.js'
 import { signIn } from './contract.js'
@@ -200,3 +201,53 @@ describe('the server-side functions', () => {
     await expect(plain.signOutEverywhere(req, { skipCsrfCheck: true })).rejects.toThrow(/session\.store/)
   })
 })
+
+for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
+  await describeWithDatabase(kind, `JWT revocation on a shared Knex store (${kind})`, (server) => {
+    let db: TestDatabase
+    beforeAll(async () => {
+      db = await server.createDatabase()
+    })
+    afterAll(() => db?.destroy())
+
+    it('a session ended on one instance is refused by another within revocationCacheSeconds, and warm sessions cost one store query per poll', async () => {
+      // Two pools on one database, as two app servers have.
+      const other = knex(db.config)
+      try {
+        const one = app({ store: { knex: db.knex }, revocationCacheSeconds: 1 })
+        const two = app({ store: { knex: other }, revocationCacheSeconds: 1 })
+        const cookies = await Promise.all(Array.from({ length: 10 }, (_, i) => sessionCookie(one.app, `user${i}`)))
+        expect((await Promise.all(cookies.map((cookie) => whoIs(two.app, cookie)))).map((answer) => answer.name)).toEqual(cookies.map((_, i) => `user${i}`))
+
+        const queries: string[] = []
+        const count = (query: { sql: string }) => void queries.push(query.sql)
+        other.on('query', count)
+        // Within the second: answered from memory, no query at all.
+        await Promise.all(cookies.map((cookie) => whoIs(two.app, cookie)))
+        expect(queries).toEqual([])
+        // Past it: one poll of the changes for all ten sessions, none of them asked again.
+        await pause(1100)
+        await Promise.all(cookies.map((cookie) => whoIs(two.app, cookie)))
+        expect(queries).toHaveLength(1)
+
+        await signOutWith(one.app, cookies[3]!)
+        await revokeEverywhere(one.app, cookies[7]!)
+        queries.length = 0
+        await pause(1100)
+        const after = await Promise.all(cookies.map((cookie) => whoIs(two.app, cookie)))
+        other.off('query', count)
+        expect(after.map((answer) => answer.name)).toEqual(cookies.map((_, i) => (i === 3 || i === 7 ? null : `user${i}`)))
+        expect(after[3]!.setCookie).toMatch(/^authjs\.session-token=;/)
+        // The poll, and one question for the two sessions it named.
+        expect(queries).toHaveLength(2)
+      } finally {
+        await other.destroy()
+      }
+    })
+  })
+}
+
+/** Signs the user of `cookie` out everywhere through the route, as that browser would. */
+async function revokeEverywhere(instance: express.Express, cookie: string): Promise<void> {
+  await signOutWith(instance, cookie, '/api/auth/sessions/signout-everywhere')
+}

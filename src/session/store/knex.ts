@@ -4,17 +4,34 @@
  * created on first use when missing, unless `createTable: false`.
  *
  * One row per key: `s:<id>` for a session (with its user and details), `va:<userId>` for a user's
- * "valid after" time, `k:<key>` for leases and remembered refresh answers. Every read is one query.
+ * "valid after" time, `k:<key>` for leases and remembered refresh answers, `e:<time>:<random>` for
+ * a change (a session ended, a user cut off; under the user id `CHANGES_USER`, written in the same
+ * transaction as the change). Every read is one query.
  */
+import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
-import type { SessionSelection, SessionStore, StoredSession } from './types.js'
+import { CHANGES_RETENTION_MS, type SessionSelection, type SessionStore, type StoredSession } from './types.js'
 
 type Row = Record<string, unknown>
 
 /** Expired rows are deleted about once per this many writes (a range scan of the `expires` index). */
 const SWEEP_EVERY = 200
+/** The user id the change rows are kept under (its index finds them); no user's id starts with ':'. */
+const CHANGES_USER = ':changes'
+/**
+ * How far back of its cursor a poll reads: a change is stamped with its writer's clock before its
+ * transaction commits, so one committed late, or stamped by a clock running behind, is still seen
+ * (given twice instead, which costs one more check of that session).
+ */
+const CHANGES_OVERLAP_MS = 5000
 
-// Long: a store is an object of ten short methods closing over one connection and table (as the
+/** A change row: the session ended (`s:<id>`) or the user cut off (`u:<id>`). */
+function changeRow(change: string): Row {
+  const at = Date.now()
+  return { key: `e:${at}:${randomBytes(6).toString('base64url')}`, userId: CHANGES_USER, createdAt: at, expires: at + CHANGES_RETENTION_MS, value: change }
+}
+
+// Long: a store is an object of eleven short methods closing over one connection and table (as the
 // Knex adapter is); each method is read on its own.
 export function knexStore(knex: Knex, tableName: string, createTable: boolean, label: string): SessionStore {
   let ready: Promise<void> | undefined
@@ -83,16 +100,40 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
           else if (which.except !== undefined) selected.andWhereNot('key', sessionKey(which.except))
           return selected
         }
-        const rows = (await query().select('key')) as Row[]
-        if (rows.length > 0) await query().del()
-        return rows.map((row) => String(row.key).slice(2))
+        const ids = ((await query().select('key')) as Row[]).map((row) => String(row.key).slice(2))
+        if (ids.length > 0) {
+          await query().del()
+          await trx(tableName).insert(ids.map((id) => changeRow(`s:${id}`)))
+        }
+        return ids
       })
     },
     async setValidAfter(userId, at, ttlMs) {
-      await (await table()).query
-        .insert({ key: `va:${userId}`, value: String(at), expires: Date.now() + ttlMs })
-        .onConflict('key')
-        .merge(['value', 'expires'])
+      await table()
+      await knex.transaction(async (trx) => {
+        await trx(tableName)
+          .insert({ key: `va:${userId}`, value: String(at), expires: Date.now() + ttlMs })
+          .onConflict('key')
+          .merge(['value', 'expires'])
+        await trx(tableName).insert(changeRow(`u:${userId}`))
+      })
+      await sweep()
+    },
+    async changesSince(cursor) {
+      const now = Date.now()
+      if (cursor === undefined) return { cursor: String(now), sessionIds: [], userIds: [] }
+      const rows = (await (await table()).query
+        .select('value')
+        .where({ userId: CHANGES_USER })
+        .andWhere('createdAt', '>=', Number(cursor) - CHANGES_OVERLAP_MS)) as Row[]
+      const sessionIds: string[] = []
+      const userIds: string[] = []
+      for (const row of rows) {
+        const value = String(row.value)
+        const list = value.startsWith('s:') ? sessionIds : userIds
+        list.push(value.slice(2))
+      }
+      return { cursor: String(now), sessionIds, userIds }
     },
     async claim(key, value, ttlMs) {
       const row = { key: `k:${key}`, value, expires: Date.now() + ttlMs }

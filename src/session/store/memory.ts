@@ -2,16 +2,24 @@
  * `session.store: 'memory'`: the store in this process, per Portcullis instance. JWT sessions can
  * be listed and ended on a single process; several processes each see only their own.
  */
-import type { SessionSelection, SessionStore, StoredSession } from './types.js'
+import { CHANGES_RETENTION_MS, type SessionSelection, type SessionStore, type StoredSession } from './types.js'
 
 const SWEEP_AT = 10_000
 
-// Long: a store is an object of ten short methods closing over its maps; each is read on its own.
+// Long: a store is an object of eleven short methods closing over its maps; each is read on its own.
 export function memoryStore(): SessionStore {
   const sessions = new Map<string, StoredSession>()
   const byUser = new Map<string, Set<string>>()
   const values = new Map<string, { value: string; until: number }>()
   const validAfter = new Map<string, { at: number; until: number }>()
+  // What ended, oldest first: the number of the change, a session or a user, and when.
+  const changes: Array<{ seq: number; sessionId?: string; userId?: string; at: number }> = []
+  let seq = 0
+  const record = (change: { sessionId: string } | { userId: string }): void => {
+    const now = Date.now()
+    changes.push({ ...change, seq: ++seq, at: now })
+    while (changes.length > 0 && changes[0]!.at <= now - CHANGES_RETENTION_MS) changes.shift()
+  }
 
   const live = (id: string, now = Date.now()): StoredSession | null => {
     const session = sessions.get(id)
@@ -69,11 +77,22 @@ export function memoryStore(): SessionStore {
         if ('only' in which ? id !== which.only : id === which.except) continue
         forget(sessions.get(id)!)
         deleted.push(id)
+        record({ sessionId: id })
       }
       return deleted
     },
     async setValidAfter(userId, at, ttlMs) {
       validAfter.set(userId, { at, until: Date.now() + ttlMs })
+      record({ userId })
+    },
+    async changesSince(cursor) {
+      const after = cursor === undefined ? seq : Number(cursor)
+      const since = changes.filter((change) => change.seq > after)
+      return {
+        cursor: String(seq),
+        sessionIds: since.flatMap((change) => (change.sessionId === undefined ? [] : [change.sessionId])),
+        userIds: since.flatMap((change) => (change.userId === undefined ? [] : [change.userId])),
+      }
     },
     async claim(key, claimed, ttlMs) {
       if (value(key) !== null) return false

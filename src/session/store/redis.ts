@@ -5,10 +5,13 @@
  * - `…:s:<id>`: a hash per session (userId, createdAt, lastSeenAt, ip, ua), expiring with it;
  * - `…:u:<userId>`: the set of the user's session ids (pruned as they are listed);
  * - `…:va:<userId>`: the user's "valid after" time;
- * - `…:k:<key>`: leases and remembered refresh answers.
- * Every read or change of several keys is one round trip (MGET, or a Lua script run atomically).
+ * - `…:k:<key>`: leases and remembered refresh answers;
+ * - `…:changes`: a stream of the sessions ended and users cut off, trimmed to `CHANGES_RETENTION_MS`
+ *   (written in the same script as the change it records, so no poll sees one without the other).
+ * Every read or change of several keys is one round trip (a Lua script run atomically). Redis 6.2
+ * or later (exclusive stream ranges, MINID trimming).
  */
-import type { SessionSelection, SessionStore, StoredSession } from './types.js'
+import { CHANGES_RETENTION_MS, type SessionSelection, type SessionStore, type StoredSession } from './types.js'
 
 /** The ioredis methods the store uses. */
 export interface SessionRedis {
@@ -61,23 +64,53 @@ for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
 end
 return out`
 
-// KEYS[1] user set; ARGV[1] the session key prefix, ARGV[2] mode (only|except|all), ARGV[3] the id.
-const DELETE = `
+// Appends a change to the stream KEYS[2] and trims what is older than ARGV[1] ms (by Redis's clock).
+const RECORD = `
+local function record(kind, id)
+  local now = redis.call('TIME')
+  local oldest = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[1])
+  redis.call('XADD', KEYS[2], 'MINID', '~', string.format('%.0f', oldest), '*', kind, id)
+end
+`
+
+// KEYS[1] user set, KEYS[2] changes; ARGV[2] the session key prefix, ARGV[3] mode (only|except|all), ARGV[4] the id.
+const DELETE = `${RECORD}
 local deleted = {}
 for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  local pick = (ARGV[2] == 'all') or (ARGV[2] == 'only' and id == ARGV[3]) or (ARGV[2] == 'except' and id ~= ARGV[3])
+  local pick = (ARGV[3] == 'all') or (ARGV[3] == 'only' and id == ARGV[4]) or (ARGV[3] == 'except' and id ~= ARGV[4])
   if pick then
     redis.call('SREM', KEYS[1], id)
-    if redis.call('DEL', ARGV[1] .. id) == 1 then table.insert(deleted, id) end
+    if redis.call('DEL', ARGV[2] .. id) == 1 then
+      table.insert(deleted, id)
+      record('s', id)
+    end
   end
 end
 return deleted`
+
+// KEYS[1] valid-after key, KEYS[2] changes; ARGV[2] the time, ARGV[3] ttl ms, ARGV[4] the user.
+const VALID_AFTER = `${RECORD}
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+record('u', ARGV[4])
+return 1`
+
+// KEYS[1] changes; ARGV[1] the cursor ('' for none). Returns the next cursor and the entries after it.
+const CHANGES = `
+if ARGV[1] == '' then
+  local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #last == 0 then return {'0-0', {}} end
+  return {last[1][1], {}}
+end
+local entries = redis.call('XRANGE', KEYS[1], '(' .. ARGV[1], '+')
+if #entries == 0 then return {ARGV[1], {}} end
+return {entries[#entries][1], entries}`
 
 export function redisStore(client: SessionRedis, prefix: string): SessionStore {
   const sessionKey = (id: string) => `${prefix}:s:${id}`
   const userKey = (userId: string) => `${prefix}:u:${userId}`
   const validAfterKey = (userId: string) => `${prefix}:va:${userId}`
   const valueKey = (key: string) => `${prefix}:k:${key}`
+  const changesKey = `${prefix}:changes`
 
   return {
     label: 'Redis',
@@ -114,10 +147,17 @@ export function redisStore(client: SessionRedis, prefix: string): SessionStore {
     },
     async deleteSessions(userId, which: SessionSelection) {
       const [mode, id] = 'only' in which ? ['only', which.only] : which.except === undefined ? ['all', ''] : ['except', which.except]
-      return (await client.eval(DELETE, 1, userKey(userId), sessionKey(''), mode, id)) as string[]
+      return (await client.eval(DELETE, 2, userKey(userId), changesKey, CHANGES_RETENTION_MS, sessionKey(''), mode, id)) as string[]
     },
     async setValidAfter(userId, at, ttlMs) {
-      await client.set(validAfterKey(userId), String(at), 'PX', Math.max(1, Math.ceil(ttlMs)))
+      await client.eval(VALID_AFTER, 2, validAfterKey(userId), changesKey, CHANGES_RETENTION_MS, String(at), Math.max(1, Math.ceil(ttlMs)), userId)
+    },
+    async changesSince(cursor) {
+      const [next, entries] = (await client.eval(CHANGES, 1, changesKey, cursor ?? '')) as [string, Array<[string, string[]]>]
+      const sessionIds: string[] = []
+      const userIds: string[] = []
+      for (const [, fields] of entries) (fields[0] === 's' ? sessionIds : userIds).push(fields[1]!)
+      return { cursor: next, sessionIds, userIds }
     },
     async claim(key, value, ttlMs) {
       return (await client.set(valueKey(key), value, 'PX', Math.max(1, Math.ceil(ttlMs)), 'NX')) === 'OK'

@@ -19,6 +19,24 @@ export interface StoredSession {
 /** Which of a user's sessions to delete: one, every one but one, or all. */
 export type SessionSelection = { readonly only: string } | { readonly except?: string | undefined }
 
+/**
+ * What ended since a cursor: the sessions deleted and the users given a new "valid after" time.
+ * Polled by every process at most once per `revocationCacheSeconds` (one round trip for all of its
+ * sessions), so a process drops what it knew of exactly those and asks the store again.
+ */
+export interface StoreChanges {
+  /** Where the next poll starts. */
+  readonly cursor: string
+  readonly sessionIds: readonly string[]
+  readonly userIds: readonly string[]
+}
+
+/**
+ * How long the stores keep a change: a process that has not polled for half of it forgets what it
+ * knew and asks afresh.
+ */
+export const CHANGES_RETENTION_MS = 10 * 60 * 1000
+
 /** What a read needs to know of a token, in one round trip. */
 export interface SessionState {
   /** The session's record, when it still exists (`null`: revoked, signed out or expired). */
@@ -44,10 +62,16 @@ export interface SessionStore {
   sessionStates(asked: ReadonlyArray<{ readonly id: string | undefined; readonly userId: string }>): Promise<SessionState[]>
   /** The user's unexpired sessions, in one round trip. */
   listSessions(userId: string, now: number): Promise<StoredSession[]>
-  /** Deletes the user's sessions in `which` (never another user's); returns the ids deleted. */
+  /** Deletes the user's sessions in `which` (never another user's) and records the change; returns the ids deleted. */
   deleteSessions(userId: string, which: SessionSelection): Promise<string[]>
-  /** Refuses the user's tokens without a session id issued before `at` (ms), remembered for `ttlMs`. */
+  /** Refuses the user's tokens without a session id issued before `at` (ms), remembered for `ttlMs`, and records the change. */
   setValidAfter(userId: string, at: number, ttlMs: number): Promise<void>
+  /**
+   * The changes recorded after `cursor`, in one round trip; with no cursor, none, only where the
+   * next poll starts. A change may be given twice (the Knex store's polls overlap); never missed
+   * while polls come within `CHANGES_RETENTION_MS`.
+   */
+  changesSince(cursor: string | undefined): Promise<StoreChanges>
   /** Sets `key` to `value` only when it is not set (a lease); true when this call set it. */
   claim(key: string, value: string, ttlMs: number): Promise<boolean>
   /** The unexpired value of `key`, or null. */
