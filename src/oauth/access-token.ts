@@ -21,7 +21,8 @@ import { peekJwtToken, resealJwtToken } from '../session/jwt-strategy.js'
 import { compactTokens, tokensClaim, withProviderTokens } from '../session/provider-tokens.js'
 import type { SessionRequest } from '../session/types.js'
 import type { AccountTokenFields, Adapter, AdapterAccount, JWT, ProviderTokens } from '../types.js'
-import { isFresh, refreshOnce, shareFlight, type RefreshedTokens } from './refresh.js'
+import { isFresh, type RefreshedTokens } from './refresh-grant.js'
+import { refreshOnce, shareFlight } from './refresh.js'
 
 /** Options of `getAccessToken()`. */
 export interface AccessTokenOptions {
