@@ -1,0 +1,72 @@
+/**
+ * One Portcullis process of the scale-out suite (scale-out.test.ts starts three behind a round-robin
+ * proxy). Plain JavaScript on the built package, as an app would run it. Its settings come as JSON
+ * in SCALE_CONFIG: { strategy, secret, url, issuer, clientId, clientSecret, redisUrl, keyPrefix, database }.
+ * Every answer carries the process id in `x-process`, so the suite sees which process served it.
+ * Prints `ready <port>` once listening.
+ */
+import express from 'express'
+import { Redis } from 'ioredis'
+import knex from 'knex'
+import Portcullis, { RefreshAccessTokenError } from 'portcullis'
+import { KnexAdapter } from 'portcullis/adapters/knex'
+import Credentials from 'portcullis/providers/credentials'
+import OIDC from 'portcullis/providers/oidc'
+
+const settings = JSON.parse(process.env.SCALE_CONFIG ?? '{}')
+const redis = new Redis(settings.redisUrl, { lazyConnect: false })
+const db = knex(settings.database)
+const quiet = { error: (...line) => console.error(...line), warn: () => {}, debug: () => {} }
+
+const portcullis = Portcullis({
+  secret: settings.secret,
+  trustHost: true,
+  logger: quiet,
+  adapter: KnexAdapter(db),
+  providers: [
+    OIDC({
+      id: 'corp',
+      name: 'Corp SSO',
+      issuer: settings.issuer,
+      clientId: settings.clientId,
+      clientSecret: settings.clientSecret,
+      dangerouslyAllowInsecureRequests: true,
+      authorization: { params: { scope: 'openid profile email offline_access', prompt: 'consent' } },
+    }),
+    // Never signs anyone in: the rate-limit test counts its failed attempts.
+    Credentials({ credentials: { username: {}, password: {} }, authorize: async () => null }),
+  ],
+  session: settings.strategy === 'jwt' ? { strategy: 'jwt', store: { redis, keyPrefix: `${settings.keyPrefix}:session` }, revocationCacheSeconds: 1 } : { strategy: 'database' },
+  rateLimit: { store: { redis }, keyPrefix: `${settings.keyPrefix}:limits`, ip: false, identifier: { attempts: 3, windowSeconds: 60 } },
+})
+
+const app = express()
+// The proxy on loopback sets X-Forwarded-For/-Host/-Proto.
+app.set('trust proxy', 'loopback')
+app.use((_req, res, next) => {
+  res.setHeader('x-process', String(process.pid))
+  next()
+})
+app.use('/api/auth', portcullis.handlers)
+app.get('/me', async (req, res) => {
+  res.json(await portcullis.auth(req, res))
+})
+app.get(
+  '/token',
+  portcullis.auth(async (_req, res) => {
+    try {
+      res.json({ token: await portcullis.getAccessToken('corp') })
+    } catch (error) {
+      if (!(error instanceof RefreshAccessTokenError)) throw error
+      res.status(401).json({ code: error.code })
+    }
+  }),
+)
+
+const server = app.listen(0, '127.0.0.1', () => console.log(`ready ${server.address().port}`))
+
+process.on('SIGTERM', () => {
+  server.closeAllConnections()
+  server.close()
+  Promise.allSettled([redis.quit(), db.destroy()]).then(() => process.exit(0))
+})
