@@ -35,7 +35,9 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
   }
 
   const store = config.session.store
-  if (store && !(await sessionStands(config, store, opened.payload, now * 1000))) {
+  // Awaited only when the store is asked: the common answer is synchronous, and an await costs a turn.
+  const stands = store ? sessionStands(config, store, opened.payload, now * 1000) : true
+  if (!(stands === true || (stands !== false && (await stands)))) {
     config.logger.debug('SessionRevoked', 'The session was ended (signed out, revoked or signed out everywhere); its cookie is cleared.')
     return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
   }

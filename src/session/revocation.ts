@@ -44,7 +44,8 @@ interface Checks {
 }
 
 const RETRY_MS = 1000
-const MAX_CHECKS = 10_000
+/** Sessions a process keeps answers for (about 100 bytes each); past it the oldest are asked again. */
+const MAX_CHECKS = 50_000
 const checks = new WeakMap<ResolvedConfig, Checks>()
 
 function checksOf(config: ResolvedConfig): Checks {
