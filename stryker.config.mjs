@@ -2,6 +2,7 @@
 // One Stryker run per scope: the mutants of one folder against only the suites that cover it, so a
 // run fits in minutes here instead of hours. scripts/mutate.mjs picks the scope through
 // PORTCULLIS_MUTATE_SCOPE and runs the scopes one after another.
+import { fileURLToPath } from 'node:url'
 import { SCOPES } from './scripts/mutate-scopes.mjs'
 
 const name = process.env.PORTCULLIS_MUTATE_SCOPE ?? 'email'
@@ -20,7 +21,14 @@ export default {
     projectType: 'custom',
     configFile: 'jest.config.ts',
     enableFindRelatedTests: false,
-    config: { testMatch: scope.tests.map((test) => `<rootDir>/${test}`) },
+    // Stryker's jest runner wraps the test environment and resolves its name itself, without
+    // substituting <rootDir>: the suite's environment (log capture) is given by its absolute path.
+    // The constant-time scan reads the sources, which Stryker has instrumented: it is left out.
+    config: {
+      testMatch: scope.tests.map((test) => `<rootDir>/${test}`),
+      testPathIgnorePatterns: ['/node_modules/', 'constant-time\\.test\\.ts$'],
+      testEnvironment: fileURLToPath(new URL('./test/support/environment.cjs', import.meta.url)),
+    },
   },
   testRunnerNodeArgs: ['--experimental-vm-modules'],
   // perTest: each mutant runs only the tests that reached its code.

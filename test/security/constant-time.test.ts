@@ -37,6 +37,10 @@ const REVIEWED: Record<string, string> = {
   // The cache is keyed by the token's 256-bit tag: reaching this compare needs a cached token's tag,
   // i.e. the token itself; a guessed cookie misses the Map first.
   'src/session/token-cache.ts: hit.sealed === sealed': 'reached only with the full tag of a cached token, which is not guessable',
+  // Following a chain of refresh-token rotations in the store: was the token rotated? The answer was
+  // sealed by the server and opened with its key; the token it is compared with came out of the
+  // authenticated session cookie (or the previous hop), never from unauthenticated input.
+  'src/oauth/shared-refresh.ts: answer.tokens.refresh_token === current': 'both sides are the server’s own, after authentication',
   // Did the jwt callback change the claims? The plaintext was decrypted after its tag verified.
   'src/session/jwt-strategy.ts: JSON.stringify(token) !== opened.plaintext': 'both sides are the server’s own, after authentication',
 }
