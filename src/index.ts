@@ -99,3 +99,5 @@ export type {
   UnlinkOptions,
 } from './api/index.js'
 export type { Handlers, NextFunction } from './http/router.js'
+export type { NodeRequest } from './http/request.js'
+export type { AccessTokenOptions } from './oauth/access-token.js'

@@ -488,7 +488,8 @@ export interface RedirectProxyOptions {
 /** A Node response, which `auth(req, res)` writes refreshed cookies to. */
 export type AuthServerResponse = ServerResponse
 
-type Awaitable<T> = T | Promise<T>
+/** A value, or a promise of one: what a callback may return. */
+export type Awaitable<T> = T | Promise<T>
 
 /** Parameters of the `jwt` callback. */
 export interface JWTCallbackParams {

@@ -20,9 +20,8 @@
  * ```
  * @see https://authjs.dev/getting-started/authentication/email
  */
-import type { AuthIncomingRequest, Theme } from '../types.js'
+import type { AuthIncomingRequest, Awaitable, Theme } from '../types.js'
 
-type Awaitable<T> = T | Promise<T>
 
 /** What `sendVerificationRequest` receives. */
 export interface SendVerificationRequestParams {

@@ -20,12 +20,11 @@
  * @see https://www.rfc-editor.org/rfc/rfc7636 PKCE
  */
 import type { OAuthCheck } from '../errors.js'
-import type { Profile, TokenSet, User } from '../types.js'
+import type { Awaitable, Profile, TokenSet, User } from '../types.js'
 
 export type { OAuthCheck } from '../errors.js'
 export type { Profile, TokenSet } from '../types.js'
 
-type Awaitable<T> = T | Promise<T>
 
 /** An endpoint: its URL, or the URL with extra query (authorization) or body (token) parameters. */
 export type EndpointConfig = string | { url?: string | undefined; params?: Record<string, string> | undefined }

@@ -36,7 +36,7 @@ import { adapterPruneLock, batchSizeOf, deleteExpired, withPruneLock, type Prune
 
 export { defaultNaming, snakeCaseNaming, resolveNaming } from './naming.js'
 export type * from './naming.js'
-export { migrationSource, defaultMigration, type MigrationSourceOptions } from './migrations.js'
+export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../security/rate-limit-prune.js'
 export type { PruneBatchOptions } from './prune.js'
 

@@ -9,8 +9,8 @@
 import type { Knex } from 'knex'
 import { resolveNaming, type KnexNaming, type KnexNamingOption } from './naming.js'
 
-/** One migration, with the naming it creates. */
-interface Migration {
+/** One migration of `migrationSource()`, with the naming it creates. */
+export interface Migration {
   /** As Knex records it: the file name in `migrations/`, extension included. */
   name: string
   up(knex: Knex, naming: Readonly<KnexNaming>, rateLimitTable: string | undefined): Promise<void>
