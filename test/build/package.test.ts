@@ -1,6 +1,6 @@
 /**
  * The package as npm ships it: `npm pack` on a copy of the working tree with no dist/ (as a fresh
- * clone has) must build it through `prepack`, and the tarball, installed into a new app, must run
+ * clone has) must build it through `prepare` (which npm runs on pack and on an install from a git URL), and the tarball, installed into a new app, must run
  * from ESM and CommonJS and type-check from TypeScript apps compiled for Node (`nodenext`) and for
  * bundlers (`bundler`), with `strict` and `exactOptionalPropertyTypes` on (`tsc --init` turns it on).
  * Its source maps carry the sources, so a stack trace of the installed package reads as TypeScript.
@@ -60,7 +60,7 @@ describe('npm pack, installed into a new app', () => {
     if (dir) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('ships the build (made by prepack), the migrations and the README, and no TypeScript sources', () => {
+  it('ships the build (made by prepare), the migrations and the README, and no TypeScript sources', () => {
     const paths = packed.files.map((file) => file.path)
     expect(paths).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.cjs', 'dist/jwt.js', 'dist/adapters/knex/index.js', 'dist/providers/github.js', 'README.md', 'package.json']))
     expect(paths.some((path) => path.startsWith('migrations/'))).toBe(true)
