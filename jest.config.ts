@@ -15,7 +15,7 @@ const config: Config = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   transform: {
-    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+    '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.cjs',
   },
   testTimeout: 20000,
   // Jest's default is one worker fewer than the cores: a single worker on a 2-core machine, which
