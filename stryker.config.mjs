@@ -46,6 +46,10 @@ export default {
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  // Results are kept per scope (reports/, git-ignored): a later run of the scope tests only the
+  // mutants whose code or covering tests changed. Stryker writes the file when a run completes.
+  incremental: true,
+  incrementalFile: `reports/stryker-incremental-${name}.json`,
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,
   ignorePatterns: ['dist', 'coverage', 'reports', 'bench', 'docs', 'scratch', '*.sqlite', '*.log'],
