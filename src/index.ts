@@ -23,7 +23,9 @@ import {
   type AuthFunction,
   type GetAccessTokenFunction,
   type GetCsrfTokenFunction,
+  type ListPasskeysFunction,
   type ListSessionsFunction,
+  type RemovePasskeyFunction,
   type RevokeOtherSessionsFunction,
   type RevokeSessionFunction,
   type SignInFunction,
@@ -56,6 +58,10 @@ export interface PortcullisResult {
   revokeOtherSessions: RevokeOtherSessionsFunction
   /** Ends every session of the signed-in user, this one included (CSRF-checked). */
   signOutEverywhere: SignOutEverywhereFunction
+  /** The signed-in user's passkeys (with a passkey provider). */
+  listPasskeys: ListPasskeysFunction
+  /** Removes one of the signed-in user's passkeys, unless it is their last way to sign in (CSRF-checked). */
+  removePasskey: RemovePasskeyFunction
 }
 
 /**
@@ -86,7 +92,10 @@ export type {
   GetAccessTokenFunction,
   GetAccessTokenOptions,
   GetCsrfTokenFunction,
+  ListPasskeysFunction,
   ListSessionsFunction,
+  PasskeysCallContext,
+  RemovePasskeyFunction,
   RevokeOtherSessionsFunction,
   RevokeSessionFunction,
   SessionsCallContext,

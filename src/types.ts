@@ -114,8 +114,8 @@ export interface ProviderTokens {
   error?: 'no_refresh_token' | 'invalid_grant' | undefined
 }
 
-/** The kinds of provider the spec names (§1.2). */
-export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials'
+/** The kinds of provider the spec names (§1.2), and `webauthn` for passkeys (Auth.js's name for the type). */
+export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
 
 /** A sign-in with a provider, as the callbacks and events see it (spec §2.4). */
 export interface Account {
@@ -196,16 +196,17 @@ export interface VerificationToken {
 }
 
 /**
- * A WebAuthn credential of a user (Auth.js's `AdapterAuthenticator`, the same fields and column names).
+ * A WebAuthn credential (a passkey) of a user: Auth.js's `AdapterAuthenticator`, the same fields,
+ * column names and encodings, so an Auth.js app and a Portcullis app can share the table.
  * @see https://www.w3.org/TR/webauthn-3/#authenticator
  */
 export interface AdapterAuthenticator {
-  /** The credential id, base64url. Unique. */
+  /** The credential id, base64 (standard alphabet, padded, as Auth.js stores it). Unique. */
   credentialID: string
   userId: string
-  /** The id of the user's `webauthn` account this credential signs in to. */
+  /** The id of the user's `webauthn` account this credential signs in to (Auth.js: the credential id). */
   providerAccountId: string
-  /** The credential's public key, base64url. */
+  /** The credential's public key (COSE), base64. */
   credentialPublicKey: string
   /** The signature counter the authenticator last reported. */
   counter: number
@@ -284,8 +285,16 @@ export interface Adapter {
   getAuthenticator?(credentialID: string): Promise<AdapterAuthenticator | null>
   /** The user's credentials; `[]` when there are none (or no such user). */
   listAuthenticatorsByUserId?(userId: string): Promise<AdapterAuthenticator[]>
-  /** Stores the credential's new signature counter and returns the credential; throws when there is none. */
-  updateAuthenticatorCounter?(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>
+  /**
+   * Stores the credential's new signature counter and returns the credential; throws when there is
+   * none (Auth.js's contract). With `expect`, a compare-and-set: the counter changes only if it still
+   * holds `expect`, atomically (of two concurrent sign-ins with one cloned authenticator, one wins),
+   * and `null` is returned when it does not. The passkey sign-in passes it; an adapter that ignores
+   * it still works, without that guarantee.
+   */
+  updateAuthenticatorCounter?(credentialID: string, newCounter: number, options?: { expect?: number | undefined }): Promise<AdapterAuthenticator | null>
+  /** Deletes the credential and returns it; `null` when there was none. Not in Auth.js's set (`removePasskey()` needs it). */
+  deleteAuthenticator?(credentialID: string): Promise<AdapterAuthenticator | null>
   /**
    * Deletes rows that can never be used again (expired sessions, verification tokens) and returns
    * how many of each; `null` when another process is pruning. Run by the `prune` option.
@@ -471,6 +480,11 @@ export interface CookiesOptions {
    * there signs in at once; anywhere else the link asks first. Not an Auth.js cookie.
    */
   emailLink: CookieOption
+  /**
+   * The sealed WebAuthn challenge of a passkey sign-in or registration (`authjs.challenge`, Auth.js's
+   * name), valid 5 minutes, used once.
+   */
+  webauthnChallenge: CookieOption
 }
 
 /** Options of the deployment that `redirectProxyUrl` points at. */
@@ -583,6 +597,22 @@ export interface EventsOptions {
   sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
+  /** A passkey was registered for the signed-in user (after `linkAccount`, which fires for it too). */
+  passkeyAdded?: ((message: { userId: string; passkey: PasskeyInfo }) => Awaitable<void>) | undefined
+  /** A passkey was removed (`removePasskey()` or `POST /passkeys/remove`). */
+  passkeyRemoved?: ((message: { userId: string; passkey: PasskeyInfo }) => Awaitable<void>) | undefined
+}
+
+/** One of the user's passkeys, as `listPasskeys()` and the passkeys page show it (never its public key). */
+export interface PasskeyInfo {
+  /** The credential id (base64, as stored): pass it to `removePasskey()`. Not a secret. */
+  id: string
+  /** `multiDevice` for a synced passkey (a password manager, iCloud Keychain), `singleDevice` for one bound to a device or a security key. */
+  deviceType: 'singleDevice' | 'multiDevice' | (string & {})
+  /** Whether the passkey is backed up (synced). */
+  backedUp: boolean
+  /** How the browser reaches it: `internal`, `hybrid`, `usb`, `nfc`, `ble`; `[]` when unknown. */
+  transports: string[]
 }
 
 /** A fixed window of the `rateLimit` option: at most `attempts` in `windowSeconds`. */

@@ -3,7 +3,8 @@
  * embedded SQLite file, a public home page, a protected page and a JSON endpoint, and, when given
  * one, sign-in with an OpenID Connect provider (server.ts passes the local dev identity provider of
  * dev-idp.ts). E-mail sign-in needs no mail server: by default the link is printed to the console
- * (development only); with AUTH_EMAIL_SERVER (an SMTP URL) it is mailed.
+ * (development only); with AUTH_EMAIL_SERVER (an SMTP URL) it is mailed. Given the site's origin (or
+ * AUTH_URL), passkeys too: added on /api/auth/passkeys once signed in, then offered on the sign-in page.
  * `createApp()` builds the app without listening, so the tests drive it directly
  * (test/examples/express.test.ts) and server.ts only adds `listen`.
  *
@@ -17,6 +18,7 @@ import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import Nodemailer from 'portcullis/providers/nodemailer'
 import OIDC from 'portcullis/providers/oidc'
+import Passkey from 'portcullis/providers/passkey'
 
 /**
  * A demo account. The users table (Portcullis's) holds the profile; the password is the app's
@@ -104,13 +106,18 @@ export interface ExampleOptions {
   emailServer?: string
   /** Portcullis's logger (the tests pass one that records). Default: the console. */
   logger?: LoggerInstance | undefined
+  /**
+   * The site's origin (`http://localhost:3000`), to offer passkeys: they are bound to it. With
+   * AUTH_URL set, passkeys are offered on its origin. Neither: no passkeys.
+   */
+  passkeyOrigin?: string | undefined
 }
 
 /**
  * Builds the example app: Portcullis on `/api/auth` with database sessions, a home page,
  * `/dashboard` and `/api/me`. Runs the migrations and creates the demo user's row first.
  */
-export async function createApp({ databaseFile, devIdp, emailServer, logger }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
+export async function createApp({ databaseFile, devIdp, emailServer, logger, passkeyOrigin }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
   await db.migrate.latest({ migrationSource: migrationSource() })
   const adapter = KnexAdapter(db)
@@ -122,6 +129,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger }: E
   // (Portcullis warns). Production without AUTH_SECRET throws MissingSecretError.
   // With an adapter, sessions are database sessions: the cookie holds only a random session token.
   // An OIDC sign-in creates the user (and links the account) on first sign-in.
+  const passkeys = passkeyOrigin !== undefined || process.env.AUTH_URL !== undefined
   const { handlers, auth } = Portcullis({
     adapter,
     logger,
@@ -158,6 +166,8 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger }: E
           return user ? adapter.getUserByEmail(user.email) : null
         },
       }),
+      // Passkeys (needs @simplewebauthn/server): a signed-in user adds one on /api/auth/passkeys.
+      ...(passkeys ? [Passkey({ relayingParty: { name: 'Portcullis example', origin: passkeyOrigin } })] : []),
     ],
     callbacks: {
       // Runs wherever `auth` is mounted as middleware: here only on /dashboard.
@@ -195,7 +205,9 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger }: E
         'Dashboard',
         `<p>Welcome, ${escapeHtml(user?.name ?? user?.email)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
-<p><a href="/">Home</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
+<p><a href="/">Home</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out)${
+          passkeys ? ' · <a href="/api/auth/passkeys">Your passkeys</a>' : ''
+        } · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),
     )
   })

@@ -41,7 +41,8 @@ if (process.env.DEV_IDP !== 'off') {
 
 // Loopback only, so a development server is not reachable from the network; HOST=0.0.0.0 opens it.
 const host = process.env.HOST ?? 'localhost'
-const { app } = await createApp({ databaseFile, devIdp })
+// Passkeys are bound to the origin the browser sees: http://localhost:<PORT> (AUTH_URL's, when set).
+const { app } = await createApp({ databaseFile, devIdp, passkeyOrigin: process.env.AUTH_URL ? undefined : `http://localhost:${port}` })
 app.listen(port, host, () => {
   console.log(`Portcullis example running at http://localhost:${port} (listening on ${host}; database: ${databaseFile})`)
 })

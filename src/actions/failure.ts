@@ -11,6 +11,7 @@ import {
   InvalidRequestError,
   OAuthCallbackError,
   RateLimitedError,
+  WebAuthnVerificationError,
   type InvalidProviderError,
   type UnknownActionError,
 } from '../errors.js'
@@ -36,7 +37,9 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
   const failure: AuthFailure = { error: authError?.clientCode ?? 'Configuration' }
   if (authError?.kind === 'signIn') {
     // Fixed, short identifiers (never provider text), so they are safe in the URL.
-    if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError) failure.code = authError.code
+    if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError || authError instanceof WebAuthnVerificationError) {
+      failure.code = authError.code
+    }
     const signInUrl = pageUrl(ctx, 'signIn', '/signin', failure)
     if (authError instanceof RateLimitedError) return tooManyAttempts(authError, ctx, signInUrl, failure)
     return { redirect: signInUrl, failure }

@@ -5,7 +5,8 @@
 import { InvalidProviderError } from '../errors.js'
 import { logValue } from '../logger.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
-import { assertCsrf, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
+import { assertCsrf, authUrl, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
+import { pageScript } from './passkeys/shared.js'
 
 export const signInPage: Action = async (ctx) => {
   const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
@@ -14,27 +15,32 @@ export const signInPage: Action = async (ctx) => {
     return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, error, code: ctx.query.get('code') ?? undefined }), cookies }
   }
   const csrf = issueCsrf(ctx)
+  const passkeys = ctx.config.providers.some((provider) => provider.type === 'webauthn')
   const html = renderSignInPage({
     providers: ctx.config.providers.map((provider): SignInPageProvider => ({
       id: provider.id,
       name: provider.name,
       type: provider.type,
-      action: `${ctx.basePath}/${provider.type === 'credentials' ? 'callback' : 'signin'}/${provider.id}`,
+      // Credentials and passkeys post straight to their callback; the others start at /signin.
+      action: `${ctx.basePath}/${provider.type === 'credentials' || provider.type === 'webauthn' ? 'callback' : 'signin'}/${provider.id}`,
       credentials: provider.type === 'credentials' ? provider.credentials : undefined,
+      optionsUrl: provider.type === 'webauthn' ? `${ctx.basePath}/webauthn-options/${provider.id}` : undefined,
+      conditional: provider.type === 'webauthn' ? provider.enableConditionalUI : undefined,
     })),
     csrfToken: csrf.token,
     callbackUrl,
     error,
     theme: ctx.config.theme,
+    script: passkeys ? pageScript(ctx) : undefined,
   })
-  return { html, cookies: [...cookies, ...csrf.cookies] }
+  return { html, cookies: [...cookies, ...csrf.cookies], pageScript: passkeys ? authUrl(ctx, '/webauthn.js') : undefined }
 }
 
 /**
  * Starts the sign-in with one provider: for OAuth and OIDC, the redirect to the provider's
  * authorization URL with the check cookies (the OAuth code loads here, on first use); for e-mail,
  * the link mailed and the verify-request page (signin-email.ts, also loaded on first use).
- * Credentials are submitted to /callback/<id>, so their POST here shows the sign-in page.
+ * Credentials and passkeys are submitted to /callback/<id>, so their POST here shows the sign-in page.
  */
 export const signInWithProvider =
   (providerId: string): Action =>
@@ -43,7 +49,9 @@ export const signInWithProvider =
     const provider = findProvider(ctx, providerId)
     const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
     switch (provider.type) {
+      // Their forms post to /callback/<id> (passkeys through the browser's WebAuthn first): the sign-in page.
       case 'credentials':
+      case 'webauthn':
         return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
       case 'oauth':
       case 'oidc': {

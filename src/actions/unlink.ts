@@ -64,7 +64,7 @@ async function unlinkStored(ctx: ActionContext, providerId: string, options: Unl
  * E-mail sign-in would still let the user in: an e-mail provider is configured and the user's address
  * is verified (one a provider reported without verifying may not be theirs to receive mail at).
  */
-async function canSignInByEmail(ctx: ActionContext, adapter: Adapter, userId: string): Promise<boolean> {
+export async function canSignInByEmail(ctx: Pick<ActionContext, 'config'>, adapter: Adapter, userId: string): Promise<boolean> {
   if (!ctx.config.providers.some((provider) => provider.type === 'email')) return false
   const user = await adapter.getUser?.(userId)
   return typeof user?.email === 'string' && user.email.length > 0 && user.emailVerified != null

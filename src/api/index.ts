@@ -10,7 +10,9 @@ import { createGetAccessToken } from './access-token.js'
 import { createAuthFunction } from './auth.js'
 import { createApi } from './context.js'
 import { createGetCsrfToken } from './csrf-token.js'
+import { createListPasskeys } from './list-passkeys.js'
 import { createListSessions } from './list-sessions.js'
+import { createRemovePasskey } from './remove-passkey.js'
 import { createRevokeOtherSessions } from './revoke-other-sessions.js'
 import { createRevokeSession } from './revoke-session.js'
 import { createSignOutEverywhere } from './sign-out-everywhere.js'
@@ -22,7 +24,10 @@ export type { AuthFunction, AuthenticatedRequest } from './auth.js'
 export type { GetAccessTokenFunction, GetAccessTokenOptions } from './access-token.js'
 export type { GetCsrfTokenFunction } from './csrf-token.js'
 export type { CsrfOptions } from './context.js'
+export type { ListPasskeysFunction } from './list-passkeys.js'
 export type { ListSessionsFunction } from './list-sessions.js'
+export type { PasskeysCallContext } from './passkeys-context.js'
+export type { RemovePasskeyFunction } from './remove-passkey.js'
 export type { RevokeOtherSessionsFunction } from './revoke-other-sessions.js'
 export type { RevokeSessionFunction } from './revoke-session.js'
 export type { SessionsCallContext } from './sessions-context.js'
@@ -31,7 +36,7 @@ export type { SignInFunction, SignInOptions } from './sign-in.js'
 export type { SignOutFunction, SignOutOptions } from './sign-out.js'
 export type { UnlinkAccountFunction, UnlinkOptions } from './unlink-account.js'
 
-/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount`, `getAccessToken` and the session list's functions for a resolved config. */
+/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount`, `getAccessToken`, the session list's and the passkeys' functions for a resolved config. */
 export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
   const api = createApi(config, requestStore)
   return {
@@ -45,5 +50,7 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     revokeSession: createRevokeSession(api),
     revokeOtherSessions: createRevokeOtherSessions(api),
     signOutEverywhere: createSignOutEverywhere(api),
+    listPasskeys: createListPasskeys(api),
+    removePasskey: createRemovePasskey(api),
   }
 }

@@ -71,6 +71,8 @@ async function signInWith(
   if (provider.type === 'credentials') return signInWithCredentials({ ...ctx, body: { callbackUrl } }, provider, fields)
   // E-mail: `signIn('<id>', { email })` mails the link and goes to the verify-request page.
   if (provider.type === 'email') return (await loadEmailSignIn()).signInWithEmail(ctx, provider, { email: fields.email, callbackUrl })
+  // Passkeys: the ceremony runs in the browser, from the sign-in page (as Auth.js's server-side signIn does).
+  if (provider.type === 'webauthn') return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl }) }
   // OAuth/OIDC: the authorization URL, with the check cookies and where to come back to.
   const { authorizationRequest } = await loadAuthorize()
   const authorization = await authorizationRequest(ctx, provider, authorizationParams)

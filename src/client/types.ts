@@ -24,7 +24,7 @@ export interface Session {
 }
 
 /** The kinds of provider the server configures. */
-export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials'
+export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
 
 /** One entry of GET /providers. */
 export interface ClientProvider {
@@ -52,6 +52,7 @@ export type SignInErrorCode =
   | 'OAuthSignInError'
   | 'RateLimited'
   | 'Verification'
+  | 'WebAuthnVerificationError'
 
 /**
  * The `error` of the JSON error bodies (`{ error, message }`): a malformed request, an unknown

@@ -17,6 +17,7 @@ import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session
 import { deriveKeyRing } from '../session/keys.js'
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import { resolveOAuthProvider } from './oauth-provider.js'
+import { assertPasskeyAdapter, resolvePasskeyProvider } from './passkey-provider.js'
 import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
 import type { Adapter, CallbacksOptions, CookiesOptions, PagesOptions } from '../types.js'
 import type { ConfiguredProvider, CookieSet, PortcullisConfig, ResolvedConfig } from './types.js'
@@ -36,13 +37,13 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   const logger = createLogger(config.logger, config.debug === true)
 
   const redirectProxyUrl = config.redirectProxyUrl ?? redirectProxyUrlFromEnv(env)
-  const providers = resolveProviders(config.providers, env, redirectProxyUrl)
+  const url = urlFromEnv(env)
+  const providers = resolveProviders(config.providers, env, redirectProxyUrl, url)
   if (providers.length === 0) {
     // An API behind another app's sign-in (say a Next.js front end on Auth.js) only reads its sessions.
     logger.warn('SessionsOnly', 'providers is empty: this instance only reads sessions; nobody can sign in through it. Add a provider to offer sign-in.')
   }
   const secrets = resolveSecrets(config.secret, env, logger)
-  const url = urlFromEnv(env)
   const trustHost = config.trustHost ?? trustHostFromEnv(env)
   if (trustHost === false && !url) {
     throw new UntrustedHostError(
@@ -58,6 +59,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   if (adapter && providers.some((provider) => provider.type === 'oauth' || provider.type === 'oidc')) assertAccountAdapter(adapter)
   const emailProvider = providers.find((provider) => provider.type === 'email')
   if (emailProvider) assertEmailSignIn(emailProvider.id, adapter, url, trustHost, isProduction(env))
+  for (const provider of providers) if (provider.type === 'webauthn') assertPasskeyAdapter(provider.id, adapter)
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
@@ -106,7 +108,12 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   } satisfies ResolvedConfig)
 }
 
-function resolveProviders(input: PortcullisConfig['providers'], env: Readonly<Record<string, string | undefined>>, redirectProxyUrl: string | undefined): ConfiguredProvider[] {
+function resolveProviders(
+  input: PortcullisConfig['providers'],
+  env: Readonly<Record<string, string | undefined>>,
+  redirectProxyUrl: string | undefined,
+  url: URL | undefined,
+): ConfiguredProvider[] {
   // Forgotten providers fail at init, not with a 400 on the first sign-in; an explicit `[]` reads sessions only.
   if (input === undefined) throw new InvalidConfigurationError(`providers is missing: ${AT_LEAST_ONE_PROVIDER}`)
   if (!Array.isArray(input)) throw new TypeError('Portcullis(config): providers must be an array.')
@@ -132,10 +139,12 @@ function resolveProviders(input: PortcullisConfig['providers'], env: Readonly<Re
         return resolveOAuthProvider(provider, env, redirectProxyUrl)
       case 'email':
         return resolveEmailProvider(provider, env, isProduction(env))
+      case 'webauthn':
+        return resolvePasskeyProvider(provider, url)
       default: {
         const { type } = provider as { type?: unknown }
         throw new InvalidConfigurationError(
-          `Provider "${(provider as { id: string }).id}": type must be "oauth", "oidc", "email" or "credentials"; got ${JSON.stringify(type)}.`,
+          `Provider "${(provider as { id: string }).id}": type must be "oauth", "oidc", "email", "credentials" or "webauthn"; got ${JSON.stringify(type)}.`,
         )
       }
     }

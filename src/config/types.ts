@@ -8,6 +8,7 @@ import type { CredentialsProvider } from '../providers/credentials.js'
 import type { EmailConfig, EmailProvider } from '../providers/email.js'
 import type { OAuthConfig } from '../providers/oauth.js'
 import type { OIDCConfig } from '../providers/oidc.js'
+import type { PasskeyConfig } from '../providers/passkey.js'
 import type { LoggerInstance } from '../logger.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
 import type { OriginPattern } from '../security/redirect.js'
@@ -27,14 +28,16 @@ import type {
   Theme,
 } from '../types.js'
 import type { OAuthProvider } from './oauth-provider.js'
+import type { PasskeyProvider } from './passkey-provider.js'
 import type { ResolvedPrune } from './prune.js'
 
-/** A provider as written in the config: credentials, OAuth 2, OpenID Connect or e-mail. */
+/** A provider as written in the config: credentials, OAuth 2, OpenID Connect, e-mail or passkeys. */
 export type Provider =
   | CredentialsProvider
   | OAuthConfig
   | OIDCConfig
   | EmailConfig
+  | PasskeyConfig
 /** A provider as the config accepts it: a provider object, or a built-in provider factory given bare. */
 export type ProviderInput = Provider | ((options?: Record<string, never>) => Provider)
 
@@ -86,7 +89,7 @@ export interface PortcullisConfig {
 }
 
 /** A provider as the routes use it: resolved, validated and frozen. */
-export type ConfiguredProvider = CredentialsProvider | OAuthProvider | EmailProvider
+export type ConfiguredProvider = CredentialsProvider | OAuthProvider | EmailProvider | PasskeyProvider
 
 /** Cookie names and the session key ring for one of the two cookie flavours. */
 export interface CookieSet {

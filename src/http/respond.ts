@@ -26,6 +26,13 @@ export interface AuthResponse {
   failure?: AuthFailure
   json?: unknown
   html?: string
+  /**
+   * With `html`: the absolute URL of the one script the page loads (the passkey script). The page's
+   * CSP then allows that script and same-origin `fetch`, and nothing else.
+   */
+  pageScript?: string
+  /** A static asset (the passkey script): sent as is, with `headers` giving its type and caching. */
+  text?: string
 }
 
 /** A failed flow as a JSON client sees it: `{ url, error, code }`. */
@@ -35,11 +42,21 @@ export type AuthFailure = { error: ClientErrorCode; code?: string }
 // nothing but their inline styles and the theme logo (an http(s) URL or a path, see theme.ts): no
 // scripts even if escaping ever failed. form-action stays open on purpose: browsers apply it to the
 // redirect after a sign-in POST, which goes to an OAuth provider's origin.
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; frame-ancestors 'none'; base-uri 'none'"
 const PAGE_SECURITY_HEADERS = {
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; frame-ancestors 'none'; base-uri 'none'",
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
 } as const
+
+/**
+ * The CSP of a page. A page with the passkey script may load that one file (a source with its full
+ * path, not 'self': no other script of the site) and fetch from its own origin (the passkey options);
+ * still no inline script, so an injection that escaped escaping runs nothing.
+ */
+function pageCsp(pageScript: string | undefined): string {
+  if (pageScript === undefined || !/^https?:\/\/[^\s;,']+$/.test(pageScript)) return PAGE_CSP
+  return `${PAGE_CSP}; script-src ${pageScript}; connect-src 'self'`
+}
 
 /** Adds `Set-Cookie` headers, keeping any the app already set. */
 export function appendCookies(res: ServerResponse, cookies: readonly OutgoingCookie[]): void {
@@ -79,10 +96,18 @@ export function sendResponse(req: NodeRequest, res: ServerResponse, response: Au
     }
   }
   if (response.html !== undefined) {
+    res.setHeader('Content-Security-Policy', pageCsp(response.pageScript))
     for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) res.setHeader(name, value)
     res.statusCode = response.status ?? 200
     res.setHeader('Content-Type', 'text/html; charset=utf-8')
     res.end(response.html)
+    return
+  }
+  if (response.text !== undefined) {
+    res.statusCode = response.status ?? 200
+    res.setHeader('X-Content-Type-Options', 'nosniff')
+    if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', 'text/plain; charset=utf-8')
+    res.end(response.text)
     return
   }
   sendJson(res, response.status ?? 200, response.json ?? null)

@@ -20,6 +20,10 @@ import { sessionsPage } from '../actions/sessions/page.js'
 import { revokeOtherSessions } from '../actions/sessions/revoke-others.js'
 import { revokeSession } from '../actions/sessions/revoke.js'
 import { signOutEverywhere } from '../actions/sessions/signout-everywhere.js'
+import { webauthnOptions } from '../actions/passkeys/options.js'
+import { passkeysPage } from '../actions/passkeys/page.js'
+import { removePasskey } from '../actions/passkeys/remove.js'
+import { webauthnScript } from '../actions/passkeys/script.js'
 import type { ResolvedConfig } from '../config/types.js'
 import { InvalidProviderError, InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
@@ -177,6 +181,8 @@ const PAGE_ROUTES: Record<string, Action> = {
   '/verify-request': verifyRequest,
   '/sessions': sessionsPage,
   '/sessions/list': listSessions,
+  '/passkeys': passkeysPage,
+  '/webauthn.js': webauthnScript,
 }
 
 const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSession }
@@ -187,6 +193,7 @@ const POST_ROUTES: Record<string, Action> = {
   '/sessions/revoke': revokeSession,
   '/sessions/revoke-others': revokeOtherSessions,
   '/sessions/signout-everywhere': signOutEverywhere,
+  '/passkeys/remove': removePasskey,
 }
 
 function trimmed(actionPath: string): string {
@@ -197,7 +204,7 @@ function route(method: 'GET' | 'POST', actionPath: string): Action | undefined {
   const path = trimmed(actionPath)
   const table = method === 'GET' ? GET_ROUTES : POST_ROUTES
   if (Object.hasOwn(table, path)) return table[path]
-  const match = /^\/(signin|callback)\/([^/]+)$/.exec(path)
+  const match = /^\/(signin|callback|webauthn-options)\/([^/]+)$/.exec(path)
   if (!match) return undefined
   const [, kind, rawId] = match
   let providerId: string
@@ -207,6 +214,8 @@ function route(method: 'GET' | 'POST', actionPath: string): Action | undefined {
     return undefined
   }
   if (kind === 'callback') return callback(providerId)
+  // It stores a challenge, so it is no page: HEAD does not run it.
+  if (kind === 'webauthn-options') return method === 'GET' ? webauthnOptions(providerId) : undefined
   return method === 'POST' ? signInWithProvider(providerId) : undefined
 }
 

@@ -1,6 +1,6 @@
 /**
- * The built-in pages: sign-in, sign-out, error and verify-request. Each returns a complete HTML
- * document with every interpolated value escaped.
+ * The built-in pages: sign-in, sign-out, error, verify-request, sessions and passkeys, and the
+ * passkey script they load. Each returns a complete HTML document with every interpolated value escaped.
  */
 export { renderSignInPage, signInErrorMessage } from './signin.js'
 export type { SignInPageProps, SignInPageProvider } from './signin.js'
@@ -14,3 +14,7 @@ export { renderVerifyRequestPage } from './verify-request.js'
 export type { VerifyRequestPageProps } from './verify-request.js'
 export { renderSessionsPage } from './sessions.js'
 export type { SessionsPageProps } from './sessions.js'
+export { renderPasskeysPage } from './passkeys.js'
+export type { PasskeysPageProps } from './passkeys.js'
+export { WEBAUTHN_SCRIPT, webauthnScriptDigest } from './webauthn-script.js'
+export type { PageScript } from './theme.js'

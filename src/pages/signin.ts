@@ -1,18 +1,24 @@
 /**
  * The built-in sign-in page (GET `/signin`): one POST form per provider, grouped, with an error
- * message box when the query string carries an error code.
+ * message box when the query string carries an error code. A passkey provider adds a button that the
+ * passkey script drives, and, with conditional UI, marks the e-mail or username field
+ * `autocomplete="username webauthn"` so that the browser offers passkeys in its autofill.
  */
 import type { Theme } from '../types.js'
 import { html, type SafeHtml } from './html.js'
-import { isSafePageUrl, renderLayout } from './theme.js'
+import { isSafePageUrl, renderLayout, type PageScript } from './theme.js'
 
 /** One provider as the sign-in page shows it. */
 export interface SignInPageProvider {
   id: string
   name: string
-  type: 'oauth' | 'oidc' | 'email' | 'credentials'
+  type: 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
   /** Where this provider's form posts: e.g. `/api/auth/signin/github`, or `/api/auth/callback/credentials` for credentials. */
   action: string
+  /** Passkeys: where the script fetches the options, e.g. `/api/auth/webauthn-options/passkey`. */
+  optionsUrl?: string | undefined
+  /** Passkeys: offer them in the autofill of the e-mail or username field too (conditional UI). */
+  conditional?: boolean | undefined
   /** Credentials providers: the field definitions, e.g. { username: { label: 'Username', type: 'text', placeholder: 'jsmith' }, password: { label: 'Password', type: 'password' } } */
   credentials?: Record<
     string,
@@ -29,6 +35,8 @@ export interface SignInPageProps {
   /** An error code from the query string, e.g. `CredentialsSignin`. */
   error?: string
   theme: Theme
+  /** The passkey script, when a passkey provider is configured. */
+  script?: PageScript | undefined
 }
 
 const TRY_ANOTHER = 'Try signing in with a different account.'
@@ -52,6 +60,7 @@ const ERROR_MESSAGES = new Map<string, string>([
   ['EmailSignInError', 'The sign-in e-mail could not be sent. Check the address and try again.'],
   ['Verification', 'The sign-in link is no longer valid.'],
   ['RateLimited', 'There were too many sign-in attempts. Please wait a few minutes before trying again.'],
+  ['WebAuthnVerificationError', 'The passkey could not be used. Please try again, or sign in another way.'],
 ])
 
 /**
@@ -84,15 +93,16 @@ export function signInErrorMessage(code: string | undefined): string {
 export function renderSignInPage(props: SignInPageProps): string {
   const hidden = html`<input type="hidden" name="csrfToken" value="${props.csrfToken}">
 <input type="hidden" name="callbackUrl" value="${props.callbackUrl}">`
+  const autofill = props.script !== undefined && props.providers.some((provider) => provider.type === 'webauthn' && provider.conditional === true)
   const forms = props.providers.map((provider, index) => ({
-    buttonOnly: provider.type === 'oauth' || provider.type === 'oidc',
-    markup: providerForm(provider, index, hidden),
+    buttonOnly: provider.type === 'oauth' || provider.type === 'oidc' || provider.type === 'webauthn',
+    markup: providerForm(provider, index, hidden, autofill),
   }))
   const groups = groupForms(forms).map((group) => html`<div class="group">${group}</div>`)
   const body = html`<h1>Sign in</h1>
 ${props.error ? html`<div class="alert" role="alert">${signInErrorMessage(props.error)}</div>` : null}
 ${groups.length === 0 ? html`<p>No sign-in methods are configured.</p>` : joinWithDivider(groups)}`
-  return renderLayout({ title: 'Sign in', theme: props.theme, body })
+  return renderLayout({ title: 'Sign in', theme: props.theme, body, script: props.providers.some((provider) => provider.type === 'webauthn') ? props.script : undefined })
 }
 
 // OAuth/OIDC buttons sit together in one group; each e-mail or credentials form is a group of its own,
@@ -114,15 +124,16 @@ function joinWithDivider(groups: SafeHtml[]): SafeHtml[] {
 }
 
 // `index` keeps input ids unique and free of provider-chosen characters.
-function providerForm(provider: SignInPageProvider, index: number, hidden: SafeHtml): SafeHtml {
+function providerForm(provider: SignInPageProvider, index: number, hidden: SafeHtml, autofill: boolean): SafeHtml {
   if (!isSafePageUrl(provider.action)) {
     throw new TypeError(`Sign-in page: provider "${provider.id}" has an unsafe form action; use a path or an http(s) URL.`)
   }
+  if (provider.type === 'webauthn') return passkeyForm(provider, hidden)
   const fields =
     provider.type === 'email'
-      ? emailField(index)
+      ? emailField(index, autofill)
       : provider.type === 'credentials'
-        ? credentialFields(provider, index)
+        ? credentialFields(provider, index, autofill)
         : []
   return html`<form method="post" action="${provider.action}">
 ${hidden}
@@ -131,20 +142,34 @@ ${fields}
 </form>`
 }
 
-function emailField(index: number): SafeHtml {
+function emailField(index: number, autofill: boolean): SafeHtml {
   const id = `input-${index}-email`
+  // `username webauthn`: the field names the account (password managers and passkeys file them so),
+  // and the browser may offer passkeys in its autofill; `webauthn` must be the last token.
   return html`<div><label for="${id}">E-mail</label>
-<input id="${id}" type="email" name="email" placeholder="email@example.com" autocomplete="email" required></div>`
+<input id="${id}" type="email" name="email" placeholder="email@example.com" autocomplete="${autofill ? 'username webauthn' : 'email'}" required></div>`
+}
+
+// The script (webauthn.js) drives the form: without it, or without WebAuthn, the button says why.
+function passkeyForm(provider: SignInPageProvider, hidden: SafeHtml): SafeHtml {
+  if (!isSafePageUrl(provider.optionsUrl)) throw new TypeError(`Sign-in page: provider "${provider.id}" needs a safe optionsUrl (a path or an http(s) URL).`)
+  const label = provider.name === 'Passkey' ? 'Sign in with a passkey' : `Sign in with ${provider.name}`
+  return html`<form method="post" action="${provider.action}" data-passkey="authenticate" data-passkey-options="${provider.optionsUrl}"${provider.conditional === true && html` data-passkey-conditional`}>
+${hidden}
+<button type="submit">${label}</button>
+<p class="status" data-passkey-status role="status" aria-live="polite"></p>
+</form>`
 }
 
 // Input types a credential field may ask for; anything else (hidden, file, submit, …) becomes text.
 const FIELD_TYPES = new Set(['text', 'password', 'email', 'number', 'tel', 'url', 'search', 'date', 'time'])
 
-function credentialFields(provider: SignInPageProvider, index: number): SafeHtml[] {
+function credentialFields(provider: SignInPageProvider, index: number, autofill: boolean): SafeHtml[] {
   return Object.entries(provider.credentials ?? {}).map(([key, field], fieldIndex) => {
     const id = `input-${index}-${fieldIndex}`
     const type = typeof field.type === 'string' && FIELD_TYPES.has(field.type) ? field.type : 'text'
-    const autocomplete = autocompleteFor(key, type)
+    const named = autocompleteFor(key, type)
+    const autocomplete = autofill && named === 'username' ? 'username webauthn' : named
     return html`<div><label for="${id}">${field.label ?? key}</label>
 <input id="${id}" type="${type}" name="${key}"${field.placeholder !== undefined && html` placeholder="${field.placeholder}"`}${autocomplete !== undefined && html` autocomplete="${autocomplete}"`}${field.required === true && html` required`}></div>`
   })

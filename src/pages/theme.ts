@@ -135,7 +135,15 @@ background:var(--alert-bg);color:var(--alert-text);text-align:center}
 .sessions form{margin-top:.5rem}
 .secondary{color:var(--brand);background:transparent;border:1px solid var(--border);padding:.45rem .75rem;font-size:.875rem}
 .stack{display:flex;flex-direction:column;gap:.75rem}
+.status{margin:0;min-height:1.25rem;color:var(--muted);font-size:.875rem;text-align:center}
+.status:empty{display:none}
 `
+
+/** A script a page loads (the passkey script): its URL, a path or http(s) URL, and its Subresource Integrity value. */
+export interface PageScript {
+  src: string
+  integrity: string
+}
 
 /**
  * Wraps a page body in the shared HTML5 document: head, inline themed CSS, optional logo and card.
@@ -143,11 +151,13 @@ background:var(--alert-bg);color:var(--alert-text);text-align:center}
  * @param opts.title The document title (escaped).
  * @param opts.theme The theme from the configuration; invalid values fall back to the defaults.
  * @param opts.body The page content, built with `html`.
+ * @param opts.script A script to load (the passkey script), deferred, with its integrity value.
  * @returns The complete HTML document.
  * @example
  * renderLayout({ title: 'Sign out', theme: {}, body: html`<h1>Sign out</h1>` })
  */
-export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml }): string {
+export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml; script?: PageScript | undefined }): string {
+  if (opts.script !== undefined && !isSafePageUrl(opts.script.src)) throw new TypeError('Page script: src must be a path or an http(s) URL.')
   const theme = resolveTheme(opts.theme)
   // Safe as raw CSS: every interpolated value passed isSafeCssColor, which admits no `<`, `;` or `}`.
   const css =
@@ -163,6 +173,7 @@ export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml
 <meta name="color-scheme" content="${metaScheme}">
 <title>${opts.title}</title>
 <style>${raw(css)}</style>
+${opts.script !== undefined && html`<script src="${opts.script.src}" integrity="${opts.script.integrity}" defer></script>`}
 </head>
 <body>
 <main>

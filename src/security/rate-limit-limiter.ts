@@ -15,7 +15,7 @@
 import { createHmac } from 'node:crypto'
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { ResolvedConfig } from '../config/types.js'
-import { RateLimitedError, type RateLimitScope } from '../errors.js'
+import { RateLimitedError } from '../errors.js'
 import { describeError } from '../events.js'
 import type { NodeRequest } from '../http/request.js'
 import type { LoggerInstance } from '../logger.js'
@@ -47,16 +47,24 @@ export interface SignInLimiter {
    * @throws RateLimitedError when either has used up its window.
    */
   attempt(req: NodeRequest, provider: { id: string; type: string }, identifier: string | undefined): Promise<SignInAttempt>
+  /**
+   * Counts one passkey challenge against the client address, in a bucket of its own with the
+   * address's window: the sign-in page asks for one on every visit (conditional UI), which must not
+   * use up the address's sign-in attempts.
+   * @throws RateLimitedError when the address has used up its window.
+   */
+  challenge(req: NodeRequest): Promise<void>
 }
 
 /** Builds the limiter for a config whose `rateLimit` is on. */
 export function createSignInLimiter(config: ResolvedConfig, options: ResolvedRateLimit): SignInLimiter {
   const store = sharedStore(options.store)
   const health = store ? new StoreHealth(store.label, config.logger) : undefined
-  const counter = (scope: RateLimitScope, window: Readonly<RateLimitWindow> | false) =>
-    window ? new Counter(`${options.keyPrefix}:${scope === 'ip' ? 'ip' : 'id'}`, window, store, health) : undefined
+  const counter = (bucket: 'ip' | 'id' | 'challenge', window: Readonly<RateLimitWindow> | false) =>
+    window ? new Counter(`${options.keyPrefix}:${bucket}`, window, store, health) : undefined
   const ipCounter = counter('ip', options.ip)
-  const identifierCounter = counter('identifier', options.identifier)
+  const identifierCounter = counter('id', options.identifier)
+  const challengeCounter = counter('challenge', options.ip)
   // Identifiers (e-mail addresses, usernames) are stored as keyed hashes: a dump of the store
   // does not list who tried to sign in, and any length fits the key column.
   const hashKey = createHmac('sha256', config.secrets[0]!).update('portcullis rate-limit identifier').digest()
@@ -87,6 +95,15 @@ export function createSignInLimiter(config: ResolvedConfig, options: ResolvedRat
         )
       }
       return { succeeded: async () => void (await Promise.all([refundAddress(), identifierCounter.forget(key)])) }
+    },
+
+    async challenge(req) {
+      const address = clientAddress(req, options.ipv6Subnet)
+      if (!challengeCounter || address === undefined) return
+      const retryAfter = await challengeCounter.consume(address)
+      if (retryAfter !== undefined) {
+        throw new RateLimitedError(retryAfter, 'ip', `Too many passkey challenges requested from ${address} (limit: ${describeWindow(challengeCounter.window)}); refused for ${retryAfter} s.`)
+      }
     },
   }
 }

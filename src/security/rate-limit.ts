@@ -47,14 +47,32 @@ export async function limitSignInAttempt(
   provider: { id: string; type: string },
   identifier: string | undefined,
 ): Promise<SignInAttempt> {
-  const options = ctx.config.rateLimit
-  if (!options) return NOT_LIMITED
-  let limiter = limiters.get(ctx.config)
-  if (!limiter) {
-    limiter = (limiterModule ??= import('./rate-limit-limiter.js')).then(({ createSignInLimiter }) => createSignInLimiter(ctx.config, options))
-    limiters.set(ctx.config, limiter)
-  }
+  const limiter = limiterOf(ctx.config)
+  if (!limiter) return NOT_LIMITED
   return (await limiter).attempt(ctx.req, provider, identifier)
+}
+
+/**
+ * Counts one passkey challenge (GET /webauthn-options, which stores it) against the client's IP
+ * address, in a window of its own the size of `rateLimit.ip`.
+ *
+ * @throws RateLimitedError (429, `Retry-After`) when the address has used up its window.
+ */
+export async function limitPasskeyChallenge(ctx: { readonly config: ResolvedConfig; readonly req: NodeRequest }): Promise<void> {
+  const limiter = limiterOf(ctx.config)
+  if (limiter) await (await limiter).challenge(ctx.req)
+}
+
+/** The instance's limiter, built (and rate-limiter-flexible imported) on first use; undefined when `rateLimit` is off. */
+function limiterOf(config: ResolvedConfig): Promise<SignInLimiter> | undefined {
+  const options = config.rateLimit
+  if (!options) return undefined
+  let limiter = limiters.get(config)
+  if (!limiter) {
+    limiter = (limiterModule ??= import('./rate-limit-limiter.js')).then(({ createSignInLimiter }) => createSignInLimiter(config, options))
+    limiters.set(config, limiter)
+  }
+  return limiter
 }
 
 /**

@@ -14,6 +14,7 @@ export interface OutgoingCookie {
 }
 
 const FIFTEEN_MINUTES = 15 * 60
+const FIVE_MINUTES = 5 * 60
 
 /**
  * The default cookies. `secure` adds the `__Secure-` prefix (and `__Host-` for the CSRF cookie,
@@ -31,6 +32,8 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     nonce: { name: `${prefix}authjs.nonce`, options: { ...options, maxAge: FIFTEEN_MINUTES } },
     // Its lifetime is the e-mail provider's maxAge, given when it is set.
     emailLink: { name: `${prefix}authjs.email-link`, options: { ...options } },
+    // A passkey ceremony is seconds long; the challenge inside expires with the cookie.
+    webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...options, maxAge: FIVE_MINUTES } },
   }
 }
 

@@ -32,6 +32,8 @@ export interface ConformanceCapabilities {
   authenticators?: boolean
   /** The app's own user fields (`withUserFields` in the subject). */
   userFields?: boolean
+  /** Beyond Auth.js's set, for passkeys: `deleteAuthenticator`, and the counter's compare-and-set (`updateAuthenticatorCounter`'s `expect`). */
+  authenticatorExtras?: boolean
 }
 
 const AUTHENTICATOR_METHODS = ['getAccount', 'createAuthenticator', 'getAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter'] as const
@@ -222,6 +224,41 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
           expect(rejected).toBe(true)
           expect((await adapter.getAuthenticator(authenticator.credentialID))?.counter).toBe(3)
         })
+
+        if (capabilities.authenticatorExtras) {
+          it('updateAuthenticatorCounter with expect changes the counter only if it still holds that value; null otherwise', async () => {
+            const user = await createUser()
+            const authenticator = await authenticatorOf(user.id, { counter: 5 })
+            await adapter.createAuthenticator(authenticator)
+            expect(await adapter.updateAuthenticatorCounter(authenticator.credentialID, 7, { expect: 4 })).toBeNull()
+            expect((await adapter.getAuthenticator(authenticator.credentialID))?.counter).toBe(5)
+            expect(await adapter.updateAuthenticatorCounter(authenticator.credentialID, 7, { expect: 5 })).toEqual({ ...authenticator, counter: 7 })
+            // An unknown credential is null here too (no throw: the caller asked a question).
+            expect(await adapter.updateAuthenticatorCounter(tokenText(43), 1, { expect: 0 })).toBeNull()
+          })
+
+          it('of 20 parallel counter compare-and-sets expecting the same value (a cloned authenticator), exactly one wins', async () => {
+            const user = await createUser()
+            const authenticator = await authenticatorOf(user.id, { counter: 10 })
+            await adapter.createAuthenticator(authenticator)
+            const results = await Promise.all(Array.from({ length: 20 }, (_, i) => adapter.updateAuthenticatorCounter(authenticator.credentialID, 11 + i, { expect: 10 })))
+            const winners = results.filter((result) => result !== null)
+            expect(winners).toHaveLength(1)
+            expect((await adapter.getAuthenticator(authenticator.credentialID))?.counter).toBe(winners[0]!.counter)
+          })
+
+          it('deleteAuthenticator deletes the credential and returns it; null for an unknown one; others stay', async () => {
+            const user = await createUser()
+            const gone = await authenticatorOf(user.id)
+            const kept = await authenticatorOf(user.id)
+            await adapter.createAuthenticator(gone)
+            await adapter.createAuthenticator(kept)
+            expect(await adapter.deleteAuthenticator(gone.credentialID)).toEqual(gone)
+            expect(await adapter.getAuthenticator(gone.credentialID)).toBeNull()
+            expect(await adapter.deleteAuthenticator(gone.credentialID)).toBeNull()
+            expect(await adapter.listAuthenticatorsByUserId(user.id)).toEqual([kept])
+          })
+        }
 
         it('deleteUser deletes the user’s credentials and no one else’s', async () => {
           const user = await createUser()

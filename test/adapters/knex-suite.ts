@@ -43,7 +43,7 @@ export function runKnexAdapterSuites(server: DatabaseServer): void {
           const withUserFields = KnexAdapter(knex(), { naming, userFields: { role: 'role', plan: 'plan_name' }, logger })
           return { adapter: KnexAdapter(knex(), { naming }), withUserFields: { adapter: withUserFields, debugLines }, teardown: async () => {} }
         },
-        { authenticators: true, userFields: true },
+        { authenticators: true, userFields: true, authenticatorExtras: true },
       )
       describeKnexSpecifics(server, naming, knex)
     })

@@ -40,6 +40,8 @@ describe('src/ imports', () => {
     ['errors', 'config'],
     ['oauth', 'actions'],
     ['oauth', 'http'],
+    ['webauthn', 'actions'],
+    ['webauthn', 'http'],
     ['session', 'actions'],
     ['security', 'actions'],
     ['actions', 'api'],

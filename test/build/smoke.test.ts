@@ -57,6 +57,14 @@ describe('built package', () => {
     expect(result).toMatchObject({ callbackStatus: 200, callbackAsks: true })
   })
 
+  it('loads nothing of passkey verification (@simplewebauthn/server, the passkey callback) to serve pages, the passkey script and session reads; the first passkey options load it', () => {
+    const result = JSON.parse(node('lazy-passkey.mjs')) as { beforeOptions: string[]; afterOptions: number; optionsStatus: number; button: boolean }
+    expect(result.beforeOptions).toEqual([])
+    // The positive control: the hook sees the library once a ceremony needs it.
+    expect(result.afterOptions).toBeGreaterThan(0)
+    expect(result).toMatchObject({ optionsStatus: 200, button: true })
+  })
+
   // The TypeScript consumers (consumer-*.mts/cts, augment.mts) are type-checked against the
   // installed tarball, with exactOptionalPropertyTypes on, in package.test.ts.
 })

@@ -7,7 +7,7 @@
  */
 import type { Express } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -20,6 +20,8 @@ declare global {
   const revokeSession: RevokeSessionFunction
   const revokeOtherSessions: RevokeOtherSessionsFunction
   const signOutEverywhere: SignOutEverywhereFunction
+  const listPasskeys: ListPasskeysFunction
+  const removePasskey: RemovePasskeyFunction
   const providers: Provider[]
   const adapter: Adapter
   /** The app's own user store and lock-out rule, as a credentials snippet calls them. */

@@ -377,6 +377,8 @@ describe('npm start (examples/express/server.ts)', () => {
       expect(await discovery.json()).toMatchObject({ issuer: `http://localhost:${idpPort}` })
       const signInPage = await (await fetch(`http://localhost:${port}/api/auth/signin`)).text()
       expect(signInPage).toContain('Sign in with Local dev identity provider')
+      // Passkeys, bound to http://localhost:<PORT>.
+      expect(signInPage).toContain('Sign in with a passkey')
     } finally {
       server.kill()
       rmSync(dir, { recursive: true, force: true })

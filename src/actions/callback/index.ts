@@ -1,7 +1,7 @@
 /**
- * GET, POST /callback/:provider: the end of a sign-in, by provider type. The OAuth, OIDC and e-mail
- * paths are imported on their first use, so openid-client and the e-mail code load only when
- * someone signs in with them.
+ * GET, POST /callback/:provider: the end of a sign-in, by provider type. The OAuth, OIDC, e-mail and
+ * passkey paths are imported on their first use, so openid-client, the e-mail code and the passkey
+ * verification load only when someone signs in with them.
  */
 import { UnknownActionError } from '../../errors.js'
 import { assertCsrf, type Action } from '../context.js'
@@ -26,6 +26,9 @@ export const callback =
       // The link of the sign-in e-mail: its single-use token is the proof, not a CSRF token.
       case 'email':
         return (await (emailModule ??= import('./email.js'))).emailCallback(ctx, provider)
+      // A POST of the passkey response; CSRF-checked there.
+      case 'webauthn':
+        return (await (passkeyModule ??= import('./passkey.js'))).passkeyCallback(ctx, provider)
     }
   }
 
@@ -33,3 +36,4 @@ export const callback =
 let oauthModule: Promise<typeof import('./oauth.js')> | undefined
 let oidcModule: Promise<typeof import('./oidc.js')> | undefined
 let emailModule: Promise<typeof import('./email.js')> | undefined
+let passkeyModule: Promise<typeof import('./passkey.js')> | undefined

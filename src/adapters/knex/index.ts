@@ -98,7 +98,15 @@ export interface KnexAdapterInstance extends Adapter {
   createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>
   getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>
   listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>
+  /**
+   * Stores the credential's new counter and returns the credential; throws when there is none. With
+   * `expect`, one UPDATE whose WHERE holds the expected counter: of concurrent calls expecting the
+   * same value one changes it, and the others (and a call on an unknown credential) get `null`.
+   */
   updateAuthenticatorCounter(credentialID: string, newCounter: number): Promise<AdapterAuthenticator>
+  updateAuthenticatorCounter(credentialID: string, newCounter: number, options: { expect?: number | undefined }): Promise<AdapterAuthenticator | null>
+  /** Deletes the credential and returns it; `null` when there was none. */
+  deleteAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>
   /**
    * Deletes expired sessions and expired verification tokens, a few thousand rows per statement
    * through the indexes of the fourth migration; rows still valid are never touched. Of several
@@ -486,13 +494,32 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       return rows.map(toAuthenticator)
     },
 
-    async updateAuthenticatorCounter(credentialID, newCounter) {
-      const updated = await knex(tables.authenticators).update({ [authenticators.counter]: newCounter }).where({ [authenticators.credentialID]: credentialID })
-      // Auth.js's contract: an unknown credential is an error here, not null.
-      if (updated === 0) throw new Error('updateAuthenticatorCounter: there is no authenticator with this credentialID.')
+    // Two signatures (Auth.js's, and the compare-and-set's): declared on the instance type.
+    updateAuthenticatorCounter: (async (credentialID: string, newCounter: number, options?: { expect?: number | undefined }) => {
+      const expect = options?.expect
+      const query = knex(tables.authenticators).update({ [authenticators.counter]: newCounter }).where({ [authenticators.credentialID]: credentialID })
+      // The expected counter in the WHERE: the database makes the compare-and-set atomic, and the
+      // count says whether it matched (mysql2 counts matched rows, not changed ones).
+      if (expect !== undefined) query.where(authenticators.counter, expect)
+      const updated = await query
+      if (updated === 0) {
+        if (expect !== undefined) return null
+        // Auth.js's contract: an unknown credential is an error here, not null.
+        throw new Error('updateAuthenticatorCounter: there is no authenticator with this credentialID.')
+      }
       const row = await selectAuthenticator(credentialID)
-      if (!row) throw new Error('updateAuthenticatorCounter: the authenticator was deleted meanwhile.')
+      if (!row) {
+        if (expect !== undefined) return null
+        throw new Error('updateAuthenticatorCounter: the authenticator was deleted meanwhile.')
+      }
       return toAuthenticator(row)
+    }) as KnexAdapterInstance['updateAuthenticatorCounter'],
+
+    async deleteAuthenticator(credentialID) {
+      const row = await selectAuthenticator(credentialID)
+      if (!row) return null
+      const deleted = await knex(tables.authenticators).where({ [authenticators.credentialID]: credentialID }).del()
+      return deleted > 0 ? toAuthenticator(row) : null
     },
 
     async prune(options = {}) {

@@ -93,7 +93,7 @@ const MIGRATIONS: readonly Migration[] = [
     name: '20261125000000_portcullis_authenticator.js',
     async up(knex, { tables, users, authenticators }) {
       await knex.schema.createTable(tables.authenticators, (table) => {
-        // Base64url credential ids are case-sensitive: a binary collation on MySQL/MariaDB.
+        // Base64 credential ids are case-sensitive: a binary collation on MySQL/MariaDB.
         caseSensitive(table.string(authenticators.credentialID, 255)).notNullable().unique()
         table.string(authenticators.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE')
         caseSensitive(table.string(authenticators.providerAccountId, 255)).notNullable()

@@ -1,0 +1,72 @@
+/**
+ * POST /callback/:provider of a passkey provider, `{ csrfToken, action, data, callbackUrl? }` (what
+ * the passkey script and Auth.js's client post): CSRF-checked like every POST, then
+ *
+ * - `authenticate` (default): this browser's challenge consumed, the response verified and the
+ *   counter stored (src/webauthn/verify.ts), the `signIn` callback, a new session (JWT or database),
+ *   the `signIn` event, and the redirect to the callback URL;
+ * - `register`: for the signed-in user the challenge was issued to only, the response verified, the
+ *   passkey stored with its `webauthn` account (`linkAccount` and `passkeyAdded` events), and back to
+ *   the passkeys page (a failure too, with its code).
+ *
+ * Imported on the first passkey callback, with the verification code.
+ */
+import type { PasskeyAdapter, PasskeyProvider } from '../../config/passkey-provider.js'
+import { InvalidRequestError, UnknownActionError, WebAuthnVerificationError } from '../../errors.js'
+import { emitEvent } from '../../events.js'
+import type { AuthResponse } from '../../http/respond.js'
+import { clearChallenge, useChallenge } from '../../security/webauthn-challenge.js'
+import { signedInUserId } from '../../session/strategy.js'
+import type { Account } from '../../types.js'
+import { verifyPasskeyRegistration, verifyPasskeySignIn } from '../../webauthn/verify.js'
+import { assertCsrf, authUrl, redirectTarget, stringValue, type ActionContext } from '../context.js'
+import { failureResponse } from '../failure.js'
+import { passkeyInfo } from '../passkeys/shared.js'
+import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
+
+/** Answers the passkey callback. */
+export async function passkeyCallback(ctx: ActionContext, provider: PasskeyProvider): Promise<AuthResponse> {
+  if (ctx.method !== 'POST') throw new UnknownActionError(`The ${provider.id} callback takes a POST of the passkey response.`)
+  assertCsrf(ctx)
+  const action = ctx.body.action ?? 'authenticate'
+  if (action === 'register') return registerPasskey(ctx, provider)
+  if (action !== 'authenticate') throw new InvalidRequestError(`POST /callback/${provider.id}: action must be "authenticate" or "register".`)
+  return signInWithPasskey(ctx, provider)
+}
+
+async function signInWithPasskey(ctx: ActionContext, provider: PasskeyProvider): Promise<AuthResponse> {
+  const { challenge } = await useChallenge(ctx, provider, 'authenticate')
+  const { account, user } = await verifyPasskeySignIn(ctx.config.adapter as PasskeyAdapter, provider, ctx.body.data, challenge)
+  const sessionAccount: Account = { provider: provider.id, providerAccountId: account.providerAccountId, type: 'webauthn', userId: user.id }
+  const elsewhere = await askSignInCallback(ctx, { user, account: sessionAccount })
+  const response = elsewhere ?? (await finishSignIn(ctx, { user, account: sessionAccount, isNewUser: false }))
+  return { ...response, cookies: [...clearChallenge(ctx), ...(response.cookies ?? [])] }
+}
+
+async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): Promise<AuthResponse> {
+  const userId = await signedInUserId(ctx)
+  if (!userId) throw new WebAuthnVerificationError('not_signed_in', 'A passkey registration arrived from a browser that is not signed in: registering a passkey needs a signed-in user.')
+  const back = authUrl(ctx, '/passkeys')
+  try {
+    const { challenge, userId: issuedTo } = await useChallenge(ctx, provider, 'register')
+    if (issuedTo !== userId) throw new WebAuthnVerificationError('not_signed_in', 'The passkey registration challenge was issued to another user than the one signed in now.')
+    const adapter = ctx.config.adapter as PasskeyAdapter
+    const authenticator = await verifyPasskeyRegistration(adapter, provider, ctx.body.data, challenge, userId)
+    await adapter.createAuthenticator(authenticator)
+    const account = { userId, type: 'webauthn' as const, provider: provider.id, providerAccountId: authenticator.providerAccountId }
+    await adapter.linkAccount(account)
+    const user = (await adapter.getUser(userId)) ?? { id: userId }
+    await emitEvent(ctx.config, 'linkAccount', { user, account })
+    await emitEvent(ctx.config, 'passkeyAdded', { userId, passkey: passkeyInfo(authenticator) })
+    const callbackUrl = stringValue(ctx.body.callbackUrl)
+    return { redirect: callbackUrl === undefined ? back : await redirectTarget(ctx, callbackUrl), cookies: clearChallenge(ctx) }
+  } catch (error) {
+    if (!(error instanceof WebAuthnVerificationError)) throw error
+    // Logged as any failure is; the user goes back to the passkeys page, which says it failed.
+    const { failure } = failureResponse(error, ctx)
+    const url = new URL(back)
+    url.searchParams.set('error', error.type)
+    url.searchParams.set('code', error.code)
+    return { redirect: url.href, failure, cookies: clearChallenge(ctx) }
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * What `listPasskeys` and `removePasskey` share (list-passkeys.ts, remove-passkey.ts): the request
+ * they are called on, and the check that a passkey provider is configured.
+ */
+import type { ActionContext } from '../actions/context.js'
+import { passkeyProvider } from '../actions/passkeys/shared.js'
+import type { NodeRequest } from '../http/request.js'
+import { actionContext, contextRequest, isRequest, type Api } from './context.js'
+import type { SessionsCallContext } from './sessions-context.js'
+
+/** The request, or `{ req, res }` (as for the session list's functions). */
+export type PasskeysCallContext = SessionsCallContext
+
+/**
+ * The call on `given`.
+ * @throws TypeError when `given` is not a request.
+ * @throws UnknownActionError when no passkey provider is configured.
+ */
+export function passkeysCall(api: Api, given: unknown, what: string): ActionContext {
+  const req = isRequest(given) ? (given as NodeRequest) : contextRequest(given)?.req
+  if (!req) throw new TypeError(`${what} takes the request (or { req, res }) first.`)
+  passkeyProvider(api.config)
+  return actionContext(api, req)
+}

@@ -1,0 +1,78 @@
+/**
+ * The built-in passkeys page (GET `/passkeys`): the signed-in user's passkeys, a button to remove
+ * each (a CSRF-checked POST form), and one to add a passkey (driven by the passkey script).
+ */
+import type { PasskeyInfo, Theme } from '../types.js'
+import { html, type SafeHtml } from './html.js'
+import { isSafePageUrl, renderLayout, type PageScript } from './theme.js'
+
+/** What the passkeys page needs. */
+export interface PasskeysPageProps {
+  passkeys: readonly PasskeyInfo[]
+  csrfToken: string
+  /** The routes' base, e.g. `/api/auth`. */
+  basePath: string
+  /** The passkey provider's id: the add button registers with it. */
+  providerId: string
+  /** An error code from the query string (`last_sign_in_method`, `WebAuthnVerificationError`). */
+  error?: string | undefined
+  /** The code of a `WebAuthnVerificationError`, e.g. `credential_exists`. */
+  code?: string | undefined
+  theme: Theme
+  script: PageScript
+}
+
+// Codes of the query string, mapped to fixed text: a crafted `?error=` cannot put words on the page.
+const ERROR_MESSAGES = new Map<string, string>([
+  ['last_sign_in_method', 'This passkey is your last way to sign in. Add another passkey or sign-in method before removing it.'],
+  ['not_linked', 'That passkey was not found. It may have been removed already.'],
+  ['WebAuthnVerificationError', 'The passkey could not be added. Please try again.'],
+  ['RateLimited', 'There were too many attempts. Please wait a few minutes before trying again.'],
+])
+
+/**
+ * Renders the passkeys page.
+ * @throws {TypeError} If `basePath` is not a `/` path or an http(s) URL.
+ * @example
+ * renderPasskeysPage({ passkeys: [], csrfToken: 'token', basePath: '/api/auth', providerId: 'passkey', theme: {}, script: { src: '/api/auth/webauthn.js', integrity: 'sha256-…' } })
+ */
+export function renderPasskeysPage(props: PasskeysPageProps): string {
+  if (!isSafePageUrl(props.basePath)) throw new TypeError('Passkeys page: basePath must be a path or an http(s) URL.')
+  const message = props.error === undefined ? undefined : props.code === 'credential_exists' ? 'This passkey is registered already.' : ERROR_MESSAGES.get(props.error) ?? 'Something went wrong. Please try again.'
+  const count = props.passkeys.length
+  const body = html`<h1>Your passkeys</h1>
+${message !== undefined && html`<div class="alert" role="alert">${message}</div>`}
+<p>${count === 0 ? 'You have no passkeys yet. A passkey signs you in with your fingerprint, face or screen lock, without a password.' : `You have ${count} passkey${count === 1 ? '' : 's'}.`}</p>
+${count > 0 && html`<ul class="sessions">${props.passkeys.map((passkey) => passkeyRow(passkey, props))}</ul>`}
+<form method="post" action="${props.basePath}/callback/${props.providerId}" data-passkey="register" data-passkey-options="${props.basePath}/webauthn-options/${props.providerId}">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<button type="submit">Add a passkey</button>
+<p class="status" data-passkey-status role="status" aria-live="polite"></p>
+</form>`
+  return renderLayout({ title: 'Your passkeys', theme: props.theme, body, script: props.script })
+}
+
+function passkeyRow(passkey: PasskeyInfo, props: PasskeysPageProps): SafeHtml {
+  return html`<li data-passkey-id="${passkey.id}">
+<strong>${passkey.deviceType === 'multiDevice' ? 'Synced passkey' : 'Device-bound passkey'}</strong>
+<small>${describeTransports(passkey.transports)} · ${passkey.id.slice(0, 12)}…</small>
+<form method="post" action="${props.basePath}/passkeys/remove">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="id" value="${passkey.id}">
+<button type="submit" class="secondary">Remove</button>
+</form>
+</li>`
+}
+
+const TRANSPORTS = new Map([
+  ['internal', 'this device'],
+  ['hybrid', 'a phone'],
+  ['usb', 'USB'],
+  ['nfc', 'NFC'],
+  ['ble', 'Bluetooth'],
+])
+
+function describeTransports(transports: readonly string[]): string {
+  const names = transports.map((transport) => TRANSPORTS.get(transport)).filter((name) => name !== undefined)
+  return names.length > 0 ? `Used through ${names.join(', ')}` : 'Passkey'
+}
