@@ -1,0 +1,229 @@
+/**
+ * Password hashing (src/password/hash.ts): scrypt hashes that round-trip, a stored string read
+ * strictly (a tampered or oversized one is refused before any scrypt work), rehash decisions, and
+ * bcrypt hashes imported from another app verified through bcryptjs.
+ *
+ * node:crypto is wrapped so each test can see which scrypt runs happened: "refused before any work"
+ * is asserted on that, not on a clock.
+ */
+import { createRequire } from 'node:module'
+import { beforeEach, describe, expect, it, jest } from '@jest/globals'
+import bcryptjs from 'bcryptjs'
+
+const realCrypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')
+/** The N of every scrypt run since the last reset. */
+const scryptRuns: number[] = []
+jest.unstable_mockModule('node:crypto', () => ({
+  ...realCrypto,
+  scrypt: (...args: Parameters<typeof realCrypto.scrypt>) => {
+    scryptRuns.push((args[3] as { N: number }).N)
+    return (realCrypto.scrypt as (...a: unknown[]) => void)(...args)
+  },
+}))
+const { DEFAULT_SCRYPT, isBcryptHash, scryptHasher } = await import('../../src/password/hash.js')
+const { normalizePassword } = await import('../../src/password/policy.js')
+
+/** Small parameters (16 MiB, a few ms) for most tests; one test runs the defaults. */
+const FAST = { N: 2 ** 14 }
+const hasher = scryptHasher(FAST)
+const PASSWORD = 'correct horse battery staple'
+const stored = await hasher.hash(PASSWORD)
+
+/** `stored` split into its fields: ['', 'scrypt', 'ln=14,r=8,p=1', salt, key]. */
+const fields = () => stored.split('$')
+const withField = (index: number, value: string) => fields().map((field, i) => (i === index ? value : field)).join('$')
+/** `text` with the character at `index` swapped for another of the base64 alphabet. */
+const flip = (text: string, index: number) => `${text.slice(0, index)}${text[index] === 'A' ? 'B' : 'A'}${text.slice(index + 1)}`
+
+beforeEach(() => {
+  scryptRuns.length = 0
+})
+
+describe('scryptHasher', () => {
+  it('verifies the password a hash was made from', async () => {
+    expect(await hasher.verify(PASSWORD, stored)).toBe(true)
+  })
+
+  it('refuses a wrong password', async () => {
+    expect(await hasher.verify('correct horse battery stapler', stored)).toBe(false)
+    expect(await hasher.verify('Correct horse battery staple', stored)).toBe(false)
+    expect(await hasher.verify('', stored)).toBe(false)
+  })
+
+  it('stores $scrypt$ln=…,r=…,p=…$<16-byte salt>$<32-byte key> in unpadded base64, a fresh salt each time', async () => {
+    expect(stored).toMatch(/^\$scrypt\$ln=14,r=8,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/)
+    const [, , , salt, key] = fields() as [string, string, string, string, string]
+    expect(Buffer.from(salt, 'base64')).toHaveLength(16)
+    expect(Buffer.from(key, 'base64')).toHaveLength(32)
+    const again = await hasher.hash(PASSWORD)
+    expect(again).not.toBe(stored)
+    expect(again.split('$')[3]).not.toBe(salt)
+    expect(await hasher.verify(PASSWORD, again)).toBe(true)
+  })
+
+  it('is scrypt itself (RFC 7914): the key is scrypt(password, salt, 32) with the stored parameters', async () => {
+    const [, , , salt, key] = fields() as [string, string, string, string, string]
+    const expected = realCrypto.scryptSync(PASSWORD, Buffer.from(salt, 'base64'), 32, { N: 2 ** 14, r: 8, p: 1 })
+    expect(Buffer.from(key, 'base64').equals(expected)).toBe(true)
+  })
+
+  it.each([
+    ['a changed salt', () => withField(3, flip(fields()[3]!, 5))],
+    ['a changed key', () => withField(4, flip(fields()[4]!, 20))],
+    ['another N', () => withField(2, 'ln=15,r=8,p=1')],
+    ['another r', () => withField(2, 'ln=14,r=9,p=1')],
+    ['another p', () => withField(2, 'ln=14,r=8,p=2')],
+  ])('refuses the right password against a hash with %s', async (_what, tamper) => {
+    const tampered = tamper()
+    expect(tampered).not.toBe(stored)
+    expect(await hasher.verify(PASSWORD, tampered)).toBe(false)
+  })
+
+  it.each([
+    ['padding on the salt', () => withField(3, `${fields()[3]}==`)],
+    ['padding on the key', () => withField(4, `${fields()[4]}=`)],
+    ['a key one character short', () => withField(4, fields()[4]!.slice(1))],
+    ['a salt one character long', () => withField(3, `A${fields()[3]}`)],
+    ['stray bits in the last character of the key (a second spelling of the same key)', () => withField(4, `${fields()[4]!.slice(0, -1)}${String.fromCharCode(fields()[4]!.at(-1)!.charCodeAt(0) + 1)}`)],
+    ['base64url characters', () => withField(3, fields()[3]!.replace(/^./, '-'))],
+    ['a leading zero', () => withField(2, 'ln=014,r=8,p=1')],
+    ['the parameters in another order', () => withField(2, 'r=8,ln=14,p=1')],
+    ['an extra field', () => `${stored}$x`],
+    ['trailing white space', () => `${stored} `],
+    ['another algorithm name', () => withField(1, 'scrypt2')],
+    ['an upper-case name', () => withField(1, 'SCRYPT')],
+  ])('refuses, without running scrypt, a stored string with %s', async (_what, tamper) => {
+    expect(await hasher.verify(PASSWORD, tamper())).toBe(false)
+    expect(scryptRuns).toEqual([])
+  })
+
+  it.each([
+    ['ln=30 (2^30: 128 GiB and hours)', 'ln=30,r=8,p=1'],
+    ['ln=23', 'ln=23,r=1,p=1'],
+    ['ln=9', 'ln=9,r=8,p=1'],
+    ['r=65', 'ln=10,r=65,p=1'],
+    ['p=65', 'ln=10,r=8,p=65'],
+    ['more than 1 GiB of memory (ln=21, r=8: 2 GiB)', 'ln=21,r=8,p=1'],
+    ['more than 2^23 work (ln=20, r=8, p=64: about 64 times a 1 GiB hash)', 'ln=20,r=8,p=64'],
+  ])('refuses a stored hash asking for %s before running scrypt', async (_what, parameters) => {
+    expect(await hasher.verify(PASSWORD, withField(2, parameters))).toBe(false)
+    expect(scryptRuns).toEqual([])
+  })
+
+  it('verifies a hash made with other parameters within bounds (after a parameter change)', async () => {
+    const older = await scryptHasher({ N: 2 ** 14, r: 4 }).hash(PASSWORD)
+    scryptRuns.length = 0
+    expect(await hasher.verify(PASSWORD, older)).toBe(true)
+    expect(scryptRuns).toEqual([2 ** 14])
+  })
+
+  it('answers false, not an exception, for what is not a hash', async () => {
+    for (const value of ['', 'hunter2', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA', null, undefined, 42]) {
+      await expect(hasher.verify(PASSWORD, value as string)).resolves.toBe(false)
+    }
+  })
+
+  it('throws a TypeError when the password is not a string (a programming error)', async () => {
+    await expect(hasher.verify(['an', 'array'] as unknown as string, stored)).rejects.toThrow(TypeError)
+    await expect(hasher.hash(undefined as unknown as string)).rejects.toThrow(TypeError)
+  })
+})
+
+describe('needsRehash', () => {
+  it('is false for a hash with exactly the hasher’s parameters', () => {
+    expect(hasher.needsRehash(stored)).toBe(false)
+  })
+
+  it('is true once N (or r or p) changes', () => {
+    expect(scryptHasher({ N: 2 ** 15 }).needsRehash(stored)).toBe(true)
+    expect(scryptHasher({ N: 2 ** 14, r: 16 }).needsRehash(stored)).toBe(true)
+    expect(scryptHasher({ N: 2 ** 14, p: 2 }).needsRehash(stored)).toBe(true)
+  })
+
+  it('is true for bcrypt and for anything unreadable', () => {
+    expect(hasher.needsRehash(bcryptjs.hashSync('x', 4))).toBe(true)
+    expect(hasher.needsRehash('')).toBe(true)
+    expect(hasher.needsRehash(`${stored}=`)).toBe(true)
+  })
+})
+
+describe('parameters', () => {
+  it('defaults to the OWASP minimum for scrypt: N = 2^17, r = 8, p = 1', async () => {
+    expect(DEFAULT_SCRYPT).toEqual({ N: 2 ** 17, r: 8, p: 1 })
+    const defaults = scryptHasher()
+    const hash = await defaults.hash(PASSWORD)
+    expect(hash).toMatch(/^\$scrypt\$ln=17,r=8,p=1\$/)
+    expect(await defaults.verify(PASSWORD, hash)).toBe(true)
+    expect(await defaults.verify(`${PASSWORD}!`, hash)).toBe(false)
+    expect(defaults.needsRehash(hash)).toBe(false)
+    expect(defaults.needsRehash(stored)).toBe(true)
+  })
+
+  it.each([
+    ['N not a power of two', { N: 20_000 }, /power of two/],
+    ['N below 2^14', { N: 2 ** 13 }, /at least 2\^14/],
+    ['N not a number', { N: '16384' as unknown as number }, /power of two/],
+    ['r of 0', { r: 0 }, /r must be/],
+    ['p of 1.5', { p: 1.5 }, /p must be/],
+    ['r above 64', { N: 2 ** 14, r: 65 }, /r must be at most 64/],
+    ['more memory than verify accepts (N = 2^21, r = 8: 2 GiB)', { N: 2 ** 21 }, /memory/],
+  ])('throws a TypeError for %s', (_what, parameters, message) => {
+    expect(() => scryptHasher(parameters)).toThrow(TypeError)
+    expect(() => scryptHasher(parameters)).toThrow(message)
+  })
+})
+
+describe('Unicode', () => {
+  it.each([
+    ['the ﬁ ligature', 'ﬁrewall dragon 42', 'firewall dragon 42'],
+    ['full-width digits', 'tiger lily １２３４', 'tiger lily 1234'],
+    ['é precomposed and e + U+0301', 'caf\u00e9 au lait', 'cafe\u0301 au lait'],
+  ])('verifies a password typed with %s against the hash of the other form, once normalised', async (_what, typed, registered) => {
+    expect(typed).not.toBe(registered)
+    const one = normalizePassword(typed, 256)!
+    const other = normalizePassword(registered, 256)!
+    expect(one).toBe(other)
+    expect(await hasher.verify(one, await hasher.hash(other))).toBe(true)
+  })
+})
+
+describe('bcrypt hashes imported from another app', () => {
+  const imported = bcryptjs.hashSync('correct horse', 10)
+
+  it('recognises $2a$, $2b$ and $2y$ and nothing else', () => {
+    const rest = imported.slice(3)
+    expect(isBcryptHash(imported)).toBe(true)
+    for (const version of ['2a', '2b', '2y']) expect(isBcryptHash(`$${version}${rest}`)).toBe(true)
+    for (const other of [`$2x${rest}`, `$2${rest}`, `${imported}x`, imported.slice(0, -1), stored, '']) expect(isBcryptHash(other)).toBe(false)
+  })
+
+  it('verifies the right password and refuses a wrong one (bcryptjs.hashSync)', async () => {
+    expect(await hasher.verify('correct horse', imported)).toBe(true)
+    expect(await hasher.verify('correct horsE', imported)).toBe(false)
+    expect(await hasher.verify('correct horse battery staple', imported)).toBe(false)
+    expect(scryptRuns).toEqual([])
+  })
+
+  it('verifies a $2y$ hash (PHP’s spelling of the same algorithm)', async () => {
+    expect(await hasher.verify('correct horse', `$2y$${imported.slice(4)}`)).toBe(true)
+  })
+
+  it('refuses a hash of a cost above 16 without running it (cost 31 would take days)', async () => {
+    expect(await hasher.verify('correct horse', `$2b$31$${imported.slice(7)}`)).toBe(false)
+    expect(await hasher.verify('correct horse', `$2b$17$${imported.slice(7)}`)).toBe(false)
+  })
+
+  it('says to npm install bcryptjs when a bcrypt hash is met and bcryptjs is not installed', async () => {
+    await jest.isolateModulesAsync(async () => {
+      jest.unstable_mockModule('bcryptjs', () => {
+        throw Object.assign(new Error("Cannot find package 'bcryptjs'"), { code: 'ERR_MODULE_NOT_FOUND' })
+      })
+      const isolated = await import('../../src/password/hash.js')
+      const without = isolated.scryptHasher(FAST)
+      await expect(without.verify('correct horse', imported)).rejects.toThrow('npm install bcryptjs')
+      // Everything else works without it.
+      expect(await without.verify(PASSWORD, stored)).toBe(true)
+      expect(await without.verify('correct horse', 'not a hash')).toBe(false)
+    })
+  })
+})
