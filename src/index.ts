@@ -21,6 +21,7 @@ import { resolveConfig } from './config/resolve.js'
 import {
   createAuth,
   type AuthFunction,
+  type ChangePasswordFunction,
   type GetAccessTokenFunction,
   type GetCsrfTokenFunction,
   type ListPasskeysFunction,
@@ -31,6 +32,7 @@ import {
   type SignInFunction,
   type SignOutEverywhereFunction,
   type SignOutFunction,
+  type SignUpFunction,
   type UnlinkAccountFunction,
 } from './api/index.js'
 import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
@@ -62,6 +64,10 @@ export interface PortcullisResult {
   listPasskeys: ListPasskeysFunction
   /** Removes one of the signed-in user's passkeys, unless it is their last way to sign in (CSRF-checked). */
   removePasskey: RemovePasskeyFunction
+  /** Signs up with the password provider from the app's own form (CSRF-checked; the same outcome for a new and a taken address). */
+  signUp: SignUpFunction
+  /** Changes the signed-in user's password (the current one checked) and ends their other sessions (CSRF-checked). */
+  changePassword: ChangePasswordFunction
 }
 
 /**
@@ -88,6 +94,8 @@ export type { LoggerInstance } from './logger.js'
 export type {
   AuthFunction,
   AuthenticatedRequest,
+  ChangePasswordFunction,
+  ChangePasswordOptions,
   CsrfOptions,
   GetAccessTokenFunction,
   GetAccessTokenOptions,
@@ -95,6 +103,7 @@ export type {
   ListPasskeysFunction,
   ListSessionsFunction,
   PasskeysCallContext,
+  PasswordCallContext,
   RemovePasskeyFunction,
   RevokeOtherSessionsFunction,
   RevokeSessionFunction,
@@ -104,6 +113,8 @@ export type {
   SignOutEverywhereFunction,
   SignOutFunction,
   SignOutOptions,
+  SignUpFunction,
+  SignUpOptions,
   UnlinkAccountFunction,
   UnlinkOptions,
 } from './api/index.js'

@@ -296,6 +296,16 @@ export interface Adapter {
   /** Deletes the credential and returns it; `null` when there was none. Not in Auth.js's set (`removePasskey()` needs it). */
   deleteAuthenticator?(credentialID: string): Promise<AdapterAuthenticator | null>
   /**
+   * The user's stored password hash (what `setUserPassword` stored), or `null` when they have none.
+   * Not in Auth.js's set: the `Password` provider needs it.
+   */
+  getUserPassword?(userId: string): Promise<string | null>
+  /**
+   * Stores (or replaces) the user's password hash, a self-describing string such as
+   * `$scrypt$ln=17,r=8,p=1$…$…`. Never a password: the provider hashes first.
+   */
+  setUserPassword?(userId: string, hash: string): Promise<void>
+  /**
    * Deletes rows that can never be used again (expired sessions, verification tokens) and returns
    * how many of each; `null` when another process is pruning. Run by the `prune` option.
    */
@@ -593,8 +603,8 @@ export interface EventsOptions {
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
   session?: ((message: { session: Session; token?: JWT | undefined }) => Awaitable<void>) | undefined
   createUser?: ((message: { user: User }) => Awaitable<void>) | undefined
-  /** A session ended by `revokeSession()`, `revokeOtherSessions()` or `signOutEverywhere()` (or their routes), once per session. */
-  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' }) => Awaitable<void>) | undefined
+  /** A session ended by `revokeSession()`, `revokeOtherSessions()`, `signOutEverywhere()` (or their routes), a password reset (all the user's sessions) or `changePassword()` (the others), once per session. */
+  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
   /** A passkey was registered for the signed-in user (after `linkAccount`, which fires for it too). */

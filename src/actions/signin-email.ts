@@ -80,7 +80,7 @@ export async function signInWithEmail(ctx: ActionContext, provider: EmailProvide
  * only lead to the recipient's own machine.
  * @throws UntrustedHostError
  */
-function assertTrustedLinkOrigin(ctx: ActionContext): void {
+export function assertTrustedLinkOrigin(ctx: ActionContext): void {
   if (ctx.config.url || ctx.config.trustHost === true) return
   if (isLoopback(new URL(ctx.origin).hostname)) return
   throw new UntrustedHostError(

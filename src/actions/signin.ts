@@ -2,6 +2,7 @@
  * GET /signin: the built-in sign-in page (or a redirect to `pages.signIn`).
  * POST /signin/:provider: CSRF-checked start of a provider's sign-in.
  */
+import { isPasswordProvider } from '../config/password-provider.js'
 import { InvalidProviderError } from '../errors.js'
 import { logValue } from '../logger.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
@@ -24,16 +25,27 @@ export const signInPage: Action = async (ctx) => {
       // Credentials and passkeys post straight to their callback; the others start at /signin.
       action: `${ctx.basePath}/${provider.type === 'credentials' || provider.type === 'webauthn' ? 'callback' : 'signin'}/${provider.id}`,
       credentials: provider.type === 'credentials' ? provider.credentials : undefined,
+      links: isPasswordProvider(provider) ? passwordLinks(ctx, callbackUrl) : undefined,
       optionsUrl: provider.type === 'webauthn' ? `${ctx.basePath}/webauthn-options/${provider.id}` : undefined,
       conditional: provider.type === 'webauthn' ? provider.enableConditionalUI : undefined,
     })),
     csrfToken: csrf.token,
     callbackUrl,
     error,
+    code: ctx.query.get('code') ?? undefined,
+    resendAction: ctx.config.providers.some(isPasswordProvider) ? `${ctx.basePath}/verify-email/resend` : undefined,
     theme: ctx.config.theme,
     script: passkeys ? pageScript(ctx) : undefined,
   })
   return { html, cookies: [...cookies, ...csrf.cookies], pageScript: passkeys ? authUrl(ctx, '/webauthn.js') : undefined }
+}
+
+/** The password provider's links under its form: forgotten password, and sign-up (keeping where to go after). */
+function passwordLinks(ctx: ActionContext, callbackUrl: string): { href: string; label: string }[] {
+  return [
+    { href: `${ctx.basePath}/forgot-password`, label: 'Forgot your password?' },
+    { href: `${ctx.basePath}/signup?${new URLSearchParams({ callbackUrl })}`, label: 'Create an account' },
+  ]
 }
 
 /**

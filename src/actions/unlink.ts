@@ -3,10 +3,12 @@
  * unless it is their last way to sign in. Linking is the sign-in itself: a signed-in user who signs
  * in with another provider gets that account linked (src/actions/callback/users.ts).
  *
- * The ways to sign in counted are the user's linked accounts, and e-mail sign-in when an e-mail
- * provider is configured and the user has a verified address. Credentials are not counted: whether the user
- * has a password is the app's knowledge, so an app with both checks it before calling.
+ * The ways to sign in counted are the user's linked accounts, e-mail sign-in when an e-mail provider
+ * is configured and the user has a verified address, and a password when the password provider is
+ * configured and the user has one. An app's own Credentials are not counted: whether the user has a
+ * password there is the app's knowledge, so an app with both checks it before calling.
  */
+import { isPasswordProvider } from '../config/password-provider.js'
 import { AccountUnlinkError } from '../errors.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import { peekJwtToken, resealJwtToken } from '../session/jwt-strategy.js'
@@ -50,7 +52,7 @@ async function unlinkStored(ctx: ActionContext, providerId: string, options: Unl
   const [account] = matching as [AdapterAccount]
   const ref = { provider: account.provider, providerAccountId: account.providerAccountId }
 
-  const byEmail = await canSignInByEmail(ctx, adapter, userId)
+  const byEmail = await canSignInWithoutAccount(ctx, adapter, userId)
   const lastMessage = `unlinkAccount(): "${providerId}" is the user's last way to sign in; link another provider first.`
   if (!byEmail && accounts.length < 2) throw new AccountUnlinkError('last_sign_in_method', lastMessage)
   // Guarded in the adapter too: another request may be unlinking the other account right now.
@@ -61,10 +63,13 @@ async function unlinkStored(ctx: ActionContext, providerId: string, options: Unl
 }
 
 /**
- * E-mail sign-in would still let the user in: an e-mail provider is configured and the user's address
- * is verified (one a provider reported without verifying may not be theirs to receive mail at).
+ * A way in that is no account row would still let the user in: their password (the password
+ * provider is configured and they have one), or e-mail sign-in (an e-mail provider is configured and
+ * their address is verified: one a provider reported without verifying may not be theirs to receive
+ * mail at). Neither can be removed by another request, so the adapter's guard is not needed then.
  */
-export async function canSignInByEmail(ctx: Pick<ActionContext, 'config'>, adapter: Adapter, userId: string): Promise<boolean> {
+export async function canSignInWithoutAccount(ctx: Pick<ActionContext, 'config'>, adapter: Adapter, userId: string): Promise<boolean> {
+  if (ctx.config.providers.some(isPasswordProvider) && typeof adapter.getUserPassword === 'function' && (await adapter.getUserPassword(userId)) !== null) return true
   if (!ctx.config.providers.some((provider) => provider.type === 'email')) return false
   const user = await adapter.getUser?.(userId)
   return typeof user?.email === 'string' && user.email.length > 0 && user.emailVerified != null

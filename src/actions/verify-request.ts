@@ -3,6 +3,7 @@ import { renderVerifyRequestPage } from '../pages/index.js'
 import { pageUrl, type Action } from './context.js'
 
 export const verifyRequest: Action = async (ctx) => {
-  if (ctx.config.pages.verifyRequest) return { redirect: pageUrl(ctx, 'verifyRequest', '/verify-request') }
-  return { html: renderVerifyRequestPage({ homeUrl: `${ctx.origin}/`, theme: ctx.config.theme }) }
+  if (ctx.config.pages.verifyRequest) return { redirect: pageUrl(ctx, 'verifyRequest', '/verify-request', { provider: ctx.query.get('provider') ?? undefined, type: ctx.query.get('type') ?? undefined }) }
+  const type = ctx.query.get('type')
+  return { html: renderVerifyRequestPage({ homeUrl: `${ctx.origin}/`, type: type === 'signup' || type === 'reset' ? type : 'email', theme: ctx.config.theme }) }
 }

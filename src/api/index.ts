@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../config/types.js'
 import type { RequestStore } from '../http/router.js'
 import { createGetAccessToken } from './access-token.js'
 import { createAuthFunction } from './auth.js'
+import { createChangePassword } from './change-password.js'
 import { createApi } from './context.js'
 import { createGetCsrfToken } from './csrf-token.js'
 import { createListPasskeys } from './list-passkeys.js'
@@ -18,12 +19,15 @@ import { createRevokeSession } from './revoke-session.js'
 import { createSignOutEverywhere } from './sign-out-everywhere.js'
 import { createSignIn } from './sign-in.js'
 import { createSignOut } from './sign-out.js'
+import { createSignUp } from './sign-up.js'
 import { createUnlinkAccount } from './unlink-account.js'
 
 export type { AuthFunction, AuthenticatedRequest } from './auth.js'
 export type { GetAccessTokenFunction, GetAccessTokenOptions } from './access-token.js'
 export type { GetCsrfTokenFunction } from './csrf-token.js'
+export type { ChangePasswordFunction, ChangePasswordOptions } from './change-password.js'
 export type { CsrfOptions } from './context.js'
+export type { PasswordCallContext } from './password-context.js'
 export type { ListPasskeysFunction } from './list-passkeys.js'
 export type { ListSessionsFunction } from './list-sessions.js'
 export type { PasskeysCallContext } from './passkeys-context.js'
@@ -34,9 +38,10 @@ export type { SessionsCallContext } from './sessions-context.js'
 export type { SignOutEverywhereFunction } from './sign-out-everywhere.js'
 export type { SignInFunction, SignInOptions } from './sign-in.js'
 export type { SignOutFunction, SignOutOptions } from './sign-out.js'
+export type { SignUpFunction, SignUpOptions } from './sign-up.js'
 export type { UnlinkAccountFunction, UnlinkOptions } from './unlink-account.js'
 
-/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount`, `getAccessToken`, the session list's and the passkeys' functions for a resolved config. */
+/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount`, `getAccessToken`, the session list's, the passkeys' and the password provider's functions for a resolved config. */
 export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
   const api = createApi(config, requestStore)
   return {
@@ -52,5 +57,7 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     signOutEverywhere: createSignOutEverywhere(api),
     listPasskeys: createListPasskeys(api),
     removePasskey: createRemovePasskey(api),
+    signUp: createSignUp(api),
+    changePassword: createChangePassword(api),
   }
 }

@@ -18,8 +18,11 @@ import { deriveKeyRing } from '../session/keys.js'
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import { resolveOAuthProvider } from './oauth-provider.js'
 import { assertPasskeyAdapter, resolvePasskeyProvider } from './passkey-provider.js'
+import { assertPasswordAdapter, isPasswordProvider, resolvePasswordProvider } from './password-provider.js'
 import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
 import type { Adapter, CallbacksOptions, CookiesOptions, PagesOptions } from '../types.js'
+import type { EmailProvider } from '../providers/email.js'
+import type { PasswordConfig } from '../providers/password.js'
 import type { ConfiguredProvider, CookieSet, PortcullisConfig, ResolvedConfig } from './types.js'
 import { isProduction, redirectProxyAllowedOriginsFromEnv, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
@@ -59,6 +62,8 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   if (adapter && providers.some((provider) => provider.type === 'oauth' || provider.type === 'oidc')) assertAccountAdapter(adapter)
   const emailProvider = providers.find((provider) => provider.type === 'email')
   if (emailProvider) assertEmailSignIn(emailProvider.id, adapter, url, trustHost, isProduction(env))
+  const passwordProvider = providers.find(isPasswordProvider)
+  if (passwordProvider) assertPasswordSignIn(passwordProvider.id, adapter, session, url, trustHost, isProduction(env))
   for (const provider of providers) if (provider.type === 'webauthn') assertPasskeyAdapter(provider.id, adapter)
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
@@ -117,7 +122,7 @@ function resolveProviders(
   // Forgotten providers fail at init, not with a 400 on the first sign-in; an explicit `[]` reads sessions only.
   if (input === undefined) throw new InvalidConfigurationError(`providers is missing: ${AT_LEAST_ONE_PROVIDER}`)
   if (!Array.isArray(input)) throw new TypeError('Portcullis(config): providers must be an array.')
-  const providers = input.map((entry, index): ConfiguredProvider => {
+  const resolved = input.map((entry, index): ConfiguredProvider | PasswordConfig => {
     // A built-in provider may be given bare (`providers: [GitHub]`): call it with no overrides.
     const provider = typeof entry === 'function' ? entry() : entry
     if (!provider || typeof provider !== 'object') {
@@ -131,6 +136,8 @@ function resolveProviders(
     }
     switch (provider.type) {
       case 'credentials':
+        // Resolved below, once the Nodemailer provider whose server it may share is.
+        if (isPasswordProvider(provider)) return provider
         if (typeof provider.authorize !== 'function') throw new MissingAuthorizeError(provider.id)
         // A shallow copy, frozen: the caller's provider object stays as it was given.
         return Object.freeze({ ...provider })
@@ -149,6 +156,11 @@ function resolveProviders(
       }
     }
   })
+  const nodemailer = resolved.find((provider): provider is EmailProvider => provider.type === 'email' && 'server' in provider)
+  const providers = resolved.map((provider) =>
+    isPasswordProvider(provider) ? resolvePasswordProvider(provider as PasswordConfig, env, isProduction(env), nodemailer as { server?: unknown; from?: unknown } | undefined) : provider,
+  )
+  if (providers.filter(isPasswordProvider).length > 1) throw new InvalidConfigurationError('Two password providers are configured: one is enough (its routes, /signup and /forgot-password, are shared).')
   const seen = new Set<string>()
   for (const { id } of providers) {
     if (seen.has(id)) throw new InvalidConfigurationError(`Two providers have the id "${id}": give one of them another id.`)
@@ -270,9 +282,31 @@ function assertEmailSignIn(providerId: string, adapter: Adapter | undefined, url
   }
   const missing = EMAIL_ADAPTER_METHODS.filter((method) => typeof adapter[method] !== 'function')
   if (missing.length > 0) throw new InvalidConfigurationError(`E-mail sign-in (provider "${providerId}") needs the adapter's ${missing.join(', ')}; this adapter lacks them.`)
+  assertMailedLinks(`E-mail sign-in (provider "${providerId}")`, url, trustHost, production)
+}
+
+/**
+ * The password provider's needs: an adapter with its methods, a site URL for its links, and a way to
+ * end a user's sessions (a reset ends them all, a change the others).
+ */
+function assertPasswordSignIn(providerId: string, adapter: Adapter | undefined, session: ResolvedConfig['session'], url: URL | undefined, trustHost: boolean | undefined, production: boolean): void {
+  assertPasswordAdapter(providerId, adapter)
+  assertMailedLinks(`The password provider "${providerId}"`, url, trustHost, production)
+  if (session.strategy === 'jwt' && !session.store) {
+    throw new InvalidConfigurationError(
+      `The password provider "${providerId}" ends a user's sessions when their password is reset or changed, which JWT sessions can only do with session.store ('memory', { redis }, { knex }): set it, or use database sessions (the default with an adapter).`,
+    )
+  }
+  if (session.strategy === 'database' && typeof adapter?.deleteSessionsByUserId !== 'function') {
+    throw new InvalidConfigurationError(`The password provider "${providerId}" ends a user's sessions when their password is reset or changed: the adapter needs deleteSessionsByUserId (KnexAdapter has it).`)
+  }
+}
+
+/** A provider that mails links needs a site URL that no request can choose, in production. */
+function assertMailedLinks(what: string, url: URL | undefined, trustHost: boolean | undefined, production: boolean): void {
   if (production && !url && trustHost !== true) {
     throw new UntrustedHostError(
-      `E-mail sign-in (provider "${providerId}") mails links to your site, so the site's URL must not come from the request's Host header, which any client can set (it would mail links to their site). Set AUTH_URL (e.g. AUTH_URL=https://example.com/api/auth), or trustHost: true (AUTH_TRUST_HOST=true) when a proxy you run sets the Host.`,
+      `${what} mails links to your site, so the site's URL must not come from the request's Host header, which any client can set (it would mail links to their site). Set AUTH_URL (e.g. AUTH_URL=https://example.com/api/auth), or trustHost: true (AUTH_TRUST_HOST=true) when a proxy you run sets the Host.`,
     )
   }
 }

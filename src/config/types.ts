@@ -9,6 +9,7 @@ import type { EmailConfig, EmailProvider } from '../providers/email.js'
 import type { OAuthConfig } from '../providers/oauth.js'
 import type { OIDCConfig } from '../providers/oidc.js'
 import type { PasskeyConfig } from '../providers/passkey.js'
+import type { PasswordConfig } from '../providers/password.js'
 import type { LoggerInstance } from '../logger.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
 import type { OriginPattern } from '../security/redirect.js'
@@ -29,11 +30,13 @@ import type {
 } from '../types.js'
 import type { OAuthProvider } from './oauth-provider.js'
 import type { PasskeyProvider } from './passkey-provider.js'
+import type { PasswordProvider } from './password-provider.js'
 import type { ResolvedPrune } from './prune.js'
 
-/** A provider as written in the config: credentials, OAuth 2, OpenID Connect, e-mail or passkeys. */
+/** A provider as written in the config: credentials, passwords, OAuth 2, OpenID Connect, e-mail or passkeys. */
 export type Provider =
   | CredentialsProvider
+  | PasswordConfig
   | OAuthConfig
   | OIDCConfig
   | EmailConfig
@@ -89,7 +92,7 @@ export interface PortcullisConfig {
 }
 
 /** A provider as the routes use it: resolved, validated and frozen. */
-export type ConfiguredProvider = CredentialsProvider | OAuthProvider | EmailProvider | PasskeyProvider
+export type ConfiguredProvider = CredentialsProvider | PasswordProvider | OAuthProvider | EmailProvider | PasskeyProvider
 
 /** Cookie names and the session key ring for one of the two cookie flavours. */
 export interface CookieSet {

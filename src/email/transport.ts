@@ -7,7 +7,7 @@
  * @see https://nodemailer.com/smtp/
  */
 import type { SendVerificationRequestParams } from '../providers/email.js'
-import { renderVerificationEmail } from './message.js'
+import { renderVerificationEmail, type VerificationEmail } from './message.js'
 
 /** The nodemailer calls used here (typed loosely: nodemailer is an optional peer). */
 interface Transporter {
@@ -25,25 +25,40 @@ const transporters = new WeakMap<object, Promise<Transporter>>()
 export async function sendVerificationEmail(params: SendVerificationRequestParams): Promise<void> {
   const { identifier, url, provider, theme } = params
   const message = renderVerificationEmail({ url, theme })
-  if (provider.server === 'console') return printToConsole(identifier, message.text, params.expires)
-  const transporter = await transporterOf(provider)
+  await sendEmail({ server: provider.server, from: provider.from, key: provider }, identifier, message, params.expires)
+}
+
+/** Where a mail goes out: an SMTP server (URL or nodemailer options) or `'console'`, the sender, and the object its transporter is kept under. */
+export interface MailRoute {
+  server: unknown
+  from: string | undefined
+  key: object
+}
+
+/**
+ * Sends one rendered mail to `to` through `route` (printed instead with `server: 'console'`).
+ * @throws Error when nodemailer is not installed, or the server refused or could not be reached.
+ */
+export async function sendEmail(route: MailRoute, to: string, message: VerificationEmail, expires?: Date): Promise<void> {
+  if (route.server === 'console') return printToConsole(to, message, expires)
+  const transporter = await transporterOf(route)
   await transporter.sendMail({
     // An address object, not a string: nodemailer parses strings as address lists.
-    to: { name: '', address: identifier },
-    from: provider.from,
+    to: { name: '', address: to },
+    from: route.from,
     subject: message.subject,
     text: message.text,
     html: message.html,
   })
 }
 
-function transporterOf(provider: SendVerificationRequestParams['provider']): Promise<Transporter> {
-  let transporter = transporters.get(provider)
+function transporterOf(route: MailRoute): Promise<Transporter> {
+  let transporter = transporters.get(route.key)
   if (!transporter) {
-    transporter = loadNodemailer().then((nodemailer) => nodemailer.createTransport(provider.server))
+    transporter = loadNodemailer().then((nodemailer) => nodemailer.createTransport(route.server))
     // A failed import is not cached: installing nodemailer fixes it without a restart.
-    transporter.catch(() => transporters.delete(provider))
-    transporters.set(provider, transporter)
+    transporter.catch(() => transporters.delete(route.key))
+    transporters.set(route.key, transporter)
   }
   return transporter
 }
@@ -60,9 +75,9 @@ async function loadNodemailer(): Promise<{ createTransport(server: unknown): Tra
 }
 
 /** The development transport: the link on the console, not sent. */
-function printToConsole(identifier: string, text: string, expires: Date): void {
+function printToConsole(to: string, message: VerificationEmail, expires: Date | undefined): void {
   console.log(
-    `[portcullis] Development e-mail transport (server: 'console'): not sent. To: ${JSON.stringify(identifier)}, expires ${expires.toISOString()}\n` +
-      text.replace(/^/gm, '  '),
+    `[portcullis] Development e-mail transport (server: 'console'): not sent. To: ${JSON.stringify(to)}, subject ${JSON.stringify(message.subject)}${expires ? `, expires ${expires.toISOString()}` : ''}\n` +
+      message.text.replace(/^/gm, '  '),
   )
 }

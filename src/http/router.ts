@@ -24,6 +24,10 @@ import { webauthnOptions } from '../actions/passkeys/options.js'
 import { passkeysPage } from '../actions/passkeys/page.js'
 import { removePasskey } from '../actions/passkeys/remove.js'
 import { webauthnScript } from '../actions/passkeys/script.js'
+import { forgotPasswordAction, forgotPasswordPage } from '../actions/password/forgot.js'
+import { resetPasswordAction, resetPasswordPage } from '../actions/password/reset.js'
+import { signUpAction, signUpPage } from '../actions/password/signup.js'
+import { resendVerificationLink, verifyEmailLink } from '../actions/password/verify-email.js'
 import type { ResolvedConfig } from '../config/types.js'
 import { InvalidProviderError, InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
@@ -183,9 +187,14 @@ const PAGE_ROUTES: Record<string, Action> = {
   '/sessions/list': listSessions,
   '/passkeys': passkeysPage,
   '/webauthn.js': webauthnScript,
+  '/signup': signUpPage,
+  '/forgot-password': forgotPasswordPage,
+  // Shows the form; the token is used only by its POST.
+  '/reset-password': resetPasswordPage,
 }
 
-const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSession }
+// /verify-email uses its link's token when the asking browser opens it: no page, HEAD does not run it.
+const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSession, '/verify-email': verifyEmailLink }
 
 const POST_ROUTES: Record<string, Action> = {
   '/session': updateSession,
@@ -194,6 +203,11 @@ const POST_ROUTES: Record<string, Action> = {
   '/sessions/revoke-others': revokeOtherSessions,
   '/sessions/signout-everywhere': signOutEverywhere,
   '/passkeys/remove': removePasskey,
+  '/signup': signUpAction,
+  '/verify-email': verifyEmailLink,
+  '/verify-email/resend': resendVerificationLink,
+  '/forgot-password': forgotPasswordAction,
+  '/reset-password': resetPasswordAction,
 }
 
 function trimmed(actionPath: string): string {

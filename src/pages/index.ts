@@ -1,5 +1,6 @@
 /**
- * The built-in pages: sign-in, sign-out, error, verify-request, sessions and passkeys, and the
+ * The built-in pages: sign-in, sign-out, error, verify-request, sessions, passkeys and the password
+ * provider's (sign-up, forgotten password, reset), and the
  * passkey script they load. Each returns a complete HTML document with every interpolated value escaped.
  */
 export { renderSignInPage, signInErrorMessage } from './signin.js'
@@ -16,5 +17,7 @@ export { renderSessionsPage } from './sessions.js'
 export type { SessionsPageProps } from './sessions.js'
 export { renderPasskeysPage } from './passkeys.js'
 export type { PasskeysPageProps } from './passkeys.js'
+export { renderForgotPasswordPage, renderResetPasswordPage, renderSignUpPage } from './password.js'
+export type { ForgotPasswordPageProps, ResetPasswordPageProps, SignUpPageProps } from './password.js'
 export { WEBAUTHN_SCRIPT, webauthnScriptDigest } from './webauthn-script.js'
 export type { PageScript } from './theme.js'

@@ -15,6 +15,8 @@ export interface SignInPageProvider {
   type: 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
   /** Where this provider's form posts: e.g. `/api/auth/signin/github`, or `/api/auth/callback/credentials` for credentials. */
   action: string
+  /** Links under the provider's form, e.g. the password provider's "Forgot your password?" and "Create an account". */
+  links?: readonly { href: string; label: string }[] | undefined
   /** Passkeys: where the script fetches the options, e.g. `/api/auth/webauthn-options/passkey`. */
   optionsUrl?: string | undefined
   /** Passkeys: offer them in the autofill of the e-mail or username field too (conditional UI). */
@@ -34,6 +36,10 @@ export interface SignInPageProps {
   callbackUrl: string
   /** An error code from the query string, e.g. `CredentialsSignin`. */
   error?: string
+  /** The credentials `code` from the query string, e.g. `email_not_verified`. */
+  code?: string | undefined
+  /** The password provider's "send the link again" form action, shown with `code=email_not_verified`. */
+  resendAction?: string | undefined
   theme: Theme
   /** The passkey script, when a passkey provider is configured. */
   script?: PageScript | undefined
@@ -99,10 +105,24 @@ export function renderSignInPage(props: SignInPageProps): string {
     markup: providerForm(provider, index, hidden, autofill),
   }))
   const groups = groupForms(forms).map((group) => html`<div class="group">${group}</div>`)
+  const unverified = props.error === 'CredentialsSignin' && props.code === 'email_not_verified' && props.resendAction !== undefined
   const body = html`<h1>Sign in</h1>
-${props.error ? html`<div class="alert" role="alert">${signInErrorMessage(props.error)}</div>` : null}
+${unverified ? resendForm(props.resendAction!, hidden) : props.error ? html`<div class="alert" role="alert">${signInErrorMessage(props.error)}</div>` : null}
 ${groups.length === 0 ? html`<p>No sign-in methods are configured.</p>` : joinWithDivider(groups)}`
   return renderLayout({ title: 'Sign in', theme: props.theme, body, script: props.providers.some((provider) => provider.type === 'webauthn') ? props.script : undefined })
+}
+
+// The password was right but the address is not verified yet: say so, and offer the link again.
+function resendForm(action: string, hidden: SafeHtml): SafeHtml {
+  if (!isSafePageUrl(action)) throw new TypeError('Sign-in page: the resend form action must be a path or an http(s) URL.')
+  return html`<div class="alert" role="alert">Confirm your e-mail address first: open the link we sent you when you signed up.</div>
+<form method="post" action="${action}">
+${hidden}
+<div><label for="resend-email">E-mail</label>
+<input id="resend-email" type="email" name="email" autocomplete="email" required></div>
+<button type="submit" class="secondary">Send the link again</button>
+</form>
+<div class="divider">or</div>`
 }
 
 // OAuth/OIDC buttons sit together in one group; each e-mail or credentials form is a group of its own,
@@ -135,10 +155,12 @@ function providerForm(provider: SignInPageProvider, index: number, hidden: SafeH
       : provider.type === 'credentials'
         ? credentialFields(provider, index, autofill)
         : []
+  const links = (provider.links ?? []).filter((link) => isSafePageUrl(link.href))
   return html`<form method="post" action="${provider.action}">
 ${hidden}
 ${fields}
 <button type="submit">Sign in with ${provider.name}</button>
+${links.length > 0 && html`<p class="links">${links.map((link) => html`<a href="${link.href}">${link.label}</a>`)}</p>`}
 </form>`
 }
 

@@ -137,6 +137,8 @@ background:var(--alert-bg);color:var(--alert-text);text-align:center}
 .stack{display:flex;flex-direction:column;gap:.75rem}
 .status{margin:0;min-height:1.25rem;color:var(--muted);font-size:.875rem;text-align:center}
 .status:empty{display:none}
+.hint{display:block;margin-top:.25rem;color:var(--muted);font-size:.8125rem}
+.links{display:flex;justify-content:space-between;gap:.75rem;margin:0;font-size:.875rem}
 `
 
 /** A script a page loads (the passkey script): its URL, a path or http(s) URL, and its Subresource Integrity value. */

@@ -23,7 +23,7 @@ export interface SessionOwner {
 }
 
 /** What ends sessions, named in the `sessionRevoked` event. */
-export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere'
+export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword'
 
 /**
  * @throws InvalidConfigurationError when this instance cannot list or end sessions (JWT sessions
@@ -96,11 +96,12 @@ export async function revokeOwnSessions(request: SessionRequest, owner: SessionO
   } else {
     const store = jwtStore(request)
     ids = await store.deleteSessions(owner.userId, which)
-    if (by === 'signOutEverywhere') {
+    const everyOne = by === 'signOutEverywhere' || by === 'resetPassword'
+    if (everyOne) {
       // Tokens from before the store have no record: refuse them by their age.
       await store.setValidAfter(owner.userId, request.now * 1000 + 1000, config.jwt.maxAge * 1000)
     }
-    forgetChecks(config, ids, by === 'signOutEverywhere' ? owner.userId : undefined)
+    forgetChecks(config, ids, everyOne ? owner.userId : undefined)
   }
   for (const sessionId of ids) await emitEvent(config, 'sessionRevoked', { userId: owner.userId, sessionId, by })
   return ids

@@ -43,6 +43,8 @@ const REVIEWED: Record<string, string> = {
   'src/oauth/shared-refresh.ts: answer.tokens.refresh_token === current': 'both sides are the server’s own, after authentication',
   // Did the jwt callback change the claims? The plaintext was decrypted after its tag verified.
   'src/session/jwt-strategy.ts: JSON.stringify(token) !== opened.plaintext': 'both sides are the server’s own, after authentication',
+  // Did NFKC change what was typed? Both sides are the same request's input, compared with no stored secret.
+  'src/password/accounts.ts: raw !== password': 'the typed password against its own normal form, not against anything stored',
 }
 
 /** The files that must make their secret comparison with timingSafeEqual, and how many they make. */

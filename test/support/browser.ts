@@ -98,8 +98,11 @@ export class Browser {
    * Presses the button of the page's (first) form: POSTs its hidden fields to its action.
    * @throws Error when the page has no form.
    */
-  async submitForm(page: Response): Promise<Response> {
-    return this.navigate(await this.formOf(page))
+  async submitForm(page: Response, fields: Record<string, string> = {}): Promise<Response> {
+    const form = await this.formOf(page)
+    // What the user types into the form's visible inputs.
+    for (const [name, value] of Object.entries(fields)) form.body.set(name, value)
+    return this.navigate(form)
   }
 
   /**

@@ -4,6 +4,7 @@
  * a session row for the adapter's user with that id (Auth.js refuses this combination; we support
  * it). Used by POST /callback/:id (after its CSRF check) and by the server-side `signIn()`.
  */
+import { isPasswordProvider, type PasswordProvider } from '../../config/password-provider.js'
 import { AccessDeniedError, AuthError, CallbackRouteError, CredentialsSignin } from '../../errors.js'
 import { describeError, emitEvent, redactError } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
@@ -12,6 +13,8 @@ import { credentialsIdentifier, limitSignInAttempt } from '../../security/rate-l
 import { startSession } from '../../session/strategy.js'
 import type { Account, AdapterUser, User } from '../../types.js'
 import { redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
+
+let passwordModule: Promise<typeof import('../../password/accounts.js')> | undefined
 
 /** Fields of the form that are Portcullis's, not the provider's. */
 const CONTROL_FIELDS = new Set(['csrfToken', 'callbackUrl', 'redirect', 'redirectTo'])
@@ -22,7 +25,9 @@ const CONTROL_FIELDS = new Set(['csrfToken', 'callbackUrl', 'redirect', 'redirec
  * @throws CredentialsSignin when `authorize` refuses; AccessDeniedError when the `signIn` callback does;
  *   RateLimitedError when the client's address or the identifier tried has no attempts left (`rateLimit`).
  */
-export async function signInWithCredentials(ctx: ActionContext, provider: CredentialsProvider, fields: Record<string, unknown>): Promise<AuthResponse> {
+export async function signInWithCredentials(ctx: ActionContext, provider: CredentialsProvider | PasswordProvider, fields: Record<string, unknown>): Promise<AuthResponse> {
+  // The password provider checks its own hashes: its code loads on its first sign-in.
+  if (isPasswordProvider(provider)) return (await (passwordModule ??= import('../../password/accounts.js'))).signInWithPassword(ctx, provider, fields)
   const credentials = Object.fromEntries(Object.entries(fields).filter(([key]) => !CONTROL_FIELDS.has(key)))
   // Counted before authorize runs (atomically, so parallel guesses cannot slip past the limit); a
   // success clears the identifier's failures.

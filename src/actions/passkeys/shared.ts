@@ -11,7 +11,7 @@ import { webauthnScriptDigest, type PageScript } from '../../pages/index.js'
 import { signedInUserId } from '../../session/strategy.js'
 import type { Adapter, AdapterAuthenticator, PasskeyInfo } from '../../types.js'
 import type { ActionContext } from '../context.js'
-import { canSignInByEmail } from '../unlink.js'
+import { canSignInWithoutAccount } from '../unlink.js'
 
 /**
  * The passkey provider with this id, or the first one when no id is given.
@@ -52,7 +52,7 @@ type RemovalAdapter = PasskeyAdapter & Required<Pick<Adapter, 'deleteAuthenticat
 /**
  * Removes one of the signed-in user's passkeys (its credential and its `webauthn` account) and
  * returns it, unless it is their last way to sign in: the ways counted are their linked accounts
- * (each passkey is one) and e-mail sign-in (see unlink.ts), checked atomically by the adapter's
+ * (each passkey is one), their password and e-mail sign-in (see unlink.ts), checked atomically by the adapter's
  * `unlinkAccount(…, { unlessLastOf })`, so two concurrent removals of a user's last two passkeys
  * remove one.
  *
@@ -74,7 +74,7 @@ export async function removeOwnPasskey(ctx: ActionContext, credentialId: string,
   const accounts = await removal.getAccountsByUserId(userId)
   const account = accounts.find((candidate) => candidate.type === 'webauthn' && candidate.providerAccountId === authenticator.providerAccountId)
   if (account) {
-    const byEmail = await canSignInByEmail(ctx, removal, userId)
+    const byEmail = await canSignInWithoutAccount(ctx, removal, userId)
     const last = `${what}: this passkey is the user's last way to sign in; add another passkey or sign-in method first.`
     if (!byEmail && accounts.length < 2) throw new AccountUnlinkError('last_sign_in_method', last)
     const ref = { provider: account.provider, providerAccountId: account.providerAccountId }

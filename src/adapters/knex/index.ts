@@ -107,6 +107,10 @@ export interface KnexAdapterInstance extends Adapter {
   updateAuthenticatorCounter(credentialID: string, newCounter: number, options: { expect?: number | undefined }): Promise<AdapterAuthenticator | null>
   /** Deletes the credential and returns it; `null` when there was none. */
   deleteAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>
+  /** The user's password hash (the `Password` provider's), or `null`; needs the sixth migration. */
+  getUserPassword(userId: string): Promise<string | null>
+  /** Stores or replaces the user's password hash in one statement; needs the sixth migration. */
+  setUserPassword(userId: string, hash: string): Promise<void>
   /**
    * Deletes expired sessions and expired verification tokens, a few thousand rows per statement
    * through the indexes of the fourth migration; rows still valid are never touched. Of several
@@ -153,7 +157,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   if (typeof knex !== 'function' || typeof (knex as { schema?: unknown }).schema !== 'object') {
     throw new TypeError('KnexAdapter(knex): pass a Knex instance, e.g. knex({ client: "pg", connection: process.env.DATABASE_URL }).')
   }
-  const { tables, users, accounts, sessions, verificationTokens, authenticators } = resolveNaming(options.naming)
+  const { tables, users, accounts, sessions, verificationTokens, authenticators, passwords } = resolveNaming(options.naming)
   const extraUserFields = resolveUserFields(options.userFields, users)
   // Every user field the adapter stores, built-in and the app's own, with its column.
   const userNames: Readonly<Record<string, string>> = { ...users, ...extraUserFields }
@@ -272,6 +276,8 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   // still work there. Checked until the table is found, then never again.
   let hasAuthenticators = false
   const authenticatorTableExists = async (): Promise<boolean> => (hasAuthenticators ||= await knex.schema.hasTable(tables.authenticators))
+  let hasPasswords = false
+  const passwordTableExists = async (): Promise<boolean> => (hasPasswords ||= await knex.schema.hasTable(tables.passwords))
 
   return {
     async createUser(user) {
@@ -333,12 +339,14 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       // the connection enables them (better-sqlite3 does by default, sqlite3 does not).
       // Asked before the transaction: SQLite's pool has one connection, which the transaction holds.
       const withAuthenticators = await authenticatorTableExists()
+      const withPasswords = await passwordTableExists()
       return knex.transaction(async (trx) => {
         const row = await read(trx(tables.users).select(userColumns).where({ [users.id]: id })).first()
         if (!row) return null
         await trx(tables.sessions).where({ [sessions.userId]: id }).del()
         await trx(tables.accounts).where({ [accounts.userId]: id }).del()
         if (withAuthenticators) await trx(tables.authenticators).where({ [authenticators.userId]: id }).del()
+        if (withPasswords) await trx(tables.passwords).where({ [passwords.userId]: id }).del()
         await trx(tables.users).where({ [users.id]: id }).del()
         return toUser(row)
       })
@@ -520,6 +528,17 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       if (!row) return null
       const deleted = await knex(tables.authenticators).where({ [authenticators.credentialID]: credentialID }).del()
       return deleted > 0 ? toAuthenticator(row) : null
+    },
+
+    async getUserPassword(userId) {
+      const row = await knex(tables.passwords).select(passwords.hash).where({ [passwords.userId]: userId }).first()
+      return row ? String(row[passwords.hash]) : null
+    },
+
+    async setUserPassword(userId, hash) {
+      const row = values({ userId, hash, updatedAt: new Date(Date.now()) }, passwords)
+      // One statement on every dialect: insert, or replace the user's row.
+      await knex(tables.passwords).insert(row).onConflict(passwords.userId).merge([passwords.hash, passwords.updatedAt])
     },
 
     async prune(options = {}) {

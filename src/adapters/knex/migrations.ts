@@ -157,6 +157,23 @@ const MIGRATIONS: readonly Migration[] = [
       })
     },
   },
+  {
+    // The Password provider's hashes: a table of their own, so that no query of the users or
+    // accounts tables (the app's, Auth.js's, a log of them) reads a hash by accident. One row per
+    // user, gone with the user.
+    name: '20261205000000_portcullis_password.js',
+    async up(knex, { tables, users, passwords }) {
+      await knex.schema.createTable(tables.passwords, (table) => {
+        table.string(passwords.userId, ID_LENGTH).notNullable().primary().references(users.id).inTable(tables.users).onDelete('CASCADE')
+        // scrypt's string is about 100 characters, bcrypt's 60, argon2's about 100; room for others.
+        caseSensitive(table.string(passwords.hash, 512)).notNullable()
+        dateColumn(table, passwords.updatedAt).notNullable()
+      })
+    },
+    async down(knex, { tables }) {
+      await knex.schema.dropTableIfExists(tables.passwords)
+    },
+  },
 ]
 
 /** `session_expires_index`: one identifier, whatever the table's schema. */

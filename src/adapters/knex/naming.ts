@@ -13,6 +13,8 @@ export interface TableNames {
   verificationTokens: string
   /** WebAuthn credentials (Auth.js's `Authenticator` model), from the third migration on. */
   authenticators: string
+  /** Password hashes of the `Password` provider, one row per user, from the sixth migration on. */
+  passwords: string
 }
 
 export interface UserColumns {
@@ -68,6 +70,13 @@ export interface AuthenticatorColumns {
   transports: string
 }
 
+/** The password table's columns: the user, the hash (a self-describing string), when it was set. */
+export interface PasswordColumns {
+  userId: string
+  hash: string
+  updatedAt: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -76,6 +85,7 @@ export interface KnexNaming {
   sessions: SessionColumns
   verificationTokens: VerificationTokenColumns
   authenticators: AuthenticatorColumns
+  passwords: PasswordColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -88,6 +98,7 @@ export interface KnexNamingOverrides {
   sessions?: Partial<SessionColumns>
   verificationTokens?: Partial<VerificationTokenColumns>
   authenticators?: Partial<AuthenticatorColumns>
+  passwords?: Partial<PasswordColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -96,9 +107,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image' },
   accounts: {
     id: 'id',
@@ -126,11 +137,12 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
     credentialBackedUp: 'credentialBackedUp',
     transports: 'transports',
   },
+  passwords: { userId: 'userId', hash: 'hash', updatedAt: 'updatedAt' },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' },
   accounts: {
     id: 'id',
@@ -167,10 +179,11 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
     credentialBackedUp: 'credential_backed_up',
     transports: 'transports',
   },
+  passwords: { userId: 'user_id', hash: 'hash', updatedAt: 'updated_at' },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords'] as const
 
 /**
  * The full, frozen naming for an option.

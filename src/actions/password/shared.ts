@@ -1,0 +1,43 @@
+/**
+ * What the password routes share: the configured password provider, the lazily loaded operations
+ * (hashing, policy, mail), and the refusals a form shows on itself (a policy or address problem).
+ */
+import { isPasswordProvider, type PasswordProvider } from '../../config/password-provider.js'
+import type { ResolvedConfig } from '../../config/types.js'
+import { EmailSignInError, PasswordPolicyError, UnknownActionError } from '../../errors.js'
+import type { ActionContext } from '../context.js'
+import { authUrl, pageUrl } from '../context.js'
+
+/**
+ * The password provider.
+ * @throws UnknownActionError when none is configured (its routes exist only with one).
+ */
+export function passwordProvider(config: ResolvedConfig): PasswordProvider {
+  const provider = config.providers.find(isPasswordProvider)
+  if (!provider) throw new UnknownActionError('No password provider is configured: add Password() from "portcullis/providers/password" to providers.')
+  return provider
+}
+
+let accounts: Promise<typeof import('../../password/accounts.js')> | undefined
+
+/** The password operations, imported on first use with the hashing and the mail code. */
+export function loadAccounts(): Promise<typeof import('../../password/accounts.js')> {
+  return (accounts ??= import('../../password/accounts.js'))
+}
+
+/** A refusal the form shows on itself: its message for people, or undefined for any other error. */
+export function formRefusal(error: unknown): string | undefined {
+  if (error instanceof PasswordPolicyError) return error.message
+  if (error instanceof EmailSignInError) return 'Enter a valid e-mail address.'
+  return undefined
+}
+
+/** The built-in (or the app's) sign-in page. */
+export function signInUrl(ctx: ActionContext): string {
+  return pageUrl(ctx, 'signIn', '/signin')
+}
+
+/** The action path of a password route, e.g. `/api/auth/signup`. */
+export function actionPath(ctx: ActionContext, path: string): string {
+  return new URL(authUrl(ctx, path)).pathname
+}

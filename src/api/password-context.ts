@@ -1,0 +1,23 @@
+/**
+ * What `signUp` and `changePassword` share (sign-up.ts, change-password.ts): the request they are
+ * called on, with its response when there is one.
+ */
+import type { ServerResponse } from 'node:http'
+import type { ActionContext } from '../actions/context.js'
+import type { NodeRequest } from '../http/request.js'
+import { actionContext, contextRequest, isRequest, type Api } from './context.js'
+import type { SessionsCallContext } from './sessions-context.js'
+
+/** The request, or `{ req, res }` (as for the session list's functions). */
+export type PasswordCallContext = SessionsCallContext
+
+/**
+ * The call on `given`.
+ * @throws TypeError when `given` is not a request.
+ */
+export function passwordCall(api: Api, given: unknown, what: string): { req: NodeRequest; res: ServerResponse | undefined; ctx: ActionContext } {
+  const context = isRequest(given) ? { req: given as NodeRequest, res: (given as { res?: ServerResponse }).res } : contextRequest(given)
+  if (!context) throw new TypeError(`${what} takes the request (or { req, res }) first.`)
+  const { req } = context
+  return { req, res: context.res ?? (req as { res?: ServerResponse }).res, ctx: actionContext(api, req) }
+}

@@ -1,0 +1,333 @@
+/**
+ * What the password provider does, for its routes and the server-side functions: sign in, sign up,
+ * verify the address, send the verification link again, ask for a reset, reset, change. Loaded on
+ * the first use of one of them, with the hashing and the mail code.
+ *
+ * No answer tells whether an address has an account: sign-up, "send again" and "forgot password"
+ * answer the same way for every address (the owner of a taken address gets a mail instead), spend the
+ * same hashing and store a link token either way, and send their mail after answering, so neither
+ * the SMTP server's latency nor a failed delivery shows. Password sign-in verifies against a dummy
+ * hash when the user or their password is unknown, so a wrong address costs what a wrong password does.
+ */
+import { randomBytes } from 'node:crypto'
+import { askSignInCallback, finishSignIn } from '../actions/callback/provider-sign-in.js'
+import { storedUserWithEmail } from '../actions/callback/users.js'
+import { authUrl, pageUrl, type ActionContext } from '../actions/context.js'
+import { assertTrustedLinkOrigin } from '../actions/signin-email.js'
+import type { PasswordAdapter, PasswordProvider, PasswordSettings } from '../config/password-provider.js'
+import { normalizeEmailAddress } from '../email/normalize.js'
+import { linkBinding } from '../email/token.js'
+import { CredentialsSignin, EmailNotVerifiedError, EmailSignInError, PasswordPolicyError, VerificationError } from '../errors.js'
+import { describeError, emitEvent, redactError } from '../events.js'
+import type { AuthResponse } from '../http/respond.js'
+import type { PasswordHashing, PasswordMail } from '../providers/password.js'
+import { limitSignInAttempt } from '../security/rate-limit.js'
+import type { OutgoingCookie } from '../session/cookies.js'
+import { revokeOwnSessions } from '../session/devices.js'
+import type { Account, AdapterUser } from '../types.js'
+import { isBcryptHash, scryptHasher } from './hash.js'
+import { issueLink, useLink } from './links.js'
+import { sendPasswordMail } from './mail.js'
+import { checkPassword, normalizePassword } from './policy.js'
+
+type Hasher = Required<PasswordHashing>
+
+// One hasher (and one dummy hash) per provider's settings.
+const hashers = new WeakMap<PasswordSettings, Hasher>()
+const dummies = new WeakMap<Hasher, Promise<string>>()
+
+function hasherOf(provider: PasswordProvider): Hasher {
+  const settings = provider.password
+  let hasher = hashers.get(settings)
+  if (!hasher) {
+    const own = settings.hashing
+    hasher = own ? { hash: own.hash, verify: own.verify, needsRehash: own.needsRehash ?? (() => false) } : scryptHasher()
+    hashers.set(settings, hasher)
+  }
+  return hasher
+}
+
+/** A hash of a random password, made once: what an unknown user's sign-in is checked against. */
+function dummyHash(hasher: Hasher): Promise<string> {
+  let dummy = dummies.get(hasher)
+  if (!dummy) {
+    dummy = hasher.hash(randomBytes(18).toString('base64'))
+    dummies.set(hasher, dummy)
+  }
+  return dummy
+}
+
+/**
+ * The user of this address and their password hash, or nulls; verified against the dummy hash when
+ * either is missing, so every answer costs one verification.
+ */
+async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, email: string, password: string, raw: unknown): Promise<{ user: AdapterUser; stored: string } | null> {
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const hasher = hasherOf(provider)
+  const user = await storedUserWithEmail(adapter, email)
+  const stored = user ? await adapter.getUserPassword(user.id) : null
+  if (!user || stored === null) {
+    await hasher.verify(password, await dummyHash(hasher))
+    return null
+  }
+  if (await hasher.verify(password, stored)) return { user, stored }
+  // An imported bcrypt hash was made from the password as typed, which NFKC may have changed.
+  if (isBcryptHash(stored) && typeof raw === 'string' && raw !== password && (await hasher.verify(raw, stored))) return { user, stored }
+  return null
+}
+
+/** The submitted address, normalised, or undefined when it is no address. */
+function addressOf(value: unknown): string | undefined {
+  try {
+    return normalizeEmailAddress(value)
+  } catch {
+    return undefined
+  }
+}
+
+/** @throws EmailSignInError when the address is refused. */
+function requireAddress(value: unknown): string {
+  try {
+    return normalizeEmailAddress(value)
+  } catch (error) {
+    throw new EmailSignInError(`The e-mail address was refused: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/**
+ * The new password, normalised and checked against the policy.
+ * @throws PasswordPolicyError
+ */
+export async function acceptablePassword(provider: PasswordProvider, value: unknown): Promise<string> {
+  const { minLength, maxLength, isBreached } = provider.password
+  const password = normalizePassword(value, maxLength)
+  if (password === null) {
+    if (typeof value !== 'string') throw new PasswordPolicyError('too_short', 'No password was given.')
+    throw new PasswordPolicyError('too_long', `The password is longer than ${maxLength} characters.`)
+  }
+  const problem = await checkPassword(password, { minLength, maxLength, isBreached })
+  if (problem) throw new PasswordPolicyError(problem, POLICY_MESSAGES[problem](provider.password))
+  return password
+}
+
+const POLICY_MESSAGES = {
+  too_short: ({ minLength }: PasswordSettings) => `The password must have at least ${minLength} characters.`,
+  too_long: ({ maxLength }: PasswordSettings) => `The password must have at most ${maxLength} characters.`,
+  common: () => 'This password is one of the most common ones, which are tried first: choose another.',
+  breached: () => 'This password has appeared in a data breach: choose another.',
+}
+
+/** The account of a password sign-in. */
+function passwordAccount(provider: PasswordProvider, user: AdapterUser): Account {
+  return { provider: provider.id, type: 'credentials', providerAccountId: user.id, userId: user.id }
+}
+
+/**
+ * POST /callback/password, and `signIn('password', { email, password })`.
+ * @throws CredentialsSignin (wrong address or password, the same for both), EmailNotVerifiedError,
+ *   RateLimitedError, AccessDeniedError, AdapterError
+ */
+export async function signInWithPassword(ctx: ActionContext, provider: PasswordProvider, fields: Record<string, unknown>): Promise<AuthResponse> {
+  const email = addressOf(fields.email)
+  // Counted before any check, against the address as typed when it is no address at all.
+  const attempt = await limitSignInAttempt(ctx, provider, email ?? (typeof fields.email === 'string' ? fields.email : undefined))
+  const password = normalizePassword(fields.password, provider.password.maxLength)
+  // Malformed input says nothing about anyone's account: refused without hashing (a 1 MB password too).
+  if (email === undefined || password === null) throw new CredentialsSignin('The e-mail address or the password is malformed.')
+  const checked = await checkCredentials(ctx, provider, email, password, fields.password)
+  if (!checked) throw new CredentialsSignin()
+  await attempt.succeeded()
+  const { user, stored } = checked
+  await rehashIfNeeded(ctx, provider, user, stored, password)
+  if (provider.password.requireEmailVerification && !user.emailVerified) throw new EmailNotVerifiedError()
+  const account = passwordAccount(provider, user)
+  const elsewhere = await askSignInCallback(ctx, { user, account, credentials: { email } })
+  return elsewhere ?? finishSignIn(ctx, { user, account, isNewUser: false })
+}
+
+/** A hash made with older parameters (or imported from bcrypt) is replaced while the password is at hand. */
+async function rehashIfNeeded(ctx: ActionContext, provider: PasswordProvider, user: AdapterUser, stored: string, password: string): Promise<void> {
+  const hasher = hasherOf(provider)
+  if (!hasher.needsRehash(stored)) return
+  try {
+    await (ctx.config.adapter as PasswordAdapter).setUserPassword(user.id, await hasher.hash(password))
+  } catch (error) {
+    // The sign-in stands; the next one tries again.
+    ctx.config.logger.warn('PasswordRehashFailed', `The password hash of user ${user.id} could not be upgraded: ${describeError(redactError(error, [password]))}`)
+  }
+}
+
+/** What a sign-up is given. */
+export interface SignUpInput {
+  email: unknown
+  password: unknown
+  name?: unknown
+  /** Where the verification link leads after signing in (through the `redirect` callback already). */
+  callbackUrl: string
+}
+
+/**
+ * POST /signup and `signUp()`: a new user with the password and a verification link, or, for a
+ * taken address, a mail to its owner; the same answer either way (the "check your e-mail" page).
+ * @throws EmailSignInError (not an address), PasswordPolicyError, RateLimitedError, AdapterError
+ */
+export async function signUp(ctx: ActionContext, provider: PasswordProvider, input: SignUpInput): Promise<AuthResponse> {
+  assertTrustedLinkOrigin(ctx)
+  const email = requireAddress(input.email)
+  await limitSignInAttempt(ctx, { id: `${provider.id}-signup`, type: 'email' }, email)
+  const password = await acceptablePassword(provider, input.password)
+  // Hashed whether or not the address is taken: the answer takes as long either way.
+  const hash = await hasherOf(provider).hash(password)
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const name = typeof input.name === 'string' && input.name.trim() ? input.name.trim().slice(0, 255) : null
+  const created = (await storedUserWithEmail(adapter, email)) ? null : await createPasswordUser(ctx, adapter, email, name, hash)
+  if (created) {
+    const { token, expires } = await issueLink(ctx, 'verify-email', email, provider.password.verificationMaxAge)
+    deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
+    return checkYourMail(ctx, provider, 'signup', token)
+  }
+  // Taken: its owner gets a link to set a new password (as "forgot password" would send).
+  const { token, expires } = await issueLink(ctx, 'reset-password', email, provider.password.resetMaxAge)
+  deliver(ctx, provider, 'address-taken', email, linkUrl(ctx, '/reset-password', token, email), expires)
+  return checkYourMail(ctx, provider, 'signup', randomBytes(32).toString('hex'))
+}
+
+/** The new user with the password; null when the address was taken meanwhile (a concurrent sign-up). */
+async function createPasswordUser(ctx: ActionContext, adapter: PasswordAdapter, email: string, name: string | null, hash: string): Promise<AdapterUser | null> {
+  let user: AdapterUser
+  try {
+    user = await adapter.createUser({ email, name, emailVerified: null })
+  } catch (error) {
+    if (await storedUserWithEmail(adapter, email)) return null
+    throw error
+  }
+  await adapter.setUserPassword(user.id, hash)
+  await emitEvent(ctx.config, 'createUser', { user })
+  return user
+}
+
+function linkUrl(ctx: ActionContext, path: string, token: string, email: string, callbackUrl?: string): string {
+  const params = new URLSearchParams({ token, email })
+  if (callbackUrl !== undefined) params.set('callbackUrl', callbackUrl)
+  return `${authUrl(ctx, path)}?${params}`
+}
+
+/**
+ * The "check your e-mail" page, with the cookie that lets the verification link sign in at once in
+ * this browser (a random one when there is no link: the answer's headers are the same).
+ */
+function checkYourMail(ctx: ActionContext, provider: PasswordProvider, type: 'signup' | 'reset', token: string): AuthResponse {
+  const binding = ctx.cookieSet.cookies.emailLink
+  const cookies: OutgoingCookie[] =
+    type === 'signup' ? [{ name: binding.name, value: linkBinding(token, ctx.config.secrets[0]!), options: { ...binding.options, maxAge: provider.password.verificationMaxAge } }] : []
+  return { redirect: pageUrl(ctx, 'verifyRequest', '/verify-request', { provider: provider.id, type }), cookies }
+}
+
+/** Sends after answering: the SMTP server's latency must not tell a taken address from a new one. */
+function deliver(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires: Date | undefined): void {
+  void sendPasswordMail(ctx, provider, kind, to, url, expires).catch((error: unknown) => {
+    ctx.config.logger.error('PasswordMailError', `The ${kind} mail of the "${provider.id}" provider could not be sent: ${describeError(redactError(error, [url, to]))}`)
+  })
+}
+
+/**
+ * POST /verify-email/resend: a new verification link for an unverified password account; the same
+ * answer for every address.
+ * @throws EmailSignInError (not an address), RateLimitedError, AdapterError
+ */
+export async function resendVerification(ctx: ActionContext, provider: PasswordProvider, input: { email: unknown; callbackUrl: string }): Promise<AuthResponse> {
+  assertTrustedLinkOrigin(ctx)
+  const email = requireAddress(input.email)
+  await limitSignInAttempt(ctx, { id: `${provider.id}-signup`, type: 'email' }, email)
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const user = await storedUserWithEmail(adapter, email)
+  const waiting = user !== null && !user.emailVerified && (await adapter.getUserPassword(user.id)) !== null
+  // A token is stored either way (one write, whoever asks); only a waiting account's is mailed.
+  const { token, expires } = await issueLink(ctx, 'verify-email', email, provider.password.verificationMaxAge)
+  if (waiting) deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
+  return checkYourMail(ctx, provider, 'signup', waiting ? token : randomBytes(32).toString('hex'))
+}
+
+/**
+ * Uses a verification link: the address is marked verified and the user signed in.
+ * @throws VerificationError (unknown, used, expired, another address's), AccessDeniedError, AdapterError
+ */
+export async function verifyEmail(ctx: ActionContext, provider: PasswordProvider, token: string, identifier: string): Promise<AuthResponse> {
+  if (!(await useLink(ctx, 'verify-email', identifier, token))) throw new VerificationError('The verification link is unknown, already used, expired, or for another address.')
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const found = await storedUserWithEmail(adapter, identifier)
+  if (!found) throw new VerificationError('The verification link is for an address that has no account (any more).')
+  const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })
+  if (user !== found) await emitEvent(ctx.config, 'updateUser', { user })
+  const account = passwordAccount(provider, user)
+  const elsewhere = await askSignInCallback(ctx, { user, account })
+  return elsewhere ?? finishSignIn(ctx, { user, account, isNewUser: false })
+}
+
+/**
+ * POST /forgot-password: a reset link for the address when it has an account; the same answer (and
+ * one stored token) for every address.
+ * @throws EmailSignInError (not an address), RateLimitedError, AdapterError
+ */
+export async function requestPasswordReset(ctx: ActionContext, provider: PasswordProvider, input: { email: unknown }): Promise<AuthResponse> {
+  assertTrustedLinkOrigin(ctx)
+  const email = requireAddress(input.email)
+  await limitSignInAttempt(ctx, { id: `${provider.id}-reset`, type: 'email' }, email)
+  const user = await storedUserWithEmail(ctx.config.adapter as PasswordAdapter, email)
+  const { token, expires } = await issueLink(ctx, 'reset-password', email, provider.password.resetMaxAge)
+  if (user) deliver(ctx, provider, 'reset-password', email, linkUrl(ctx, '/reset-password', token, email), expires)
+  return checkYourMail(ctx, provider, 'reset', token)
+}
+
+/**
+ * POST /reset-password: the link's token used (once; of concurrent resets one wins), the new
+ * password stored, the address marked verified (the link proved it), every session of the user
+ * ended, and this browser signed in.
+ * @throws PasswordPolicyError (before the token is used), VerificationError, AccessDeniedError, AdapterError
+ */
+export async function resetPassword(ctx: ActionContext, provider: PasswordProvider, input: { token: string; email: string; password: unknown }): Promise<AuthResponse> {
+  const password = await acceptablePassword(provider, input.password)
+  const email = addressOf(input.email)
+  if (email === undefined || !(await useLink(ctx, 'reset-password', email, input.token))) {
+    throw new VerificationError('The reset link is unknown, already used, expired, or for another address.')
+  }
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const found = await storedUserWithEmail(adapter, email)
+  if (!found) throw new VerificationError('The reset link is for an address that has no account (any more).')
+  await adapter.setUserPassword(found.id, await hasherOf(provider).hash(password))
+  const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })
+  await emitEvent(ctx.config, 'updateUser', { user })
+  await revokeOwnSessions(ctx, { userId: user.id, sessionId: undefined }, {}, 'resetPassword')
+  const account = passwordAccount(provider, user)
+  const elsewhere = await askSignInCallback(ctx, { user, account })
+  return elsewhere ?? finishSignIn(ctx, { user, account, isNewUser: false })
+}
+
+/**
+ * `changePassword()`: the current password checked (rate-limited as a sign-in), the new one against
+ * the policy, then stored; the user's other sessions end, this one stays.
+ * @throws PasswordPolicyError (`wrong_password` included), RateLimitedError, AdapterError
+ */
+export async function changePassword(
+  ctx: ActionContext,
+  provider: PasswordProvider,
+  owner: { userId: string; sessionId: string | undefined },
+  input: { currentPassword: unknown; newPassword: unknown },
+): Promise<void> {
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const user = await adapter.getUser(owner.userId)
+  if (!user) throw new PasswordPolicyError('wrong_password', 'The signed-in user is not in the database any more.')
+  const attempt = await limitSignInAttempt(ctx, provider, user.email ?? user.id)
+  const current = normalizePassword(input.currentPassword, provider.password.maxLength)
+  const stored = await adapter.getUserPassword(user.id)
+  const hasher = hasherOf(provider)
+  const right = current !== null && stored !== null && (await hasher.verify(current, stored))
+  if (!right) {
+    throw new PasswordPolicyError('wrong_password', stored === null ? 'The user has no password yet: "Forgot your password?" sets one.' : 'The current password is wrong.')
+  }
+  await attempt.succeeded()
+  const next = await acceptablePassword(provider, input.newPassword)
+  await adapter.setUserPassword(user.id, await hasher.hash(next))
+  await emitEvent(ctx.config, 'updateUser', { user })
+  await revokeOwnSessions(ctx, owner, { except: owner.sessionId ?? '' }, 'changePassword')
+}
