@@ -48,17 +48,22 @@ export const signUp = (browser: Browser, appUrl: string, email: string, password
 
 export const signIn = (browser: Browser, appUrl: string, email: string, password = GOOD_PASSWORD) => post(browser, appUrl, 'callback/password', { email, password })
 
-/** The link of the next mail, and the mail. */
-export async function nextLink(smtp: TestSmtpServer): Promise<{ link: string; subject: string; to: string[] }> {
-  const mail = await smtp.nextMessage()
-  return { link: linkOf(mail), subject: mail.parsed.subject ?? '', to: mail.to }
+/**
+ * The link of the next mail (to `to`, when given: mails are sent after the answer, so one of an
+ * earlier test may still arrive), and the mail.
+ */
+export async function nextLink(smtp: TestSmtpServer, to?: string): Promise<{ link: string; subject: string; to: string[] }> {
+  for (;;) {
+    const mail = await smtp.nextMessage()
+    if (to === undefined || mail.to.includes(to)) return { link: linkOf(mail), subject: mail.parsed.subject ?? '', to: mail.to }
+  }
 }
 
 /** Signs up and follows the verification link in the same browser: signed in, address verified. */
 export async function verifiedUser(browser: Browser, appUrl: string, smtp: TestSmtpServer, email: string, password = GOOD_PASSWORD): Promise<void> {
   const response = await signUp(browser, appUrl, email, password)
   if (response.status !== 302) throw new Error(`sign-up answered ${response.status}`)
-  const { link } = await nextLink(smtp)
+  const { link } = await nextLink(smtp, email.toLowerCase())
   const verified = await browser.request(link)
   if (verified.status !== 302) throw new Error(`the verification link answered ${verified.status}`)
 }

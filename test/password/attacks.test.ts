@@ -1,0 +1,274 @@
+/**
+ * The Password provider under attack, as an attacker would try it: reused, swapped, expired and
+ * cross-purpose link tokens; telling a taken address from a free one through sign-up, reset or
+ * sign-in (status, body, headers); forms posted without their CSRF token or from another site; a
+ * 1 MB password; the same password typed on two keyboards; concurrent resets with one token (on
+ * SQLite, PostgreSQL and MariaDB); HEAD on a link; imported bcrypt hashes upgraded on sign-in.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import bcrypt from 'bcryptjs'
+import express from 'express'
+import { KnexAdapter } from 'portcullis/adapters/knex'
+import { PasswordPolicyError, type PasswordHashing } from 'portcullis/providers/password'
+import { describeWithDatabase, migratedDatabase, type DatabaseKind, type DatabaseServer } from '../support/databases.js'
+import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
+import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { Browser, FAST_HASHING, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
+
+let smtp: TestSmtpServer
+let listener: Listener
+beforeAll(async () => {
+  smtp = await startSmtpServer()
+  listener = await listen()
+})
+afterAll(async () => {
+  await closeListeners()
+  await smtp?.close()
+})
+beforeEach(() => smtp.skipReceived())
+
+/** FAST_HASHING, counting its calls. */
+function countingHashing(): PasswordHashing & { calls: { hash: number; verify: number } } {
+  const calls = { hash: 0, verify: 0 }
+  return {
+    calls,
+    hash: (password) => (calls.hash++, FAST_HASHING.hash(password)),
+    verify: (password, stored) => (calls.verify++, FAST_HASHING.verify(password, stored)),
+    needsRehash: (stored) => FAST_HASHING.needsRehash(stored),
+  }
+}
+
+/** What a response shows an observer: status, where it goes, the body, header and cookie names. */
+async function observable(response: Response) {
+  return {
+    status: response.status,
+    location: response.headers.get('location'),
+    body: await response.text(),
+    headers: [...response.headers.keys()].filter((name) => name !== 'date' && name !== 'set-cookie').sort(),
+    cookies: response.headers.getSetCookie().map((cookie) => cookie.replace(/=[^;]*/, '=…')),
+  }
+}
+
+await describeWithDatabase('sqlite', 'the Password provider against attacks', (server) => {
+  const db = migratedDatabase(server)
+  const url = () => listener.url
+
+  describe('link tokens', () => {
+    it("refuses another address's token, keeping it for its owner; refuses an expired one and a token made for another purpose", async () => {
+      mountPasswordApp(listener, db.knex, smtp)
+      await verifiedUser(new Browser(), url(), smtp, 'victim@example.com')
+      await verifiedUser(new Browser(), url(), smtp, 'mallory@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'mallory@example.com' })
+      const { link } = await nextLink(smtp, 'mallory@example.com')
+      // Mallory's token on the victim's address.
+      const swapped = new URL(link)
+      swapped.searchParams.set('email', 'victim@example.com')
+      const attacker = new Browser()
+      const page = await attacker.request(swapped.href)
+      expect(redirectOf(await attacker.submitForm(page, { password: 'owned by mallory now' })).error).toBe('Verification')
+      expect((await signIn(new Browser(), url(), 'victim@example.com')).headers.get('location')).toBe(`${url()}/`)
+      // The token was not used up by the attempt: its owner's reset still works.
+      const owner = new Browser()
+      expect((await owner.submitForm(await owner.request(link), { password: 'mallory chose this one' })).headers.get('location')).toBe(`${url()}/`)
+
+      // Expired: the row is there, its time is past.
+      await post(new Browser(), url(), 'forgot-password', { email: 'victim@example.com' })
+      const late = (await nextLink(smtp, 'victim@example.com')).link
+      await db.knex('VerificationToken').update({ expires: new Date(Date.now() - 1000) })
+      const lateBrowser = new Browser()
+      expect(redirectOf(await lateBrowser.submitForm(await lateBrowser.request(late), { password: 'too late for this' })).error).toBe('Verification')
+
+      // A verification token is no reset token (and the reverse).
+      await signUp(new Browser(), url(), 'newcomer@example.com')
+      const verifyLink = new URL((await nextLink(smtp, 'newcomer@example.com')).link)
+      const asReset = new URL(`${url()}/api/auth/reset-password`)
+      asReset.search = verifyLink.search
+      const crosser = new Browser()
+      expect(redirectOf(await crosser.submitForm(await crosser.request(asReset.href), { password: 'crossing purposes' })).error).toBe('Verification')
+      // ... and it still verifies, as itself.
+      const phone = new Browser()
+      const confirm = await phone.request(verifyLink.href)
+      expect((await phone.submitForm(confirm)).headers.get('location')).toBe(`${url()}/`)
+    })
+
+    it('HEAD on a verification link uses nothing, even in the browser that signed up', async () => {
+      mountPasswordApp(listener, db.knex, smtp)
+      const browser = new Browser()
+      await signUp(browser, url(), 'head@example.com')
+      const { link } = await nextLink(smtp, 'head@example.com')
+      expect((await browser.request(link, { method: 'HEAD' })).status).toBe(200)
+      expect(await sessionOf(browser, url())).toBeNull()
+      expect((await browser.request(link)).status).toBe(302)
+      expect((await sessionOf(browser, url()))?.user.email).toBe('head@example.com')
+    })
+  })
+
+  describe('enumeration', () => {
+    it('sign-up: a taken and a free address get the same status, location, body, headers and cookie names', async () => {
+      mountPasswordApp(listener, db.knex, smtp)
+      await verifiedUser(new Browser(), url(), smtp, 'taken@example.com')
+      const free = await observable(await signUp(new Browser(), url(), 'free@example.com'))
+      const taken = await observable(await signUp(new Browser(), url(), 'taken@example.com'))
+      expect(taken).toEqual(free)
+    })
+
+    it('reset: a known and an unknown address get the same answer, and the same limit', async () => {
+      mountPasswordApp(listener, db.knex, smtp, { rateLimit: { identifier: { attempts: 2, windowSeconds: 60 }, ip: { attempts: 100, windowSeconds: 60 } } })
+      await verifiedUser(new Browser(), url(), smtp, 'known@example.com')
+      const known = await observable(await post(new Browser(), url(), 'forgot-password', { email: 'known@example.com' }))
+      const unknown = await observable(await post(new Browser(), url(), 'forgot-password', { email: 'unknown@example.com' }))
+      expect(unknown).toEqual(known)
+      const knownLimited = await post(new Browser(), url(), 'forgot-password', { email: 'known@example.com' })
+      const unknownLimited = await post(new Browser(), url(), 'forgot-password', { email: 'unknown@example.com' })
+      expect([knownLimited.status, unknownLimited.status]).toEqual([302, 302])
+      expect((await post(new Browser(), url(), 'forgot-password', { email: 'known@example.com' })).status).toBe(429)
+      expect((await post(new Browser(), url(), 'forgot-password', { email: 'unknown@example.com' })).status).toBe(429)
+    })
+
+    it('sign-in: a wrong password and an unknown address get the same answer, and each costs one verification', async () => {
+      const hashing = countingHashing()
+      mountPasswordApp(listener, db.knex, smtp, {}, { hashing })
+      await verifiedUser(new Browser(), url(), smtp, 'member@example.com')
+      // The dummy hash is made on the first unknown address: make it before counting.
+      await signIn(new Browser(), url(), 'warm-up@example.com', 'some wrong password')
+      hashing.calls.verify = 0
+      const wrong = await observable(await signIn(new Browser(), url(), 'member@example.com', 'some wrong password'))
+      expect(hashing.calls.verify).toBe(1)
+      const unknown = await observable(await signIn(new Browser(), url(), 'stranger@example.com', 'some wrong password'))
+      expect(hashing.calls.verify).toBe(2)
+      expect(unknown).toEqual(wrong)
+      // An account without a password (say, from GitHub) answers the same too.
+      await KnexAdapter(db.knex).createUser({ email: 'oauth-only@example.com', emailVerified: new Date() })
+      expect(await observable(await signIn(new Browser(), url(), 'oauth-only@example.com', 'some wrong password'))).toEqual(wrong)
+      expect(hashing.calls.verify).toBe(3)
+    })
+  })
+
+  describe('CSRF', () => {
+    const forms: [string, Record<string, string>][] = [
+      ['signup', { email: 'csrf@example.com', password: GOOD_PASSWORD }],
+      ['callback/password', { email: 'csrf@example.com', password: GOOD_PASSWORD }],
+      ['verify-email', { email: 'csrf@example.com', token: 'a'.repeat(64) }],
+      ['verify-email/resend', { email: 'csrf@example.com' }],
+      ['forgot-password', { email: 'csrf@example.com' }],
+      ['reset-password', { email: 'csrf@example.com', token: 'a'.repeat(64), password: 'a new long password' }],
+    ]
+
+    it.each(forms)('POST /%s is refused without the CSRF token, with a forged one, and from another site with a valid one', async (path, fields) => {
+      const hashing = countingHashing()
+      mountPasswordApp(listener, db.knex, smtp, {}, { hashing })
+      const browser = new Browser()
+      const token = await csrfOf(browser, url())
+      const attempts = [
+        new URLSearchParams(fields),
+        new URLSearchParams({ ...fields, csrfToken: 'f'.repeat(64) }),
+      ]
+      for (const body of attempts) expect(redirectOf(await browser.request(`${url()}/api/auth/${path}`, { body })).error).toBe('MissingCSRF')
+      const crossSite = await browser.request(`${url()}/api/auth/${path}`, { body: new URLSearchParams({ ...fields, csrfToken: token }), headers: { 'sec-fetch-site': 'cross-site' } })
+      expect(redirectOf(crossSite).error).toBe('MissingCSRF')
+      expect(hashing.calls).toEqual({ hash: 0, verify: 0 })
+      expect(await db.knex('User').select()).toEqual([])
+      expect(smtp.messages.filter((mail) => mail.to.includes('csrf@example.com'))).toEqual([])
+    })
+  })
+
+  describe('input', () => {
+    it('refuses a 1 MB password before hashing it: 413 from the routes, too_long from signUp(), a plain refusal at sign-in', async () => {
+      const hashing = countingHashing()
+      const app = mountPasswordApp(listener, db.knex, smtp, {}, { hashing })
+      const huge = 'x'.repeat(1024 * 1024)
+      expect((await signUp(new Browser(), url(), 'big@example.com', huge)).status).toBe(413)
+      // An app whose own parser reads bodies of any size hands the value on as it is.
+      const big = express()
+      big.use(express.urlencoded({ extended: false, limit: '4mb' }))
+      big.use(app.app)
+      listener.mount(big)
+      const signedIn = await signIn(new Browser(), url(), 'big@example.com', huge)
+      expect(redirectOf(signedIn).error).toBe('CredentialsSignin')
+      const request = Object.assign(Object.create(null), { method: 'POST', headers: { host: new URL(url()).host }, url: '/' })
+      await expect(app.signUp(request, { email: 'big@example.com', password: huge, skipCsrfCheck: true })).rejects.toMatchObject({ code: 'too_long' })
+      expect(hashing.calls).toEqual({ hash: 0, verify: 0 })
+    })
+
+    it('normalises passwords (NFKC): typed on a full-width keyboard or with a combining accent, the same password signs in', async () => {
+      mountPasswordApp(listener, db.knex, smtp)
+      await verifiedUser(new Browser(), url(), smtp, 'yuki@example.com', 'Ｃｏｒｒｅｃｔ ｈｏｒｓｅ ｂａｔｔｅｒｙ')
+      expect((await signIn(new Browser(), url(), 'yuki@example.com', 'Correct horse battery')).headers.get('location')).toBe(`${url()}/`)
+      await verifiedUser(new Browser(), url(), smtp, 'rene@example.com', 'cafe\u0301 au lait, s’il vous plaît')
+      expect((await signIn(new Browser(), url(), 'rene@example.com', 'caf\u00e9 au lait, s’il vous plaît')).headers.get('location')).toBe(`${url()}/`)
+      // Letter case is not folded: it is part of the password.
+      expect(redirectOf(await signIn(new Browser(), url(), 'yuki@example.com', 'correct horse battery')).error).toBe('CredentialsSignin')
+    })
+
+    it('refuses short and common passwords on the sign-up page, saying why, and creates nobody', async () => {
+      mountPasswordApp(listener, db.knex, smtp)
+      const short = await signUp(new Browser(), url(), 'short@example.com', 'seven77')
+      expect(short.status).toBe(400)
+      expect(await short.text()).toContain('at least 8 characters')
+      const common = await signUp(new Browser(), url(), 'common@example.com', 'Password123')
+      expect(common.status).toBe(400)
+      const page = await common.text()
+      expect(page).toContain('one of the most common ones')
+      // The address is filled in again; the password never is.
+      expect(page).toContain('value="common@example.com"')
+      expect(page).not.toContain('Password123')
+      expect(await db.knex('User').select()).toEqual([])
+    })
+  })
+
+  describe('moving users over from Passport', () => {
+    it('signs in with an imported bcrypt hash and replaces it with scrypt; a wrong password is refused', async () => {
+      mountPasswordApp(listener, db.knex, smtp)
+      const adapter = KnexAdapter(db.knex)
+      const user = await adapter.createUser({ email: 'legacy@example.com', emailVerified: new Date() })
+      await adapter.setUserPassword(user.id, bcrypt.hashSync('hunter2 but longer', 10))
+      expect(redirectOf(await signIn(new Browser(), url(), 'legacy@example.com', 'hunter2 but wrong')).error).toBe('CredentialsSignin')
+      expect(await adapter.getUserPassword(user.id)).toMatch(/^\$2[ab]\$10\$/)
+      const browser = new Browser()
+      expect((await signIn(browser, url(), 'legacy@example.com', 'hunter2 but longer')).headers.get('location')).toBe(`${url()}/`)
+      expect((await sessionOf(browser, url()))?.user.email).toBe('legacy@example.com')
+      expect(await adapter.getUserPassword(user.id)).toMatch(/^\$scrypt\$ln=14,r=8,p=1\$/)
+      expect((await signIn(new Browser(), url(), 'legacy@example.com', 'hunter2 but longer')).headers.get('location')).toBe(`${url()}/`)
+    })
+  })
+
+  it('the server-side signUp() and changePassword() are CSRF-checked too', async () => {
+    const app = mountPasswordApp(listener, db.knex, smtp)
+    const request = Object.assign(Object.create(null), { method: 'POST', headers: { host: new URL(url()).host }, url: '/' })
+    await expect(app.signUp(request, { email: 'x@example.com', password: GOOD_PASSWORD })).rejects.toMatchObject({ type: 'MissingCSRF' })
+    await expect(app.changePassword(request, { currentPassword: GOOD_PASSWORD, newPassword: 'another long one' })).rejects.toMatchObject({ type: 'MissingCSRF' })
+    await expect(app.signUp(request, { email: 'x@example.com', password: 'password', skipCsrfCheck: true })).rejects.toBeInstanceOf(PasswordPolicyError)
+  })
+})
+
+/** Ten resets with one token at once: one sets its password, the others are refused. */
+function raceSuite(kind: DatabaseKind) {
+  return (server: DatabaseServer) => {
+    const db = migratedDatabase(server)
+    it(`lets one of ten concurrent resets with one token win on ${kind}`, async () => {
+      mountPasswordApp(listener, db.knex, smtp)
+      await verifiedUser(new Browser(), listener.url, smtp, 'race@example.com')
+      await post(new Browser(), listener.url, 'forgot-password', { email: 'race@example.com' })
+      const { link } = await nextLink(smtp, 'race@example.com')
+      const racers = await Promise.all(
+        Array.from({ length: 10 }, async (_, index) => {
+          const browser = new Browser()
+          const form = await browser.formOf(await browser.request(link))
+          form.body.set('password', `racer number ${index} passphrase`)
+          return { index, response: await browser.request(form.url, { body: form.body }) }
+        }),
+      )
+      const winners = racers.filter(({ response }) => redirectOf(response).error === null)
+      expect(winners).toHaveLength(1)
+      expect(racers.filter(({ response }) => redirectOf(response).error === 'Verification')).toHaveLength(9)
+      const winner = winners[0]!.index
+      expect((await signIn(new Browser(), listener.url, 'race@example.com', `racer number ${winner} passphrase`)).headers.get('location')).toBe(`${listener.url}/`)
+      const loser = (winner + 1) % 10
+      expect(redirectOf(await signIn(new Browser(), listener.url, 'race@example.com', `racer number ${loser} passphrase`)).error).toBe('CredentialsSignin')
+    })
+  }
+}
+
+await describeWithDatabase('sqlite', 'concurrent resets on SQLite', raceSuite('sqlite'))
+await describeWithDatabase('postgres', 'concurrent resets on PostgreSQL', raceSuite('postgres'))
+await describeWithDatabase('mariadb', 'concurrent resets on MariaDB', raceSuite('mariadb'))
