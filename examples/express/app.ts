@@ -1,5 +1,6 @@
 /**
- * The Portcullis Express example: credentials and e-mail sign-in with database sessions in an
+ * The Portcullis Express example: credentials, password accounts (sign-up, verification, reset) and
+ * e-mail sign-in with database sessions in an
  * embedded SQLite file, a public home page, a protected page and a JSON endpoint, and, when given
  * one, sign-in with an OpenID Connect provider (server.ts passes the local dev identity provider of
  * dev-idp.ts). E-mail sign-in needs no mail server: by default the link is printed to the console
@@ -19,6 +20,7 @@ import Credentials from 'portcullis/providers/credentials'
 import Nodemailer from 'portcullis/providers/nodemailer'
 import OIDC from 'portcullis/providers/oidc'
 import Passkey from 'portcullis/providers/passkey'
+import Password from 'portcullis/providers/password'
 
 /**
  * A demo account. The users table (Portcullis's) holds the profile; the password is the app's
@@ -153,6 +155,9 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
         server: emailServer ?? process.env.AUTH_EMAIL_SERVER ?? 'console',
         from: process.env.AUTH_EMAIL_FROM ?? 'Portcullis example <no-reply@localhost>',
       }),
+      // Accounts with e-mail and password: sign-up, verification, reset (/api/auth/signup,
+      // /api/auth/forgot-password). Their mails go where the Nodemailer provider's go: the console here.
+      Password(),
       Credentials({
         name: 'username and password',
         credentials: {
@@ -192,6 +197,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
           devIdp ? ', or with the local dev identity provider (any name, any password)' : ''
         }.</p>
 <p>Or sign in with any e-mail address: the link is printed on the server's console (set <code>AUTH_EMAIL_SERVER</code> to an SMTP URL to mail it).</p>
+<p>Or <a href="/api/auth/signup?callbackUrl=%2Fdashboard">create an account</a> with an e-mail address and a password: the link that confirms it is printed on the console too, and so is the one of <a href="/api/auth/forgot-password">a forgotten password</a>.</p>
 <p>The <a href="/dashboard">dashboard</a> needs a session; <a href="/api/me">/api/me</a> answers 401 without one.</p>`
     res.type('html').send(page('Portcullis example', body))
   })

@@ -219,6 +219,59 @@ describe('examples/express e-mail sign-in', () => {
     expect(dashboard.text).toContain(`<code>${adaId}</code>`)
   })
 
+  /** Runs `act` while catching console.log, until a printed mail (to `to`) appears; its link. */
+  async function printedLink(to: string, act: () => Promise<unknown>): Promise<string> {
+    const printed: string[] = []
+    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args.join(' ')))
+    try {
+      await act()
+      // Password mails go out after the answer.
+      for (let waited = 0; !printed.some((line) => line.includes(JSON.stringify(to))) && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20))
+    } finally {
+      log.mockRestore()
+    }
+    const line = printed.find((each) => each.includes(JSON.stringify(to)))
+    expect(line).toBeDefined()
+    return /https?:\/\/\S+/.exec(line!)![0]
+  }
+
+  it('password accounts in npm start: sign up, verify by the link on the console, sign in, forget, reset; the old password is refused after', async () => {
+    const site = await serve(app)
+    const port = (site.address() as AddressInfo).port
+    const origin = `http://127.0.0.1:${port}`
+    const browser = new Browser()
+    const form = async (path: string) => {
+      const page = await browser.request(`${origin}${path}`)
+      expect(page.status).toBe(200)
+      return page
+    }
+    const signup = await form('/api/auth/signup?callbackUrl=%2Fdashboard')
+    const verifyLink = await printedLink('lin@example.org', async () => {
+      const response = await browser.submitForm(signup, { name: 'Lin', email: 'lin@example.org', password: 'a passphrase for the example' })
+      expect(response.headers.get('location')).toBe(`${origin}/api/auth/verify-request?provider=password&type=signup`)
+    })
+    const verified = await browser.request(verifyLink)
+    expect(verified.headers.get('location')).toBe(`${origin}/dashboard`)
+    expect(await (await browser.request(`${origin}/dashboard`)).text()).toContain('Welcome, Lin.')
+
+    const laptop = new Browser()
+    const { csrfToken } = (await (await laptop.request(`${origin}/api/auth/csrf`)).json()) as { csrfToken: string }
+    const signedIn = await laptop.request(`${origin}/api/auth/callback/password`, { body: new URLSearchParams({ csrfToken, email: 'lin@example.org', password: 'a passphrase for the example', callbackUrl: '/dashboard' }) })
+    expect(signedIn.headers.get('location')).toBe(`${origin}/dashboard`)
+
+    const forgot = await form('/api/auth/forgot-password')
+    const resetLink = await printedLink('lin@example.org', () => browser.submitForm(forgot, { email: 'lin@example.org' }))
+    const reset = await browser.submitForm(await form(new URL(resetLink).pathname + new URL(resetLink).search), { password: 'a new passphrase for the example' })
+    // Back where the sign-up was headed (the callback-URL cookie), signed in with the new password.
+    expect(reset.headers.get('location')).toBe(`${origin}/dashboard`)
+    expect(await (await browser.request(`${origin}/dashboard`)).text()).toContain('Welcome, Lin.')
+    // The laptop's session ended with the reset; the old password no longer signs in.
+    expect((await laptop.request(`${origin}/api/me`)).status).toBe(401)
+    const fresh = ((await (await laptop.request(`${origin}/api/auth/csrf`)).json()) as { csrfToken: string }).csrfToken
+    const again = await laptop.request(`${origin}/api/auth/callback/password`, { body: new URLSearchParams({ csrfToken: fresh, email: 'lin@example.org', password: 'a passphrase for the example' }) })
+    expect(new URL(again.headers.get('location')!).searchParams.get('error')).toBe('CredentialsSignin')
+  })
+
   describe('with an SMTP server (AUTH_EMAIL_SERVER)', () => {
     let smtp: TestSmtpServer
     let mailApp: Server
