@@ -65,6 +65,13 @@ describe('built package', () => {
     expect(result).toMatchObject({ optionsStatus: 200, button: true })
   })
 
+  it('loads nothing of the password accounts code (policy, common passwords, mails) at init, for its pages or session reads; the first sign-up loads it', () => {
+    const result = JSON.parse(node('lazy-password.mjs')) as { beforeSignUp: string[]; afterSignUp: number; signUpStatus: number; pageStatus: number; link: boolean }
+    expect(result.beforeSignUp).toEqual([])
+    expect(result.afterSignUp).toBeGreaterThan(0)
+    expect(result).toMatchObject({ signUpStatus: 302, pageStatus: 200, link: true })
+  })
+
   // The TypeScript consumers (consumer-*.mts/cts, augment.mts) are type-checked against the
   // installed tarball, with exactOptionalPropertyTypes on, in package.test.ts.
 })
