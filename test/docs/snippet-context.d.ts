@@ -7,7 +7,7 @@
  */
 import type { Express } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -22,6 +22,8 @@ declare global {
   const signOutEverywhere: SignOutEverywhereFunction
   const listPasskeys: ListPasskeysFunction
   const removePasskey: RemovePasskeyFunction
+  const signUp: SignUpFunction
+  const changePassword: ChangePasswordFunction
   const providers: Provider[]
   const adapter: Adapter
   /** The app's own user store and lock-out rule, as a credentials snippet calls them. */
