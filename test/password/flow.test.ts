@@ -204,6 +204,58 @@ function flowSuite(kind: DatabaseKind) {
       expect(events.filter((event) => event.name === 'updateUser').length).toBeGreaterThanOrEqual(2)
     })
 
+    it('follows the linking rules: a magic link to the address signs in the same user, and unlinkAccount() counts the password as a way in', async () => {
+      const Nodemailer = (await import('portcullis/providers/nodemailer')).default
+      const Password = (await import('portcullis/providers/password')).default
+      const { KnexAdapter } = await import('portcullis/adapters/knex')
+      const { authApp } = await import('../support/app-rig.js')
+      const { SECRET } = await import('../support/flow.js')
+      const { FAST_HASHING, FROM } = await import('./password-app.js')
+      const adapter = KnexAdapter(db.knex)
+      const app = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING }), Nodemailer({ server: smtp.url, from: FROM })] })
+      app.app.post('/unlink/:provider', app.auth(async (req, res) => {
+        try {
+          res.json(await app.unlinkAccount(String(req.params.provider), { skipCsrfCheck: true }))
+        } catch (error) {
+          res.status(400).json({ code: (error as { code?: string }).code })
+        }
+      }))
+      listener.mount(app.app)
+      const browser = new Browser()
+      await verifiedUser(browser, url(), smtp, 'link@example.com')
+      const user = (await adapter.getUserByEmail('link@example.com'))!
+      await adapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '4242' })
+
+      // A magic link to the same address is the same user (the address is verified).
+      const phone = new Browser()
+      const { csrfToken } = (await (await phone.request(`${url()}/api/auth/csrf`)).json()) as { csrfToken: string }
+      await phone.request(`${url()}/api/auth/signin/nodemailer`, { body: new URLSearchParams({ csrfToken, email: 'link@example.com' }) })
+      const { link } = await nextLink(smtp, 'link@example.com')
+      await phone.request(link)
+      expect((await sessionOf(phone, url()))?.user.id).toBe(user.id)
+
+      // GitHub is not the last way in: the password is one (the e-mail link another).
+      const unlinked = await browser.request(`${url()}/unlink/github`, { method: 'POST' })
+      expect(await unlinked.json()).toMatchObject({ provider: 'github', providerAccountId: '4242' })
+
+      // Without e-mail sign-in: the password counts; without it too, the last account stays.
+      const bare = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING, server: smtp.url, from: FROM })] })
+      bare.app.post('/unlink/:provider', bare.auth(async (req, res) => {
+        try {
+          res.json(await bare.unlinkAccount(String(req.params.provider), { skipCsrfCheck: true }))
+        } catch (error) {
+          res.status(400).json({ code: (error as { code?: string }).code })
+        }
+      }))
+      listener.mount(bare.app)
+      // No e-mail sign-in here: only the password makes GitHub not the last way in.
+      await adapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '4242' })
+      expect(await (await browser.request(`${url()}/unlink/github`, { method: 'POST' })).json()).toMatchObject({ provider: 'github' })
+      await adapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '4242' })
+      await db.knex('Password').where({ userId: user.id }).del()
+      expect(await (await browser.request(`${url()}/unlink/github`, { method: 'POST' })).json()).toEqual({ code: 'last_sign_in_method' })
+    })
+
     it(`keeps the password table on ${kind}: one row a user, replaced in place, gone with the user`, async () => {
       const { adapter } = { adapter: (await import('portcullis/adapters/knex')).KnexAdapter(db.knex) }
       const user = await adapter.createUser({ email: 'row@example.com', emailVerified: null })
