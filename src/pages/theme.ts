@@ -104,6 +104,8 @@ function schemeCss(scheme: ResolvedTheme['colorScheme']): string {
 // Inputs use 1rem text so iOS Safari does not zoom in when one is focused.
 const BASE_CSS = `
 *,*::before,*::after{box-sizing:border-box}
+[hidden]{display:none!important}
+form+p{margin-top:1rem}
 body{margin:0;min-height:100vh;display:flex;align-items:center;justify-content:center;padding:2rem 1rem;
 background:var(--bg);color:var(--text);line-height:1.5;-webkit-text-size-adjust:100%;
 font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}

@@ -70,7 +70,7 @@ function browserSuite() {
       const { client } = window as unknown as TestWindow
       return { providers: await client.getProviders(), csrfToken: await client.getCsrfToken(), session: await client.getSession() }
     })
-    expect(Object.keys(read.providers).sort()).toEqual(['credentials', 'dev-idp', 'nodemailer'])
+    expect(Object.keys(read.providers).sort()).toEqual(['credentials', 'dev-idp', 'nodemailer', 'password'])
     expect(read.providers['dev-idp']).toMatchObject({ type: 'oidc', signinUrl: `${rig.origin}/api/auth/signin/dev-idp` })
     expect(read.csrfToken).toMatch(/^[0-9a-f]{32,}$/i)
     expect(read.session).toBeNull()

@@ -42,7 +42,7 @@ function browserSuite() {
     // A protected page sends a signed-out visitor to the built-in sign-in page, e-mail form included.
     await page.goto(`${rig.origin}/dashboard`)
     expect(page.url()).toBe(`${rig.origin}/api/auth/signin?callbackUrl=%2Fdashboard`)
-    const emailInput = page.getByLabel('E-mail')
+    const emailInput = page.locator('form[action$="/signin/nodemailer"]').getByLabel('E-mail')
     await expect(emailInput.isVisible()).resolves.toBe(true)
     await emailInput.fill('katherine@example.org')
     await page.screenshot({ path: SCREENSHOTS.signIn, fullPage: true })
