@@ -186,9 +186,9 @@ export async function signUp(ctx: ActionContext, provider: PasswordProvider, inp
     deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
     return checkYourMail(ctx, provider, 'signup', token)
   }
-  // Taken: its owner gets a link to set a new password (as "forgot password" would send).
+  // Taken: its owner gets a sign-in link, and one to set a new password (as "forgot password" sends).
   const { token, expires } = await issueLink(ctx, 'reset-password', email, provider.password.resetMaxAge)
-  deliver(ctx, provider, 'address-taken', email, linkUrl(ctx, '/reset-password', token, email), expires)
+  deliver(ctx, provider, 'address-taken', email, pageUrl(ctx, 'signIn', '/signin'), expires, linkUrl(ctx, '/reset-password', token, email))
   return checkYourMail(ctx, provider, 'signup', randomBytes(32).toString('hex'))
 }
 
@@ -224,9 +224,9 @@ function checkYourMail(ctx: ActionContext, provider: PasswordProvider, type: 'si
 }
 
 /** Sends after answering: the SMTP server's latency must not tell a taken address from a new one. */
-function deliver(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires: Date | undefined): void {
-  void sendPasswordMail(ctx, provider, kind, to, url, expires).catch((error: unknown) => {
-    ctx.config.logger.error('PasswordMailError', `The ${kind} mail of the "${provider.id}" provider could not be sent: ${describeError(redactError(error, [url, to]))}`)
+function deliver(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires: Date | undefined, resetUrl?: string): void {
+  void sendPasswordMail(ctx, provider, kind, to, url, expires, resetUrl).catch((error: unknown) => {
+    ctx.config.logger.error('PasswordMailError', `The ${kind} mail of the "${provider.id}" provider could not be sent: ${describeError(redactError(error, [url, to, ...(resetUrl ? [resetUrl] : [])]))}`)
   })
 }
 

@@ -10,20 +10,21 @@ import { renderLinkEmail } from '../email/message.js'
 import { sendEmail } from '../email/transport.js'
 import type { PasswordMail } from '../providers/password.js'
 
-const NOTES: Record<PasswordMail['kind'], (host: string) => { subject: string; heading: [string, string]; button: string; note: string[] }> = {
+const NOTES: Record<PasswordMail['kind'], (host: string, resetUrl: string | undefined) => { subject: string; heading: [string, string]; button: string; note: string[] }> = {
   'verify-email': (host) => ({
     subject: `Confirm your e-mail address for ${host}`,
     heading: ['Finish signing up to ', host],
     button: 'Confirm my address',
     note: ['The link works once and confirms that this address is yours.', 'If you did not sign up, you can ignore this e-mail: nothing happens without the link.'],
   }),
-  'address-taken': (host) => ({
+  'address-taken': (host, resetUrl) => ({
     subject: `Someone tried to sign up to ${host} with your address`,
     heading: ['You already have an account on ', host],
-    button: 'Set a new password',
+    button: 'Sign in',
     note: [
       'Someone, perhaps you, tried to create an account with this address. It already has one, so nothing was changed: sign in as before.',
-      'Forgot your password? The button sets a new one (the link works once, for one hour unless the site says otherwise). If it was not you, ignore this e-mail.',
+      `Forgot your password? This link sets a new one (it works once, for one hour unless the site says otherwise): ${resetUrl ?? ''}`,
+      'If it was not you, ignore this e-mail.',
     ],
   }),
   'reset-password': (host) => ({
@@ -38,11 +39,11 @@ const NOTES: Record<PasswordMail['kind'], (host: string) => { subject: string; h
  * Renders and sends one mail.
  * @throws whatever the transport or `sendMail` throws.
  */
-export async function sendPasswordMail(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires?: Date): Promise<void> {
+export async function sendPasswordMail(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires?: Date, resetUrl?: string): Promise<void> {
   const host = new URL(url).host
-  const content = NOTES[kind](host)
+  const content = NOTES[kind](host, resetUrl)
   const message = renderLinkEmail({ url, theme: ctx.config.theme, ...content })
   const { mail } = provider.password
-  if ('sendMail' in mail) return mail.sendMail({ kind, to, url, expires, ...message })
+  if ('sendMail' in mail) return mail.sendMail({ kind, to, url, expires, ...(resetUrl === undefined ? {} : { resetUrl }), ...message })
   await sendEmail({ server: mail.server, from: mail.from, key: mail }, to, message, expires)
 }

@@ -43,7 +43,9 @@ export interface PasswordMail {
   to: string
   /** The link of the mail: the verification or reset link, or the sign-in page for `address-taken`. */
   url: string
-  /** When the link stops working (`address-taken`: undefined). */
+  /** `address-taken`: a link that sets a new password, for an owner who forgot theirs. */
+  resetUrl?: string | undefined
+  /** When the link stops working (`address-taken`: its reset link's expiry). */
   expires?: Date | undefined
   /** The rendered mail, themed like the built-in pages. */
   subject: string

@@ -90,8 +90,14 @@ function flowSuite(kind: DatabaseKind) {
       // The owner's password is unchanged, and nobody new exists.
       expect(Number((await db.knex('User').count({ n: '*' }).first())?.n)).toBe(2)
       expect((await signIn(new Browser(), url(), 'taken@example.com')).headers.get('location')).toBe(`${url()}/`)
-      // The owner's mail carries a reset link that works.
-      expect(owner.link.startsWith(`${url()}/api/auth/reset-password?`)).toBe(true)
+      // The owner's mail: a sign-in link, and one that sets a new password, which works.
+      expect(owner.links).toHaveLength(2)
+      expect(owner.link).toBe(`${url()}/api/auth/signin`)
+      expect(owner.links[1]!.startsWith(`${url()}/api/auth/reset-password?`)).toBe(true)
+      const forgetful = new Browser()
+      const reset = await forgetful.submitForm(await forgetful.request(owner.links[1]!), { password: 'the owner chose anew' })
+      expect(reset.headers.get('location')).toBe(`${url()}/`)
+      expect((await sessionOf(forgetful, url()))?.user.email).toBe('taken@example.com')
     })
 
     it('refuses a wrong password and an unknown address with the same answer, and limits attempts per address', async () => {

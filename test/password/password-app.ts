@@ -52,10 +52,13 @@ export const signIn = (browser: Browser, appUrl: string, email: string, password
  * The link of the next mail (to `to`, when given: mails are sent after the answer, so one of an
  * earlier test may still arrive), and the mail.
  */
-export async function nextLink(smtp: TestSmtpServer, to?: string): Promise<{ link: string; subject: string; to: string[] }> {
+export async function nextLink(smtp: TestSmtpServer, to?: string): Promise<{ link: string; links: string[]; subject: string; to: string[] }> {
   for (;;) {
     const mail = await smtp.nextMessage()
-    if (to === undefined || mail.to.includes(to)) return { link: linkOf(mail), subject: mail.parsed.subject ?? '', to: mail.to }
+    if (to !== undefined && !mail.to.includes(to)) continue
+    // Most mails carry one link; the address-taken mail two (sign in, set a new password).
+    const links = (mail.parsed.text ?? '').match(/https?:\/\/\S+/g) ?? []
+    return { link: links.length === 1 ? linkOf(mail) : links[0]!, links, subject: mail.parsed.subject ?? '', to: mail.to }
   }
 }
 
