@@ -18,6 +18,8 @@ export interface PasskeysPageProps {
   error?: string | undefined
   /** The code of a `WebAuthnVerificationError`, e.g. `credential_exists`. */
   code?: string | undefined
+  /** Where "Not now" leads and an added passkey goes on to (the end of a sign-up); absent: stay on the page. */
+  next?: string | undefined
   theme: Theme
   script: PageScript
 }
@@ -40,15 +42,18 @@ export function renderPasskeysPage(props: PasskeysPageProps): string {
   if (!isSafePageUrl(props.basePath)) throw new TypeError('Passkeys page: basePath must be a path or an http(s) URL.')
   const message = props.error === undefined ? undefined : props.code === 'credential_exists' ? 'This passkey is registered already.' : ERROR_MESSAGES.get(props.error) ?? 'Something went wrong. Please try again.'
   const count = props.passkeys.length
+  const next = props.next !== undefined && isSafePageUrl(props.next) ? props.next : undefined
   const body = html`<h1>Your passkeys</h1>
 ${message !== undefined && html`<div class="alert" role="alert">${message}</div>`}
 <p>${count === 0 ? 'You have no passkeys yet. A passkey signs you in with your fingerprint, face or screen lock, without a password.' : `You have ${count} passkey${count === 1 ? '' : 's'}.`}</p>
 ${count > 0 && html`<ul class="sessions">${props.passkeys.map((passkey) => passkeyRow(passkey, props))}</ul>`}
 <form method="post" action="${props.basePath}/callback/${props.providerId}" data-passkey="register" data-passkey-options="${props.basePath}/webauthn-options/${props.providerId}">
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
+${next !== undefined && html`<input type="hidden" name="callbackUrl" value="${next}">`}
 <button type="submit">Add a passkey</button>
 <p class="status" data-passkey-status role="status" aria-live="polite"></p>
-</form>`
+</form>
+${next !== undefined && html`<p><a href="${next}">Not now</a></p>`}`
   return renderLayout({ title: 'Your passkeys', theme: props.theme, body, script: props.script })
 }
 

@@ -261,7 +261,20 @@ export async function verifyEmail(ctx: ActionContext, provider: PasswordProvider
   if (user !== found) await emitEvent(ctx.config, 'updateUser', { user })
   const account = passwordAccount(provider, user)
   const elsewhere = await askSignInCallback(ctx, { user, account })
-  return elsewhere ?? finishSignIn(ctx, { user, account, isNewUser: false })
+  if (elsewhere) return elsewhere
+  const response = await finishSignIn(ctx, { user, account, isNewUser: false })
+  return offerPasskey(ctx, user, response)
+}
+
+/**
+ * The end of a sign-up, when passkeys are configured and the user has none: the passkeys page first,
+ * which offers to add one and goes on to where the sign-in was headed ("Not now" too).
+ */
+async function offerPasskey(ctx: ActionContext, user: AdapterUser, response: AuthResponse): Promise<AuthResponse> {
+  const adapter = ctx.config.adapter as PasswordAdapter
+  if (!response.redirect || !ctx.config.providers.some((candidate) => candidate.type === 'webauthn') || typeof adapter.listAuthenticatorsByUserId !== 'function') return response
+  if ((await adapter.listAuthenticatorsByUserId(user.id)).length > 0) return response
+  return { ...response, redirect: `${authUrl(ctx, '/passkeys')}?${new URLSearchParams({ callbackUrl: response.redirect })}` }
 }
 
 /**

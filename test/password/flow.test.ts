@@ -262,6 +262,39 @@ function flowSuite(kind: DatabaseKind) {
       expect(await (await browser.request(`${url()}/unlink/github`, { method: 'POST' })).json()).toEqual({ code: 'last_sign_in_method' })
     })
 
+    it('with passkeys configured, the end of a sign-up offers one: the passkeys page, going on to where the sign-up was headed', async () => {
+      const Password = (await import('portcullis/providers/password')).default
+      const Passkey = (await import('portcullis/providers/passkey')).default
+      const { KnexAdapter } = await import('portcullis/adapters/knex')
+      const { authApp } = await import('../support/app-rig.js')
+      const { SECRET } = await import('../support/flow.js')
+      const { FAST_HASHING, FROM } = await import('./password-app.js')
+      const adapter = KnexAdapter(db.knex)
+      const app = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING, server: smtp.url, from: FROM }), Passkey({ relayingParty: { origin: url().replace('127.0.0.1', 'localhost') } })] })
+      listener.mount(app.app)
+      const browser = new Browser()
+      await signUp(browser, url(), 'keys@example.com', GOOD_PASSWORD, { callbackUrl: '/dashboard' })
+      const { link } = await nextLink(smtp, 'keys@example.com')
+      const verified = await browser.request(link)
+      expect(verified.headers.get('location')).toBe(`${url()}/api/auth/passkeys?callbackUrl=${encodeURIComponent(`${url()}/dashboard`)}`)
+      const page = await (await browser.request(verified.headers.get('location')!)).text()
+      expect(page).toContain(`<input type="hidden" name="callbackUrl" value="${url()}/dashboard">`)
+      expect(page).toContain(`<a href="${url()}/dashboard">Not now</a>`)
+      // Only to this site.
+      const away = await (await browser.request(`${url()}/api/auth/passkeys?callbackUrl=${encodeURIComponent('https://evil.example/')}`)).text()
+      expect(away).toContain(`<a href="${url()}/">Not now</a>`)
+
+      // A user with a passkey already goes straight on.
+      const user = (await adapter.getUserByEmail('keys@example.com'))!
+      await adapter.createAuthenticator({ credentialID: 'Y3JlZGVudGlhbA==', userId: user.id, providerAccountId: 'Y3JlZGVudGlhbA==', credentialPublicKey: 'cGs=', counter: 0, credentialDeviceType: 'singleDevice', credentialBackedUp: false, transports: null })
+      await db.knex('User').where({ id: user.id }).update({ emailVerified: null })
+      await post(new Browser(), url(), 'verify-email/resend', { email: 'keys@example.com', callbackUrl: '/dashboard' })
+      const again = await nextLink(smtp, 'keys@example.com')
+      const phone = new Browser()
+      const signedIn = await phone.submitForm(await phone.request(again.link))
+      expect(signedIn.headers.get('location')).toBe(`${url()}/dashboard`)
+    })
+
     it(`keeps the password table on ${kind}: one row a user, replaced in place, gone with the user`, async () => {
       const { adapter } = { adapter: (await import('portcullis/adapters/knex')).KnexAdapter(db.knex) }
       const user = await adapter.createUser({ email: 'row@example.com', emailVerified: null })

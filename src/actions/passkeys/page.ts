@@ -1,7 +1,11 @@
-/** GET /passkeys: the themed page of the signed-in user's passkeys, a remove button each and an add button. */
+/**
+ * GET /passkeys: the themed page of the signed-in user's passkeys, a remove button each and an add
+ * button. With `?callbackUrl=` (same-origin, through the `redirect` callback) it offers "Not now" and
+ * goes there after adding one.
+ */
 import { renderPasskeysPage } from '../../pages/index.js'
 import { signedInUserId } from '../../session/strategy.js'
-import { authUrl, issueCsrf, pageUrl, type Action } from '../context.js'
+import { authUrl, issueCsrf, pageUrl, redirectTarget, type Action } from '../context.js'
 import { listUserPasskeys, pageScript, passkeyProvider } from './shared.js'
 
 export const passkeysPage: Action = async (ctx) => {
@@ -9,6 +13,9 @@ export const passkeysPage: Action = async (ctx) => {
   const userId = await signedInUserId(ctx)
   if (!userId) return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl: authUrl(ctx, '/passkeys') }) }
   const passkeys = await listUserPasskeys(ctx.config, userId)
+  // Where to go on: after adding one, or "Not now" (the end of a sign-up sends new users here).
+  const requested = ctx.query.get('callbackUrl')
+  const next = requested ? await redirectTarget(ctx, requested) : undefined
   const csrf = issueCsrf(ctx)
   const html = renderPasskeysPage({
     passkeys,
@@ -17,6 +24,7 @@ export const passkeysPage: Action = async (ctx) => {
     providerId: provider.id,
     error: ctx.query.get('error') ?? undefined,
     code: ctx.query.get('code') ?? undefined,
+    next,
     theme: ctx.config.theme,
     script: pageScript(ctx),
   })
