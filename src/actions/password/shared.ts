@@ -4,9 +4,9 @@
  */
 import { isPasswordProvider, type PasswordProvider } from '../../config/password-provider.js'
 import type { ResolvedConfig } from '../../config/types.js'
-import { EmailSignInError, PasswordPolicyError, UnknownActionError } from '../../errors.js'
+import { EmailSignInError, PasswordPolicyError, UnknownActionError, VerificationError } from '../../errors.js'
 import type { ActionContext } from '../context.js'
-import { authUrl, pageUrl } from '../context.js'
+import { authUrl, pageUrl, stringValue } from '../context.js'
 
 /**
  * The password provider.
@@ -40,4 +40,18 @@ export function signInUrl(ctx: ActionContext): string {
 /** The action path of a password route, e.g. `/api/auth/signup`. */
 export function actionPath(ctx: ActionContext, path: string): string {
   return new URL(authUrl(ctx, path)).pathname
+}
+
+// Longer values are no link Portcullis made: refused before they reach the database.
+const MAX_PARAM_LENGTH = 1024
+
+/**
+ * The `token` and `email` of a verification or reset link (its query, or the form that posts them back).
+ * @throws VerificationError when either is missing or too long.
+ */
+export function linkParams(fields: Record<string, unknown>, what: string): { token: string; email: string } {
+  const token = stringValue(fields.token)
+  const email = stringValue(fields.email)
+  if (!token || !email || token.length > MAX_PARAM_LENGTH || email.length > MAX_PARAM_LENGTH) throw new VerificationError(`The ${what} link has no token or no e-mail address.`)
+  return { token, email }
 }

@@ -5,21 +5,16 @@
  * POST), so a mail scanner's GET burns nothing. POST /verify-email/resend `{ csrfToken, email }`:
  * a new link for an unverified password account, the same answer for every address.
  */
-import { VerificationError } from '../../errors.js'
 import { isBoundLink } from '../../email/token.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { renderEmailConfirmPage } from '../../pages/index.js'
-import { assertCsrf, issueCsrf, resolveCallbackUrl, stringValue, type Action, type ActionContext } from '../context.js'
-import { actionPath, formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
-
-const MAX_PARAM_LENGTH = 1024
+import { assertCsrf, issueCsrf, resolveCallbackUrl, type Action, type ActionContext } from '../context.js'
+import { actionPath, formRefusal, linkParams, loadAccounts, passwordProvider, signInUrl } from './shared.js'
 
 export const verifyEmailLink: Action = async (ctx) => {
   const provider = passwordProvider(ctx.config)
   const fields = ctx.method === 'POST' ? ctx.body : Object.fromEntries(ctx.query)
-  const token = stringValue(fields.token)
-  const email = stringValue(fields.email)
-  if (!token || !email || token.length > MAX_PARAM_LENGTH || email.length > MAX_PARAM_LENGTH) throw new VerificationError('The verification link has no token or no e-mail address.')
+  const { token, email } = linkParams(fields, 'verification')
   const binding = ctx.cookieSet.cookies.emailLink
   if (ctx.method === 'POST') assertCsrf(ctx)
   else if (!isBoundLink(ctx.requestCookies[binding.name], token, ctx.config.secrets)) return confirmationPage(ctx, token, email)
