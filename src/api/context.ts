@@ -121,6 +121,18 @@ export function isRequest(value: unknown): value is NodeRequest {
   return typeof value === 'object' && value !== null && 'headers' in value && typeof (value as { method?: unknown }).method === 'string'
 }
 
+/**
+ * The request a server-side call was given first (the request itself, or `{ req, res }`), with its
+ * response: as given, else Express's `req.res`.
+ * @throws TypeError when `given` is neither.
+ */
+export function givenRequest(given: unknown, what: string): { req: NodeRequest; res: ServerResponse | undefined } {
+  const context = isRequest(given) ? { req: given as NodeRequest } : contextRequest(given)
+  if (!context) throw new TypeError(`${what} takes the request (or { req, res }) first.`)
+  const { req } = context
+  return { req, res: ('res' in context ? context.res : undefined) ?? (req as { res?: ServerResponse }).res }
+}
+
 /** The request a request-context object names, or undefined. */
 export function contextRequest(value: unknown): { req: NodeRequest; res?: ServerResponse } | undefined {
   return value && typeof value === 'object' && isRequest((value as { req?: unknown }).req) ? (value as { req: NodeRequest; res?: ServerResponse }) : undefined

@@ -4,8 +4,7 @@
  */
 import type { ActionContext } from '../actions/context.js'
 import { passkeyProvider } from '../actions/passkeys/shared.js'
-import type { NodeRequest } from '../http/request.js'
-import { actionContext, contextRequest, isRequest, type Api } from './context.js'
+import { actionContext, givenRequest, type Api } from './context.js'
 import type { SessionsCallContext } from './sessions-context.js'
 
 /** The request, or `{ req, res }` (as for the session list's functions). */
@@ -17,8 +16,7 @@ export type PasskeysCallContext = SessionsCallContext
  * @throws UnknownActionError when no passkey provider is configured.
  */
 export function passkeysCall(api: Api, given: unknown, what: string): ActionContext {
-  const req = isRequest(given) ? (given as NodeRequest) : contextRequest(given)?.req
-  if (!req) throw new TypeError(`${what} takes the request (or { req, res }) first.`)
+  const { req } = givenRequest(given, what)
   passkeyProvider(api.config)
   return actionContext(api, req)
 }

@@ -5,7 +5,7 @@
 import type { ServerResponse } from 'node:http'
 import type { ActionContext } from '../actions/context.js'
 import type { NodeRequest } from '../http/request.js'
-import { actionContext, contextRequest, isRequest, type Api } from './context.js'
+import { actionContext, givenRequest, type Api } from './context.js'
 import type { SessionsCallContext } from './sessions-context.js'
 
 /** The request, or `{ req, res }` (as for the session list's functions). */
@@ -16,8 +16,6 @@ export type PasswordCallContext = SessionsCallContext
  * @throws TypeError when `given` is not a request.
  */
 export function passwordCall(api: Api, given: unknown, what: string): { req: NodeRequest; res: ServerResponse | undefined; ctx: ActionContext } {
-  const context = isRequest(given) ? { req: given as NodeRequest, res: (given as { res?: ServerResponse }).res } : contextRequest(given)
-  if (!context) throw new TypeError(`${what} takes the request (or { req, res }) first.`)
-  const { req } = context
-  return { req, res: context.res ?? (req as { res?: ServerResponse }).res, ctx: actionContext(api, req) }
+  const { req, res } = givenRequest(given, what)
+  return { req, res, ctx: actionContext(api, req) }
 }

@@ -9,7 +9,7 @@ import type { NodeRequest } from '../http/request.js'
 import { appendCookies } from '../http/respond.js'
 import { assertSessionsListable, revokeOwnSessions, sessionOwner, type RevokedBy, type SessionOwner } from '../session/devices.js'
 import { sessionEndedCookies } from '../session/strategy.js'
-import { actionContext, assertServerCsrf, contextRequest, isRequest, type Api, type CsrfOptions } from './context.js'
+import { actionContext, assertServerCsrf, givenRequest, type Api, type CsrfOptions } from './context.js'
 
 /** The request, or `{ req, res }`. */
 export type SessionsCallContext = IncomingMessage | { req: IncomingMessage; res?: ServerResponse | undefined }
@@ -27,11 +27,9 @@ interface SessionsCall {
  * @throws InvalidConfigurationError when this instance cannot list or end sessions (JWT without a store).
  */
 export function sessionsCall(api: Api, given: unknown, what: string): SessionsCall {
-  const context = isRequest(given) ? { req: given as NodeRequest, res: (given as { res?: ServerResponse }).res } : contextRequest(given)
-  if (!context) throw new TypeError(`${what} takes the request (or { req, res }) first.`)
+  const { req, res } = givenRequest(given, what)
   assertSessionsListable(api.config)
-  const { req } = context
-  return { req, res: context.res ?? (req as { res?: ServerResponse }).res, ctx: actionContext(api, req) }
+  return { req, res, ctx: actionContext(api, req) }
 }
 
 /**
