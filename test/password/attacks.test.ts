@@ -5,27 +5,18 @@
  * 1 MB password; the same password typed on two keyboards; concurrent resets with one token (on
  * SQLite, PostgreSQL and MariaDB); HEAD on a link; imported bcrypt hashes upgraded on sign-in.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals'
+import { describe, expect, it } from '@jest/globals'
 import bcrypt from 'bcryptjs'
 import express from 'express'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import { PasswordPolicyError, type PasswordHashing } from 'portcullis/providers/password'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind, type DatabaseServer } from '../support/databases.js'
-import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { redirectOf, sessionOf } from '../support/oauth-app.js'
+import { useEmailRig } from '../email/email-app.js'
 import { Browser, FAST_HASHING, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
 
-let smtp: TestSmtpServer
-let listener: Listener
-beforeAll(async () => {
-  smtp = await startSmtpServer()
-  listener = await listen()
-})
-afterAll(async () => {
-  await closeListeners()
-  await smtp?.close()
-})
-beforeEach(() => smtp.skipReceived())
+// The suite's SMTP server and app listener (each test starts with no mail waiting).
+const rig = useEmailRig()
 
 /** FAST_HASHING, counting its calls. */
 function countingHashing(): PasswordHashing & { calls: { hash: number; verify: number } } {
@@ -51,15 +42,15 @@ async function observable(response: Response) {
 
 await describeWithDatabase('sqlite', 'the Password provider against attacks', (server) => {
   const db = migratedDatabase(server)
-  const url = () => listener.url
+  const url = () => rig.app.url
 
   describe('link tokens', () => {
     it("refuses another address's token, keeping it for its owner; refuses an expired one and a token made for another purpose", async () => {
-      mountPasswordApp(listener, db.knex, smtp)
-      await verifiedUser(new Browser(), url(), smtp, 'victim@example.com')
-      await verifiedUser(new Browser(), url(), smtp, 'mallory@example.com')
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      await verifiedUser(new Browser(), url(), rig.smtp, 'victim@example.com')
+      await verifiedUser(new Browser(), url(), rig.smtp, 'mallory@example.com')
       await post(new Browser(), url(), 'forgot-password', { email: 'mallory@example.com' })
-      const { link } = await nextLink(smtp, 'mallory@example.com')
+      const { link } = await nextLink(rig.smtp, 'mallory@example.com')
       // Mallory's token on the victim's address.
       const swapped = new URL(link)
       swapped.searchParams.set('email', 'victim@example.com')
@@ -73,14 +64,14 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
 
       // Expired: the row is there, its time is past.
       await post(new Browser(), url(), 'forgot-password', { email: 'victim@example.com' })
-      const late = (await nextLink(smtp, 'victim@example.com')).link
+      const late = (await nextLink(rig.smtp, 'victim@example.com')).link
       await db.knex('VerificationToken').update({ expires: new Date(Date.now() - 1000) })
       const lateBrowser = new Browser()
       expect(redirectOf(await lateBrowser.submitForm(await lateBrowser.request(late), { password: 'too late for this' })).error).toBe('Verification')
 
       // A verification token is no reset token (and the reverse).
       await signUp(new Browser(), url(), 'newcomer@example.com')
-      const verifyLink = new URL((await nextLink(smtp, 'newcomer@example.com')).link)
+      const verifyLink = new URL((await nextLink(rig.smtp, 'newcomer@example.com')).link)
       const asReset = new URL(`${url()}/api/auth/reset-password`)
       asReset.search = verifyLink.search
       const crosser = new Browser()
@@ -92,10 +83,10 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
     })
 
     it('HEAD on a verification link uses nothing, even in the browser that signed up', async () => {
-      mountPasswordApp(listener, db.knex, smtp)
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
       const browser = new Browser()
       await signUp(browser, url(), 'head@example.com')
-      const { link } = await nextLink(smtp, 'head@example.com')
+      const { link } = await nextLink(rig.smtp, 'head@example.com')
       expect((await browser.request(link, { method: 'HEAD' })).status).toBe(200)
       expect(await sessionOf(browser, url())).toBeNull()
       expect((await browser.request(link)).status).toBe(302)
@@ -105,16 +96,16 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
 
   describe('enumeration', () => {
     it('sign-up: a taken and a free address get the same status, location, body, headers and cookie names', async () => {
-      mountPasswordApp(listener, db.knex, smtp)
-      await verifiedUser(new Browser(), url(), smtp, 'taken@example.com')
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      await verifiedUser(new Browser(), url(), rig.smtp, 'taken@example.com')
       const free = await observable(await signUp(new Browser(), url(), 'free@example.com'))
       const taken = await observable(await signUp(new Browser(), url(), 'taken@example.com'))
       expect(taken).toEqual(free)
     })
 
     it('reset: a known and an unknown address get the same answer, and the same limit', async () => {
-      mountPasswordApp(listener, db.knex, smtp, { rateLimit: { identifier: { attempts: 2, windowSeconds: 60 }, ip: { attempts: 100, windowSeconds: 60 } } })
-      await verifiedUser(new Browser(), url(), smtp, 'known@example.com')
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { rateLimit: { identifier: { attempts: 2, windowSeconds: 60 }, ip: { attempts: 100, windowSeconds: 60 } } })
+      await verifiedUser(new Browser(), url(), rig.smtp, 'known@example.com')
       const known = await observable(await post(new Browser(), url(), 'forgot-password', { email: 'known@example.com' }))
       const unknown = await observable(await post(new Browser(), url(), 'forgot-password', { email: 'unknown@example.com' }))
       expect(unknown).toEqual(known)
@@ -127,8 +118,8 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
 
     it('sign-in: a wrong password and an unknown address get the same answer, and each costs one verification', async () => {
       const hashing = countingHashing()
-      mountPasswordApp(listener, db.knex, smtp, {}, { hashing })
-      await verifiedUser(new Browser(), url(), smtp, 'member@example.com')
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { hashing })
+      await verifiedUser(new Browser(), url(), rig.smtp, 'member@example.com')
       // The dummy hash is made on the first unknown address: make it before counting.
       await signIn(new Browser(), url(), 'warm-up@example.com', 'some wrong password')
       hashing.calls.verify = 0
@@ -156,7 +147,7 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
 
     it.each(forms)('POST /%s is refused without the CSRF token, with a forged one, and from another site with a valid one', async (path, fields) => {
       const hashing = countingHashing()
-      mountPasswordApp(listener, db.knex, smtp, {}, { hashing })
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { hashing })
       const browser = new Browser()
       const token = await csrfOf(browser, url())
       const attempts = [
@@ -168,21 +159,21 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect(redirectOf(crossSite).error).toBe('MissingCSRF')
       expect(hashing.calls).toEqual({ hash: 0, verify: 0 })
       expect(await db.knex('User').select()).toEqual([])
-      expect(smtp.messages.filter((mail) => mail.to.includes('csrf@example.com'))).toEqual([])
+      expect(rig.smtp.messages.filter((mail) => mail.to.includes('csrf@example.com'))).toEqual([])
     })
   })
 
   describe('input', () => {
     it('refuses a 1 MB password before hashing it: 413 from the routes, too_long from signUp(), a plain refusal at sign-in', async () => {
       const hashing = countingHashing()
-      const app = mountPasswordApp(listener, db.knex, smtp, {}, { hashing })
+      const app = mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { hashing })
       const huge = 'x'.repeat(1024 * 1024)
       expect((await signUp(new Browser(), url(), 'big@example.com', huge)).status).toBe(413)
       // An app whose own parser reads bodies of any size hands the value on as it is.
       const big = express()
       big.use(express.urlencoded({ extended: false, limit: '4mb' }))
       big.use(app.app)
-      listener.mount(big)
+      rig.app.mount(big)
       const signedIn = await signIn(new Browser(), url(), 'big@example.com', huge)
       expect(redirectOf(signedIn).error).toBe('CredentialsSignin')
       const request = Object.assign(Object.create(null), { method: 'POST', headers: { host: new URL(url()).host }, url: '/' })
@@ -191,17 +182,17 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
     })
 
     it('normalises passwords (NFKC): typed on a full-width keyboard or with a combining accent, the same password signs in', async () => {
-      mountPasswordApp(listener, db.knex, smtp)
-      await verifiedUser(new Browser(), url(), smtp, 'yuki@example.com', 'Ｃｏｒｒｅｃｔ ｈｏｒｓｅ ｂａｔｔｅｒｙ')
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      await verifiedUser(new Browser(), url(), rig.smtp, 'yuki@example.com', 'Ｃｏｒｒｅｃｔ ｈｏｒｓｅ ｂａｔｔｅｒｙ')
       expect((await signIn(new Browser(), url(), 'yuki@example.com', 'Correct horse battery')).headers.get('location')).toBe(`${url()}/`)
-      await verifiedUser(new Browser(), url(), smtp, 'rene@example.com', 'cafe\u0301 au lait, s’il vous plaît')
+      await verifiedUser(new Browser(), url(), rig.smtp, 'rene@example.com', 'cafe\u0301 au lait, s’il vous plaît')
       expect((await signIn(new Browser(), url(), 'rene@example.com', 'caf\u00e9 au lait, s’il vous plaît')).headers.get('location')).toBe(`${url()}/`)
       // Letter case is not folded: it is part of the password.
       expect(redirectOf(await signIn(new Browser(), url(), 'yuki@example.com', 'correct horse battery')).error).toBe('CredentialsSignin')
     })
 
     it('refuses short and common passwords on the sign-up page, saying why, and creates nobody', async () => {
-      mountPasswordApp(listener, db.knex, smtp)
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
       const short = await signUp(new Browser(), url(), 'short@example.com', 'seven77')
       expect(short.status).toBe(400)
       expect(await short.text()).toContain('at least 8 characters')
@@ -218,7 +209,7 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
 
   describe('moving users over from Passport', () => {
     it('signs in with an imported bcrypt hash and replaces it with scrypt; a wrong password is refused', async () => {
-      mountPasswordApp(listener, db.knex, smtp)
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
       const adapter = KnexAdapter(db.knex)
       const user = await adapter.createUser({ email: 'legacy@example.com', emailVerified: new Date() })
       await adapter.setUserPassword(user.id, bcrypt.hashSync('hunter2 but longer', 10))
@@ -233,7 +224,7 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
   })
 
   it('the server-side signUp() and changePassword() are CSRF-checked too', async () => {
-    const app = mountPasswordApp(listener, db.knex, smtp)
+    const app = mountPasswordApp(rig.app, db.knex, rig.smtp)
     const request = Object.assign(Object.create(null), { method: 'POST', headers: { host: new URL(url()).host }, url: '/' })
     await expect(app.signUp(request, { email: 'x@example.com', password: GOOD_PASSWORD })).rejects.toMatchObject({ type: 'MissingCSRF' })
     await expect(app.changePassword(request, { currentPassword: GOOD_PASSWORD, newPassword: 'another long one' })).rejects.toMatchObject({ type: 'MissingCSRF' })
@@ -246,10 +237,10 @@ function raceSuite(kind: DatabaseKind) {
   return (server: DatabaseServer) => {
     const db = migratedDatabase(server)
     it(`lets one of ten concurrent resets with one token win on ${kind}`, async () => {
-      mountPasswordApp(listener, db.knex, smtp)
-      await verifiedUser(new Browser(), listener.url, smtp, 'race@example.com')
-      await post(new Browser(), listener.url, 'forgot-password', { email: 'race@example.com' })
-      const { link } = await nextLink(smtp, 'race@example.com')
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      await verifiedUser(new Browser(), rig.app.url, rig.smtp, 'race@example.com')
+      await post(new Browser(), rig.app.url, 'forgot-password', { email: 'race@example.com' })
+      const { link } = await nextLink(rig.smtp, 'race@example.com')
       const racers = await Promise.all(
         Array.from({ length: 10 }, async (_, index) => {
           const browser = new Browser()
@@ -262,9 +253,9 @@ function raceSuite(kind: DatabaseKind) {
       expect(winners).toHaveLength(1)
       expect(racers.filter(({ response }) => redirectOf(response).error === 'Verification')).toHaveLength(9)
       const winner = winners[0]!.index
-      expect((await signIn(new Browser(), listener.url, 'race@example.com', `racer number ${winner} passphrase`)).headers.get('location')).toBe(`${listener.url}/`)
+      expect((await signIn(new Browser(), rig.app.url, 'race@example.com', `racer number ${winner} passphrase`)).headers.get('location')).toBe(`${rig.app.url}/`)
       const loser = (winner + 1) % 10
-      expect(redirectOf(await signIn(new Browser(), listener.url, 'race@example.com', `racer number ${loser} passphrase`)).error).toBe('CredentialsSignin')
+      expect(redirectOf(await signIn(new Browser(), rig.app.url, 'race@example.com', `racer number ${loser} passphrase`)).error).toBe('CredentialsSignin')
     })
   }
 }

@@ -4,25 +4,16 @@
  * "browsers" (cookie jars over fetch) follow the links. Sign-up, verification, sign-in, a forgotten
  * password and its reset, a changed password, and the sessions each of them ends.
  */
-import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
+import { expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
 import type { AuthApp } from '../support/app-rig.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
-import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { redirectOf, sessionOf } from '../support/oauth-app.js'
+import { useEmailRig } from '../email/email-app.js'
 import { Browser, GOOD_PASSWORD, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
 
-let smtp: TestSmtpServer
-let listener: Listener
-beforeAll(async () => {
-  smtp = await startSmtpServer()
-  listener = await listen()
-})
-afterAll(async () => {
-  await closeListeners()
-  await smtp?.close()
-})
-beforeEach(() => smtp.skipReceived())
+// The suite's SMTP server and app listener (each test starts with no mail waiting).
+const rig = useEmailRig()
 
 function flowSuite(kind: DatabaseKind) {
   return (server: Parameters<Parameters<typeof describeWithDatabase>[2]>[0]) => {
@@ -32,10 +23,10 @@ function flowSuite(kind: DatabaseKind) {
     const mount = (options: Parameters<typeof mountPasswordApp>[4] = {}, config: Parameters<typeof mountPasswordApp>[3] = {}) => {
       events.length = 0
       const on = (name: string) => (message: { user: { email?: string | null } }) => void events.push({ name, email: message.user.email })
-      auth = mountPasswordApp(listener, db.knex, smtp, { events: { createUser: on('createUser'), updateUser: on('updateUser') }, ...config }, options)
+      auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { events: { createUser: on('createUser'), updateUser: on('updateUser') }, ...config }, options)
       return auth
     }
-    const url = () => listener.url
+    const url = () => rig.app.url
     const users = (knex: Knex) => knex('User').select('email', 'emailVerified')
 
     it('signs up: a verification mail whose link, in the same browser, verifies the address and signs in; the password signs in after', async () => {
@@ -51,7 +42,7 @@ function flowSuite(kind: DatabaseKind) {
       expect(JSON.stringify(await db.knex('User').select())).not.toContain(GOOD_PASSWORD)
       expect(events).toEqual([{ name: 'createUser', email: 'ada@example.com' }])
 
-      const mail = await nextLink(smtp, 'ada@example.com')
+      const mail = await nextLink(rig.smtp, 'ada@example.com')
       expect(mail.to).toEqual(['ada@example.com'])
       expect(mail.subject).toBe(`Confirm your e-mail address for ${new URL(url()).host}`)
       expect(mail.link.startsWith(`${url()}/api/auth/verify-email?`)).toBe(true)
@@ -76,15 +67,15 @@ function flowSuite(kind: DatabaseKind) {
 
     it('answers a taken address exactly as a new one (status, location, cookie names), and mails its owner instead of creating anyone', async () => {
       mount()
-      await verifiedUser(new Browser(), url(), smtp, 'taken@example.com')
+      await verifiedUser(new Browser(), url(), rig.smtp, 'taken@example.com')
       const fresh = await signUp(new Browser(), url(), 'fresh@example.com')
-      await nextLink(smtp, 'fresh@example.com')
+      await nextLink(rig.smtp, 'fresh@example.com')
       const taken = await signUp(new Browser(), url(), 'taken@example.com', 'another long passphrase')
       expect(taken.status).toBe(fresh.status)
       expect(taken.headers.get('location')).toBe(fresh.headers.get('location'))
       const names = (response: Response) => response.headers.getSetCookie().map((cookie) => cookie.replace(/=[^;]*/, '=…'))
       expect(names(taken)).toEqual(names(fresh))
-      const owner = await nextLink(smtp, 'taken@example.com')
+      const owner = await nextLink(rig.smtp, 'taken@example.com')
       expect(owner.to).toEqual(['taken@example.com'])
       expect(owner.subject).toMatch(/^Someone tried to sign up to .* with your address$/)
       // The owner's password is unchanged, and nobody new exists.
@@ -102,7 +93,7 @@ function flowSuite(kind: DatabaseKind) {
 
     it('refuses a wrong password and an unknown address with the same answer, and limits attempts per address', async () => {
       mount({}, { rateLimit: { identifier: { attempts: 3, windowSeconds: 60 }, ip: { attempts: 100, windowSeconds: 60 } } })
-      await verifiedUser(new Browser(), url(), smtp, 'grace@example.com')
+      await verifiedUser(new Browser(), url(), rig.smtp, 'grace@example.com')
       const wrong = await signIn(new Browser(), url(), 'grace@example.com', 'not the password at all')
       const unknown = await signIn(new Browser(), url(), 'nobody@example.com', 'not the password at all')
       for (const response of [wrong, unknown]) {
@@ -119,7 +110,7 @@ function flowSuite(kind: DatabaseKind) {
       mount({ requireEmailVerification: true })
       const browser = new Browser()
       await signUp(browser, url(), 'lin@example.com')
-      await nextLink(smtp, 'lin@example.com')
+      await nextLink(rig.smtp, 'lin@example.com')
       const refused = await signIn(new Browser(), url(), 'lin@example.com')
       expect(redirectOf(refused)).toMatchObject({ error: 'CredentialsSignin', code: 'email_not_verified' })
       const page = await new Browser().request(redirectOf(refused).url.href)
@@ -131,7 +122,7 @@ function flowSuite(kind: DatabaseKind) {
 
       const resent = await post(new Browser(), url(), 'verify-email/resend', { email: 'lin@example.com' })
       expect(resent.headers.get('location')).toBe(`${url()}/api/auth/verify-request?provider=password&type=signup`)
-      const { link } = await nextLink(smtp, 'lin@example.com')
+      const { link } = await nextLink(rig.smtp, 'lin@example.com')
       const phone = new Browser()
       const confirm = await phone.request(link)
       expect(await confirm.clone().text()).toContain('Sign in as <strong>lin@example.com</strong>?')
@@ -142,7 +133,7 @@ function flowSuite(kind: DatabaseKind) {
     it('resets a forgotten password: the link sets a new one, ends every other session, signs in here; the old password and the link are refused after', async () => {
       mount()
       const laptop = new Browser()
-      await verifiedUser(laptop, url(), smtp, 'kim@example.com')
+      await verifiedUser(laptop, url(), rig.smtp, 'kim@example.com')
       const phone = new Browser()
       await signIn(phone, url(), 'kim@example.com')
       expect((await sessionOf(phone, url()))?.user.email).toBe('kim@example.com')
@@ -150,7 +141,7 @@ function flowSuite(kind: DatabaseKind) {
       const asker = new Browser()
       const asked = await post(asker, url(), 'forgot-password', { email: 'KIM@example.com' })
       expect(asked.headers.get('location')).toBe(`${url()}/api/auth/verify-request?provider=password&type=reset`)
-      const { link, subject } = await nextLink(smtp, 'kim@example.com')
+      const { link, subject } = await nextLink(rig.smtp, 'kim@example.com')
       expect(subject).toBe(`Set a new password for ${new URL(url()).host}`)
       // Opening the link uses nothing (a mail scanner may fetch it).
       const form = await asker.request(link)
@@ -173,20 +164,20 @@ function flowSuite(kind: DatabaseKind) {
 
     it('answers a reset request for an unknown address as for a known one, and mails nobody', async () => {
       mount()
-      await verifiedUser(new Browser(), url(), smtp, 'known@example.com')
+      await verifiedUser(new Browser(), url(), rig.smtp, 'known@example.com')
       const known = await post(new Browser(), url(), 'forgot-password', { email: 'known@example.com' })
-      await nextLink(smtp, 'known@example.com')
+      await nextLink(rig.smtp, 'known@example.com')
       const unknown = await post(new Browser(), url(), 'forgot-password', { email: 'unknown@example.com' })
       expect(unknown.status).toBe(known.status)
       expect(unknown.headers.get('location')).toBe(known.headers.get('location'))
       await new Promise((resolve) => setTimeout(resolve, 300))
-      expect(smtp.messages.filter((mail) => mail.to.includes('unknown@example.com'))).toEqual([])
+      expect(rig.smtp.messages.filter((mail) => mail.to.includes('unknown@example.com'))).toEqual([])
     })
 
     it('changes the password through changePassword(): the current one checked, the other sessions ended, this one kept', async () => {
       const portcullis = mount()
       const laptop = new Browser()
-      await verifiedUser(laptop, url(), smtp, 'ines@example.com')
+      await verifiedUser(laptop, url(), rig.smtp, 'ines@example.com')
       const phone = new Browser()
       await signIn(phone, url(), 'ines@example.com')
       portcullis.app.post('/account/password', async (req, res, next) => {
@@ -218,7 +209,7 @@ function flowSuite(kind: DatabaseKind) {
       const { SECRET } = await import('../support/flow.js')
       const { FAST_HASHING, FROM } = await import('./password-app.js')
       const adapter = KnexAdapter(db.knex)
-      const app = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING }), Nodemailer({ server: smtp.url, from: FROM })] })
+      const app = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING }), Nodemailer({ server: rig.smtp.url, from: FROM })] })
       app.app.post('/unlink/:provider', app.auth(async (req, res) => {
         try {
           res.json(await app.unlinkAccount(String(req.params.provider), { skipCsrfCheck: true }))
@@ -226,9 +217,9 @@ function flowSuite(kind: DatabaseKind) {
           res.status(400).json({ code: (error as { code?: string }).code })
         }
       }))
-      listener.mount(app.app)
+      rig.app.mount(app.app)
       const browser = new Browser()
-      await verifiedUser(browser, url(), smtp, 'link@example.com')
+      await verifiedUser(browser, url(), rig.smtp, 'link@example.com')
       const user = (await adapter.getUserByEmail('link@example.com'))!
       await adapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '4242' })
 
@@ -236,7 +227,7 @@ function flowSuite(kind: DatabaseKind) {
       const phone = new Browser()
       const { csrfToken } = (await (await phone.request(`${url()}/api/auth/csrf`)).json()) as { csrfToken: string }
       await phone.request(`${url()}/api/auth/signin/nodemailer`, { body: new URLSearchParams({ csrfToken, email: 'link@example.com' }) })
-      const { link } = await nextLink(smtp, 'link@example.com')
+      const { link } = await nextLink(rig.smtp, 'link@example.com')
       await phone.request(link)
       expect((await sessionOf(phone, url()))?.user.id).toBe(user.id)
 
@@ -245,7 +236,7 @@ function flowSuite(kind: DatabaseKind) {
       expect(await unlinked.json()).toMatchObject({ provider: 'github', providerAccountId: '4242' })
 
       // Without e-mail sign-in: the password counts; without it too, the last account stays.
-      const bare = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING, server: smtp.url, from: FROM })] })
+      const bare = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING, server: rig.smtp.url, from: FROM })] })
       bare.app.post('/unlink/:provider', bare.auth(async (req, res) => {
         try {
           res.json(await bare.unlinkAccount(String(req.params.provider), { skipCsrfCheck: true }))
@@ -253,7 +244,7 @@ function flowSuite(kind: DatabaseKind) {
           res.status(400).json({ code: (error as { code?: string }).code })
         }
       }))
-      listener.mount(bare.app)
+      rig.app.mount(bare.app)
       // No e-mail sign-in here: only the password makes GitHub not the last way in.
       await adapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'github', providerAccountId: '4242' })
       expect(await (await browser.request(`${url()}/unlink/github`, { method: 'POST' })).json()).toMatchObject({ provider: 'github' })
@@ -270,11 +261,11 @@ function flowSuite(kind: DatabaseKind) {
       const { SECRET } = await import('../support/flow.js')
       const { FAST_HASHING, FROM } = await import('./password-app.js')
       const adapter = KnexAdapter(db.knex)
-      const app = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING, server: smtp.url, from: FROM }), Passkey({ relayingParty: { origin: url().replace('127.0.0.1', 'localhost') } })] })
-      listener.mount(app.app)
+      const app = authApp({ secret: SECRET, adapter, providers: [Password({ hashing: FAST_HASHING, server: rig.smtp.url, from: FROM }), Passkey({ relayingParty: { origin: url().replace('127.0.0.1', 'localhost') } })] })
+      rig.app.mount(app.app)
       const browser = new Browser()
       await signUp(browser, url(), 'keys@example.com', GOOD_PASSWORD, { callbackUrl: '/dashboard' })
-      const { link } = await nextLink(smtp, 'keys@example.com')
+      const { link } = await nextLink(rig.smtp, 'keys@example.com')
       const verified = await browser.request(link)
       expect(verified.headers.get('location')).toBe(`${url()}/api/auth/passkeys?callbackUrl=${encodeURIComponent(`${url()}/dashboard`)}`)
       const page = await (await browser.request(verified.headers.get('location')!)).text()
@@ -289,7 +280,7 @@ function flowSuite(kind: DatabaseKind) {
       await adapter.createAuthenticator({ credentialID: 'Y3JlZGVudGlhbA==', userId: user.id, providerAccountId: 'Y3JlZGVudGlhbA==', credentialPublicKey: 'cGs=', counter: 0, credentialDeviceType: 'singleDevice', credentialBackedUp: false, transports: null })
       await db.knex('User').where({ id: user.id }).update({ emailVerified: null })
       await post(new Browser(), url(), 'verify-email/resend', { email: 'keys@example.com', callbackUrl: '/dashboard' })
-      const again = await nextLink(smtp, 'keys@example.com')
+      const again = await nextLink(rig.smtp, 'keys@example.com')
       const phone = new Browser()
       const signedIn = await phone.submitForm(await phone.request(again.link))
       expect(signedIn.headers.get('location')).toBe(`${url()}/dashboard`)
