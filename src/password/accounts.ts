@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { askSignInCallback, finishSignIn } from '../actions/callback/provider-sign-in.js'
-import { storedUserWithEmail } from '../actions/callback/users.js'
+import { markVerified, storedUserWithEmail } from '../actions/callback/users.js'
 import { authUrl, pageUrl, type ActionContext } from '../actions/context.js'
 import { assertTrustedLinkOrigin } from '../actions/signin-email.js'
 import type { PasswordAdapter, PasswordProvider, PasswordSettings } from '../config/password-provider.js'
@@ -257,8 +257,7 @@ export async function verifyEmail(ctx: ActionContext, provider: PasswordProvider
   const adapter = ctx.config.adapter as PasswordAdapter
   const found = await storedUserWithEmail(adapter, identifier)
   if (!found) throw new VerificationError('The verification link is for an address that has no account (any more).')
-  const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })
-  if (user !== found) await emitEvent(ctx.config, 'updateUser', { user })
+  const user = found.emailVerified ? found : await markVerified(ctx, adapter, found, new Date(Date.now()))
   const account = passwordAccount(provider, user)
   const elsewhere = await askSignInCallback(ctx, { user, account })
   if (elsewhere) return elsewhere

@@ -92,7 +92,8 @@ export async function resolveEmailUser(ctx: ActionContext, adapter: EmailAdapter
   return { user: created, isNewUser: true }
 }
 
-async function markVerified(ctx: ActionContext, adapter: EmailAdapter, user: AdapterUser, verifiedAt: Date): Promise<AdapterUser> {
+/** The user with `emailVerified` set to `verifiedAt`, stored, and the `updateUser` event. */
+export async function markVerified(ctx: ActionContext, adapter: EmailAdapter, user: AdapterUser, verifiedAt: Date): Promise<AdapterUser> {
   const updated = await adapter.updateUser({ id: user.id, emailVerified: verifiedAt })
   await emitEvent(ctx.config, 'updateUser', { user: updated })
   return updated
