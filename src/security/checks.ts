@@ -17,10 +17,9 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { SessionRequest } from '../session/types.js'
-import type { ResolvedConfig } from '../config/types.js'
 import { InvalidCheckError, type OAuthCheck } from '../errors.js'
 import { expiredCookie, type OutgoingCookie } from '../session/cookies.js'
-import { deriveKeyRing, type KeyRing } from '../session/keys.js'
+import { keyRingFor } from '../session/keys.js'
 import { openSessionToken, sealSessionToken } from '../session/token.js'
 import type { CookieOption, CookiesOptions } from '../types.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
@@ -46,15 +45,7 @@ interface CheckPayload {
 
 // The salt is fixed, not a cookie name: a redirect proxy on https must open a state sealed by a
 // deployment on http (other cookie names) with the same secret.
-const rings = new WeakMap<ResolvedConfig, KeyRing>()
-function ring(config: ResolvedConfig): KeyRing {
-  let keys = rings.get(config)
-  if (!keys) {
-    keys = deriveKeyRing(config.secrets, 'portcullis.oauth-checks')
-    rings.set(config, keys)
-  }
-  return keys
-}
+const ring = keyRingFor('portcullis.oauth-checks')
 
 /** What the authorization request carries, and the cookies that remember it. */
 export interface StartedChecks {
@@ -73,7 +64,7 @@ export function startChecks(request: CheckRequest, provider: OAuthProvider, orig
     const value = randomBytes(32).toString('base64url')
     const payload: CheckPayload = { chk: check, pid: provider.id, v: value }
     if (check === 'state' && provider.redirectProxyUrl) payload.o = originCallbackUrl
-    const sealed = sealSessionToken(payload as unknown as Record<string, unknown>, ring(request.config).current, LIFETIME, request.now)
+    const sealed = sealSessionToken(payload as unknown as Record<string, unknown>, ring(request.config.secrets).current, LIFETIME, request.now)
     const cookie = request.cookieSet.cookies[COOKIE[check]]
     started.cookies.push({ name: cookie.name, value: sealed, options: cookie.options })
     if (check === 'pkce') {
@@ -163,7 +154,7 @@ export function proxyDestination(request: CheckRequest, provider: OAuthProvider,
 }
 
 function openCheck(request: CheckRequest, sealed: string): CheckPayload | undefined {
-  const opened = openSessionToken(sealed, ring(request.config), request.now)
+  const opened = openSessionToken(sealed, ring(request.config.secrets), request.now)
   const payload = opened?.payload as Partial<CheckPayload> | undefined
   if (!payload || typeof payload.chk !== 'string' || typeof payload.pid !== 'string' || typeof payload.v !== 'string') return undefined
   if (payload.o !== undefined && typeof payload.o !== 'string') return undefined

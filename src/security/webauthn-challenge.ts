@@ -14,11 +14,10 @@
  * @see https://www.w3.org/TR/webauthn-3/#sctn-cryptographic-challenges
  */
 import { createHash, randomBytes } from 'node:crypto'
-import type { ResolvedConfig } from '../config/types.js'
 import type { PasskeyAdapter, PasskeyProvider } from '../config/passkey-provider.js'
 import { WebAuthnVerificationError } from '../errors.js'
 import { expiredCookie, type OutgoingCookie } from '../session/cookies.js'
-import { deriveKeyRing, type KeyRing } from '../session/keys.js'
+import { keyRingFor } from '../session/keys.js'
 import { openSessionToken, sealSessionToken } from '../session/token.js'
 import type { SessionRequest } from '../session/types.js'
 
@@ -47,15 +46,7 @@ export interface UsedChallenge {
   userId: string | undefined
 }
 
-const rings = new WeakMap<ResolvedConfig, KeyRing>()
-function ring(config: ResolvedConfig): KeyRing {
-  let keys = rings.get(config)
-  if (!keys) {
-    keys = deriveKeyRing(config.secrets, 'portcullis.webauthn-challenge')
-    rings.set(config, keys)
-  }
-  return keys
-}
+const ring = keyRingFor('portcullis.webauthn-challenge')
 
 /** The verification token's identifier: one namespace per provider, apart from e-mail addresses. */
 function identifierOf(provider: PasskeyProvider): string {
@@ -83,7 +74,7 @@ export async function startChallenge(
   await adapter.createVerificationToken({ identifier: identifierOf(provider), token: tokenOf(challenge), expires: new Date((request.now + CHALLENGE_LIFETIME) * 1000) })
   const payload: ChallengePayload = { chk: 'webauthn', pid: provider.id, act: action, c: challenge }
   if (userId !== undefined) payload.u = userId
-  const sealed = sealSessionToken(payload as unknown as Record<string, unknown>, ring(request.config).current, CHALLENGE_LIFETIME, request.now)
+  const sealed = sealSessionToken(payload as unknown as Record<string, unknown>, ring(request.config.secrets).current, CHALLENGE_LIFETIME, request.now)
   const cookie = request.cookieSet.cookies.webauthnChallenge
   return { challenge, cookie: { name: cookie.name, value: sealed, options: cookie.options } }
 }
@@ -103,7 +94,7 @@ export async function useChallenge(request: SessionRequest, provider: PasskeyPro
       `The passkey response came without the "${cookie.name}" cookie: it expired (challenges live ${CHALLENGE_LIFETIME / 60} minutes) or was used, the options were fetched on another host (localhost vs 127.0.0.1), or a proxy without "trust proxy" changed the __Secure- cookie name.`,
     )
   }
-  const payload = openSessionToken(sealed, ring(request.config), request.now)?.payload as Partial<ChallengePayload> | undefined
+  const payload = openSessionToken(sealed, ring(request.config.secrets), request.now)?.payload as Partial<ChallengePayload> | undefined
   if (!payload || payload.chk !== 'webauthn' || typeof payload.c !== 'string' || typeof payload.pid !== 'string') {
     throw new WebAuthnVerificationError('challenge_invalid', `The "${cookie.name}" cookie could not be opened: it expired (${CHALLENGE_LIFETIME / 60} minutes) or was sealed with another secret.`)
   }

@@ -169,3 +169,26 @@ function jwkThumbprint(raw: Buffer): string {
     .update(members)
     .digest('base64url')
 }
+
+/**
+ * The key ring of one purpose (`salt`) for each set of secrets, derived on first use and kept: what
+ * the sealed values of that purpose (OAuth checks, passkey challenges) are sealed and opened with.
+ * A resolved config's `secrets` array is the same object for its lifetime, so it keys the cache.
+ *
+ * @example
+ * ```ts
+ * const checksRing = keyRingFor('portcullis.oauth-checks')
+ * checksRing(config.secrets).current // derived once per config
+ * ```
+ */
+export function keyRingFor(salt: string): (secrets: readonly string[]) => KeyRing {
+  const rings = new WeakMap<readonly string[], KeyRing>()
+  return (secrets) => {
+    let ring = rings.get(secrets)
+    if (!ring) {
+      ring = deriveKeyRing(secrets, salt)
+      rings.set(secrets, ring)
+    }
+    return ring
+  }
+}
