@@ -30,6 +30,7 @@ export type ErrorType =
   | 'RateLimited'
   | 'RefreshAccessTokenError'
   | 'SessionTokenTooLarge'
+  | 'TwoFactor'
   | 'UnknownAction'
   | 'UntrustedHost'
   | 'Verification'
@@ -51,6 +52,7 @@ export type ClientErrorCode =
   | 'OAuthCallbackError'
   | 'OAuthSignInError'
   | 'RateLimited'
+  | 'TwoFactor'
   | 'Verification'
   | 'WebAuthnVerificationError'
 
@@ -165,6 +167,31 @@ export class PasswordPolicyError extends AuthError {
 
   override get logLevel(): 'error' | 'warn' | 'debug' {
     return 'debug'
+  }
+}
+
+/** Why a second-factor step was refused (`TwoFactorError.code`). */
+export type TwoFactorCode = 'invalid_code' | 'pending_invalid' | 'not_enrolled' | 'already_enrolled' | 'not_signed_in'
+
+/**
+ * A second-factor step was refused:
+ * - `invalid_code`: the code is wrong, expired, or was used already (a replay), or the recovery code is unknown or used;
+ * - `pending_invalid`: the second page was reached without this browser's pending sign-in (skipped,
+ *   expired after 5 minutes, or its cookie copied to another browser);
+ * - `not_enrolled` / `already_enrolled`: the user has no confirmed TOTP enrolment / already has one;
+ * - `not_signed_in`: an enrolment call without a signed-in user.
+ */
+export class TwoFactorError extends AuthError {
+  override readonly kind = 'signIn'
+  readonly code: TwoFactorCode
+
+  constructor(code: TwoFactorCode, message: string) {
+    super('TwoFactor', message)
+    this.code = code
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'TwoFactor'
   }
 }
 

@@ -22,10 +22,13 @@ import {
   createAuth,
   type AuthFunction,
   type ChangePasswordFunction,
+  type DisableTotpFunction,
+  type EnrollTotpFunction,
   type GetAccessTokenFunction,
   type GetCsrfTokenFunction,
   type ListPasskeysFunction,
   type ListSessionsFunction,
+  type RegenerateRecoveryCodesFunction,
   type RemovePasskeyFunction,
   type RevokeOtherSessionsFunction,
   type RevokeSessionFunction,
@@ -34,6 +37,7 @@ import {
   type SignOutFunction,
   type SignUpFunction,
   type UnlinkAccountFunction,
+  type VerifyTotpFunction,
 } from './api/index.js'
 import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
 import { startPruning } from './prune.js'
@@ -68,6 +72,14 @@ export interface PortcullisResult {
   signUp: SignUpFunction
   /** Changes the signed-in user's password (the current one checked) and ends their other sessions (CSRF-checked). */
   changePassword: ChangePasswordFunction
+  /** Starts the signed-in user's TOTP enrolment: the secret, its URI and QR code (`twoFactor` option). */
+  enrollTotp: EnrollTotpFunction
+  /** Confirms the enrolment with a first code (the recovery codes), or checks a code (CSRF-checked). */
+  verifyTotp: VerifyTotpFunction
+  /** Turns the signed-in user's second factor off after a current code (CSRF-checked). */
+  disableTotp: DisableTotpFunction
+  /** Ten new recovery codes for the signed-in user after a current code (CSRF-checked). */
+  regenerateRecoveryCodes: RegenerateRecoveryCodesFunction
 }
 
 /**
@@ -97,6 +109,8 @@ export type {
   ChangePasswordFunction,
   ChangePasswordOptions,
   CsrfOptions,
+  DisableTotpFunction,
+  EnrollTotpFunction,
   GetAccessTokenFunction,
   GetAccessTokenOptions,
   GetCsrfTokenFunction,
@@ -104,6 +118,7 @@ export type {
   ListSessionsFunction,
   PasskeysCallContext,
   PasswordCallContext,
+  RegenerateRecoveryCodesFunction,
   RemovePasskeyFunction,
   RevokeOtherSessionsFunction,
   RevokeSessionFunction,
@@ -115,8 +130,13 @@ export type {
   SignOutOptions,
   SignUpFunction,
   SignUpOptions,
+  TotpEnrollment,
+  TotpVerification,
+  TwoFactorCallContext,
+  TwoFactorCodeOptions,
   UnlinkAccountFunction,
   UnlinkOptions,
+  VerifyTotpFunction,
 } from './api/index.js'
 export type { Handlers, NextFunction } from './http/router.js'
 export type { NodeRequest } from './http/request.js'

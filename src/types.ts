@@ -228,6 +228,22 @@ export interface AccountReference {
 export type AccountTokenFields = Pick<AdapterAccount, 'refresh_token' | 'access_token' | 'expires_at' | 'token_type' | 'scope' | 'id_token' | 'session_state'>
 
 /**
+ * A user's TOTP enrolment as the adapter stores it (`getTwoFactor`).
+ * @see https://www.rfc-editor.org/rfc/rfc6238
+ */
+export interface AdapterTwoFactor {
+  userId: string
+  /** The shared secret, sealed by Portcullis with the secret (`AUTH_SECRET`): never stored in the clear. */
+  secret: string
+  /** When the first code confirmed the enrolment; `null` while it is pending. */
+  enabledAt: Date | null
+  /** The RFC 6238 time step of the last code accepted; `null` before the first. */
+  lastUsedStep: number | null
+  /** Recovery codes not used yet. */
+  recoveryCodes: number
+}
+
+/**
  * The database adapter: how Portcullis stores users, accounts, sessions and verification tokens.
  * The method set is Auth.js v5's, so an Auth.js adapter fits too. Database sessions need the four
  * session methods; `KnexAdapter` (`portcullis/adapters/knex`) implements all of them.
@@ -306,6 +322,36 @@ export interface Adapter {
    */
   setUserPassword?(userId: string, hash: string): Promise<void>
   /**
+   * The user's TOTP enrolment (pending or confirmed) with the number of recovery codes left, or
+   * `null`. Not in Auth.js's set: the second factor (`twoFactor` option) needs it and the methods
+   * below; KnexAdapter keeps them in the seventh migration's tables.
+   */
+  getTwoFactor?(userId: string): Promise<AdapterTwoFactor | null>
+  /**
+   * Stores a pending enrolment (`enabledAt` and `lastUsedStep` null) with this sealed secret,
+   * replacing a pending one. Never replaces a confirmed one: returns `false` then.
+   */
+  startTwoFactor?(userId: string, secret: string): Promise<boolean>
+  /**
+   * Confirms the pending enrolment whose secret is `secret`, in one transaction: `enabledAt` set,
+   * `lastUsedStep` set to the first code's step, the recovery codes replaced by these hashes.
+   * `false`, changing nothing, when there is no pending enrolment with that secret (confirmed
+   * meanwhile, or replaced by a newer one).
+   */
+  enableTwoFactor?(userId: string, confirmation: { secret: string; step: number; enabledAt: Date; recoveryCodes: readonly string[] }): Promise<boolean>
+  /**
+   * Records that a code of time step `step` was accepted, atomically: `true` only when the
+   * confirmed enrolment's `lastUsedStep` was below `step` (so a code is good once, even for two
+   * concurrent requests), `false` otherwise.
+   */
+  useTwoFactorStep?(userId: string, step: number): Promise<boolean>
+  /** Deletes one of the user's recovery codes by its hash: `true` when it was there (single use, atomic). */
+  useRecoveryCode?(userId: string, codeHash: string): Promise<boolean>
+  /** Replaces all the user's recovery codes by these hashes, in one transaction. */
+  setRecoveryCodes?(userId: string, codeHashes: readonly string[]): Promise<void>
+  /** Deletes the user's enrolment and recovery codes; `true` when there was an enrolment. */
+  deleteTwoFactor?(userId: string): Promise<boolean>
+  /**
    * Deletes rows that can never be used again (expired sessions, verification tokens) and returns
    * how many of each; `null` when another process is pruning. Run by the `prune` option.
    */
@@ -331,6 +377,26 @@ export type AuthIncomingRequest = IncomingMessage & {
   cookies?: Record<string, string> | undefined
 }
 
+/**
+ * The second factor (the `twoFactor` option): users who enrolled a TOTP authenticator app give a
+ * code from it (or a recovery code) after their password, on a second page, before a session
+ * starts. Enrolment is theirs to choose (`/two-factor/setup`, or `enrollTotp()`).
+ */
+export interface TwoFactorOptions {
+  /** The name authenticator apps show beside the code. Default: the site's host name (from `AUTH_URL`, else the request). */
+  issuer?: string | undefined
+  /**
+   * Ask enrolled users after an OAuth or OpenID Connect sign-in too. Default `false`: the provider's
+   * own second factor is trusted.
+   */
+  requireForOAuth?: boolean | undefined
+  /**
+   * Ask enrolled users after following an e-mail sign-in link too. Default `true`: without it a
+   * link would bypass the second factor of a password account.
+   */
+  requireForEmail?: boolean | undefined
+}
+
 /** The built-in pages' look. */
 export interface Theme {
   /** `auto` follows the visitor's system setting. Default `auto`. */
@@ -345,6 +411,11 @@ export interface Theme {
 
 /** The app's own pages, replacing the built-in ones. Each value is a path such as `/login`. */
 export interface PagesOptions {
+  /**
+   * The app's own second-factor page (`twoFactor` option), instead of the built-in `/two-factor`. It
+   * posts `code` and `csrfToken` to `<basePath>/two-factor`.
+   */
+  twoFactor?: string | undefined
   signIn?: string | undefined
   signOut?: string | undefined
   error?: string | undefined
@@ -495,6 +566,11 @@ export interface CookiesOptions {
    * name), valid 5 minutes, used once.
    */
   webauthnChallenge: CookieOption
+  /**
+   * The sealed pending sign-in between the first factor and the second (`authjs.two-factor`): who
+   * signs in and how, bound to this browser's CSRF cookie, valid 5 minutes. Not an Auth.js cookie.
+   */
+  twoFactorPending: CookieOption
 }
 
 /** Options of the deployment that `redirectProxyUrl` points at. */
@@ -556,6 +632,12 @@ export interface CallbacksOptions {
      * followed, the second call of an e-mail sign-in.
      */
     email?: { verificationRequest?: boolean | undefined } | undefined
+    /**
+     * The second factor the user gave after the first (`twoFactor` option): a TOTP code or one of
+     * their recovery codes. Absent when none was asked (the user has not enrolled, or the sign-in
+     * method is not one that asks).
+     */
+    twoFactor?: { method: 'totp' | 'recovery-code' } | undefined
   }) => Awaitable<boolean | string>) | undefined
   /**
    * Decides where to send the user after sign-in or sign-out. `baseUrl` is the site's origin.
@@ -611,6 +693,14 @@ export interface EventsOptions {
   passkeyAdded?: ((message: { userId: string; passkey: PasskeyInfo }) => Awaitable<void>) | undefined
   /** A passkey was removed (`removePasskey()` or `POST /passkeys/remove`). */
   passkeyRemoved?: ((message: { userId: string; passkey: PasskeyInfo }) => Awaitable<void>) | undefined
+  /** The user confirmed a TOTP enrolment with a first code; ten recovery codes were issued. */
+  twoFactorEnabled?: ((message: { userId: string }) => Awaitable<void>) | undefined
+  /** The user's TOTP enrolment was removed (`disableTotp()` or the settings page, with a current code). */
+  twoFactorDisabled?: ((message: { userId: string }) => Awaitable<void>) | undefined
+  /** New recovery codes replaced the user's old ones (`regenerateRecoveryCodes()` or the settings page). */
+  recoveryCodesRegenerated?: ((message: { userId: string }) => Awaitable<void>) | undefined
+  /** A recovery code was used in place of a TOTP code; `remaining` are left. */
+  recoveryCodeUsed?: ((message: { userId: string; remaining: number }) => Awaitable<void>) | undefined
 }
 
 /** One of the user's passkeys, as `listPasskeys()` and the passkeys page show it (never its public key). */

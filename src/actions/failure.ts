@@ -11,6 +11,7 @@ import {
   InvalidRequestError,
   OAuthCallbackError,
   RateLimitedError,
+  TwoFactorError,
   WebAuthnVerificationError,
   type InvalidProviderError,
   type UnknownActionError,
@@ -37,7 +38,7 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
   const failure: AuthFailure = { error: authError?.clientCode ?? 'Configuration' }
   if (authError?.kind === 'signIn') {
     // Fixed, short identifiers (never provider text), so they are safe in the URL.
-    if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError || authError instanceof WebAuthnVerificationError) {
+    if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError || authError instanceof WebAuthnVerificationError || authError instanceof TwoFactorError) {
       failure.code = authError.code
     }
     const signInUrl = pageUrl(ctx, 'signIn', '/signin', failure)

@@ -21,6 +21,10 @@ import { createSignIn } from './sign-in.js'
 import { createSignOut } from './sign-out.js'
 import { createSignUp } from './sign-up.js'
 import { createUnlinkAccount } from './unlink-account.js'
+import { createDisableTotp } from './disable-totp.js'
+import { createEnrollTotp } from './enroll-totp.js'
+import { createRegenerateRecoveryCodes } from './regenerate-recovery-codes.js'
+import { createVerifyTotp } from './verify-totp.js'
 
 export type { AuthFunction, AuthenticatedRequest } from './auth.js'
 export type { GetAccessTokenFunction, GetAccessTokenOptions } from './access-token.js'
@@ -40,8 +44,14 @@ export type { SignInFunction, SignInOptions } from './sign-in.js'
 export type { SignOutFunction, SignOutOptions } from './sign-out.js'
 export type { SignUpFunction, SignUpOptions } from './sign-up.js'
 export type { UnlinkAccountFunction, UnlinkOptions } from './unlink-account.js'
+export type { DisableTotpFunction } from './disable-totp.js'
+export type { EnrollTotpFunction } from './enroll-totp.js'
+export type { RegenerateRecoveryCodesFunction } from './regenerate-recovery-codes.js'
+export type { TwoFactorCallContext, TwoFactorCodeOptions } from './two-factor-context.js'
+export type { TotpVerification, VerifyTotpFunction } from './verify-totp.js'
+export type { TotpEnrollment } from '../two-factor/factor.js'
 
-/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount`, `getAccessToken`, the session list's, the passkeys' and the password provider's functions for a resolved config. */
+/** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount`, `getAccessToken`, the session list's, the passkeys', the password provider's and the second factor's functions for a resolved config. */
 export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
   const api = createApi(config, requestStore)
   return {
@@ -59,5 +69,9 @@ export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStora
     removePasskey: createRemovePasskey(api),
     signUp: createSignUp(api),
     changePassword: createChangePassword(api),
+    enrollTotp: createEnrollTotp(api),
+    verifyTotp: createVerifyTotp(api),
+    disableTotp: createDisableTotp(api),
+    regenerateRecoveryCodes: createRegenerateRecoveryCodes(api),
   }
 }

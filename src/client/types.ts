@@ -51,6 +51,7 @@ export type SignInErrorCode =
   | 'OAuthCallbackError'
   | 'OAuthSignInError'
   | 'RateLimited'
+  | 'TwoFactor'
   | 'Verification'
   | 'WebAuthnVerificationError'
 

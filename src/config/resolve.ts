@@ -19,6 +19,7 @@ import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import { resolveOAuthProvider } from './oauth-provider.js'
 import { assertPasskeyAdapter, resolvePasskeyProvider } from './passkey-provider.js'
 import { assertPasswordAdapter, isPasswordProvider, resolvePasswordProvider } from './password-provider.js'
+import { resolveTwoFactor } from './two-factor.js'
 import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
 import type { Adapter, CallbacksOptions, CookiesOptions, PagesOptions } from '../types.js'
 import type { EmailProvider } from '../providers/email.js'
@@ -110,6 +111,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     redirectProxyAllowedOrigins: resolveAllowedOrigins(config.redirectProxy?.allowedOrigins ?? redirectProxyAllowedOriginsFromEnv(env)),
     rateLimit,
     prune: resolvePrune(config.prune, adapter, rateLimit),
+    twoFactor: resolveTwoFactor(config.twoFactor, adapter, rateLimit),
   } satisfies ResolvedConfig)
 }
 

@@ -27,6 +27,7 @@ import type {
   RedirectProxyOptions,
   SessionOptions,
   Theme,
+  TwoFactorOptions,
 } from '../types.js'
 import type { OAuthProvider } from './oauth-provider.js'
 import type { PasskeyProvider } from './passkey-provider.js'
@@ -89,6 +90,20 @@ export interface PortcullisConfig {
   rateLimit?: RateLimitOptions | boolean | undefined
   /** Off by default. Prunes expired rows in the background: see `PruneOptions`. */
   prune?: PruneOptions | undefined
+  /**
+   * A second factor (TOTP, RFC 6238) for users who enrol one: asked after a password or credentials
+   * sign-in, and by choice after OAuth and e-mail. Needs an adapter with the two-factor methods
+   * (KnexAdapter's seventh migration) and the rate limit on. See `TwoFactorOptions`.
+   */
+  twoFactor?: TwoFactorOptions | boolean | undefined
+}
+
+/** The `twoFactor` option, resolved. */
+export interface ResolvedTwoFactor {
+  /** Undefined: the host of the request's origin. */
+  readonly issuer: string | undefined
+  readonly requireForOAuth: boolean
+  readonly requireForEmail: boolean
 }
 
 /** A provider as the routes use it: resolved, validated and frozen. */
@@ -150,4 +165,6 @@ export interface ResolvedConfig {
   readonly sharedStore: SessionStore | undefined
   /** The background prune (config/prune.ts); undefined when off. */
   readonly prune: ResolvedPrune | undefined
+  /** The second factor; undefined when off. */
+  readonly twoFactor: ResolvedTwoFactor | undefined
 }

@@ -28,6 +28,8 @@ import { forgotPasswordAction, forgotPasswordPage } from '../actions/password/fo
 import { resetPasswordAction, resetPasswordPage } from '../actions/password/reset.js'
 import { signUpAction, signUpPage } from '../actions/password/signup.js'
 import { resendVerificationLink, verifyEmailLink } from '../actions/password/verify-email.js'
+import { twoFactorAction, twoFactorPage } from '../actions/two-factor/challenge.js'
+import { disableTwoFactorAction, recoveryCodesAction, twoFactorSetupAction, twoFactorSetupPage } from '../actions/two-factor/setup.js'
 import type { ResolvedConfig } from '../config/types.js'
 import { InvalidProviderError, InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
@@ -191,10 +193,12 @@ const PAGE_ROUTES: Record<string, Action> = {
   '/forgot-password': forgotPasswordPage,
   // Shows the form; the token is used only by its POST.
   '/reset-password': resetPasswordPage,
+  '/two-factor': twoFactorPage,
 }
 
 // /verify-email uses its link's token when the asking browser opens it: no page, HEAD does not run it.
-const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSession, '/verify-email': verifyEmailLink }
+// /two-factor/setup may store a pending secret: HEAD does not run it either.
+const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSession, '/verify-email': verifyEmailLink, '/two-factor/setup': twoFactorSetupPage }
 
 const POST_ROUTES: Record<string, Action> = {
   '/session': updateSession,
@@ -208,6 +212,10 @@ const POST_ROUTES: Record<string, Action> = {
   '/verify-email/resend': resendVerificationLink,
   '/forgot-password': forgotPasswordAction,
   '/reset-password': resetPasswordAction,
+  '/two-factor': twoFactorAction,
+  '/two-factor/setup': twoFactorSetupAction,
+  '/two-factor/recovery-codes': recoveryCodesAction,
+  '/two-factor/disable': disableTwoFactorAction,
 }
 
 function trimmed(actionPath: string): string {

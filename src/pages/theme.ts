@@ -133,6 +133,11 @@ background:var(--alert-bg);color:var(--alert-text);text-align:center}
 .sessions{list-style:none;margin:0 0 1.5rem;padding:0}
 .sessions li{padding:.75rem 0;border-top:1px solid var(--border)}
 .sessions li:last-child{border-bottom:1px solid var(--border)}
+.qr{display:block;width:12rem;height:12rem;margin:0 auto 1rem;background:#fff;border-radius:.5rem}
+.qr svg{display:block;width:100%;height:100%}
+code.secret{display:block;margin:0 0 1rem;text-align:center;font-size:1rem;letter-spacing:.05em;word-break:break-all}
+.codes{list-style:none;margin:0 0 1rem;padding:0;display:grid;grid-template-columns:1fr 1fr;gap:.25rem .75rem;
+font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;text-align:center}
 .sessions small{display:block;color:var(--muted);font-size:.8125rem}
 .sessions form{margin-top:.5rem}
 .secondary{color:var(--brand);background:transparent;border:1px solid var(--border);padding:.45rem .75rem;font-size:.875rem}

@@ -24,6 +24,7 @@ import type { PasswordHashing, PasswordMail } from '../providers/password.js'
 import { limitSignInAttempt } from '../security/rate-limit.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import { revokeOwnSessions } from '../session/devices.js'
+import { secondFactorGate } from '../two-factor/pending.js'
 import type { Account, AdapterUser } from '../types.js'
 import { isBcryptHash, scryptHasher } from './hash.js'
 import { issueLink, useLink } from './links.js'
@@ -140,8 +141,18 @@ export async function signInWithPassword(ctx: ActionContext, provider: PasswordP
   const { user, stored } = checked
   await rehashIfNeeded(ctx, provider, user, stored, password)
   if (provider.password.requireEmailVerification && !user.emailVerified) throw new EmailNotVerifiedError()
+  // An enrolled user gives a second factor first (two-factor/pending.ts).
+  const pending = await secondFactorGate(ctx, user.id, { kind: 'password', pid: provider.id, email })
+  return pending ?? completePasswordSignIn(ctx, provider, user, email)
+}
+
+/**
+ * A password sign-in once its factors are checked: the `signIn` callback, the session, the redirect.
+ * Also where the second page resumes it.
+ */
+export async function completePasswordSignIn(ctx: ActionContext, provider: PasswordProvider, user: AdapterUser, email: string, twoFactor?: { method: 'totp' | 'recovery-code' }): Promise<AuthResponse> {
   const account = passwordAccount(provider, user)
-  const elsewhere = await askSignInCallback(ctx, { user, account, credentials: { email } })
+  const elsewhere = await askSignInCallback(ctx, { user, account, credentials: { email }, ...(twoFactor && { twoFactor }) })
   return elsewhere ?? finishSignIn(ctx, { user, account, isNewUser: false })
 }
 

@@ -34,6 +34,8 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     emailLink: { name: `${prefix}authjs.email-link`, options: { ...options } },
     // A passkey ceremony is seconds long; the challenge inside expires with the cookie.
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...options, maxAge: FIVE_MINUTES } },
+    // The step between a sign-in's first factor and its second.
+    twoFactorPending: { name: `${prefix}authjs.two-factor`, options: { ...options, maxAge: FIVE_MINUTES } },
   }
 }
 

@@ -13,6 +13,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Adapter, AdapterAccount, AdapterAuthenticator, AdapterSession, AdapterUser, NewAdapterAccount, VerificationToken } from 'portcullis'
+import { describeTwoFactorConformance } from './conformance-two-factor.js'
 
 /** What a suite runs against: the adapter, on an empty store that the suite may fill. */
 export interface ConformanceSubject {
@@ -34,9 +35,12 @@ export interface ConformanceCapabilities {
   userFields?: boolean
   /** Beyond Auth.js's set, for passkeys: `deleteAuthenticator`, and the counter's compare-and-set (`updateAuthenticatorCounter`'s `expect`). */
   authenticatorExtras?: boolean
+  /** The second factor's seven methods (`getTwoFactor` ... `deleteTwoFactor`), and `deleteUser` deleting what they store. */
+  twoFactor?: boolean
 }
 
 const AUTHENTICATOR_METHODS = ['getAccount', 'createAuthenticator', 'getAuthenticator', 'listAuthenticatorsByUserId', 'updateAuthenticatorCounter'] as const
+const TWO_FACTOR_METHODS = ['getTwoFactor', 'startTwoFactor', 'enableTwoFactor', 'useTwoFactorStep', 'useRecoveryCode', 'setRecoveryCodes', 'deleteTwoFactor'] as const
 
 const METHODS = [
   'createUser',
@@ -118,7 +122,7 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
     })
 
     it('implements every Adapter method', () => {
-      const methods = [...METHODS, ...(capabilities.authenticators ? AUTHENTICATOR_METHODS : [])]
+      const methods = [...METHODS, ...(capabilities.authenticators ? AUTHENTICATOR_METHODS : []), ...(capabilities.twoFactor ? TWO_FACTOR_METHODS : [])]
       for (const method of methods) expect([method, typeof subject?.adapter[method]]).toEqual([method, 'function'])
     })
 
@@ -274,6 +278,8 @@ export function runAdapterConformance(name: string, setup: () => Promise<Conform
         })
       })
     }
+
+    if (capabilities.twoFactor) describeTwoFactorConformance(() => adapter, () => createUser())
 
     if (capabilities.userFields) {
       describe('the app’s own user fields (role, plan)', () => {

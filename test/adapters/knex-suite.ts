@@ -43,7 +43,7 @@ export function runKnexAdapterSuites(server: DatabaseServer): void {
           const withUserFields = KnexAdapter(knex(), { naming, userFields: { role: 'role', plan: 'plan_name' }, logger })
           return { adapter: KnexAdapter(knex(), { naming }), withUserFields: { adapter: withUserFields, debugLines }, teardown: async () => {} }
         },
-        { authenticators: true, userFields: true, authenticatorExtras: true },
+        { authenticators: true, userFields: true, authenticatorExtras: true, twoFactor: true },
       )
       describeKnexSpecifics(server, naming, knex)
     })
@@ -68,8 +68,10 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
   }
 
   describe('schema and SQL', () => {
-    it('migrate.latest creates the five tables with every column under the naming’s names', async () => {
-      for (const group of ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators'] as const) {
+    it('migrate.latest creates every table with every column under the naming’s names', async () => {
+      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes'] as const
+      expect([...groups].sort()).toEqual(Object.keys(tables).sort())
+      for (const group of groups) {
         expect([tables[group], await knex().schema.hasTable(tables[group])]).toEqual([tables[group], true])
         for (const column of Object.values(names[group])) {
           expect([tables[group], column, await knex().schema.hasColumn(tables[group], column)]).toEqual([tables[group], column, true])
@@ -184,6 +186,42 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       expect(await countRows(tables.authenticators, { [names.authenticators.credentialID]: credentialID })).toBe(0)
     })
 
+    it('deleting a user row directly cascades to its two-factor enrolment and recovery codes (ON DELETE CASCADE)', async () => {
+      const { user } = await userWithAccountAndSession()
+      const bystander = await userWithAccountAndSession()
+      for (const { id } of [user, bystander.user]) {
+        const secret = randomUUID()
+        await adapter().startTwoFactor(id, secret)
+        await adapter().enableTwoFactor(id, { secret, step: 1, enabledAt: new Date(), recoveryCodes: [randomUUID(), randomUUID()] })
+      }
+      await knex()(tables.users).where({ [names.users.id]: user.id }).del()
+      expect(await countRows(tables.twoFactors, { [names.twoFactors.userId]: user.id })).toBe(0)
+      expect(await countRows(tables.recoveryCodes, { [names.recoveryCodes.userId]: user.id })).toBe(0)
+      expect(await countRows(tables.twoFactors, { [names.twoFactors.userId]: bystander.user.id })).toBe(1)
+      expect(await countRows(tables.recoveryCodes, { [names.recoveryCodes.userId]: bystander.user.id })).toBe(2)
+    })
+
+    it('the schema itself keeps one enrolment a user and each recovery code once, and refuses rows of an unknown user', async () => {
+      const { user } = await userWithAccountAndSession()
+      const { twoFactors, recoveryCodes } = names
+      const enrolment = { [twoFactors.userId]: user.id, [twoFactors.secret]: 'sealed', [twoFactors.updatedAt]: new Date() }
+      const code = { [recoveryCodes.userId]: user.id, [recoveryCodes.codeHash]: 'hash' }
+      await knex()(tables.twoFactors).insert(enrolment)
+      await expectUniqueViolation(knex()(tables.twoFactors).insert({ ...enrolment, [twoFactors.secret]: 'other' }))
+      await knex()(tables.recoveryCodes).insert(code)
+      await expectUniqueViolation(knex()(tables.recoveryCodes).insert(code))
+      await expect(adapter().startTwoFactor(randomUUID(), 'sealed')).rejects.toBeDefined()
+      await expect(knex()(tables.recoveryCodes).insert({ ...code, [recoveryCodes.userId]: randomUUID() })).rejects.toBeDefined()
+    })
+
+    it('useTwoFactorStep and enableTwoFactor refuse a time step that is not a non-negative integer (TypeError), before any SQL', async () => {
+      const { user } = await userWithAccountAndSession()
+      for (const step of ['59000000', 1.5, -1, Number.NaN, 2 ** 53] as unknown as number[]) {
+        await expect(adapter().useTwoFactorStep(user.id, step)).rejects.toThrow(TypeError)
+        await expect(adapter().enableTwoFactor(user.id, { secret: 's', step, enabledAt: new Date(), recoveryCodes: [] })).rejects.toThrow(TypeError)
+      }
+    })
+
     it('KnexAdapter refuses userFields that clash with a built-in field or column, or name no column', () => {
       const column = names.users.emailVerified
       expect(() => KnexAdapter(knex(), { naming, userFields: { email: 'contact' } })).toThrow(/built-in user field/)
@@ -202,6 +240,47 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         const user = await early.createUser({ email: 'early@example.com' })
         expect(await early.deleteUser(user.id)).toEqual(user)
         expect(await early.getUser(user.id)).toBeNull()
+      } finally {
+        await own.destroy()
+      }
+    })
+
+    it('deleteUser works before the two-factor migration has run (migrated up to the password table only)', async () => {
+      const own = await server.createDatabase()
+      try {
+        for (let i = 0; i < 6; i++) await own.knex.migrate.up({ migrationSource: migrationSource({ naming }) })
+        expect(await own.knex.schema.hasTable(tables.passwords)).toBe(true)
+        expect(await own.knex.schema.hasTable(tables.twoFactors)).toBe(false)
+        const early = KnexAdapter(own.knex, { naming })
+        const user = await early.createUser({ email: 'early@example.com' })
+        await early.setUserPassword(user.id, '$scrypt$hash')
+        expect(await early.deleteUser(user.id)).toEqual(user)
+        expect(await early.getUser(user.id)).toBeNull()
+        expect(await early.getUserPassword(user.id)).toBeNull()
+      } finally {
+        await own.destroy()
+      }
+    })
+
+    it('the two-factor migration’s down drops its two tables and nothing else; up creates them again', async () => {
+      const own = await server.createDatabase()
+      try {
+        const source = { migrationSource: migrationSource({ naming }) }
+        await own.knex.migrate.latest(source)
+        const ownAdapter = KnexAdapter(own.knex, { naming })
+        const user = await ownAdapter.createUser({ email: 'down@example.com' })
+        await ownAdapter.setUserPassword(user.id, '$scrypt$hash')
+        await ownAdapter.startTwoFactor(user.id, 'sealed')
+
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasTable(tables.twoFactors)).toBe(false)
+        expect(await own.knex.schema.hasTable(tables.recoveryCodes)).toBe(false)
+        expect(await own.knex.schema.hasTable(tables.passwords)).toBe(true)
+        expect(await ownAdapter.getUserPassword(user.id)).toBe('$scrypt$hash')
+
+        await own.knex.migrate.up(source)
+        expect(await ownAdapter.getTwoFactor(user.id)).toBeNull()
+        expect(await ownAdapter.startTwoFactor(user.id, 'sealed')).toBe(true)
       } finally {
         await own.destroy()
       }

@@ -72,6 +72,13 @@ describe('built package', () => {
     expect(result).toMatchObject({ signUpStatus: 302, pageStatus: 200, link: true })
   })
 
+  it('loads nothing of the second factor (otpauth, qrcode, its operations) at init, for a first factor without enrolment or session reads; the settings page loads it', () => {
+    const result = JSON.parse(node('lazy-two-factor.mjs')) as { beforeSetup: string[]; afterSetup: number; signInStatus: number; signedIn: string; setupStatus: number; qr: boolean }
+    expect(result.beforeSetup).toEqual([])
+    expect(result.afterSetup).toBeGreaterThan(0)
+    expect(result).toMatchObject({ signInStatus: 302, signedIn: 'lazy@example.com', setupStatus: 200, qr: true })
+  })
+
   // The TypeScript consumers (consumer-*.mts/cts, augment.mts) are type-checked against the
   // installed tarball, with exactOptionalPropertyTypes on, in package.test.ts.
 })

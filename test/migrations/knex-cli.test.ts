@@ -27,7 +27,9 @@ const EXPIRY_INDEXES = '20261127000000_portcullis_expiry_indexes.js'
 const SESSION_DETAILS = '20261201000000_portcullis_session_details.js'
 /** The sixth: the Password provider's hashes, a table of their own. */
 const PASSWORD = '20261205000000_portcullis_password.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD]
+/** The seventh: the second factor's TOTP enrolments and recovery codes, two tables. */
+const TWO_FACTOR = '20261210000000_portcullis_two_factor.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -141,17 +143,29 @@ function migrationRows(file: string, tableName = 'knex_migrations'): { name: str
 }
 
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
-const DEFAULT_TABLES = ['Account', 'Authenticator', 'Password', 'Session', 'User', 'VerificationToken']
-const SNAKE_TABLES = ['accounts', 'authenticators', 'passwords', 'sessions', 'users', 'verificationtokens']
+const DEFAULT_TABLES = ['Account', 'Authenticator', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'users', 'verificationtokens']
 const sorted = (names: string[]) => [...names].sort()
 
-// The six tables, column by column, with the names of one naming.
+// The eight tables, column by column, with the names of one naming.
 function expectSchema(
   file: string,
   n: {
-    tables: { users: string; accounts: string; sessions: string; verificationTokens: string; authenticators: string; passwords: string }
+    tables: {
+      users: string
+      accounts: string
+      sessions: string
+      verificationTokens: string
+      authenticators: string
+      passwords: string
+      twoFactors: string
+      recoveryCodes: string
+    }
     emailVerified: string
     updatedAt: string
+    enabledAt: string
+    lastUsedStep: string
+    codeHash: string
     userId: string
     providerAccountId: string
     sessionToken: string
@@ -228,12 +242,41 @@ function expectSchema(
     [n.updatedAt]: { type: 'datetime', notNull: true, pk: 0 },
   })
   expect(passwords.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
+
+  // The seventh: one TOTP enrolment a user, and its recovery codes' hashes, deleted with the user.
+  const twoFactors = shape(file, n.tables.twoFactors)
+  expect(twoFactors.columns).toEqual({
+    [n.userId]: { type: 'varchar(255)', notNull: true, pk: 1 },
+    secret: { type: 'varchar(512)', notNull: true, pk: 0 },
+    [n.enabledAt]: { type: 'datetime', notNull: false, pk: 0 },
+    [n.lastUsedStep]: { type: 'bigint', notNull: false, pk: 0 },
+    [n.updatedAt]: { type: 'datetime', notNull: true, pk: 0 },
+  })
+  expect(twoFactors.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
+  const recoveryCodes = shape(file, n.tables.recoveryCodes)
+  expect(recoveryCodes.columns).toEqual({
+    [n.userId]: { type: 'varchar(255)', notNull: true, pk: 1 },
+    [n.codeHash]: { type: 'varchar(128)', notNull: true, pk: 2 },
+  })
+  expect(recoveryCodes.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
 }
 
 const DEFAULT_NAMES = {
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password' },
+  tables: {
+    users: 'User',
+    accounts: 'Account',
+    sessions: 'Session',
+    verificationTokens: 'VerificationToken',
+    authenticators: 'Authenticator',
+    passwords: 'Password',
+    twoFactors: 'TwoFactor',
+    recoveryCodes: 'RecoveryCode',
+  },
   emailVerified: 'emailVerified',
   updatedAt: 'updatedAt',
+  enabledAt: 'enabledAt',
+  lastUsedStep: 'lastUsedStep',
+  codeHash: 'codeHash',
   userId: 'userId',
   providerAccountId: 'providerAccountId',
   sessionToken: 'sessionToken',
@@ -241,9 +284,21 @@ const DEFAULT_NAMES = {
   sessionDetails: ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as [string, string, string, string],
 }
 const SNAKE_NAMES = {
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords' },
+  tables: {
+    users: 'users',
+    accounts: 'accounts',
+    sessions: 'sessions',
+    verificationTokens: 'verificationtokens',
+    authenticators: 'authenticators',
+    passwords: 'passwords',
+    twoFactors: 'two_factors',
+    recoveryCodes: 'recovery_codes',
+  },
   emailVerified: 'email_verified',
   updatedAt: 'updated_at',
+  enabledAt: 'enabled_at',
+  lastUsedStep: 'last_used_step',
+  codeHash: 'code_hash',
   userId: 'user_id',
   providerAccountId: 'provider_account_id',
   sessionToken: 'session_token',
@@ -290,7 +345,7 @@ function directoryRoundTrip(app: string, ...knexfile: string[]): void {
 }
 
 describe('Knex CLI, migrations.directory pointing at node_modules/portcullis/migrations', () => {
-  it('an ESM app (knexfile.js with export default): latest creates the six tables, status lists them, rollback drops them', () => {
+  it('an ESM app (knexfile.js with export default): latest creates the tables, status lists them, rollback drops them', () => {
     directoryRoundTrip(makeApp('module', { 'knexfile.js': ESM_KNEXFILE }))
   })
 
@@ -334,7 +389,7 @@ describe('Knex CLI, the package migrations next to the app’s own', () => {
   it('one history: directory: [the package’s folder, the app’s folder], sorted by file name across both; migrate:make writes to the last', () => {
     const app = makeApp('module', {
       'knexfile.js': ESM_KNEXFILE.replace("directory: 'node_modules/portcullis/migrations'", "directory: ['node_modules/portcullis/migrations', './migrations']"),
-      'migrations/20261209000000_posts.js': APP_MIGRATION,
+      'migrations/20261231000000_posts.js': APP_MIGRATION,
     })
     const db = join(app, 'app.sqlite')
     expect(knexCli(app, 'migrate:make', 'probe')).toContain('Created Migration:')
@@ -343,7 +398,7 @@ describe('Knex CLI, the package migrations next to the app’s own', () => {
     expect(readdirSync(join(root, 'migrations')).filter((name) => name.includes('probe'))).toEqual([])
     rmSync(join(app, 'migrations', made[0] ?? ''))
     expect(knexCli(app, 'migrate:latest')).toContain(`Batch 1 run: ${COUNT + 1} migrations`)
-    expect(migrationRows(db).map((row) => row.name)).toEqual([...PACKAGE_MIGRATIONS, '20261209000000_posts.js'])
+    expect(migrationRows(db).map((row) => row.name)).toEqual([...PACKAGE_MIGRATIONS, '20261231000000_posts.js'])
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES]))
     expect(shape(db, 'Post').foreignKeys).toEqual(['authorId -> User.id on delete CASCADE'])
     expect(knexCli(app, 'migrate:rollback')).toContain(`Batch 1 rolled back: ${COUNT + 1} migrations`)
@@ -363,13 +418,13 @@ export default {
   migrations: { tableName: 'portcullis_migrations', directory },
 }
 `,
-      'migrations/20261209000000_posts.js': APP_MIGRATION,
+      'migrations/20261231000000_posts.js': APP_MIGRATION,
     })
     const db = join(app, 'app.sqlite')
     expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:latest')).toContain(`Batch 1 run: ${COUNT} migrations`)
     expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
     expect(migrationRows(db, 'portcullis_migrations')).toEqual(PACKAGE_MIGRATIONS.map((name) => ({ name, batch: 1 })))
-    expect(migrationRows(db)).toEqual([{ name: '20261209000000_posts.js', batch: 1 }])
+    expect(migrationRows(db)).toEqual([{ name: '20261231000000_posts.js', batch: 1 }])
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES, 'portcullis_migrations', 'portcullis_migrations_lock']))
 
     expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
@@ -474,9 +529,13 @@ describe('switching between the directory and migrationSource', () => {
     const db = join(app, 'app.sqlite')
     const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
     programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
-    expect(userTables(db)).toEqual(sorted(['accounts', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'sessions', ...KNEX_TABLES]))
+    expect(userTables(db)).toEqual(
+      sorted(['accounts', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', ...KNEX_TABLES]),
+    )
     expect(shape(db, 'authenticators').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'passwords').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
+    expect(shape(db, 'two_factors').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
+    expect(shape(db, 'recovery_codes').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'accounts').foreignKeys).toEqual(['owner_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'sessions').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     programmatic(app, `  out.rollback = await db.migrate.rollback({ migrationSource: migrationSource({ naming: ${naming} }) })`)

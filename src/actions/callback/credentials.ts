@@ -11,7 +11,8 @@ import type { AuthResponse } from '../../http/respond.js'
 import type { CredentialsProvider } from '../../providers/credentials.js'
 import { credentialsIdentifier, limitSignInAttempt } from '../../security/rate-limit.js'
 import { startSession } from '../../session/strategy.js'
-import type { Account, AdapterUser, User } from '../../types.js'
+import { secondFactorGate } from '../../two-factor/pending.js'
+import type { Account, AdapterUser, CallbacksOptions, User } from '../../types.js'
 import { redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
 
 let passwordModule: Promise<typeof import('../../password/accounts.js')> | undefined
@@ -34,9 +35,24 @@ export async function signInWithCredentials(ctx: ActionContext, provider: Creden
   const attempt = await limitSignInAttempt(ctx, provider, credentialsIdentifier(ctx.config, provider, credentials))
   const user = await authorize(ctx, provider, credentials)
   await attempt.succeeded()
-  const account: Account = { providerAccountId: user.id!, type: 'credentials', provider: provider.id }
+  // An enrolled user gives a second factor first (two-factor/pending.ts); the password fields stay here.
+  const pending = await secondFactorGate(ctx, user.id, { kind: 'credentials', pid: provider.id, user, fields: withoutSecrets(provider, credentials) })
+  return pending ?? completeCredentialsSignIn(ctx, provider, user, credentials)
+}
 
-  const allowed = ctx.config.callbacks.signIn ? await ctx.config.callbacks.signIn({ user, account, credentials }) : true
+/**
+ * The credentials sign-in once its factors are checked: the `signIn` callback, the session, the
+ * event, the redirect. Also where the second page resumes it.
+ */
+export async function completeCredentialsSignIn(
+  ctx: ActionContext,
+  provider: CredentialsProvider,
+  user: User & { id: string },
+  credentials: Record<string, unknown>,
+  twoFactor?: SignInParams['twoFactor'],
+): Promise<AuthResponse> {
+  const account: Account = { providerAccountId: user.id, type: 'credentials', provider: provider.id }
+  const allowed = ctx.config.callbacks.signIn ? await ctx.config.callbacks.signIn({ user, account, credentials, ...(twoFactor && { twoFactor }) }) : true
   if (allowed === false) throw new AccessDeniedError()
   if (typeof allowed === 'string') return { redirect: await redirectTarget(ctx, allowed) }
 
@@ -45,6 +61,15 @@ export async function signInWithCredentials(ctx: ActionContext, provider: Creden
   await emitEvent(ctx.config, 'signIn', { user: sessionUser, account, isNewUser: false })
   const { url, cookies } = await resolveCallbackUrl(ctx)
   return { redirect: url, cookies: [...cookies, ...sessionCookies] }
+}
+
+type SignInParams = Parameters<NonNullable<CallbacksOptions['signIn']>>[0]
+
+/** The submitted fields without those the provider declares as passwords (or `password` when it declares none). */
+function withoutSecrets(provider: CredentialsProvider, credentials: Record<string, unknown>): Record<string, unknown> {
+  const declared = Object.entries(provider.credentials ?? {})
+  const secret = new Set(declared.length > 0 ? declared.filter(([, field]) => field?.type === 'password').map(([name]) => name) : ['password'])
+  return Object.fromEntries(Object.entries(credentials).filter(([key]) => !secret.has(key)))
 }
 
 async function authorize(ctx: ActionContext, provider: CredentialsProvider, credentials: Record<string, unknown>): Promise<User & { id: string }> {

@@ -23,6 +23,7 @@ import type { EmailProvider } from '../../providers/email.js'
 import type { Account, AdapterUser, VerificationToken } from '../../types.js'
 import { assertCsrf, issueCsrf, stringValue, type ActionContext } from '../context.js'
 import type { VerificationAdapter } from '../signin-email.js'
+import { secondFactorGate } from '../../two-factor/pending.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
 import { resolveEmailUser, storedUserWithEmail } from './users.js'
 
@@ -67,11 +68,23 @@ async function signInWithLink(ctx: ActionContext, provider: EmailProvider, token
   if (invite.expires.getTime() < Date.now()) throw new VerificationError('The sign-in link has expired.')
   // An adapter that ignores the identifier may return another address's token: refuse it.
   if (invite.identifier !== identifier) throw new VerificationError('The sign-in link was issued for another address.')
+  return continueEmailSignIn(ctx, provider, identifier)
+}
 
+/**
+ * An e-mail sign-in once its link is used: the second factor of an enrolled user (its page resumes
+ * here with `twoFactor`), the `signIn` callback, the user stored or marked verified, the session.
+ */
+export async function continueEmailSignIn(ctx: ActionContext, provider: EmailProvider, identifier: string, twoFactor?: { method: 'totp' | 'recovery-code' }): Promise<AuthResponse> {
+  const adapter = ctx.config.adapter as VerificationAdapter
   const existing = await storedUserWithEmail(adapter, identifier)
+  if (existing && !twoFactor) {
+    const pending = await secondFactorGate(ctx, existing.id, { kind: 'email', pid: provider.id, email: identifier })
+    if (pending) return pending
+  }
   const candidate: AdapterUser = existing ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
   const account: Account = { provider: provider.id, type: 'email', providerAccountId: identifier, userId: candidate.id }
-  const elsewhere = await askSignInCallback(ctx, { user: candidate, account })
+  const elsewhere = await askSignInCallback(ctx, { user: candidate, account, ...(twoFactor && { twoFactor }) })
   if (elsewhere) return elsewhere
 
   const { user, isNewUser } = await resolveEmailUser(ctx, adapter, identifier, existing)

@@ -15,19 +15,28 @@ import { signInTokenChanges } from '../../session/provider-tokens.js'
 import { signedInUserId, startSession } from '../../session/strategy.js'
 import type { Account, AdapterUser, CallbacksOptions, User } from '../../types.js'
 import { pageUrl, redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
-import { resolveUser, type AccountAdapter } from './users.js'
+import { asksSecondFactor, secondFactorGate } from '../../two-factor/pending.js'
+import { resolveUser, storedUserWithEmail, type AccountAdapter } from './users.js'
 
 /**
  * Signs the user in and answers with the session cookie and the redirect.
  * @throws AccessDeniedError when the `signIn` callback refuses; OAuthAccountNotLinkedError; AdapterError
  */
-export async function completeProviderSignIn(ctx: ActionContext, signIn: VerifiedSignIn): Promise<AuthResponse> {
+export async function completeProviderSignIn(ctx: ActionContext, signIn: VerifiedSignIn, twoFactor?: SignInParams['twoFactor']): Promise<AuthResponse> {
   const { provider, account, profile } = signIn
   // resolveConfig checked that an adapter used with OAuth providers has these methods.
   const adapter = ctx.config.adapter as AccountAdapter | undefined
   const linked = adapter ? await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId }) : null
 
-  const elsewhere = await askSignInCallback(ctx, { user: linked ?? signIn.user, account, profile })
+  // With `twoFactor.requireForOAuth`, the user this sign-in lands in gives a second factor first:
+  // the account's user, or the one it is about to be linked to by address.
+  const existing = linked ?? (adapter && !twoFactor && asksSecondFactor(ctx, 'oauth') ? await emailLinkedUser(adapter, signIn) : null)
+  if (existing && !twoFactor) {
+    const pending = await secondFactorGate(ctx, existing.id, { kind: 'oauth', pid: provider.id, user: signIn.user, account, profile })
+    if (pending) return pending
+  }
+
+  const elsewhere = await askSignInCallback(ctx, { user: linked ?? signIn.user, account, profile, ...(twoFactor && { twoFactor }) })
   if (elsewhere) return elsewhere
 
   let user: User | AdapterUser = signIn.user
@@ -48,6 +57,14 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Verifie
   }
   const sessionAccount = adapter ? { ...account, userId: user.id } : account
   return finishSignIn(ctx, { user, account: sessionAccount, profile, isNewUser })
+}
+
+type SignInParams = Parameters<NonNullable<CallbacksOptions['signIn']>>[0]
+
+/** The user a new account would be linked to by its address (`allowDangerousEmailAccountLinking`), or null. */
+async function emailLinkedUser(adapter: AccountAdapter, signIn: VerifiedSignIn): Promise<AdapterUser | null> {
+  const email = signIn.user.email
+  return signIn.provider.allowDangerousEmailAccountLinking && typeof email === 'string' ? storedUserWithEmail(adapter, email) : null
 }
 
 /**

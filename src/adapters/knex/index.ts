@@ -1,5 +1,5 @@
 /**
- * `KnexAdapter`: users, accounts, sessions, verification tokens and WebAuthn credentials in SQLite, PostgreSQL or
+ * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes and second factors in SQLite, PostgreSQL or
  * MySQL/MariaDB through the app's own Knex instance. Create the tables with the package's
  * migrations (`migrations/`, or `migrationSource` from this module).
  *
@@ -25,6 +25,7 @@ import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
+  AdapterTwoFactor,
   AdapterUser,
   NewAdapterAccount,
   NewAdapterUser,
@@ -111,6 +112,20 @@ export interface KnexAdapterInstance extends Adapter {
   getUserPassword(userId: string): Promise<string | null>
   /** Stores or replaces the user's password hash in one statement; needs the sixth migration. */
   setUserPassword(userId: string, hash: string): Promise<void>
+  /** The user's TOTP enrolment and how many recovery codes are left, in one query; needs the seventh migration. */
+  getTwoFactor(userId: string): Promise<AdapterTwoFactor | null>
+  /** Stores a pending enrolment or replaces a pending one's secret; `false`, changing nothing, when it is confirmed. */
+  startTwoFactor(userId: string, secret: string): Promise<boolean>
+  /** Confirms the pending enrolment holding `secret` and replaces the recovery codes, in one transaction. */
+  enableTwoFactor(userId: string, confirmation: { secret: string; step: number; enabledAt: Date; recoveryCodes: readonly string[] }): Promise<boolean>
+  /** Records an accepted time step in one conditional UPDATE: `true` only when it is above the last one. */
+  useTwoFactorStep(userId: string, step: number): Promise<boolean>
+  /** Deletes the recovery code with this hash in one DELETE: `true` for the one call that removed it. */
+  useRecoveryCode(userId: string, codeHash: string): Promise<boolean>
+  /** Replaces the user's recovery codes by these hashes, in one transaction. */
+  setRecoveryCodes(userId: string, codeHashes: readonly string[]): Promise<void>
+  /** Deletes the enrolment and its recovery codes, in one transaction; `true` when there was an enrolment. */
+  deleteTwoFactor(userId: string): Promise<boolean>
   /**
    * Deletes expired sessions and expired verification tokens, a few thousand rows per statement
    * through the indexes of the fourth migration; rows still valid are never touched. Of several
@@ -143,8 +158,10 @@ const SESSION_FIELDS = ['id', 'sessionToken', 'userId', 'expires'] as const
 /** The fifth migration's columns: used once they exist, so an app that has not run it keeps working. */
 const SESSION_DETAIL_FIELDS = ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as const
 const ACCOUNT_TOKEN_FIELDS = ['refresh_token', 'access_token', 'expires_at', 'token_type', 'scope', 'id_token', 'session_state'] as const
+/** getTwoFactor's alias for the count of recovery codes: no column of the two-factor table is selected under it. */
+const RECOVERY_CODE_COUNT = 'portcullis_recovery_code_count'
 
-// Long: the adapter is Auth.js's shape, an object of ~20 short methods closing over one connection
+// Long: the adapter is Auth.js's shape, an object of ~30 short methods closing over one connection
 // and one naming; each method is read on its own, and splitting the object would only thread both
 // through every one of them.
 /**
@@ -157,7 +174,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   if (typeof knex !== 'function' || typeof (knex as { schema?: unknown }).schema !== 'object') {
     throw new TypeError('KnexAdapter(knex): pass a Knex instance, e.g. knex({ client: "pg", connection: process.env.DATABASE_URL }).')
   }
-  const { tables, users, accounts, sessions, verificationTokens, authenticators, passwords } = resolveNaming(options.naming)
+  const { tables, users, accounts, sessions, verificationTokens, authenticators, passwords, twoFactors, recoveryCodes } = resolveNaming(options.naming)
   const extraUserFields = resolveUserFields(options.userFields, users)
   // Every user field the adapter stores, built-in and the app's own, with its column.
   const userNames: Readonly<Record<string, string>> = { ...users, ...extraUserFields }
@@ -278,6 +295,17 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   const authenticatorTableExists = async (): Promise<boolean> => (hasAuthenticators ||= await knex.schema.hasTable(tables.authenticators))
   let hasPasswords = false
   const passwordTableExists = async (): Promise<boolean> => (hasPasswords ||= await knex.schema.hasTable(tables.passwords))
+  // The seventh migration creates both second-factor tables: one of them answers for the two.
+  let hasTwoFactors = false
+  const twoFactorTablesExist = async (): Promise<boolean> => (hasTwoFactors ||= await knex.schema.hasTable(tables.twoFactors))
+  const whereTwoFactor = (userId: string): Row => ({ [twoFactors.userId]: userId })
+  const whereRecoveryCodes = (userId: string): Row => ({ [recoveryCodes.userId]: userId })
+  const replaceRecoveryCodes = async (trx: Knex.Transaction, userId: string, codeHashes: readonly string[]): Promise<void> => {
+    await trx(tables.recoveryCodes).where(whereRecoveryCodes(userId)).del()
+    // Duplicates dropped: the key (userId, codeHash) would refuse them and roll the transaction back.
+    const rows = [...new Set(codeHashes)].map((codeHash) => ({ [recoveryCodes.userId]: userId, [recoveryCodes.codeHash]: codeHash }))
+    if (rows.length > 0) await trx(tables.recoveryCodes).insert(rows)
+  }
 
   return {
     async createUser(user) {
@@ -340,6 +368,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       // Asked before the transaction: SQLite's pool has one connection, which the transaction holds.
       const withAuthenticators = await authenticatorTableExists()
       const withPasswords = await passwordTableExists()
+      const withTwoFactor = await twoFactorTablesExist()
       return knex.transaction(async (trx) => {
         const row = await read(trx(tables.users).select(userColumns).where({ [users.id]: id })).first()
         if (!row) return null
@@ -347,6 +376,10 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
         await trx(tables.accounts).where({ [accounts.userId]: id }).del()
         if (withAuthenticators) await trx(tables.authenticators).where({ [authenticators.userId]: id }).del()
         if (withPasswords) await trx(tables.passwords).where({ [passwords.userId]: id }).del()
+        if (withTwoFactor) {
+          await trx(tables.recoveryCodes).where(whereRecoveryCodes(id)).del()
+          await trx(tables.twoFactors).where(whereTwoFactor(id)).del()
+        }
         await trx(tables.users).where({ [users.id]: id }).del()
         return toUser(row)
       })
@@ -541,6 +574,81 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       await knex(tables.passwords).insert(row).onConflict(passwords.userId).merge([passwords.hash, passwords.updatedAt])
     },
 
+    async getTwoFactor(userId) {
+      // One query, the count a subquery: it runs at every second-factor sign-in.
+      const codes = knex(tables.recoveryCodes).count('*').where(whereRecoveryCodes(userId)).as(RECOVERY_CODE_COUNT)
+      const columns = [twoFactors.userId, twoFactors.secret, twoFactors.enabledAt, twoFactors.lastUsedStep]
+      const row = await read(knex(tables.twoFactors).select(...columns, codes).where(whereTwoFactor(userId))).first()
+      if (!row) return null
+      const lastUsedStep = row[twoFactors.lastUsedStep]
+      return {
+        userId: String(row[twoFactors.userId]),
+        secret: String(row[twoFactors.secret]),
+        enabledAt: nullableDate(row[twoFactors.enabledAt]),
+        // pg returns bigint (and count) as a string; a time step fits a number exactly.
+        lastUsedStep: lastUsedStep === null || lastUsedStep === undefined ? null : Number(lastUsedStep),
+        recoveryCodes: Number(row[RECOVERY_CODE_COUNT]),
+      }
+    },
+
+    async startTwoFactor(userId, secret) {
+      const replacement = values({ secret, updatedAt: new Date(Date.now()) }, twoFactors)
+      // Insert a row if there is none, then replace the secret only while the row is pending: that
+      // UPDATE's WHERE never matches a confirmed row (even one confirmed a moment ago), and its count
+      // is the answer (mysql2 counts matched rows, so a row inserted just now counts).
+      return knex.transaction(async (trx) => {
+        const insert = trx(tables.twoFactors).insert({ ...whereTwoFactor(userId), ...replacement }).onConflict(twoFactors.userId)
+        // Not Knex's ignore() on MySQL/MariaDB: INSERT IGNORE would also let a bad user id or an over-long value pass.
+        await (knex.client.dialect === 'mysql' ? insert.merge([twoFactors.userId]) : insert.ignore())
+        const updated = await trx(tables.twoFactors).update(replacement).where(whereTwoFactor(userId)).whereNull(twoFactors.enabledAt)
+        return updated === 1
+      })
+    },
+
+    async enableTwoFactor(userId, { secret, step, enabledAt, recoveryCodes: codeHashes }) {
+      checkTimeStep('enableTwoFactor', step)
+      return knex.transaction(async (trx) => {
+        // The secret in the WHERE: an enrolment replaced meanwhile by a newer one, or confirmed by a
+        // concurrent request, matches nothing, and nothing changes.
+        const updated = await trx(tables.twoFactors)
+          .update(values({ enabledAt, lastUsedStep: step, updatedAt: enabledAt }, twoFactors))
+          .where({ ...whereTwoFactor(userId), [twoFactors.secret]: secret })
+          .whereNull(twoFactors.enabledAt)
+        if (updated !== 1) return false
+        await replaceRecoveryCodes(trx, userId, codeHashes)
+        return true
+      })
+    },
+
+    async useTwoFactorStep(userId, step) {
+      checkTimeStep('useTwoFactorStep', step)
+      // One conditional UPDATE: of concurrent calls with the same step the database lets one match;
+      // the others then find lastUsedStep = step and change nothing. A pending enrolment never matches.
+      const updated = await knex(tables.twoFactors)
+        .update({ [twoFactors.lastUsedStep]: step })
+        .where(whereTwoFactor(userId))
+        .whereNotNull(twoFactors.enabledAt)
+        .andWhere((query) => query.whereNull(twoFactors.lastUsedStep).orWhere(twoFactors.lastUsedStep, '<', step))
+      return updated === 1
+    },
+
+    async useRecoveryCode(userId, codeHash) {
+      // Single use without a lock: of concurrent callers, only the one whose DELETE removed the row gets true.
+      const deleted = await knex(tables.recoveryCodes).where({ ...whereRecoveryCodes(userId), [recoveryCodes.codeHash]: codeHash }).del()
+      return deleted === 1
+    },
+
+    async setRecoveryCodes(userId, codeHashes) {
+      await knex.transaction((trx) => replaceRecoveryCodes(trx, userId, codeHashes))
+    },
+
+    async deleteTwoFactor(userId) {
+      return knex.transaction(async (trx) => {
+        await trx(tables.recoveryCodes).where(whereRecoveryCodes(userId)).del()
+        return (await trx(tables.twoFactors).where(whereTwoFactor(userId)).del()) === 1
+      })
+    },
+
     async prune(options = {}) {
       const batchSize = batchSizeOf(options)
       const now = options.now ?? new Date()
@@ -596,6 +704,15 @@ function columnsOf(record: object, names: object): Row {
 function firstRow(result: unknown): Row | undefined {
   const rows = Array.isArray(result) ? (Array.isArray(result[0]) ? result[0] : result) : (result as { rows?: unknown[] }).rows
   return (rows?.[0] as Row | undefined) ?? undefined
+}
+
+/**
+ * Checks a TOTP time step (a whole number of 30-second periods since the epoch) before it reaches SQL.
+ *
+ * @throws TypeError for anything but a non-negative safe integer.
+ */
+function checkTimeStep(method: string, step: unknown): void {
+  if (!Number.isSafeInteger(step) || (step as number) < 0) throw new TypeError(`${method}: step must be a non-negative integer (an RFC 6238 time step).`)
 }
 
 function pick<T extends object, K extends string>(record: T, fields: readonly K[]): Partial<Record<K, unknown>> {

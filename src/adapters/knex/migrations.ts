@@ -174,6 +174,33 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.dropTableIfExists(tables.passwords)
     },
   },
+  {
+    // The second factor (TOTP, RFC 6238): the sealed secret and the last time step accepted (so a
+    // code is good once), one row per user; and the recovery codes' hashes, one row per unused code,
+    // so using one is a single DELETE. Tables of their own, as the password's, gone with the user.
+    name: '20261210000000_portcullis_two_factor.js',
+    async up(knex, { tables, users, twoFactors, recoveryCodes }) {
+      await knex.schema.createTable(tables.twoFactors, (table) => {
+        table.string(twoFactors.userId, ID_LENGTH).notNullable().primary().references(users.id).inTable(tables.users).onDelete('CASCADE')
+        // Sealed by Portcullis, never in the clear: case-sensitive text, as the password hash.
+        caseSensitive(table.string(twoFactors.secret, 512)).notNullable()
+        dateColumn(table, twoFactors.enabledAt).nullable()
+        // A TOTP time step (Unix time / 30 s); pg returns bigint as a string, the adapter converts.
+        table.bigInteger(twoFactors.lastUsedStep).nullable()
+        dateColumn(table, twoFactors.updatedAt).notNullable()
+      })
+      await knex.schema.createTable(tables.recoveryCodes, (table) => {
+        table.string(recoveryCodes.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE')
+        caseSensitive(table.string(recoveryCodes.codeHash, 128)).notNullable()
+        // Also indexes userId, for the count, the replacement and the cascade.
+        table.primary([recoveryCodes.userId, recoveryCodes.codeHash])
+      })
+    },
+    async down(knex, { tables }) {
+      await knex.schema.dropTableIfExists(tables.recoveryCodes)
+      await knex.schema.dropTableIfExists(tables.twoFactors)
+    },
+  },
 ]
 
 /** `session_expires_index`: one identifier, whatever the table's schema. */

@@ -15,6 +15,10 @@ export interface TableNames {
   authenticators: string
   /** Password hashes of the `Password` provider, one row per user, from the sixth migration on. */
   passwords: string
+  /** TOTP enrolments (the second factor), one row per user, from the seventh migration on. */
+  twoFactors: string
+  /** Hashes of the second factor's recovery codes, several per user, from the seventh migration on. */
+  recoveryCodes: string
 }
 
 export interface UserColumns {
@@ -77,6 +81,25 @@ export interface PasswordColumns {
   updatedAt: string
 }
 
+/**
+ * The two-factor table's columns: the user, the sealed TOTP secret, when the first code confirmed it
+ * (null while pending), the time step of the last code accepted, when the secret was last stored or
+ * confirmed.
+ */
+export interface TwoFactorColumns {
+  userId: string
+  secret: string
+  enabledAt: string
+  lastUsedStep: string
+  updatedAt: string
+}
+
+/** The recovery-code table's columns: the user and one unused code's hash. */
+export interface RecoveryCodeColumns {
+  userId: string
+  codeHash: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -86,6 +109,8 @@ export interface KnexNaming {
   verificationTokens: VerificationTokenColumns
   authenticators: AuthenticatorColumns
   passwords: PasswordColumns
+  twoFactors: TwoFactorColumns
+  recoveryCodes: RecoveryCodeColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -99,6 +124,8 @@ export interface KnexNamingOverrides {
   verificationTokens?: Partial<VerificationTokenColumns>
   authenticators?: Partial<AuthenticatorColumns>
   passwords?: Partial<PasswordColumns>
+  twoFactors?: Partial<TwoFactorColumns>
+  recoveryCodes?: Partial<RecoveryCodeColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -107,9 +134,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor` and `RecoveryCode`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image' },
   accounts: {
     id: 'id',
@@ -138,11 +165,13 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
     transports: 'transports',
   },
   passwords: { userId: 'userId', hash: 'hash', updatedAt: 'updatedAt' },
+  twoFactors: { userId: 'userId', secret: 'secret', enabledAt: 'enabledAt', lastUsedStep: 'lastUsedStep', updatedAt: 'updatedAt' },
+  recoveryCodes: { userId: 'userId', codeHash: 'codeHash' },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' },
   accounts: {
     id: 'id',
@@ -180,10 +209,12 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
     transports: 'transports',
   },
   passwords: { userId: 'user_id', hash: 'hash', updatedAt: 'updated_at' },
+  twoFactors: { userId: 'user_id', secret: 'secret', enabledAt: 'enabled_at', lastUsedStep: 'last_used_step', updatedAt: 'updated_at' },
+  recoveryCodes: { userId: 'user_id', codeHash: 'code_hash' },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes'] as const
 
 /**
  * The full, frozen naming for an option.
