@@ -174,6 +174,9 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
       // Passkeys (needs @simplewebauthn/server): a signed-in user adds one on /api/auth/passkeys.
       ...(passkeys ? [Passkey({ relayingParty: { name: 'Portcullis example', origin: passkeyOrigin } })] : []),
     ],
+    // Two-step verification for users who turn it on (/api/auth/two-factor/setup): a code from an
+    // authenticator app after the password, and after an e-mail link.
+    twoFactor: { issuer: 'Portcullis example' },
     callbacks: {
       // Runs wherever `auth` is mounted as middleware: here only on /dashboard.
       authorized: ({ auth }) => !!auth,
@@ -211,7 +214,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
         'Dashboard',
         `<p>Welcome, ${escapeHtml(user?.name ?? user?.email)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
-<p><a href="/">Home</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out)${
+<p><a href="/">Home</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/two-factor/setup?callbackUrl=%2Fdashboard">Two-step verification</a>${
           passkeys ? ' · <a href="/api/auth/passkeys">Your passkeys</a>' : ''
         } · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),

@@ -36,7 +36,7 @@ export type Resume =
 /** An opened pending sign-in. */
 export interface PendingSignIn {
   userId: string
-  /** Where to go after signing in (already through the `redirect` callback). */
+  /** Where to go after signing in (through the `redirect` callback; a path when on this site). */
   callbackUrl: string
   resume: Resume
 }
@@ -75,7 +75,10 @@ export async function secondFactorGate(ctx: ActionContext, userId: string, resum
   // The pending step is bound to the CSRF cookie this browser has, or is given now.
   const csrf = issueCsrf(ctx)
   const csrfCookie = csrf.cookies[0]?.value ?? ctx.requestCookies[ctx.cookieSet.cookies.csrfToken.name] ?? ''
-  const { url: callbackUrl } = await resolveCallbackUrl(ctx)
+  // Kept as a path when it is on this site: the second page resolves it again against its own origin.
+  const { url } = await resolveCallbackUrl(ctx)
+  const target = new URL(url)
+  const callbackUrl = target.origin === ctx.origin ? `${target.pathname}${target.search}${target.hash}` : url
   const payload: PendingPayload = { chk: 'two-factor', uid: userId, b: bindingOf(csrfCookie), cb: callbackUrl, r: resume }
   const sealed = sealSessionToken(payload as unknown as Record<string, unknown>, ring(ctx.config.secrets).current, PENDING_LIFETIME, ctx.now)
   const cookie = ctx.cookieSet.cookies.twoFactorPending

@@ -7,7 +7,7 @@
  */
 import type { Express } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -24,6 +24,10 @@ declare global {
   const removePasskey: RemovePasskeyFunction
   const signUp: SignUpFunction
   const changePassword: ChangePasswordFunction
+  const enrollTotp: EnrollTotpFunction
+  const verifyTotp: VerifyTotpFunction
+  const disableTotp: DisableTotpFunction
+  const regenerateRecoveryCodes: RegenerateRecoveryCodesFunction
   const providers: Provider[]
   const adapter: Adapter
   /** The app's own user store and lock-out rule, as a credentials snippet calls them. */

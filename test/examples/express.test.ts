@@ -18,6 +18,7 @@ import { Browser } from '../support/browser.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 import { recordingLogger } from '../support/logger.js'
+import { Secret, TOTP } from 'otpauth'
 
 let app: Express
 let db: Knex
@@ -135,6 +136,30 @@ describe('examples/express', () => {
     const { sessions } = (await agent.get('/api/auth/sessions/list').expect(200)).body as { sessions: Array<{ current: boolean; createdAt: string | null }> }
     // Earlier tests' sessions of the same user are listed too; this browser's is the one marked.
     expect(sessions.filter((session) => session.current)).toEqual([expect.objectContaining({ createdAt: expect.any(String) })])
+  })
+
+  it('turns on two-step verification from the dashboard: the next sign-in asks for a code (here a recovery code)', async () => {
+    const { agent } = await signIn('lovelace')
+    // A sign-in gives the browser a new CSRF token.
+    const csrfToken = (await agent.get('/api/auth/csrf').expect(200)).body.csrfToken as string
+    expect((await agent.get('/dashboard').expect(200)).text).toContain('href="/api/auth/two-factor/setup?callbackUrl=%2Fdashboard"')
+    const setup = await agent.get('/api/auth/two-factor/setup').expect(200)
+    expect(setup.text).toContain('<svg')
+    const secret = /<code class="secret">([^<]+)<\/code>/.exec(setup.text)![1]!.replace(/\s/g, '')
+    const on = await agent.post('/api/auth/two-factor/setup').type('form').send({ csrfToken, code: TOTP.generate({ secret: Secret.fromBase32(secret) }) }).expect(200)
+    const recoveryCodes = [...on.text.matchAll(/<li>([a-z2-9]{5}-[a-z2-9]{5})<\/li>/g)].map((match) => match[1]!)
+    expect(recoveryCodes).toHaveLength(10)
+
+    const laptop = await signIn('lovelace')
+    expect(target(laptop.response.headers.location)).toBe('/api/auth/two-factor')
+    await laptop.agent.get('/api/me').expect(401)
+    const second = await laptop.agent.post('/api/auth/two-factor').type('form').send({ csrfToken: laptop.csrfToken, code: recoveryCodes[0] }).expect(302)
+    expect(target(second.headers.location)).toBe('/dashboard')
+    expect((await laptop.agent.get('/api/me').expect(200)).body.email).toBe('ada@example.com')
+    // Off again (with another recovery code), so the demo user signs in with the password alone.
+    const fresh = (await laptop.agent.get('/api/auth/csrf').expect(200)).body.csrfToken as string
+    await laptop.agent.post('/api/auth/two-factor/disable').type('form').send({ csrfToken: fresh, code: recoveryCodes[1] }).expect(302)
+    expect(target((await signIn('lovelace')).response.headers.location)).toBe('/dashboard')
   })
 
   it('signs out, deletes the session row and clears the cookie', async () => {
