@@ -40,9 +40,9 @@ function alert(error: string | undefined): SafeHtml | null {
   return error ? html`<div class="alert" role="alert">${error}</div>` : null
 }
 
-function codeField(id: string, label: string, hint: string): SafeHtml {
+function codeField(id: string, label: string, hint: string, autofocus = false): SafeHtml {
   return html`<div><label for="${id}">${label}</label>
-<input id="${id}" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="32" required>
+<input id="${id}" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="32" required${autofocus ? raw(' autofocus') : ''}>
 <small class="hint">${hint}</small></div>`
 }
 
@@ -62,7 +62,7 @@ export function renderTwoFactorPage(props: TwoFactorPageProps): string {
 ${alert(props.error)}
 <form method="post" action="${props.action}">
 ${hidden(props.csrfToken)}
-${codeField('two-factor-code', 'Code from your authenticator app', 'Lost your device? Enter one of your recovery codes instead.')}
+${codeField('two-factor-code', 'Code from your authenticator app', 'Lost your device? Enter one of your recovery codes instead.', true)}
 <button type="submit">Verify</button>
 </form>
 <p><a href="${props.signInUrl}">Cancel and sign in again</a></p>`
