@@ -269,6 +269,9 @@ export async function verifyEmail(ctx: ActionContext, provider: PasswordProvider
   const found = await storedUserWithEmail(adapter, identifier)
   if (!found) throw new VerificationError('The verification link is for an address that has no account (any more).')
   const user = found.emailVerified ? found : await markVerified(ctx, adapter, found, new Date(Date.now()))
+  // The link proves the mailbox, not the second factor: an enrolled user still gives a code.
+  const pending = await secondFactorGate(ctx, user.id, { kind: 'password', pid: provider.id, email: identifier })
+  if (pending) return pending
   const account = passwordAccount(provider, user)
   const elsewhere = await askSignInCallback(ctx, { user, account })
   if (elsewhere) return elsewhere
@@ -321,6 +324,9 @@ export async function resetPassword(ctx: ActionContext, provider: PasswordProvid
   const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })
   await emitEvent(ctx.config, 'updateUser', { user })
   await revokeOwnSessions(ctx, { userId: user.id, sessionId: undefined }, {}, 'resetPassword')
+  // The password is new, but whoever holds the mailbox signs in only with the second factor too.
+  const pending = await secondFactorGate(ctx, user.id, { kind: 'password', pid: provider.id, email })
+  if (pending) return pending
   const account = passwordAccount(provider, user)
   const elsewhere = await askSignInCallback(ctx, { user, account })
   return elsewhere ?? finishSignIn(ctx, { user, account, isNewUser: false })

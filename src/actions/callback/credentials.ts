@@ -65,11 +65,14 @@ export async function completeCredentialsSignIn(
 
 type SignInParams = Parameters<NonNullable<CallbacksOptions['signIn']>>[0]
 
-/** The submitted fields without those the provider declares as passwords (or `password` when it declares none). */
+/**
+ * The submitted fields without the secret ones, for the pending sign-in's cookie: those the provider
+ * declares with `type: 'password'`, and any whose name says password, passcode, pin, secret or code.
+ */
 function withoutSecrets(provider: CredentialsProvider, credentials: Record<string, unknown>): Record<string, unknown> {
   const declared = Object.entries(provider.credentials ?? {})
-  const secret = new Set(declared.length > 0 ? declared.filter(([, field]) => field?.type === 'password').map(([name]) => name) : ['password'])
-  return Object.fromEntries(Object.entries(credentials).filter(([key]) => !secret.has(key)))
+  const secret = new Set(declared.filter(([, field]) => field?.type === 'password').map(([name]) => name))
+  return Object.fromEntries(Object.entries(credentials).filter(([key]) => !secret.has(key) && !/pass|pin|secret|code|otp/i.test(key)))
 }
 
 async function authorize(ctx: ActionContext, provider: CredentialsProvider, credentials: Record<string, unknown>): Promise<User & { id: string }> {
