@@ -377,6 +377,11 @@ export type AuthIncomingRequest = IncomingMessage & {
   cookies?: Record<string, string> | undefined
 }
 
+/** The second factor a sign-in was given (`twoFactor` option): a TOTP code, or one of the user's recovery codes. */
+export interface SecondFactorProof {
+  method: 'totp' | 'recovery-code'
+}
+
 /**
  * The second factor (the `twoFactor` option): users who enrolled a TOTP authenticator app give a
  * code from it (or a recovery code) after their password, on a second page, before a session
@@ -637,7 +642,7 @@ export interface CallbacksOptions {
      * their recovery codes. Absent when none was asked (the user has not enrolled, or the sign-in
      * method is not one that asks).
      */
-    twoFactor?: { method: 'totp' | 'recovery-code' } | undefined
+    twoFactor?: SecondFactorProof | undefined
   }) => Awaitable<boolean | string>) | undefined
   /**
    * Decides where to send the user after sign-in or sign-out. `baseUrl` is the site's origin.

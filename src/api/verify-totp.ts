@@ -1,12 +1,13 @@
 /** The server-side `verifyTotp(req, { code })`: confirms the enrolment, or checks a code (step-up). */
 import { TwoFactorError } from '../errors.js'
+import type { SecondFactorProof } from '../types.js'
 import type { Api } from './context.js'
 import { twoFactorCall, type TwoFactorCallContext, type TwoFactorCodeOptions } from './two-factor-context.js'
 
 /** What `verifyTotp()` resolves with. */
 export interface TotpVerification {
   /** What the code was: `recovery-code` is used up. */
-  method: 'totp' | 'recovery-code'
+  method: SecondFactorProof['method']
   /** Present when this code confirmed a pending enrolment: the ten recovery codes, to show once. */
   recoveryCodes?: string[] | undefined
 }

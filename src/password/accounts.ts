@@ -25,7 +25,7 @@ import { limitSignInAttempt } from '../security/rate-limit.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import { revokeOwnSessions } from '../session/devices.js'
 import { secondFactorGate } from '../two-factor/pending.js'
-import type { Account, AdapterUser } from '../types.js'
+import type { Account, AdapterUser, SecondFactorProof } from '../types.js'
 import { isBcryptHash, scryptHasher } from './hash.js'
 import { issueLink, useLink } from './links.js'
 import { sendPasswordMail } from './mail.js'
@@ -150,7 +150,7 @@ export async function signInWithPassword(ctx: ActionContext, provider: PasswordP
  * A password sign-in once its factors are checked: the `signIn` callback, the session, the redirect.
  * Also where the second page resumes it.
  */
-export async function completePasswordSignIn(ctx: ActionContext, provider: PasswordProvider, user: AdapterUser, email: string, twoFactor?: { method: 'totp' | 'recovery-code' }): Promise<AuthResponse> {
+export async function completePasswordSignIn(ctx: ActionContext, provider: PasswordProvider, user: AdapterUser, email: string, twoFactor?: SecondFactorProof): Promise<AuthResponse> {
   const account = passwordAccount(provider, user)
   const elsewhere = await askSignInCallback(ctx, { user, account, credentials: { email }, ...(twoFactor && { twoFactor }) })
   return elsewhere ?? finishSignIn(ctx, { user, account, isNewUser: false })

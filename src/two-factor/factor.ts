@@ -14,7 +14,7 @@ import type { TwoFactorAdapter } from '../config/two-factor.js'
 import { TwoFactorError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import { limitSignInAttempt } from '../security/rate-limit.js'
-import type { AdapterTwoFactor, AdapterUser } from '../types.js'
+import type { AdapterTwoFactor, AdapterUser, SecondFactorProof } from '../types.js'
 import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeHash } from './recovery.js'
 import { matchingStep, newTotpSecret, openTotpSecret, qrCodeSvg, sealTotpSecret, totpUri } from './totp.js'
 
@@ -32,7 +32,7 @@ export interface TotpEnrollment {
 }
 
 /** Which second factor was given. */
-export type SecondFactorMethod = 'totp' | 'recovery-code'
+export type SecondFactorMethod = SecondFactorProof['method']
 
 function adapterOf(ctx: Pick<ActionContext, 'config'>): TwoFactorAdapter {
   return ctx.config.adapter as TwoFactorAdapter

@@ -12,10 +12,13 @@ import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import { authApp, type AuthApp } from '../support/app-rig.js'
 import { Browser } from '../support/browser.js'
+import { post } from '../password/password-app.js'
 import { SECRET } from '../support/flow.js'
 import type { Listener } from '../support/oauth-app.js'
 
 export { Browser }
+// The browser's side of a form: its CSRF token, and a POST with it.
+export { csrfOf, post } from '../password/password-app.js'
 
 /** A step boundary: 2026-11-25T12:00:00Z. */
 export const T0 = Date.UTC(2026, 10, 25, 12, 0, 0)
@@ -48,16 +51,6 @@ export function mountTwoFactorApp(listener: Listener, knex: Knex, config: Partia
   app.app.get('/', (_req, res) => void res.send('home'))
   listener.mount(app.app)
   return app
-}
-
-/** The CSRF token of `browser` (its cookie set on the way). */
-export async function csrfOf(browser: Browser, appUrl: string): Promise<string> {
-  return ((await (await browser.request(`${appUrl}/api/auth/csrf`)).json()) as { csrfToken: string }).csrfToken
-}
-
-/** POSTs `fields` with `browser`'s CSRF token to `/api/auth/<path>`. */
-export async function post(browser: Browser, appUrl: string, path: string, fields: Record<string, string>): Promise<Response> {
-  return browser.request(`${appUrl}/api/auth/${path}`, { body: new URLSearchParams({ csrfToken: await csrfOf(browser, appUrl), ...fields }) })
 }
 
 /** The first factor: the credentials form. */

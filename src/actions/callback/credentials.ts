@@ -12,7 +12,7 @@ import type { CredentialsProvider } from '../../providers/credentials.js'
 import { credentialsIdentifier, limitSignInAttempt } from '../../security/rate-limit.js'
 import { startSession } from '../../session/strategy.js'
 import { secondFactorGate } from '../../two-factor/pending.js'
-import type { Account, AdapterUser, CallbacksOptions, User } from '../../types.js'
+import type { Account, AdapterUser, SecondFactorProof, User } from '../../types.js'
 import { redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
 
 let passwordModule: Promise<typeof import('../../password/accounts.js')> | undefined
@@ -49,7 +49,7 @@ export async function completeCredentialsSignIn(
   provider: CredentialsProvider,
   user: User & { id: string },
   credentials: Record<string, unknown>,
-  twoFactor?: SignInParams['twoFactor'],
+  twoFactor?: SecondFactorProof,
 ): Promise<AuthResponse> {
   const account: Account = { providerAccountId: user.id, type: 'credentials', provider: provider.id }
   const allowed = ctx.config.callbacks.signIn ? await ctx.config.callbacks.signIn({ user, account, credentials, ...(twoFactor && { twoFactor }) }) : true
@@ -62,8 +62,6 @@ export async function completeCredentialsSignIn(
   const { url, cookies } = await resolveCallbackUrl(ctx)
   return { redirect: url, cookies: [...cookies, ...sessionCookies] }
 }
-
-type SignInParams = Parameters<NonNullable<CallbacksOptions['signIn']>>[0]
 
 /**
  * The submitted fields without the secret ones, for the pending sign-in's cookie: those the provider

@@ -20,7 +20,7 @@ import type { AuthResponse } from '../../http/respond.js'
 import { hashVerificationToken, isBoundLink, sameTokenHash } from '../../email/token.js'
 import { renderEmailConfirmPage } from '../../pages/index.js'
 import type { EmailProvider } from '../../providers/email.js'
-import type { Account, AdapterUser, VerificationToken } from '../../types.js'
+import type { Account, AdapterUser, SecondFactorProof, VerificationToken } from '../../types.js'
 import { assertCsrf, issueCsrf, stringValue, type ActionContext } from '../context.js'
 import type { VerificationAdapter } from '../signin-email.js'
 import { secondFactorGate } from '../../two-factor/pending.js'
@@ -75,7 +75,7 @@ async function signInWithLink(ctx: ActionContext, provider: EmailProvider, token
  * An e-mail sign-in once its link is used: the second factor of an enrolled user (its page resumes
  * here with `twoFactor`), the `signIn` callback, the user stored or marked verified, the session.
  */
-export async function continueEmailSignIn(ctx: ActionContext, provider: EmailProvider, identifier: string, twoFactor?: { method: 'totp' | 'recovery-code' }): Promise<AuthResponse> {
+export async function continueEmailSignIn(ctx: ActionContext, provider: EmailProvider, identifier: string, twoFactor?: SecondFactorProof): Promise<AuthResponse> {
   const adapter = ctx.config.adapter as VerificationAdapter
   const existing = await storedUserWithEmail(adapter, identifier)
   if (existing && !twoFactor) {

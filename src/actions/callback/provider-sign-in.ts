@@ -13,7 +13,7 @@ import type { VerifiedSignIn } from '../../oauth/callback.js'
 import type { Profile } from '../../providers/oauth.js'
 import { signInTokenChanges } from '../../session/provider-tokens.js'
 import { signedInUserId, startSession } from '../../session/strategy.js'
-import type { Account, AdapterUser, CallbacksOptions, User } from '../../types.js'
+import type { Account, AdapterUser, CallbacksOptions, SecondFactorProof, User } from '../../types.js'
 import { pageUrl, redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
 import { asksSecondFactor, secondFactorGate } from '../../two-factor/pending.js'
 import { resolveUser, storedUserWithEmail, type AccountAdapter } from './users.js'
@@ -22,7 +22,7 @@ import { resolveUser, storedUserWithEmail, type AccountAdapter } from './users.j
  * Signs the user in and answers with the session cookie and the redirect.
  * @throws AccessDeniedError when the `signIn` callback refuses; OAuthAccountNotLinkedError; AdapterError
  */
-export async function completeProviderSignIn(ctx: ActionContext, signIn: VerifiedSignIn, twoFactor?: SignInParams['twoFactor']): Promise<AuthResponse> {
+export async function completeProviderSignIn(ctx: ActionContext, signIn: VerifiedSignIn, twoFactor?: SecondFactorProof): Promise<AuthResponse> {
   const { provider, account, profile } = signIn
   // resolveConfig checked that an adapter used with OAuth providers has these methods.
   const adapter = ctx.config.adapter as AccountAdapter | undefined
@@ -58,8 +58,6 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Verifie
   const sessionAccount = adapter ? { ...account, userId: user.id } : account
   return finishSignIn(ctx, { user, account: sessionAccount, profile, isNewUser })
 }
-
-type SignInParams = Parameters<NonNullable<CallbacksOptions['signIn']>>[0]
 
 /** The user a new account would be linked to by its address (`allowDangerousEmailAccountLinking`), or null. */
 async function emailLinkedUser(adapter: AccountAdapter, signIn: VerifiedSignIn): Promise<AdapterUser | null> {

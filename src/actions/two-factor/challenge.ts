@@ -9,6 +9,7 @@ import { TwoFactorError } from '../../errors.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { renderTwoFactorPage } from '../../pages/index.js'
 import { clearPendingSignIn, openPendingSignIn, type PendingSignIn } from '../../two-factor/pending.js'
+import type { SecondFactorProof } from '../../types.js'
 import type { AccountAdapter } from '../callback/users.js'
 import { completeCredentialsSignIn } from '../callback/credentials.js'
 import { assertCsrf, authUrl, issueCsrf, pageUrl, type Action, type ActionContext } from '../context.js'
@@ -25,7 +26,7 @@ export const twoFactorAction: Action = async (ctx) => {
   assertTwoFactor(ctx.config)
   assertCsrf(ctx)
   const pending = openPendingSignIn(ctx)
-  let method: 'totp' | 'recovery-code'
+  let method: SecondFactorProof['method']
   try {
     method = await (await loadFactor()).checkSecondFactor(ctx, pending.userId, ctx.body.code)
   } catch (error) {
@@ -39,7 +40,7 @@ export const twoFactorAction: Action = async (ctx) => {
 }
 
 /** Finishes the sign-in as its first factor would have. */
-async function finishPendingSignIn(ctx: ActionContext, pending: PendingSignIn, twoFactor: { method: 'totp' | 'recovery-code' }): Promise<AuthResponse> {
+async function finishPendingSignIn(ctx: ActionContext, pending: PendingSignIn, twoFactor: SecondFactorProof): Promise<AuthResponse> {
   const { resume, userId } = pending
   const provider = ctx.config.providerById.get(resume.pid)
   const gone = (): never => {

@@ -26,10 +26,7 @@ export const twoFactorSetupPage: Action = async (ctx) => {
   return page(ctx, 200, { state: 'enrol', qrCode, secret })
 }
 
-export const twoFactorSetupAction: Action = async (ctx) => {
-  assertCsrf(ctx)
-  const user = await signedInUser(ctx)
-  if (!user) return signInFirst(ctx)
+export const twoFactorSetupAction: Action = signedInPost(async (ctx, user) => {
   const factor = await loadFactor()
   try {
     return await page(ctx, 200, { state: 'codes', recoveryCodes: await factor.confirmEnrolment(ctx, user.id, ctx.body.code) })
@@ -39,30 +36,32 @@ export const twoFactorSetupAction: Action = async (ctx) => {
     const { qrCode, secret } = await factor.startEnrolment(ctx, user, { reuse: true })
     return page(ctx, 400, { state: 'enrol', qrCode, secret, error: refusal })
   }
-}
+})
 
-export const recoveryCodesAction: Action = async (ctx) => {
-  assertCsrf(ctx)
-  const user = await signedInUser(ctx)
-  if (!user) return signInFirst(ctx)
-  const factor = await loadFactor()
+export const recoveryCodesAction: Action = signedInPost(async (ctx, user) => {
   try {
-    return await page(ctx, 200, { state: 'codes', recoveryCodes: await factor.regenerateRecoveryCodes(ctx, user.id, ctx.body.code) })
+    return await page(ctx, 200, { state: 'codes', recoveryCodes: await (await loadFactor()).regenerateRecoveryCodes(ctx, user.id, ctx.body.code) })
   } catch (error) {
     return enrolledAgain(ctx, user, error)
   }
-}
+})
 
-export const disableTwoFactorAction: Action = async (ctx) => {
-  assertCsrf(ctx)
-  const user = await signedInUser(ctx)
-  if (!user) return signInFirst(ctx)
+export const disableTwoFactorAction: Action = signedInPost(async (ctx, user) => {
   try {
     await (await loadFactor()).disableTwoFactor(ctx, user.id, ctx.body.code)
   } catch (error) {
     return enrolledAgain(ctx, user, error)
   }
   return { redirect: await next(ctx) }
+})
+
+/** A settings form's POST: CSRF-checked, for the signed-in user (signed out: the sign-in page first). */
+function signedInPost(handle: (ctx: ActionContext, user: AdapterUser) => Promise<AuthResponse>): Action {
+  return async (ctx) => {
+    assertCsrf(ctx)
+    const user = await signedInUser(ctx)
+    return user ? handle(ctx, user) : signInFirst(ctx)
+  }
 }
 
 /** The settings page again with what was wrong with the code; any other error goes on. */
