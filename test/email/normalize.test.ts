@@ -7,7 +7,7 @@ import { describe, expect, it } from '@jest/globals'
 import addressparser from 'nodemailer/lib/addressparser'
 import { normalizeEmailAddress } from '../../src/email/normalize.js'
 import { renderVerificationEmail } from '../../src/email/message.js'
-import { generateVerificationToken, hashVerificationToken } from '../../src/email/token.js'
+import { generateVerificationToken, hashVerificationToken, isBoundLink, linkBinding, sameTokenHash } from '../../src/email/token.js'
 import { createHash } from 'node:crypto'
 
 describe('normalizeEmailAddress', () => {
@@ -61,6 +61,35 @@ describe('normalizeEmailAddress', () => {
     expect(() => normalizeEmailAddress(input)).toThrow(/Not a valid e-mail address/)
   })
 
+  // Each refusal for its own reason (the log says which), at the exact bounds of RFC 5321 §4.5.3.1.
+  const reasons: [string, string, RegExp][] = [
+    ['nothing before the "@"', '@b.example', /the part before or after "@" is empty/],
+    ['nothing after the "@"', 'a@', /the part before or after "@" is empty/],
+    ['a local part ending in a dot', 'a.@b.example', /the part before "@" has a character that is not allowed/],
+    ['a local part starting with a dot', '.a@b.example', /the part before "@" has a character that is not allowed/],
+    ['a 65-character local part', `${'a'.repeat(65)}@b.example`, /the address is too long/],
+    ['321 characters of input, even with only spaces around an address', `${' '.repeat(321 - 'a@b.example'.length)}a@b.example`, /the address is too long/],
+    ['two "@"', 'a@b@c.example', /exactly one "@"/],
+    ['an IP literal', 'a@[127.0.0.1]', /the domain is not a host name/],
+  ]
+  it.each(reasons)('refuses %s, saying why', (_what, input, reason) => {
+    expect(() => normalizeEmailAddress(input)).toThrow(reason)
+  })
+
+  it('accepts the longest addresses there are: a 64-character local part, 254 characters in all, 320 characters of input', () => {
+    const local = 'a'.repeat(64)
+    expect(normalizeEmailAddress(`${local}@b.example`)).toBe(`${local}@b.example`)
+    // 254: the local part, "@", and labels of 63 characters and less.
+    const domain = `${'d'.repeat(63)}.${'e'.repeat(63)}.${'g'.repeat(254 - 65 - 128)}`
+    const longest = `${local}@${domain}`
+    expect(longest).toHaveLength(254)
+    expect(normalizeEmailAddress(longest)).toBe(longest)
+    expect(() => normalizeEmailAddress(`${local}@${domain}g`)).toThrow(/the address is too long/)
+    const padded = `${' '.repeat(320 - 'a@b.example'.length)}a@b.example`
+    expect(padded).toHaveLength(320)
+    expect(normalizeEmailAddress(padded)).toBe('a@b.example')
+  })
+
   it('refuses what is not a string', () => {
     for (const input of [undefined, null, 42, ['a@b'], { email: 'a@b' }]) expect(() => normalizeEmailAddress(input)).toThrow(TypeError)
   })
@@ -75,6 +104,26 @@ describe('normalizeEmailAddress', () => {
 })
 
 describe('verification tokens', () => {
+  it('compares stored hashes exactly: another length or one character off is another hash (never an exception)', () => {
+    const hash = hashVerificationToken('token', 'secret')
+    expect(sameTokenHash(hash, hash)).toBe(true)
+    expect(sameTokenHash(hash, `${hash} `)).toBe(false)
+    expect(sameTokenHash(hash, hash.slice(1))).toBe(false)
+    expect(sameTokenHash(hash, `${hash.slice(0, -1)}${hash.endsWith('0') ? '1' : '0'}`)).toBe(false)
+    expect(sameTokenHash(hash, hash.toUpperCase())).toBe(false)
+  })
+
+  it("takes a link's browser binding made under any configured secret (rotation), and nothing else", () => {
+    const secrets = ['new secret', 'old secret']
+    expect(isBoundLink(linkBinding('token', 'new secret'), 'token', secrets)).toBe(true)
+    expect(isBoundLink(linkBinding('token', 'old secret'), 'token', secrets)).toBe(true)
+    expect(isBoundLink(linkBinding('token', 'gone secret'), 'token', secrets)).toBe(false)
+    expect(isBoundLink(linkBinding('other token', 'new secret'), 'token', secrets)).toBe(false)
+    expect(isBoundLink(`${linkBinding('token', 'new secret')}x`, 'token', secrets)).toBe(false)
+    expect(isBoundLink('', 'token', secrets)).toBe(false)
+    expect(isBoundLink(undefined, 'token', secrets)).toBe(false)
+  })
+
   it('are 32 random bytes in hex, different each time', () => {
     const tokens = new Set(Array.from({ length: 100 }, generateVerificationToken))
     expect(tokens.size).toBe(100)
