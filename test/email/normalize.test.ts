@@ -71,9 +71,12 @@ describe('normalizeEmailAddress', () => {
     ['321 characters of input, even with only spaces around an address', `${' '.repeat(321 - 'a@b.example'.length)}a@b.example`, /the address is too long/],
     ['two "@"', 'a@b@c.example', /exactly one "@"/],
     ['an IP literal', 'a@[127.0.0.1]', /the domain is not a host name/],
+    ['a domain the pattern takes but IDNA refuses (broken punycode)', 'a@xn--a.example', /the domain is not a host name/],
+    ['nothing at all', '', /the address is missing/],
   ]
   it.each(reasons)('refuses %s, saying why', (_what, input, reason) => {
     expect(() => normalizeEmailAddress(input)).toThrow(reason)
+    expect(() => normalizeEmailAddress(input)).toThrow(expect.objectContaining({ name: 'InvalidEmailAddressError' }))
   })
 
   it('accepts the longest addresses there are: a 64-character local part, 254 characters in all, 320 characters of input', () => {
