@@ -91,6 +91,21 @@ describe('init', () => {
     expect(init({ adapter: KnexAdapter(db), providers: [Email({ sendVerificationRequest: () => {}, normalizeIdentifier: 'x' as never })] })).toThrow(/normalizeIdentifier must be a function/)
   })
 
+  it('refuses every maxAge that is not a number of seconds above 0, and takes one that is', () => {
+    const withMaxAge = (maxAge: unknown) => init({ adapter: KnexAdapter(db), providers: [Email({ sendVerificationRequest: () => {}, maxAge: maxAge as number })] })
+    for (const maxAge of [0, -1, Infinity, Number.NaN, '600']) expect(withMaxAge(maxAge)).toThrow(/maxAge must be a number of seconds above 0/)
+    expect(withMaxAge(0.5)).not.toThrow()
+  })
+
+  it('treats an empty AUTH_EMAIL_SERVER or a blank sender as missing, and refuses a server of another type', () => {
+    process.env.AUTH_EMAIL_SERVER = ''
+    expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ from: FROM })] })).toThrow(/set AUTH_EMAIL_SERVER/)
+    expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: smtp.url, from: '   ' })] })).toThrow(/set AUTH_EMAIL_FROM/)
+    expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: 42 as never, from: FROM })] })).toThrow(/server must be an SMTP URL, nodemailer transport options, or 'console'; got number/)
+    // The console transport needs no sender: it sends nothing.
+    expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: 'console' })] })).not.toThrow()
+  })
+
   it('does not modify the provider object it was given', () => {
     const provider = Nodemailer({ server: smtp.url, from: FROM })
     const copy = { ...provider }
