@@ -71,7 +71,8 @@ describe('normalizeEmailAddress', () => {
     ['321 characters of input, even with only spaces around an address', `${' '.repeat(321 - 'a@b.example'.length)}a@b.example`, /the address is too long/],
     ['two "@"', 'a@b@c.example', /exactly one "@"/],
     ['an IP literal', 'a@[127.0.0.1]', /the domain is not a host name/],
-    ['a domain the pattern takes but IDNA refuses (broken punycode)', 'a@xn--a.example', /the domain is not a host name/],
+    // (Broken punycode such as xn--a is no example: Node 24's URL parser takes it, Node 20's and 22's refuse it.)
+    ['a domain the pattern takes but IDNA refuses (a label starting with a combining mark)', 'a@\u0338a.example', /the domain is not a host name/],
     ['nothing at all', '', /the address is missing/],
   ]
   it.each(reasons)('refuses %s, saying why', (_what, input, reason) => {
