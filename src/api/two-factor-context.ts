@@ -4,9 +4,8 @@
  * `twoFactor` is on, the CSRF rule of the state-changing ones, and the signed-in user.
  */
 import type { ActionContext } from '../actions/context.js'
-import { assertTwoFactor, loadFactor } from '../actions/two-factor/shared.js'
+import { assertTwoFactor, loadFactor, signedInUser } from '../actions/two-factor/shared.js'
 import { TwoFactorError } from '../errors.js'
-import { signedInUserId } from '../session/strategy.js'
 import type { AdapterUser } from '../types.js'
 import { actionContext, assertServerCsrf, givenRequest, type Api, type CsrfOptions } from './context.js'
 import type { SessionsCallContext } from './sessions-context.js'
@@ -36,8 +35,7 @@ export async function twoFactorCall(
   assertTwoFactor(api.config)
   const ctx = actionContext(api, req)
   if (csrf) assertServerCsrf(api, ctx, csrf, what)
-  const userId = await signedInUserId(ctx)
-  const user = userId ? await api.config.adapter!.getUser!(userId) : null
+  const user = await signedInUser(ctx)
   if (!user) throw new TwoFactorError('not_signed_in', `${what}: nobody is signed in on this request.`)
   return { ctx, user, factor: await loadFactor() }
 }

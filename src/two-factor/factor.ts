@@ -15,7 +15,7 @@ import { TwoFactorError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import { limitSignInAttempt } from '../security/rate-limit.js'
 import type { AdapterTwoFactor, AdapterUser, SecondFactorProof } from '../types.js'
-import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeHash } from './recovery.js'
+import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeHash, recoveryCodeHashes } from './recovery.js'
 import { matchingStep, newTotpSecret, openTotpSecret, qrCodeSvg, sealTotpSecret, totpUri } from './totp.js'
 
 /** The rate limit's bucket for second-factor codes (its identifier is the user id). */
@@ -76,7 +76,7 @@ export async function confirmEnrolment(ctx: ActionContext, userId: string, input
   const step = secret === null ? null : matchingStep(secret, codeOf(input), ctx.now * 1000)
   if (step === null) throw invalidCode()
   const codes = newRecoveryCodes()
-  const hashes = codes.map((code) => recoveryCodeHash(ctx.config.secrets[0]!, userId, normalizeRecoveryCode(code)!))
+  const hashes = recoveryCodeHashes(ctx.config.secrets[0]!, userId, codes)
   // Refused when another request confirmed or restarted it meanwhile.
   if (!(await adapter.enableTwoFactor(userId, { secret: pending.secret, step, enabledAt: new Date(ctx.now * 1000), recoveryCodes: hashes }))) throw alreadyEnrolled()
   await attempt.succeeded()
@@ -132,7 +132,7 @@ export async function disableTwoFactor(ctx: ActionContext, userId: string, input
 export async function regenerateRecoveryCodes(ctx: ActionContext, userId: string, input: unknown): Promise<string[]> {
   await checkSecondFactor(ctx, userId, input)
   const codes = newRecoveryCodes()
-  await adapterOf(ctx).setRecoveryCodes(userId, codes.map((code) => recoveryCodeHash(ctx.config.secrets[0]!, userId, normalizeRecoveryCode(code)!)))
+  await adapterOf(ctx).setRecoveryCodes(userId, recoveryCodeHashes(ctx.config.secrets[0]!, userId, codes))
   await emitEvent(ctx.config, 'recoveryCodesRegenerated', { userId })
   return codes
 }

@@ -8,9 +8,10 @@
  * Small and free of the TOTP code (otpauth, qrcode): the sign-in routes load it statically, and ask
  * only the adapter whether the user enrolled.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { issueCsrf, pageUrl, resolveCallbackUrl, type ActionContext } from '../actions/context.js'
 import type { TwoFactorAdapter } from '../config/two-factor.js'
+import { sameTokenHash } from '../email/token.js'
 import { TwoFactorError } from '../errors.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { Profile } from '../providers/oauth.js'
@@ -104,7 +105,8 @@ export function openPendingSignIn(ctx: ActionContext): PendingSignIn {
     return refuse(`the "${cookie.name}" cookie could not be opened (expired, or sealed with another secret)`)
   }
   const csrfCookie = ctx.requestCookies[ctx.cookieSet.cookies.csrfToken.name] ?? ''
-  if (!sameBinding(payload.b, bindingOf(csrfCookie))) return refuse('the pending sign-in was started in another browser')
+  // Compared in constant time, as a link's stored token hash is.
+  if (!sameTokenHash(payload.b, bindingOf(csrfCookie))) return refuse('the pending sign-in was started in another browser')
   return { userId: payload.uid, callbackUrl: payload.cb, resume: payload.r }
 }
 
@@ -115,10 +117,4 @@ export function clearPendingSignIn(ctx: ActionContext): OutgoingCookie[] {
 
 function bindingOf(csrfCookie: string): string {
   return createHash('sha256').update(`portcullis.two-factor\0${csrfCookie}`).digest('base64url')
-}
-
-function sameBinding(a: string, b: string): boolean {
-  const left = Buffer.from(a)
-  const right = Buffer.from(b)
-  return left.length === right.length && timingSafeEqual(left, right)
 }

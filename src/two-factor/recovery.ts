@@ -28,6 +28,11 @@ export function normalizeRecoveryCode(input: string): string | undefined {
   return code.length === LENGTH && [...code].every((char) => ALPHABET.includes(char)) ? code : undefined
 }
 
+/** The stored hashes of new `codes` (as `newRecoveryCodes` shows them) for `userId`, keyed with `secret`. */
+export function recoveryCodeHashes(secret: string, userId: string, codes: readonly string[]): string[] {
+  return codes.map((code) => recoveryCodeHash(secret, userId, normalizeRecoveryCode(code)!))
+}
+
 /** The stored hash of `code` (normalised) for `userId`, keyed with `secret`. */
 export function recoveryCodeHash(secret: string, userId: string, code: string): string {
   return createHmac('sha256', secret).update(`portcullis.recovery-code\0${userId}\0${code}`).digest('hex')

@@ -55,7 +55,6 @@ const CONSTANT_TIME_SPOTS: Record<string, { count: number; what: string }> = {
   'src/email/token.ts': { count: 2, what: "the stored verification token's hash against the link's, and the link's browser binding against its cookie" },
   'src/password/hash.ts': { count: 1, what: 'the derived scrypt key against the stored one' },
   'src/webauthn/response.ts': { count: 1, what: "the challenge the browser signed against this browser's challenge cookie" },
-  'src/two-factor/pending.ts': { count: 1, what: "the pending sign-in's browser binding against this browser's CSRF cookie" },
 }
 
 function sourceFiles(dir: string): string[] {

@@ -12,8 +12,8 @@ import { clearPendingSignIn, openPendingSignIn, type PendingSignIn } from '../..
 import type { SecondFactorProof } from '../../types.js'
 import type { AccountAdapter } from '../callback/users.js'
 import { completeCredentialsSignIn } from '../callback/credentials.js'
-import { assertCsrf, authUrl, issueCsrf, pageUrl, type Action, type ActionContext } from '../context.js'
-import { loadAccounts } from '../password/shared.js'
+import { assertCsrf, issueCsrf, pageUrl, type Action, type ActionContext } from '../context.js'
+import { actionPath, loadAccounts } from '../password/shared.js'
 import { assertTwoFactor, codeRefusal, loadFactor } from './shared.js'
 
 export const twoFactorPage: Action = async (ctx) => {
@@ -75,7 +75,7 @@ async function finishPendingSignIn(ctx: ActionContext, pending: PendingSignIn, t
 function page(ctx: ActionContext, status: number, error?: string): AuthResponse {
   const csrf = issueCsrf(ctx)
   const html = renderTwoFactorPage({
-    action: new URL(authUrl(ctx, '/two-factor')).pathname,
+    action: actionPath(ctx, '/two-factor'),
     csrfToken: csrf.token,
     error,
     signInUrl: pageUrl(ctx, 'signIn', '/signin'),

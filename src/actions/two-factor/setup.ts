@@ -11,13 +11,12 @@
  */
 import type { AuthResponse } from '../../http/respond.js'
 import { renderTwoFactorSetupPage, type TwoFactorSetupPageProps } from '../../pages/index.js'
-import { signedInUserId } from '../../session/strategy.js'
 import type { AdapterUser } from '../../types.js'
 import { assertCsrf, authUrl, issueCsrf, pageUrl, redirectTarget, stringValue, type Action, type ActionContext } from '../context.js'
-import { assertTwoFactor, codeRefusal, loadFactor } from './shared.js'
+import { assertTwoFactor, codeRefusal, loadFactor, signedInUser } from './shared.js'
 
 export const twoFactorSetupPage: Action = async (ctx) => {
-  const user = await signedInUser(ctx)
+  const user = await settingsUser(ctx)
   if (!user) return signInFirst(ctx)
   const factor = await loadFactor()
   const enrolment = await factor.enrolmentOf(ctx, user.id)
@@ -59,7 +58,7 @@ export const disableTwoFactorAction: Action = signedInPost(async (ctx, user) => 
 function signedInPost(handle: (ctx: ActionContext, user: AdapterUser) => Promise<AuthResponse>): Action {
   return async (ctx) => {
     assertCsrf(ctx)
-    const user = await signedInUser(ctx)
+    const user = await settingsUser(ctx)
     return user ? handle(ctx, user) : signInFirst(ctx)
   }
 }
@@ -72,11 +71,10 @@ async function enrolledAgain(ctx: ActionContext, user: AdapterUser, error: unkno
   return page(ctx, 400, { state: 'enrolled', recoveryCodesLeft: enrolment?.recoveryCodes ?? 0, error: refusal })
 }
 
-/** The signed-in user, or null. */
-async function signedInUser(ctx: ActionContext): Promise<AdapterUser | null> {
+/** The signed-in user, or null; the routes exist only with `twoFactor`. */
+async function settingsUser(ctx: ActionContext): Promise<AdapterUser | null> {
   assertTwoFactor(ctx.config)
-  const userId = await signedInUserId(ctx)
-  return userId ? ctx.config.adapter!.getUser!(userId) : null
+  return signedInUser(ctx)
 }
 
 function signInFirst(ctx: ActionContext): AuthResponse {
@@ -93,7 +91,7 @@ type PageState = { state: 'enrol'; qrCode: string; secret: string; error?: strin
 
 async function page(ctx: ActionContext, status: number, state: PageState): Promise<AuthResponse> {
   const csrf = issueCsrf(ctx)
-  const props = { ...state, basePath: new URL(authUrl(ctx, '')).pathname, csrfToken: csrf.token, next: await next(ctx), theme: ctx.config.theme } as TwoFactorSetupPageProps
+  const props = { ...state, basePath: ctx.basePath, csrfToken: csrf.token, next: await next(ctx), theme: ctx.config.theme } as TwoFactorSetupPageProps
   // A secret or recovery codes: not kept by caches, nor the URL sent on as a referrer.
   return { status, html: renderTwoFactorSetupPage(props), cookies: csrf.cookies, headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } }
 }

@@ -4,10 +4,19 @@
  */
 import type { ResolvedConfig } from '../../config/types.js'
 import { TwoFactorError, UnknownActionError } from '../../errors.js'
+import { signedInUserId } from '../../session/strategy.js'
+import type { AdapterUser } from '../../types.js'
+import type { ActionContext } from '../context.js'
 
 /** @throws UnknownActionError when the `twoFactor` option is off (its routes exist only with it). */
 export function assertTwoFactor(config: ResolvedConfig): void {
   if (!config.twoFactor) throw new UnknownActionError('The second factor is off: set the twoFactor option to use its routes.')
+}
+
+/** The signed-in user's row, or null (signed out, or the user is gone). */
+export async function signedInUser(ctx: ActionContext): Promise<AdapterUser | null> {
+  const userId = await signedInUserId(ctx)
+  return userId ? ctx.config.adapter!.getUser!(userId) : null
 }
 
 let factor: Promise<typeof import('../../two-factor/factor.js')> | undefined
