@@ -13,6 +13,7 @@ import { appendCookies, sendResponse, type AuthResponse } from '../http/respond.
 import type { RequestStore } from '../http/router.js'
 import { sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
+import type { SessionResult } from '../session/types.js'
 import type { Session } from '../types.js'
 
 /** How the server-side `signIn`/`signOut` check that the request is the user's own (login CSRF). */
@@ -48,8 +49,18 @@ export function createApi(config: ResolvedConfig, requestStore: AsyncLocalStorag
   const memo = Symbol('portcullis.session')
   type Memoised = NodeRequest & { [memo]?: Promise<Session | null> }
 
-  const read = async (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
-    const result = await readStoredSession(sessionRequestFor(req, config))
+  // A read that completes synchronously (see readSession) is settled here, without an await.
+  const read = (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
+    try {
+      const result = readStoredSession(sessionRequestFor(req, config))
+      return result instanceof Promise ? result.then((settled) => deliver(req, res, settled)) : Promise.resolve(deliver(req, res, result))
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  /** Sends the read's cookies (a re-issue, a cleared cookie) and sets `req.auth`. */
+  const deliver = (req: NodeRequest, res: ServerResponse | undefined, result: SessionResult): Session | null => {
     if (result.cookies.length > 0) {
       if (res && !res.headersSent) appendCookies(res, result.cookies)
       else config.logger.debug('SessionCookieNotRefreshed', 'The session cookie was due for re-issue, but no response (or one already sent) was given to auth().')

@@ -8,8 +8,8 @@
  */
 import { SessionTokenTooLargeError } from '../errors.js'
 import { emitEvent } from '../events.js'
-import type { Account, JWT, Session, SessionCallbackParams, User } from '../types.js'
-import { clearChunkedCookie, expiredCookie, readChunkedCookieForms, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
+import type { Account, CookieOption, JWT, Session, SessionCallbackParams, User } from '../types.js'
+import { clearChunkedCookie, expiredCookie, readChunkedCookieForms, writeChunkedCookie, type ChunkedCookieForms, type OutgoingCookie } from './cookies.js'
 import { hasRefreshError, PROVIDER_TOKENS_CLAIM, signInProviderTokens } from './provider-tokens.js'
 import type { SessionRequest, SessionResult, SignInDetails } from './types.js'
 import { isoDate } from './iso-date.js'
@@ -19,21 +19,38 @@ import { clientDetails, newSessionId, SESSION_ID_CLAIM, sessionIdOf, sessionStan
 import type { SessionStore } from './store/types.js'
 
 /**
- * Reads the session of a request.
+ * Reads the session of a request. The common read (no store, callbacks or `session` event, and no
+ * re-issue due) answers without an await, so `auth()` costs one turn of the event loop, not several.
  *
  * @param update With POST /session: the `data` passed to the `jwt` callback (`trigger: 'update'`);
  *   the cookie is then always re-sealed.
  */
-export async function readJwtSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
+export function readJwtSession(request: SessionRequest, update?: { data: unknown }): SessionResult | Promise<SessionResult> {
+  const cookie = openSessionCookie(request)
+  return cookie instanceof Promise ? cookie.then((opened) => sessionFromCookie(request, opened, update)) : sessionFromCookie(request, cookie, update)
+}
+
+function sessionFromCookie(request: SessionRequest, { present, opened, clearOther }: SessionCookie, update: { data: unknown } | undefined): SessionResult | Promise<SessionResult> {
   const { config, cookieSet, requestCookies, now } = request
-  const { present, opened, clearOther } = await openSessionCookie(request)
   if (!present) return { session: null, token: null, cookies: [] }
   if (!opened) {
     // Unreadable, tampered, expired or from another secret: all mean "no session" (STYLE.md, Errors).
     config.logger.debug('JWTSessionError', 'The session cookie could not be read; it is cleared.')
     return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
   }
+  const { callbacks, events, session } = config
+  const plainRead =
+    update === undefined && session.store === undefined && callbacks.jwt === undefined && callbacks.session === undefined && events.session === undefined
+  if (plainRead && now - issuedAt(opened) < session.updateAge) {
+    const token = opened.payload as JWT
+    return { session: defaultSession(token, expiresOf(opened, request)), token, cookies: clearOther }
+  }
+  return readWithAppCode(request, opened, clearOther, update)
+}
 
+/** The rest of a read: the store's answer, the app's callbacks and events, and the re-issue when due. */
+async function readWithAppCode(request: SessionRequest, opened: OpenedToken, clearOther: OutgoingCookie[], update: { data: unknown } | undefined): Promise<SessionResult> {
+  const { config, cookieSet, requestCookies, now } = request
   const store = config.session.store
   // Awaited only when the store is asked: the common answer is synchronous, and an await costs a turn.
   const stands = store ? sessionStands(config, store, opened.payload, now * 1000) : true
@@ -43,7 +60,7 @@ export async function readJwtSession(request: SessionRequest, update?: { data: u
   }
 
   const issued = issuedAt(opened)
-  let expires = typeof opened.payload.exp === 'number' ? opened.payload.exp : now + config.jwt.maxAge
+  let expires = expiresOf(opened, request)
   // App code that sees the token gets a copy of its own; without any, the claims are only read.
   const appSeesToken = config.callbacks.jwt !== undefined || config.callbacks.session !== undefined || config.events.session !== undefined
   let token: JWT | null = appSeesToken ? ownClaims(opened) : (opened.payload as JWT)
@@ -175,17 +192,31 @@ interface SessionCookie {
  * without the secret); if both open, the newer `iat` wins, i.e. the one this app wrote last (on a
  * tie, the whole one); the other form is cleared. The common case, one form, costs one decrypt.
  */
-async function openSessionCookie(request: SessionRequest): Promise<SessionCookie> {
+function openSessionCookie(request: SessionRequest): SessionCookie | Promise<SessionCookie> {
   const cookie = request.cookieSet.cookies.sessionToken
-  const { whole, chunked, chunkNames } = readChunkedCookieForms(request.requestCookies, cookie.name)
-  if (whole === undefined || chunkNames.length === 0) {
-    const sealed = whole ?? chunked
-    return { present: sealed !== undefined, opened: sealed === undefined ? null : await openToken(request, sealed), clearOther: [] }
+  const forms = readChunkedCookieForms(request.requestCookies, cookie.name)
+  const { whole, chunked } = forms
+  const { decode, cacheSize } = request.config.jwt
+  if (!decode) {
+    const { ring } = request.cookieSet
+    const open = (sealed: string | undefined) => (sealed === undefined ? null : openCachedSessionToken(sealed, ring, request.now, cacheSize))
+    return chooseForm(cookie, forms, open(whole), open(chunked))
   }
-  const [openedWhole, openedChunks] = await Promise.all([openToken(request, whole), chunked === undefined ? null : openToken(request, chunked)])
+  const open = (sealed: string | undefined) => (sealed === undefined ? null : decodeToken(request, decode, sealed))
+  return Promise.all([open(whole), open(chunked)]).then(([openedWhole, openedChunks]) => chooseForm(cookie, forms, openedWhole, openedChunks))
+}
+
+/** Which form of the session cookie counts (see openSessionCookie), each already opened. */
+function chooseForm(cookie: CookieOption, { whole, chunked, chunkNames }: ChunkedCookieForms, openedWhole: OpenedToken | null, openedChunks: OpenedToken | null): SessionCookie {
+  if (whole === undefined || chunkNames.length === 0) return { present: whole !== undefined || chunked !== undefined, opened: openedWhole ?? openedChunks, clearOther: [] }
   const chunksWin = openedChunks !== null && (openedWhole === null || issuedAt(openedChunks) > issuedAt(openedWhole))
   if (chunksWin) return { present: true, opened: openedChunks, clearOther: [expiredCookie(cookie)] }
   return { present: true, opened: openedWhole, clearOther: chunkNames.map((name) => expiredCookie(cookie, name)) }
+}
+
+/** When the session ends: the token's `exp`, or `maxAge` from now for a token without one (a custom `encode`). */
+function expiresOf(token: OpenedToken, { config, now }: SessionRequest): number {
+  return typeof token.payload.exp === 'number' ? token.payload.exp : now + config.jwt.maxAge
 }
 
 function issuedAt(token: OpenedToken): number {
@@ -210,11 +241,10 @@ export async function resealJwtToken(request: SessionRequest, token: JWT): Promi
   return (await sealToken(request, token)).cookies
 }
 
-async function openToken(request: SessionRequest, sealed: string): Promise<{ payload: JWT; plaintext: string } | null> {
-  const { config, cookieSet, now } = request
-  if (!config.jwt.decode) return openCachedSessionToken(sealed, cookieSet.ring, now, config.jwt.cacheSize)
+/** Opens a session cookie with the app's own `jwt.decode`. */
+async function decodeToken(request: SessionRequest, decode: NonNullable<SessionRequest['config']['jwt']['decode']>, sealed: string): Promise<OpenedToken | null> {
   try {
-    const payload = await config.jwt.decode({ token: sealed, secret: config.secrets, salt: cookieSet.cookies.sessionToken.name })
+    const payload = await decode({ token: sealed, secret: request.config.secrets, salt: request.cookieSet.cookies.sessionToken.name })
     return payload ? { payload, plaintext: JSON.stringify(payload) } : null
   } catch {
     return null

@@ -13,8 +13,11 @@ import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession } from 
 import { forgetChecks, sessionIdOf, sessionStands } from './revocation.js'
 import type { SessionStore } from './store/types.js'
 
-/** The session of a request, and the cookies to send back (none in the common case). */
-export function readSession(request: SessionRequest, update?: { data: unknown }): Promise<SessionResult> {
+/**
+ * The session of a request, and the cookies to send back (none in the common case). A JWT session
+ * read that runs no app code and re-issues nothing answers synchronously (see readJwtSession).
+ */
+export function readSession(request: SessionRequest, update?: { data: unknown }): SessionResult | Promise<SessionResult> {
   return request.config.session.strategy === 'database' ? readDatabaseSession(request, update) : readJwtSession(request, update)
 }
 

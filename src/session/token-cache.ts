@@ -3,18 +3,22 @@
  * until `updateAge` re-issues it, so most reads repeat a cookie this instance has just decrypted:
  * keep what it held and skip the decrypt.
  *
- * - **Keyed by the token's authentication tag** (its last part, 43 characters for A256CBC-HS512),
- *   and a hit must also be the exact cookie value: hashing the short tag instead of the whole
- *   ~600-character cookie is most of what a lookup costs. A cookie carrying a cached token's tag
- *   with anything else changed misses, is decrypted, and fails its tag check.
- * - **Cached the second time it is opened**: a token opened once is only remembered by a 30-bit
- *   fingerprint of its tag (among the last `2 × size` such). A cookie that comes once (a client
- *   without a cookie jar, a crawler with a fresh session) never costs an entry, which in a loaded
- *   server costs more than the map operations suggest: every entry outlives many requests, so the
+ * - **Keyed by a 30-bit fingerprint of the token's authentication tag** (its last part, an HMAC),
+ *   and a hit must also be the exact cookie value: a small integer key costs the map nothing to
+ *   hash, where the ~600-character cookie (or even the 43-character tag) would be hashed on every
+ *   read. A cookie carrying a cached token's tag with anything else changed misses, is decrypted,
+ *   and fails its tag check; two genuine tokens sharing a fingerprint (about once in a billion)
+ *   only take each other's place.
+ * - **Cached the second time it is opened**: a token opened once is only remembered by its
+ *   fingerprint (among the last `2 × size` such). A cookie that comes once (a client without a
+ *   cookie jar, a crawler with a fresh session) never costs an entry, which in a loaded server
+ *   costs more than the map operations suggest: every entry outlives many requests, so the
  *   garbage collector copies it to the old generation and marks it there.
- * - **Bounded**, oldest out first. A hit moves its entry to the young end only once it has aged
- *   past half the bound (approximately least recently used, without reordering the map on
- *   every read): a token read at least once per `size / 2` new tokens stays.
+ * - **Bounded, with a second chance** (the CLOCK approximation of least recently used): a hit
+ *   only marks its entry as read. When a new token needs room, the oldest entry goes, unless it
+ *   was read since it last came to the front: then it goes to the young end, unmarked, and the
+ *   next oldest is looked at. A token read once per pass of the cache stays, and a hit never
+ *   reorders the map, so a server whose browsers fit in the cache moves no entry at all.
  * - **Per key ring**, so per instance and cookie flavour. Only tokens that opened are kept: a bad
  *   cookie is decrypted, and refused, every time.
  * - **Every hit re-checks the time claims** against the request's clock, as openSessionToken does,
@@ -34,14 +38,12 @@ interface Entry {
   readonly opened: OpenedToken
   readonly exp: number | undefined
   readonly nbf: number | undefined
-  /** The cache's insertion count when this entry last went in at the young end. */
-  stamp: number
+  /** Read since it last went in at the young end: it gets a second chance before it is evicted. */
+  read: boolean
 }
 
 interface Cache {
-  readonly entries: Map<string, Entry>
-  /** Insertions so far, moves included: the clock the entries' ages are told by. */
-  insertions: number
+  readonly entries: Map<number, Entry>
   /** Fingerprints of tokens opened once and not cached (yet), and the same in arrival order. */
   readonly seen: Set<number>
   readonly seenOrder: Int32Array
@@ -61,32 +63,41 @@ const caches = new WeakMap<KeyRing, Cache>()
 export function openCachedSessionToken(sealed: string, ring: KeyRing, now: number, size: number): OpenedToken | null {
   if (size === 0) return openSessionToken(sealed, ring, now)
   let cache = caches.get(ring)
-  if (!cache) caches.set(ring, (cache = { entries: new Map(), insertions: 0, seen: new Set(), seenOrder: new Int32Array(2 * size).fill(-1), seenNext: 0 }))
+  if (!cache) caches.set(ring, (cache = { entries: new Map(), seen: new Set(), seenOrder: new Int32Array(2 * size).fill(-1), seenNext: 0 }))
   const { entries } = cache
-  const key = tagOf(sealed)
+  const key = tagFingerprint(sealed)
   const hit = entries.get(key)
   if (hit !== undefined && hit.sealed === sealed) {
     if ((hit.exp !== undefined && hit.exp <= now - CLOCK_TOLERANCE) || (hit.nbf !== undefined && hit.nbf > now + CLOCK_TOLERANCE)) {
       entries.delete(key)
       return null
     }
-    if (cache.insertions - hit.stamp > size >>> 1) {
-      // Map keeps insertion order: re-inserting makes it the youngest.
-      entries.delete(key)
-      entries.set(key, hit)
-      hit.stamp = ++cache.insertions
-    }
+    hit.read = true
     return hit.opened
   }
   const opened = openSessionToken(sealed, ring, now)
   if (!opened || !seenBefore(cache, key)) return opened
   const shared: OpenedToken = { payload: deepFreeze(opened.payload), plaintext: opened.plaintext, shared: true }
   const { exp, nbf } = shared.payload as { exp?: number; nbf?: number }
-  // A different token under a cached tag (a forgery would not have opened) replaces it.
+  // A different token under a cached fingerprint (a forgery would not have opened) replaces it.
   if (hit !== undefined) entries.delete(key)
-  entries.set(key, { sealed, opened: shared, exp, nbf, stamp: ++cache.insertions })
-  if (entries.size > size) entries.delete(entries.keys().next().value!)
+  else makeRoom(entries, size - 1)
+  entries.set(key, { sealed, opened: shared, exp, nbf, read: false })
   return shared
+}
+
+/**
+ * Evicts entries until at most `limit` are left: each time the oldest one not read since it last
+ * came to the front. The read ones passed on the way go to the young end, unmarked.
+ */
+function makeRoom(entries: Map<number, Entry>, limit: number): void {
+  while (entries.size > limit) {
+    const [key, oldest] = entries.entries().next().value!
+    entries.delete(key)
+    if (!oldest.read) return
+    oldest.read = false
+    entries.set(key, oldest)
+  }
 }
 
 /**
@@ -103,16 +114,10 @@ export function cachedTokenCount(ring: KeyRing): number {
 }
 
 /**
- * Whether a token with this tag opened here before (and was not cached then); remembers it if not.
- * The fingerprint is the tag's first 5 characters folded into 30 bits (a small integer, so the set
- * allocates nothing); the tag is an HMAC, so two tokens share one by chance about once in a billion,
- * and that costs the other one a cache entry, nothing more.
- * Only tokens that opened get here, so a client cannot fill it without valid cookies.
+ * Whether a token with this fingerprint opened here before (and was not cached then); remembers it
+ * if not. Only tokens that opened get here, so a client cannot fill it without valid cookies.
  */
-function seenBefore(cache: Cache, tag: string): boolean {
-  let print = 0
-  for (let i = 0; i < 5; i++) print = (print << 6) ^ tag.charCodeAt(i)
-  print &= 0x3fffffff
+function seenBefore(cache: Cache, print: number): boolean {
   if (cache.seen.delete(print)) return true
   const { seenOrder } = cache
   const oldest = seenOrder[cache.seenNext]!
@@ -123,7 +128,15 @@ function seenBefore(cache: Cache, tag: string): boolean {
   return false
 }
 
-/** The compact JWE's last part (its authentication tag), or the whole value when it has no dot. */
-function tagOf(sealed: string): string {
-  return sealed.slice(sealed.lastIndexOf('.') + 1)
+/**
+ * The first 5 characters of the compact JWE's last part (its authentication tag; the whole value
+ * when it has no dot) folded into 30 bits: a small integer, so a map keyed by it allocates and
+ * hashes nothing. The tag is an HMAC, so two tokens share a fingerprint by chance about once in a
+ * billion.
+ */
+function tagFingerprint(sealed: string): number {
+  const tag = sealed.lastIndexOf('.') + 1
+  let print = 0
+  for (let i = tag; i < tag + 5; i++) print = (print << 6) ^ sealed.charCodeAt(i)
+  return print & 0x3fffffff
 }

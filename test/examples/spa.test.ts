@@ -51,12 +51,13 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
         AUTH_EMAIL_SERVER: smtp.url,
       },
       ready: 'running at',
-      timeoutMs: 15000,
+      // tsx compiles the server and the example's IdP on start: ~3 s alone, 15 s and more beside the rest of the suite on 2 cores.
+      timeoutMs: 40000,
       name: 'the server',
     })
     context = await chromium.newContext({ viewport: { width: 800, height: 700 } })
     ;[first, second] = await Promise.all([context.newPage(), context.newPage()])
-  }, 30000)
+  }, 60000)
 
   afterAll(async () => {
     server?.child.kill()

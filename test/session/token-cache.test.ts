@@ -107,6 +107,26 @@ describe('openCachedSessionToken', () => {
     expect(openCachedSessionToken(kept, ring, NOW, size)).toBe(before)
   })
 
+  it('gives a token read since the last eviction a second chance, and never evicts the token it makes room for', () => {
+    const ring = freshRing()
+    const size = 3
+    const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((sub) => sealSessionToken({ sub }, ring.current, 600, NOW))
+    const cached = new Map([a, b, c].map((sealed) => [sealed, openTwice(sealed!, ring, size)]))
+    // Every entry read since it went in: the next token still gets its place (the oldest, a, goes)…
+    for (const sealed of [a, b, c]) expect(openCachedSessionToken(sealed!, ring, NOW, size)).toBe(cached.get(sealed))
+    const dEntry = openTwice(d!, ring, size)
+    expect(dEntry?.shared).toBe(true)
+    expect(openCachedSessionToken(d!, ring, NOW, size)).toBe(dEntry)
+    expect(cachedTokenCount(ring)).toBe(size)
+    expect(openCachedSessionToken(a!, ring, NOW, size)?.shared).toBeUndefined()
+    // …and that pass left b and c unmarked. Read b again: the next token evicts c, the oldest unread.
+    expect(openCachedSessionToken(b!, ring, NOW, size)).toBe(cached.get(b))
+    openTwice(e!, ring, size)
+    expect(openCachedSessionToken(b!, ring, NOW, size)).toBe(cached.get(b))
+    expect(openCachedSessionToken(c!, ring, NOW, size)?.shared).toBeUndefined()
+    expect(cachedTokenCount(ring)).toBe(size)
+  })
+
   it('never caches a cookie that does not open', () => {
     const ring = freshRing()
     const sealed = sealSessionToken({ sub: 'u1' }, ring.current, 60, NOW)
