@@ -44,10 +44,11 @@ export interface Api {
 
 /** Makes the API state of a resolved config. */
 export function createApi(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>): Api {
-  // The pending read is kept on the request, under a symbol of this instance (cheaper than a
-  // WeakMap entry per request).
-  const memo = Symbol('portcullis.session')
-  type Memoised = NodeRequest & { [memo]?: Promise<Session | null> }
+  // The pending read of each request. Not a property of the request: two Express requests never
+  // share a hidden class (V8's %HaveSameMap), so a property added to one builds a new class each
+  // time, about 50,000 instructions a request against 13,000 for a WeakMap entry (callgrind over
+  // HTTP, docs/performance.md). `req.auth` is the one property added, as documented.
+  const memo = new WeakMap<NodeRequest, Promise<Session | null>>()
 
   // A read that completes synchronously (see readSession) is settled here, without an await.
   const read = (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
@@ -72,10 +73,14 @@ export function createApi(config: ResolvedConfig, requestStore: AsyncLocalStorag
   return {
     config,
     requestStore,
-    session: (req, res) => ((req as Memoised)[memo] ??= read(req, res)),
-    pendingSession: (req) => (req as Memoised)[memo],
+    session: (req, res) => {
+      let pending = memo.get(req)
+      if (pending === undefined) memo.set(req, (pending = read(req, res)))
+      return pending
+    },
+    pendingSession: (req) => memo.get(req),
     forgetSession: (req) => {
-      ;(req as Memoised)[memo] = undefined
+      memo.delete(req)
     },
   }
 }
