@@ -4,7 +4,7 @@
  * and PostgreSQL (skipped with a line when it is not reachable). Sequential, one process, the same
  * distinct session tokens for both, none due for an update (so one query per request).
  *
- * Method: 5,000 sessions per database; 500 untimed reads per row, then 9 rounds (BENCH_ROUNDS) of
+ * Method: 5,000 sessions per database; 500 untimed reads per row, then 7 rounds (BENCH_ROUNDS) of
  * 1,000 reads per row, the next 1,000 sessions each round (5,000 sessions, so from the sixth on again), the two rows of a database taking turns
  * (the first alternating). A row reports the median µs/op of its rounds, their spread (min–max),
  * the queries per read, and the median over its database's raw query. BENCH_QUICK=1: 1,000
@@ -25,7 +25,7 @@ import { median, printTable, spread, thousands } from './table.js'
 
 const SESSIONS = QUICK ? 1_000 : 5_000
 const READS = QUICK ? 200 : 1_000
-const ROUNDS = rounds(9)
+const ROUNDS = rounds(7)
 const WARMUP = 500
 const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 const COOKIE = 'authjs.session-token'

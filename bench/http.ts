@@ -8,8 +8,8 @@
  *                      read. The ceiling; every other row is a fraction of it.
  *   floor              the same app's GET /floor: the cold row's cookies decrypted inline, nothing
  *                      else (bench/floor.ts). The ceiling of any reader of a cookie it has not seen.
- *   JWT, cold          Portcullis, JWT session, 100,000 distinct cookies in turn: a cookie comes back
- *                      only after 100,000 requests, long after the 1,000-token cache dropped it, so
+ *   JWT, cold          Portcullis, JWT session, 60,000 distinct cookies in turn: a cookie comes back
+ *                      only after 60,000 requests, long after the 1,000-token cache dropped it, so
  *                      every request decrypts (a server seeing each browser once)
  *   JWT, warm          the same app with 1,000 cookies in turn, each sent many times (1,000 browsers):
  *                      after the first pass every read is a cache hit
@@ -18,15 +18,15 @@
  *   JWT + store, warm  the same as JWT, warm with `session.store` (revocable sessions, a Knex table on
  *                      in-memory SQLite): each session asked about once, then the store's changes
  *                      read at most every 5 s (issue 20: within 3 points of the warm row)
- *   database, SQLite   Portcullis, database session: KnexAdapter on better-sqlite3 (in memory), 10,000
+ *   database, SQLite   Portcullis, database session: KnexAdapter on better-sqlite3 (in memory), 5,000
  *                      sessions in turn; one join per request
  *   database, Postgres the same on PostgreSQL over loopback (skipped, with a line, when unreachable)
  *   @auth/express      getSession in the route, on the cold row's cookies (Auth.js caches nothing)
- *   Passport           passport.session() over express-session's MemoryStore, 10,000 sessions in
+ *   Passport           passport.session() over express-session's MemoryStore, 5,000 sessions in
  *                      turn, the user deserialised by id from a Map
  *
- * Method: every app starts first (and creates its sessions), then each row gets a 1 s warm-up, then
- * 8 rounds (BENCH_ROUNDS) of 1.5 s (BENCH_ROUND_SECONDS) at 50 connections, the rows taking turns
+ * Method: every app starts first (and creates its sessions), then each row gets a 0.5 s warm-up, then
+ * 6 rounds (BENCH_ROUNDS) of 1 s (BENCH_ROUND_SECONDS) at 50 connections, the rows taking turns
  * within a round so a slow spell of the machine is spread over all of them. Each request takes the row's next cookie. A row reports the
  * median of its rounds (req/s, and autocannon's p50 and p99 latency in whole ms), the spread of
  * req/s (min–max), the server process's CPU time per request (all its threads, GC included: what
@@ -47,12 +47,12 @@ import { CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnava
 import { median, printTable, spread, thousands } from './table.js'
 
 const CONNECTIONS = 50
-const ROUNDS = rounds(8)
-const ROUND_SECONDS = numberSetting('BENCH_ROUND_SECONDS', QUICK ? 1 : 1.5)
-const WARMUP_SECONDS = QUICK ? 0.5 : 1
-const COLD_COOKIES = QUICK ? 20_000 : 100_000
+const ROUNDS = rounds(6)
+const ROUND_SECONDS = numberSetting('BENCH_ROUND_SECONDS', 1)
+const WARMUP_SECONDS = 0.5
+const COLD_COOKIES = QUICK ? 20_000 : 60_000
 const WARM_COOKIES = 1_000
-const SESSIONS = QUICK ? 2_000 : 10_000
+const SESSIONS = QUICK ? 2_000 : 5_000
 
 interface Server {
   port: number

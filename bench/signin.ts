@@ -11,7 +11,7 @@
  * and back channel (node:http's channel); the rest is HTTP over loopback and the browser.
  *
  * Rounds: each Portcullis (JWT, database) is made once and signs in once (its "first sign-in",
- * which discovers the issuer), then every row gets 10 unmeasured sign-ins, then 5 rounds
+ * which discovers the issuer), then every row gets 10 unmeasured sign-ins, then 4 rounds
  * (BENCH_ROUNDS) of 12 new-browser or 30 returning-browser sign-ins per row, the rows taking turns
  * (the first rotating) by swapping which Portcullis the app server runs. A row reports the median
  * of its rounds' sign-ins/s, their spread (min–max), p50 and p95 of all its sign-ins, and its median
@@ -23,18 +23,24 @@ import type { AddressInfo } from 'node:net'
 import { loadavg } from 'node:os'
 import express from 'express'
 import knex from 'knex'
-import Portcullis, { type PortcullisConfig } from '../src/index.js'
-import { KnexAdapter, migrationSource } from '../src/adapters/knex/index.js'
-import OIDC from '../src/providers/oidc.js'
+import type { PortcullisConfig } from '../src/index.js'
 import { Browser } from '../test/support/browser.js'
 import { startIdp } from '../test/support/idp.js'
-import { QUICK, rounds, sqliteUnavailable } from './settings.js'
+import { ensureBuilt, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread } from './table.js'
+
+// Portcullis as an app installs it: the built dist/ (typed from src/, which it is built from), as
+// in the HTTP bench. Through tsx, src/ keeps function names at a cost on every closure.
+ensureBuilt()
+const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
+const { default: Portcullis } = (await import(dist('index.js'))) as typeof import('../src/index.js')
+const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as typeof import('../src/adapters/knex/index.js')
+const { default: OIDC } = (await import(dist('providers/oidc.js'))) as typeof import('../src/providers/oidc.js')
 
 // A returning browser isolates Portcullis best, so it gets more sign-ins; the whole run stays near 15 s.
 const NEW_BROWSER_SIGN_INS = QUICK ? 4 : 12
 const RETURNING_SIGN_INS = QUICK ? 10 : 30
-const ROUNDS = rounds(5)
+const ROUNDS = rounds(4)
 const WARMUP = QUICK ? 3 : 10
 const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 const COOKIE = 'authjs.session-token'
@@ -244,7 +250,7 @@ printTable(
 console.log('\n/signin: of Portcullis, the POST /signin handler (the rest is the callback). back-channel: of the provider, serving')
 console.log("Portcullis's own requests (discovery, JWKS, token, userinfo). requests: to the app + to the provider from the")
 console.log('browser + to the provider from Portcullis. A first sign-in discovers the issuer and fetches its JWKS; the very')
-console.log("first also loads (and tsx compiles) the OAuth code; the database's first also creates the user.")
+console.log("first also loads the OAuth code; the database's first also creates the user.")
 
 /** A server listening before its app exists, so the provider can register the exact redirect URI. */
 async function listen() {

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url'
 import { ensureBuilt, numberSetting, QUICK } from './settings.js'
 import { median, printTable, spread } from './table.js'
 
-const SPAWNS = numberSetting('BENCH_ROUNDS', QUICK ? 5 : 8)
+const SPAWNS = numberSetting('BENCH_ROUNDS', QUICK ? 5 : 6)
 const root = fileURLToPath(new URL('..', import.meta.url))
 
 /** Prints `{ expressMs, importMs, initMs }` once the library is imported and initialised. */
