@@ -110,8 +110,10 @@ const allRows: Row[] = [
   { name: 'Passport + express-session', scenario: 'passport', path: '/me', cookies: () => passportSessionCookies(SESSIONS) },
 ]
 const noSqlite = sqliteUnavailable()
-if (noSqlite) console.log(`${noSqlite}: the row "Portcullis database, SQLite" is skipped.`)
-const rows = allRows.filter((row) => !(noSqlite && row.scenario === 'database-sqlite'))
+// Both of these open a better-sqlite3 database: the session store's table is on in-memory SQLite too.
+const sqliteScenarios: Scenario[] = ['database-sqlite', 'jwt-store']
+const rows = allRows.filter((row) => !(noSqlite && sqliteScenarios.includes(row.scenario)))
+for (const row of allRows) if (!rows.includes(row)) console.log(`${noSqlite}: the row "${row.name}" is skipped.`)
 
 interface Round {
   requestsPerSecond: number
