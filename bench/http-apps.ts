@@ -25,16 +25,10 @@ import passport from 'passport'
 import { Strategy as LocalStrategy } from 'passport-local'
 import { ExpressAuth, getSession } from '@auth/express'
 import CredentialsAuthjs from '@auth/core/providers/credentials'
-import { ensureBuilt } from './settings.js'
-import { floorDecryptFor } from './floor.js'
-import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, SESSION_COOKIE, storeSessionId, type BenchUser } from './http-sessions.js'
+import { dist, portcullisBenchApp, referenceRoutes } from './http-portcullis-app.js'
+import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, storeSessionId, type BenchUser } from './http-sessions.js'
 
-// Portcullis as an app installs it: the built dist/ (typed from src/, which it is built from).
-ensureBuilt()
-const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
-const { default: Portcullis } = (await import(dist('index.js'))) as typeof import('../src/index.js')
 const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as typeof import('../src/adapters/knex/index.js')
-const { default: Credentials } = (await import(dist('providers/credentials.js'))) as typeof import('../src/providers/credentials.js')
 
 export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'authjs', 'passport'] as const
 export type Scenario = (typeof SCENARIOS)[number]
@@ -57,33 +51,6 @@ export interface BenchAppOptions {
 const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
 const pgDatabase = (name: string) => Object.assign(new URL(PG_URL), { pathname: `/${name}` }).href
 
-/** What `/plain` answers: a session-shaped body of the same size, read from nowhere. */
-const plainSession = (() => {
-  const { id, name, email, image } = benchUser(0)
-  return { user: { id, name, email, image }, expires: new Date(Date.now() + MAX_AGE * 1000).toISOString() }
-})()
-
-const floorDecrypt = floorDecryptFor(SECRET, SESSION_COOKIE)
-
-/**
- * The reference routes, `/plain` (the ceiling) and `/floor`. The HTTP bench measures them in the
- * Portcullis app, where they sit after the `/api/auth` mount, as `/me` and an app's own routes do:
- * the rows then differ by the session read alone (the mount's path check costs every later route
- * the same few µs).
- */
-function referenceRoutes(app: Express): Express {
-  app.get('/plain', (_req, res) => {
-    res.json(plainSession)
-  })
-  // The floor (bench/floor.ts) inline: the cookie's value after `name=`, decrypted, no checks.
-  app.get('/floor', (req, res) => {
-    const cookie = req.headers.cookie ?? ''
-    const claims = floorDecrypt(cookie.slice(cookie.indexOf('=') + 1)) as { sub: string; name: string; email: string; picture: string; exp: number }
-    res.json({ user: { id: claims.sub, name: claims.name, email: claims.email, image: claims.picture }, expires: new Date(claims.exp * 1000).toISOString() })
-  })
-  return app
-}
-
 export async function createBenchApp(scenario: Scenario, options: BenchAppOptions): Promise<BenchApp | SkippedApp> {
   switch (scenario) {
     case 'jwt':
@@ -103,22 +70,10 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
   }
 }
 
-/** Portcullis as its README shows it: the auth routes mounted, `await auth(req, res)` in the route. */
+/** The `jwt` app, with an adapter or a session store. */
 function portcullisApp(adapter?: ReturnType<typeof KnexAdapter>, store?: Knex): BenchApp {
   const session = store ? { strategy: 'jwt' as const, store: { knex: store } } : undefined
-  const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, adapter, session, providers: [Credentials({ authorize: () => null })] })
-  const app = express()
-  app.use('/api/auth', handlers)
-  referenceRoutes(app)
-  app.get('/me', async (req, res) => {
-    const current = await auth(req, res)
-    if (!current) {
-      res.status(401).json({ message: 'Not authenticated' })
-      return
-    }
-    res.json(current)
-  })
-  return { app, close: async () => {} }
+  return { app: portcullisBenchApp({ adapter, session }), close: async () => {} }
 }
 
 /** JWT sessions with `session.store`: the store's table holds a record for each session's `sid`. */

@@ -1,0 +1,64 @@
+/**
+ * The Portcullis app of the HTTP benches and its reference routes, apart from the other libraries'
+ * apps (bench/http-apps.ts) so that a server needing only this one loads nothing else: the
+ * instruction count (bench/instructions.ts) runs it under valgrind, where every module loaded
+ * costs seconds.
+ */
+import express, { type Express } from 'express'
+import type { PortcullisConfig } from '../src/index.js'
+import { floorDecryptFor } from './floor.js'
+import { benchUser, MAX_AGE, SECRET, SESSION_COOKIE } from './http-sessions.js'
+import { ensureBuilt } from './settings.js'
+
+// Portcullis as an app installs it: the built dist/ (typed from src/, which it is built from).
+ensureBuilt()
+export const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
+const { default: Portcullis } = (await import(dist('index.js'))) as typeof import('../src/index.js')
+const { default: Credentials } = (await import(dist('providers/credentials.js'))) as typeof import('../src/providers/credentials.js')
+
+/** What `/plain` answers: a session-shaped body of the same size, read from nowhere. */
+const plainSession = (() => {
+  const { id, name, email, image } = benchUser(0)
+  return { user: { id, name, email, image }, expires: new Date(Date.now() + MAX_AGE * 1000).toISOString() }
+})()
+
+const floorDecrypt = floorDecryptFor(SECRET, SESSION_COOKIE)
+
+/**
+ * The reference routes, `/plain` (the ceiling) and `/floor`. The HTTP bench measures them in the
+ * Portcullis app, where they sit after the `/api/auth` mount, as `/me` and an app's own routes do:
+ * the rows then differ by the session read alone (the mount's path check costs every later route
+ * the same few µs).
+ */
+export function referenceRoutes(app: Express): Express {
+  app.get('/plain', (_req, res) => {
+    res.json(plainSession)
+  })
+  // The floor (bench/floor.ts) inline: the cookie's value after `name=`, decrypted, no checks.
+  app.get('/floor', (req, res) => {
+    const cookie = req.headers.cookie ?? ''
+    const claims = floorDecrypt(cookie.slice(cookie.indexOf('=') + 1)) as { sub: string; name: string; email: string; picture: string; exp: number }
+    res.json({ user: { id: claims.sub, name: claims.name, email: claims.email, image: claims.picture }, expires: new Date(claims.exp * 1000).toISOString() })
+  })
+  return app
+}
+
+/**
+ * Portcullis as its README shows it: the auth routes mounted, `await auth(req, res)` in `GET /me`,
+ * and the reference routes.
+ */
+export function portcullisBenchApp(config: Pick<PortcullisConfig, 'adapter' | 'session'> = {}): Express {
+  const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, ...config, providers: [Credentials({ authorize: () => null })] })
+  const app = express()
+  app.use('/api/auth', handlers)
+  referenceRoutes(app)
+  app.get('/me', async (req, res) => {
+    const current = await auth(req, res)
+    if (!current) {
+      res.status(401).json({ message: 'Not authenticated' })
+      return
+    }
+    res.json(current)
+  })
+  return app
+}
