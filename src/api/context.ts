@@ -44,10 +44,10 @@ export interface Api {
 
 /** Makes the API state of a resolved config. */
 export function createApi(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>): Api {
-  // The pending read of each request. Not a property of the request: two Express requests never
-  // share a hidden class (V8's %HaveSameMap), so a property added to one builds a new class each
-  // time, about 50,000 instructions a request against 13,000 for a WeakMap entry (callgrind over
-  // HTTP, docs/performance.md). `req.auth` is the one property added, as documented.
+  // The pending read of each request. Not a property of the request: Express requests do not share
+  // a hidden class (V8's %HaveSameMap was false for every pair checked), so a property added to one
+  // builds a new class each time, about 50,000 instructions a request against 13,000 for a WeakMap
+  // entry (callgrind over HTTP, docs/performance.md). `req.auth` is the one property added, as documented.
   const memo = new WeakMap<NodeRequest, Promise<Session | null>>()
 
   // A read that completes synchronously (see readSession) is settled here, without an await.
