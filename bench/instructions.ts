@@ -2,8 +2,10 @@
  * Instructions per request (`npm run bench:instructions`, not part of `npm run bench`): the HTTP
  * bench's JWT routes counted by valgrind's callgrind instead of timed. On the project's shared
  * 2-core virtual machine a round of bench/http.ts swings by 20-50% and a row's median by 10%, so a
- * 5% difference between two rows (issue 24's targets) drowns; a count of instructions is the same
- * within about 2% from run to run, whatever else the machine is doing.
+ * 5% difference between two rows (issue 24's targets) drowns; on a quiet machine a count of
+ * instructions is the same within about 2% from run to run. Run it alone all the same: how many
+ * requests the event loop takes per turn depends on when they arrive, so other work on the machine
+ * changes the counts (a run beside the test suite gave the plain route more than the warm one).
  *
  * Method: for each row, the HTTP bench's Portcullis app (bench/instructions-server.ts) runs under
  * `valgrind --tool=callgrind` with `node --single-threaded` (the garbage collector on the main
