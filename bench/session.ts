@@ -20,7 +20,7 @@
  *
  * Method: the rows take turns within each of 5 rounds (BENCH_ROUNDS), the first row rotating, so a
  * slow spell of the machine is spread over all of them; 1,000 untimed reads each first (slow rows 100).
- * A round of a fast row reads all 10,000 cookies once; the three slow libraries read 500 per round
+ * A round of a fast row reads all 10,000 cookies once; the three slow libraries read 150 per round
  * (the next 150 each time). A row reports the median µs/op of its rounds, their spread (min–max),
  * and the median over the first row's (the floor). BENCH_QUICK=1: 2,000 and 100 reads, 3 rounds.
  *
@@ -80,11 +80,12 @@ const floorDecrypt = floorDecryptFor(SECRET, SALT)
 // The sessions recorded in a session store's table (in-memory SQLite), unless better-sqlite3 cannot
 // load here (bench/settings.ts): then the store row is skipped with a line.
 const noSqlite = sqliteUnavailable()
+const STORE_ROW = 'portcullis auth(req, res), warm, store'
 const storeDb = noSqlite ? undefined : knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
 if (storeDb) {
   await ensureStoreTable(storeDb, 'portcullis_session_store')
   for (let i = 0; i < storeRows.length; i += 500) await storeDb('portcullis_session_store').insert(storeRows.slice(i, i + 500))
-} else console.log(`${noSqlite}: the row "portcullis auth(req, res), warm, store" is skipped.`)
+} else console.log(`${noSqlite}: the row "${STORE_ROW}" is skipped.`)
 
 const { auth } = Portcullis({ secret: SECRET, providers: [Credentials({ authorize: () => null })], jwt: { cacheSize: 0 } })
 const { auth: authWarm } = Portcullis({ secret: SECRET, providers: [Credentials({ authorize: () => null })], jwt: { cacheSize: TOKENS } })
@@ -167,7 +168,7 @@ const allCandidates: Candidate[] = [
     },
   },
   {
-    name: 'portcullis auth(req, res), warm, store',
+    name: STORE_ROW,
     ops: FAST_OPS,
     setup: async () => {
       for (let pass = 0; pass < 2; pass++) {
@@ -203,7 +204,7 @@ const allCandidates: Candidate[] = [
     },
   },
 ]
-const candidates = allCandidates.filter((candidate) => !(storeDb === undefined && candidate.name === 'portcullis auth(req, res), warm, store'))
+const candidates = allCandidates.filter((candidate) => !(storeDb === undefined && candidate.name === STORE_ROW))
 
 /** `count` reads from token `offset` on, in µs per read. */
 async function measure(run: (token: string) => unknown, offset: number, count: number): Promise<number> {
@@ -253,7 +254,7 @@ console.log(`auth(req, res) on a cookie seen before = ${(medianOf('portcullis au
 console.log(`auth(req, res) is ${(medianOf('@auth/express getSession') / authUs).toFixed(0)}x faster than @auth/express getSession (target >= 30x)`)
 if (storeDb) {
   console.log(
-    `auth(req, res) on a cookie seen before, with session.store = ${(medianOf('portcullis auth(req, res), warm, store') / medianOf('portcullis auth(req, res), warm')).toFixed(2)}x the same without a store (target <= 1.1x)`,
+    `auth(req, res) on a cookie seen before, with session.store = ${(medianOf(STORE_ROW) / medianOf('portcullis auth(req, res), warm')).toFixed(2)}x the same without a store (target <= 1.1x)`,
   )
   await storeDb.destroy()
 }
