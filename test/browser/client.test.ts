@@ -179,5 +179,5 @@ function browserSuite() {
     ])
     await expect(first.locator('body').innerText()).resolves.toContain('You are not signed in.')
     expect(await nthSession(second, before + 2)).toBeNull()
-  }, 20000)
+  })
 }

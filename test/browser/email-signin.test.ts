@@ -76,5 +76,5 @@ function browserSuite() {
     await page.waitForURL(/\/api\/auth\/error/)
     expect(new URL(page.url()).pathname).toBe('/api/auth/error')
     await expect(page.locator('body').innerText()).resolves.toContain('The sign-in link is no longer valid.')
-  }, 20000)
+  })
 }

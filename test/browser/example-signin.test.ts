@@ -81,5 +81,5 @@ function browserSuite() {
     // Protected again.
     await page.goto(`${rig.origin}/dashboard`)
     expect(page.url()).toBe(`${rig.origin}/api/auth/signin?callbackUrl=%2Fdashboard`)
-  }, 15000)
+  })
 }

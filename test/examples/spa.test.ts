@@ -115,7 +115,7 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
     await first.getByText('Signed in as Grace (grace@example.test).').waitFor()
     await first.getByRole('button', { name: 'Sign out' }).click()
     await first.getByText('You are not signed in.').waitFor()
-  }, 20000)
+  })
 
   it('sends an e-mail link and signs in when it is opened', async () => {
     smtp.skipReceived()

@@ -3,16 +3,22 @@
  * `describeWithChromium` runs when /usr/bin/chromium is there; without it, it skips with a line
  * saying so (`apt-get install -y chromium`), or, with `CI` set, fails instead.
  */
-import { describe, it } from '@jest/globals'
+import { describe, it, jest } from '@jest/globals'
 import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 import { isCI } from './databases.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 
+/** Each test's limit in a file of browser suites. */
+export const BROWSER_TEST_TIMEOUT = 60_000
+
 /** Declares `suite` under `title` when Chromium is installed; see the file's comment for when it is not. */
 export function describeWithChromium(title: string, suite: () => void): void {
   if (existsSync(CHROMIUM)) {
+    // A browser flow takes 2-5 s on a quiet machine and several times that when the
+    // suite's other workers load both cores (a 15 s limit ran out in CI).
+    jest.setTimeout(BROWSER_TEST_TIMEOUT)
     describe(title, suite)
   } else if (isCI()) {
     describe(title, () => {
