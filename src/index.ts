@@ -16,7 +16,6 @@
  * ```
  * @see spec/auth-library-spec.md §4.6
  */
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { resolveConfig } from './config/resolve.js'
 import {
   createAuth,
@@ -39,7 +38,8 @@ import {
   type UnlinkAccountFunction,
   type VerifyTotpFunction,
 } from './api/index.js'
-import { createHandlers, type Handlers, type RequestStore } from './http/router.js'
+import { RequestScope } from './http/request-scope.js'
+import { createHandlers, type Handlers } from './http/router.js'
 import { startPruning } from './prune.js'
 import type { PortcullisConfig } from './config/types.js'
 
@@ -92,9 +92,9 @@ export interface PortcullisResult {
  */
 export default function Portcullis(config: PortcullisConfig): PortcullisResult {
   const resolved = resolveConfig(config)
-  const requestStore = new AsyncLocalStorage<RequestStore>()
-  const handlers = createHandlers(resolved, requestStore)
-  const api = createAuth(resolved, requestStore)
+  const requestScope = new RequestScope()
+  const handlers = createHandlers(resolved, requestScope)
+  const api = createAuth(resolved, requestScope)
   startPruning(resolved)
   return { handlers, ...api }
 }

@@ -96,7 +96,7 @@ export function createGetAccessToken(api: Api): GetAccessTokenFunction {
 function callOf(api: Api, args: unknown[]): { req: NodeRequest; res: ServerResponse | undefined; providerId: unknown; options: GetAccessTokenOptions | undefined } {
   const [first] = args
   if (typeof first === 'string') {
-    const store = api.requestStore.getStore()
+    const store = api.requestScope.getStore()
     if (!store) throw new MissingRequestContextError('getAccessToken()')
     return { req: store.req, res: store.res, providerId: args[0], options: args[1] as GetAccessTokenOptions | undefined }
   }

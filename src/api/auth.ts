@@ -47,7 +47,7 @@ export function createAuthFunction(api: Api): AuthFunction {
     async (req: NodeRequest, res: ServerResponse, next: NextFunction): Promise<void> => {
       try {
         await api.session(req, res)
-        await api.requestStore.run({ req, res }, () => handler(req as never, res as never, next))
+        await api.requestScope.run({ req, res }, () => handler(req as never, res as never, next))
       } catch (error) {
         if (typeof next === 'function') next(error)
         else throw error
@@ -57,7 +57,7 @@ export function createAuthFunction(api: Api): AuthFunction {
   return ((...args: unknown[]) => {
     const [first, second, third] = args
     if (args.length === 0) {
-      const store = api.requestStore.getStore()
+      const store = api.requestScope.getStore()
       return store ? api.session(store.req, store.res) : Promise.reject(new MissingRequestContextError('auth()'))
     }
     if (typeof first === 'function') return wrap(first as Handler)

@@ -3,14 +3,13 @@
  * current request, the session read once per request, the request context the actions take, how a
  * result reaches the response, and the one CSRF rule of the calls that change who is signed in.
  */
-import type { AsyncLocalStorage } from 'node:async_hooks'
 import type { ServerResponse } from 'node:http'
 import type { ActionContext } from '../actions/context.js'
 import type { ResolvedConfig } from '../config/types.js'
 import { MissingCSRFError, MissingRequestContextError } from '../errors.js'
 import { requestOrigin, sessionRequestFor, type NodeRequest } from '../http/request.js'
 import { appendCookies, sendResponse, type AuthResponse } from '../http/respond.js'
-import type { RequestStore } from '../http/router.js'
+import type { RequestScope } from '../http/request-scope.js'
 import { sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
 import type { SessionResult } from '../session/types.js'
@@ -33,7 +32,7 @@ export interface CsrfOptions {
 /** One Portcullis instance's server-side API state, made once by `createAuth`. */
 export interface Api {
   readonly config: ResolvedConfig
-  readonly requestStore: AsyncLocalStorage<RequestStore>
+  readonly requestScope: RequestScope
   /** The request's session, read once per request however often it is asked for. */
   session(req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null>
   /** The pending read of the request, if any. */
@@ -43,7 +42,7 @@ export interface Api {
 }
 
 /** Makes the API state of a resolved config. */
-export function createApi(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>): Api {
+export function createApi(config: ResolvedConfig, requestScope: RequestScope): Api {
   // The pending read of each request. Not a property of the request: Express requests do not share
   // a hidden class (V8's %HaveSameMap was false for every pair checked), so a property added to one
   // builds a new class each time, about 50,000 instructions a request against 13,000 for a WeakMap
@@ -72,7 +71,7 @@ export function createApi(config: ResolvedConfig, requestStore: AsyncLocalStorag
 
   return {
     config,
-    requestStore,
+    requestScope,
     session: (req, res) => {
       let pending = memo.get(req)
       if (pending === undefined) memo.set(req, (pending = read(req, res)))
@@ -90,7 +89,7 @@ export function createApi(config: ResolvedConfig, requestStore: AsyncLocalStorag
  * @throws MissingRequestContextError outside a request.
  */
 export function serverContext(api: Api, what: string): { req: NodeRequest; res: ServerResponse; ctx: ActionContext } {
-  const store = api.requestStore.getStore()
+  const store = api.requestScope.getStore()
   if (!store) throw new MissingRequestContextError(what)
   const { req, res } = store
   return { req, res, ctx: actionContext(api, req) }

@@ -14,11 +14,11 @@ import type { Api } from './context.js'
 export type GetCsrfTokenFunction = (req?: IncomingMessage, res?: ServerResponse) => string
 
 /** Builds `getCsrfToken` for one instance. */
-export function createGetCsrfToken({ config, requestStore }: Api): GetCsrfTokenFunction {
+export function createGetCsrfToken({ config, requestScope }: Api): GetCsrfTokenFunction {
   // One token per request, however often the page asks.
   const tokens = new WeakMap<IncomingMessage, string>()
   return (req, res) => {
-    const store = req ? { req: req as NodeRequest, res } : requestStore.getStore()
+    const store = req ? { req: req as NodeRequest, res } : requestScope.getStore()
     if (!store) throw new MissingRequestContextError('getCsrfToken()')
     const known = tokens.get(store.req)
     if (known) return known

@@ -3,9 +3,8 @@
  * function finds the current request through the request store (`handlers`, the `auth` middleware,
  * `auth(handler)`) or takes it as an argument.
  */
-import type { AsyncLocalStorage } from 'node:async_hooks'
 import type { ResolvedConfig } from '../config/types.js'
-import type { RequestStore } from '../http/router.js'
+import type { RequestScope } from '../http/request-scope.js'
 import { createGetAccessToken } from './access-token.js'
 import { createAuthFunction } from './auth.js'
 import { createChangePassword } from './change-password.js'
@@ -52,8 +51,8 @@ export type { TotpVerification, VerifyTotpFunction } from './verify-totp.js'
 export type { TotpEnrollment } from '../two-factor/factor.js'
 
 /** Builds `auth`, `signIn`, `signOut`, `getCsrfToken`, `unlinkAccount`, `getAccessToken`, the session list's, the passkeys', the password provider's and the second factor's functions for a resolved config. */
-export function createAuth(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>) {
-  const api = createApi(config, requestStore)
+export function createAuth(config: ResolvedConfig, requestScope: RequestScope) {
+  const api = createApi(config, requestScope)
   return {
     auth: createAuthFunction(api),
     signIn: createSignIn(api),

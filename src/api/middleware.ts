@@ -15,7 +15,7 @@ import type { Api } from './context.js'
 
 /** The middleware form of `auth` for one instance. */
 export function createMiddleware(api: Api): (req: NodeRequest, res: ServerResponse, next: NextFunction) => Promise<void> {
-  const { config, requestStore } = api
+  const { config, requestScope } = api
   const isExempt = exemption(api)
   return async (req, res, next) => {
     let session: Session | null
@@ -29,7 +29,7 @@ export function createMiddleware(api: Api): (req: NodeRequest, res: ServerRespon
     }
     if (typeof Response !== 'undefined' && verdict instanceof Response) return sendWebResponse(res, verdict)
     if (verdict === false) return refuse(api, req, res, next)
-    requestStore.run({ req, res }, () => next())
+    requestScope.run({ req, res }, () => next())
   }
 }
 

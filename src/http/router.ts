@@ -4,7 +4,6 @@
  * mount point, parses the body, runs the action, and writes the plain response.
  */
 import type { ServerResponse } from 'node:http'
-import type { AsyncLocalStorage } from 'node:async_hooks'
 import { callback } from '../actions/callback/index.js'
 import type { Action, ActionContext } from '../actions/context.js'
 import { csrf } from '../actions/csrf.js'
@@ -35,6 +34,7 @@ import { InvalidProviderError, InvalidRequestError, UnknownActionError, Untruste
 import { describeError } from '../events.js'
 import { logValue } from '../logger.js'
 import { readBody } from './body.js'
+import type { RequestScope } from './request-scope.js'
 import { rawPath, requestOrigin, sessionRequestFor, type NodeRequest } from './request.js'
 import { sendResponse, type AuthResponse } from './respond.js'
 
@@ -50,14 +50,8 @@ export interface Handlers {
   POST: (req: NodeRequest, res: ServerResponse, next?: NextFunction) => Promise<void>
 }
 
-/** The request store that lets `auth()`, `signIn()` and `signOut()` find the current request. */
-export interface RequestStore {
-  req: NodeRequest
-  res: ServerResponse
-}
-
 /** Builds `handlers` for a resolved config. */
-export function createHandlers(config: ResolvedConfig, requestStore: AsyncLocalStorage<RequestStore>): Handlers {
+export function createHandlers(config: ResolvedConfig, requestScope: RequestScope): Handlers {
   let warnedBasePath = false
 
   const serve = async (req: NodeRequest, res: ServerResponse, next: NextFunction | undefined, only?: 'GET' | 'POST'): Promise<void> => {
@@ -80,7 +74,7 @@ export function createHandlers(config: ResolvedConfig, requestStore: AsyncLocalS
 
     let response: AuthResponse
     try {
-      response = await requestStore.run({ req, res }, () => run(req, method, location, config))
+      response = await requestScope.run({ req, res }, () => run(req, method, location, config))
     } catch (error) {
       try {
         response = errorResponse(error, req, config, location.basePath)

@@ -1,4 +1,5 @@
 /** Every form of `auth` (DESIGN §2), `callbacks.authorized`, and the server-side signIn / signOut. */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it, jest } from '@jest/globals'
@@ -128,6 +129,44 @@ describe('auth() without arguments', () => {
     const { auth } = setup()
     await expect(auth()).rejects.toBeInstanceOf(MissingRequestContextError)
     await expect(auth()).rejects.toThrow(/auth\(req, res\)/)
+  })
+
+  it('with two instances, auth() finds the request only inside its own instance’s middleware', async () => {
+    const outer = setup()
+    const inner = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
+    const outcome = (call: () => Promise<unknown>) => call().then(() => 'found', (error: Error) => error.name)
+    const { app } = outer
+    app.use(outer.auth)
+    app.get('/outer-only', async (_req, res) => {
+      res.json({ outer: await outcome(() => outer.auth()), inner: await outcome(() => inner.auth()) })
+    })
+    app.get('/both', inner.auth, async (_req, res) => {
+      res.json({ outer: await outcome(() => outer.auth()), inner: await outcome(() => inner.auth()) })
+    })
+    expect((await request(app).get('/outer-only').expect(200)).body).toEqual({ outer: 'found', inner: 'MissingRequestContextError' })
+    expect((await request(app).get('/both').expect(200)).body).toEqual({ outer: 'found', inner: 'found' })
+  })
+
+  it('enters one AsyncLocalStorage whatever the number of instances (each one enabled slows every promise of the process on Node 20 and 22)', async () => {
+    const entered = new Set<AsyncLocalStorage<unknown>>()
+    const { run } = AsyncLocalStorage.prototype
+    AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
+      entered.add(this)
+      return run.apply(this, args)
+    } as typeof run
+    try {
+      for (let i = 0; i < 3; i++) {
+        const { app, auth } = setup()
+        app.get('/me', auth, async (_req, res) => {
+          res.json(await auth())
+        })
+        await request(app).get('/api/auth/session').expect(200)
+        await request(app).get('/me').expect(200)
+      }
+    } finally {
+      AsyncLocalStorage.prototype.run = run
+    }
+    expect(entered.size).toBe(1)
   })
 })
 
