@@ -21,10 +21,11 @@ const config: Config = {
   // The known slow files first, so none of them is left running alone at the end (a fresh clone has no timings).
   testSequencer: '<rootDir>/test/support/sequencer.cjs',
   // Jest's default is one worker fewer than the cores: a single worker on a 2-core machine, which
-  // leaves a core idle while suites wait on databases, browsers, child processes and sockets. Four at
-  // least: on this 2-core machine the whole suite took 256 s with two (cores 75% busy), 200 s with
-  // three and 181 s with four (npx jest --maxWorkers=N, warm cache, nothing else running).
-  maxWorkers: Math.max(4, availableParallelism()),
+  // leaves a core idle while suites wait on databases, browsers, child processes and sockets. Three
+  // at least: on this 2-core machine (npx jest --maxWorkers=N, warm cache, nothing else running) the
+  // whole suite took 221 s with two, 205-219 s with three and 223 s with four, the machine's cores
+  // 96% busy with three (PostgreSQL and MariaDB included); a fourth worker only adds CPU time.
+  maxWorkers: Math.max(3, availableParallelism()),
 }
 
 export default config

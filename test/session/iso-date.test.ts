@@ -25,7 +25,8 @@ describe('isoDate', () => {
     for (let year = 1970; year <= 2400; year++) {
       for (let month = 0; month < 12; month++) {
         const start = Date.UTC(year, month, 1)
-        for (const ms of [start - 1, start, start + 999, start + 28 * 86_400_000, start + 29 * 86_400_000 - 1]) expect(viaIsoDate(ms)).toBe(viaDate(ms))
+        // expect() only on a difference: 25,860 calls of it took seconds of the suite.
+        for (const ms of [start - 1, start, start + 999, start + 28 * 86_400_000, start + 29 * 86_400_000 - 1]) if (viaIsoDate(ms) !== viaDate(ms)) expect(viaIsoDate(ms)).toBe(viaDate(ms))
       }
     }
   })
