@@ -1,5 +1,5 @@
 /**
- * What the server-side functions share: the resolved config, the request store that finds the
+ * What the server-side functions share: the resolved config, the request scope that finds the
  * current request, the session read once per request, the request context the actions take, how a
  * result reaches the response, and the one CSRF rule of the calls that change who is signed in.
  */

@@ -1,6 +1,6 @@
 /**
  * The server-side API, one public function a file, composed here for one resolved config. Each
- * function finds the current request through the request store (`handlers`, the `auth` middleware,
+ * function finds the current request through its request scope (`handlers`, the `auth` middleware,
  * `auth(handler)`) or takes it as an argument.
  */
 import type { ResolvedConfig } from '../config/types.js'
