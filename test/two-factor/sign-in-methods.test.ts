@@ -356,6 +356,8 @@ await describeWithDatabase('sqlite', 'the second factor after each sign-in metho
     expect(redirectOf(refused).error).toBe('AccessDenied')
     expect(calls.at(-1)).toMatchObject({ twoFactor: { method: 'totp' } })
     expect(laptop.cookie(url(), 'authjs.session-token')).toBeUndefined()
+    // The pending sign-in ends with the refusal: its cookie is cleared, so the next code finds none.
+    expect(laptop.cookie(url(), 'authjs.two-factor')).toBeUndefined()
     expect(await sessionOf(laptop, url())).toBeNull()
     expect(await sessionRows()).toEqual({ n: 0 })
   })
