@@ -8,18 +8,23 @@ import {
   AuthError,
   CredentialsSignin,
   InvalidCheckError,
+  InvalidProviderError,
   InvalidRequestError,
   OAuthCallbackError,
   RateLimitedError,
   TwoFactorError,
+  UnknownActionError,
   WebAuthnVerificationError,
-  type InvalidProviderError,
-  type UnknownActionError,
 } from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthFailure, AuthResponse } from '../http/respond.js'
 import { renderErrorPage } from '../pages/index.js'
 import { pageUrl, type ActionContext } from './context.js'
+
+/** Whether `error` is about the request itself (malformed, an unknown route or provider), answered by `requestErrorResponse`. */
+export function isRequestError(error: unknown): error is InvalidRequestError | UnknownActionError | InvalidProviderError {
+  return error instanceof InvalidRequestError || error instanceof UnknownActionError || error instanceof InvalidProviderError
+}
 
 /** A malformed request, an unknown route or provider: a 4xx JSON answer saying what was wrong. */
 export function requestErrorResponse(error: InvalidRequestError | UnknownActionError | InvalidProviderError): AuthResponse {

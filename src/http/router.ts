@@ -8,7 +8,7 @@ import { callback } from '../actions/callback/index.js'
 import type { Action, ActionContext } from '../actions/context.js'
 import { csrf } from '../actions/csrf.js'
 import { errorPage } from '../actions/error.js'
-import { failureResponse, requestErrorResponse } from '../actions/failure.js'
+import { failureResponse, isRequestError, requestErrorResponse } from '../actions/failure.js'
 import { providers } from '../actions/providers.js'
 import { getSession, updateSession } from '../actions/session.js'
 import { signInPage, signInWithProvider } from '../actions/signin.js'
@@ -30,7 +30,7 @@ import { resendVerificationLink, verifyEmailLink } from '../actions/password/ver
 import { twoFactorAction, twoFactorPage } from '../actions/two-factor/challenge.js'
 import { disableTwoFactorAction, recoveryCodesAction, twoFactorSetupAction, twoFactorSetupPage } from '../actions/two-factor/setup.js'
 import type { ResolvedConfig } from '../config/types.js'
-import { InvalidProviderError, InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
+import { InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
 import { logValue } from '../logger.js'
 import { readBody } from './body.js'
@@ -244,9 +244,7 @@ function unknownRoute(req: NodeRequest): AuthResponse {
  * page that failure.ts picks.
  */
 function errorResponse(error: unknown, req: NodeRequest, config: ResolvedConfig, basePath: string): AuthResponse {
-  if (error instanceof InvalidRequestError || error instanceof UnknownActionError || error instanceof InvalidProviderError) {
-    return requestErrorResponse(error)
-  }
+  if (isRequestError(error)) return requestErrorResponse(error)
   // Without a trusted origin there is no page to redirect to.
   if (error instanceof UntrustedHostError) return untrustedHostResponse(error, config)
   let origin: string

@@ -5,7 +5,7 @@
  * way its first factor would have, with `twoFactor` given to the `signIn` callback.
  */
 import { isPasswordProvider } from '../../config/password-provider.js'
-import { InvalidProviderError, InvalidRequestError, TwoFactorError, UnknownActionError } from '../../errors.js'
+import { TwoFactorError } from '../../errors.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { renderTwoFactorPage } from '../../pages/index.js'
 import { clearPendingSignIn, openPendingSignIn, type PendingSignIn } from '../../two-factor/pending.js'
@@ -13,7 +13,7 @@ import type { SecondFactorProof } from '../../types.js'
 import type { AccountAdapter } from '../callback/users.js'
 import { completeCredentialsSignIn } from '../callback/credentials.js'
 import { assertCsrf, issueCsrf, pageUrl, type Action, type ActionContext } from '../context.js'
-import { failureResponse } from '../failure.js'
+import { failureResponse, isRequestError } from '../failure.js'
 import { actionPath, loadAccounts } from '../password/shared.js'
 import { assertTwoFactor, codeRefusal, loadFactor } from './shared.js'
 
@@ -41,7 +41,7 @@ export const twoFactorAction: Action = async (ctx) => {
     response = await finishPendingSignIn({ ...ctx, body: { callbackUrl: pending.callbackUrl } }, pending, { method })
   } catch (error) {
     // The code is spent: a refusal (the signIn callback's) or a failure ends the pending sign-in too.
-    if (error instanceof InvalidRequestError || error instanceof UnknownActionError || error instanceof InvalidProviderError) throw error
+    if (isRequestError(error)) throw error
     response = failureResponse(error, ctx)
   }
   return { ...response, cookies: [...clearPendingSignIn(ctx), ...(response.cookies ?? [])] }
