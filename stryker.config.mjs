@@ -11,8 +11,10 @@ if (!scope) throw new Error(`Unknown mutation scope "${name}"; known: ${Object.k
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
-  testRunner: 'jest',
-  plugins: ['@stryker-mutator/jest-runner', '@stryker-mutator/typescript-checker'],
+  // Stryker's jest runner, with each mutant's run limited to the test files that reached it
+  // (scripts/stryker-jest-by-file.mjs).
+  testRunner: 'jest-by-file',
+  plugins: ['@stryker-mutator/jest-runner', '@stryker-mutator/typescript-checker', './scripts/stryker-jest-by-file.mjs'],
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },

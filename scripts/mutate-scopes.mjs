@@ -40,6 +40,10 @@ export const SCOPES = {
       'test/oauth/proxy.test.ts',
       'test/oauth/flows.test.ts',
       'test/routes/credentials-flow.test.ts',
+      // The passkey ceremonies' challenges (webauthn-challenge.ts) and the rate-limit table's prune.
+      'test/passkey/api.test.ts',
+      'test/passkey/config.test.ts',
+      'test/adapters/knex-prune.test.ts',
     ],
   },
   session: {

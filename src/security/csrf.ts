@@ -17,16 +17,14 @@ export interface CsrfState {
   token: string
   /** A new cookie value to set, when the request had no valid one. */
   newCookieValue?: string
-  /** True only when the request carried a valid cookie (a POST's body token is checked separately). */
-  cookieValid: boolean
 }
 
 /** Reads the request's CSRF cookie, or makes a new token (signed with the first secret) when it is missing or forged. */
 export function csrfState(cookieValue: string | undefined, secrets: readonly string[]): CsrfState {
   const token = cookieToken(cookieValue, secrets)
-  if (token !== undefined) return { token, cookieValid: true }
+  if (token !== undefined) return { token }
   const fresh = randomBytes(32).toString('hex')
-  return { token: fresh, newCookieValue: `${fresh}|${sha256Hex(fresh + secrets[0])}`, cookieValid: false }
+  return { token: fresh, newCookieValue: `${fresh}|${sha256Hex(fresh + secrets[0])}` }
 }
 
 /**

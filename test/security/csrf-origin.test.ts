@@ -71,6 +71,8 @@ describe('state-changing POSTs from another origin are refused, even with a vali
 describe('same-origin POSTs and clients without those headers still work', () => {
   it.each([
     ['Sec-Fetch-Site: same-origin', { 'Sec-Fetch-Site': 'same-origin', Origin: ORIGIN }],
+    // What a browser sends for a request the user started (the address bar, a bookmark).
+    ['Sec-Fetch-Site: none', { 'Sec-Fetch-Site': 'none' }],
     ['Origin of the site (no Sec-Fetch-Site)', { Origin: ORIGIN }],
     ['neither header (a server-side client)', {}],
   ])('%s', async (_name, headers: Record<string, string>) => {

@@ -9,7 +9,7 @@
  * HTTPS here is a TLS-terminating proxy in front of the app (`trust proxy` and X-Forwarded-Proto).
  */
 import express from 'express'
-import { afterAll, beforeAll, expect, it } from '@jest/globals'
+import { afterAll, beforeAll, expect, it, jest } from '@jest/globals'
 import OIDC from 'portcullis/providers/oidc'
 import { startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, listen, mountApp, type Listener } from '../support/oauth-app.js'
@@ -71,15 +71,16 @@ function expectProtected(cookie: ParsedCookie | undefined, name: string) {
 
 const overHttps = { 'x-forwarded-proto': 'https' }
 
-/** GET /csrf then POST /signin/corp over HTTPS: the response redirecting to the IdP. */
-async function startSignIn(): Promise<Response> {
-  const csrf = await fetch(`${app.url}/api/auth/csrf`, { headers: overHttps })
-  const csrfCookie = cookiesOf(csrf).get('__Host-authjs.csrf-token')!
+/** GET /csrf then POST /signin/corp over HTTPS (or plain HTTP): the response redirecting to the IdP. */
+async function startSignIn(secure = true): Promise<Response> {
+  const headers = secure ? overHttps : {}
+  const csrf = await fetch(`${app.url}/api/auth/csrf`, { headers })
+  const csrfCookie = cookiesOf(csrf).get(secure ? '__Host-authjs.csrf-token' : 'authjs.csrf-token')!
   const { csrfToken } = (await csrf.json()) as { csrfToken: string }
   return fetch(`${app.url}/api/auth/signin/corp`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { ...overHttps, cookie: `${csrfCookie.name}=${csrfCookie.value}`, 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { ...headers, cookie: `${csrfCookie.name}=${csrfCookie.value}`, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ csrfToken }),
   })
 }
@@ -114,4 +115,45 @@ it('clears them on the callback with the same attributes, so the browser really 
     expect(cleared.get(name)!.value).toBe('')
     expect(cleared.get(name)!.attributes['max-age']).toBe('0')
   }
+})
+
+/**
+ * The callback of a flow that `started`, sending back the check cookies it set (under the names
+ * given, or their own), with a code the IdP never issued: the answer's `error` and `code` say
+ * whether the checks passed (the token exchange then fails) or which one failed.
+ */
+async function callbackOf(started: Response, headers: Record<string, string>, rename = (name: string) => name): Promise<{ error: string | null; code: string | null }> {
+  const set = [...cookiesOf(started).values()].filter((cookie) => cookie.name.includes('authjs.') && !cookie.name.includes('csrf'))
+  const state = new URL(started.headers.get('location')!).searchParams.get('state')!
+  const callback = await fetch(`${app.url}/api/auth/callback/corp?code=never-issued&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(idp.issuer)}`, {
+    redirect: 'manual',
+    headers: { ...headers, cookie: set.map((cookie) => `${rename(cookie.name)}=${cookie.value}`).join('; ') },
+  })
+  expect(callback.status).toBe(302)
+  const params = new URL(callback.headers.get('location')!).searchParams
+  return { error: params.get('error'), code: params.get('code') }
+}
+
+// The sealed checks carry their own expiry, 15 minutes like the cookies' Max-Age (with the 15 s of
+// clock skew every sealed token gets): a cookie kept past its Max-Age must not open either.
+it.each([
+  [14, { error: 'OAuthCallbackError', code: 'invalid_grant' }],
+  [16, { error: 'InvalidCheck', code: 'state_cookie_invalid' }],
+])('a callback %i minutes after the sign-in started: %o', async (minutes, expected) => {
+  const started = await startSignIn()
+  const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + minutes * 60_000)
+  try {
+    expect(await callbackOf(started, overHttps)).toEqual(expected)
+  } finally {
+    clock.mockRestore()
+  }
+})
+
+// A sign-in started over plain HTTP sets unprefixed check cookies; a callback over HTTPS looks for
+// the __Secure- ones: the failure names that cause (a proxy without "trust proxy"), not a lost cookie.
+it('a sign-in started over HTTP and finished over HTTPS fails with state_cookie_name_mismatch', async () => {
+  expect(await callbackOf(await startSignIn(false), overHttps)).toEqual({ error: 'InvalidCheck', code: 'state_cookie_name_mismatch' })
+  expect(await callbackOf(await startSignIn(true), {})).toEqual({ error: 'InvalidCheck', code: 'state_cookie_name_mismatch' })
+  // Cookies under neither name: the cookie is missing, and the failure says that instead.
+  expect(await callbackOf(await startSignIn(true), overHttps, (name) => name.replace('__Secure-', 'x-'))).toEqual({ error: 'InvalidCheck', code: 'state_cookie_missing' })
 })

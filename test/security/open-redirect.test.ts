@@ -303,3 +303,25 @@ describe('a callbackUrl on the app origin that carries credentials', () => {
     })
   })
 })
+
+// A callbackUrl is kept in a cookie and sent back in Location: one over 4,096 characters (a whole
+// cookie's worth) is not kept, even on the site's origin.
+describe('an over-long callbackUrl', () => {
+  let app: SecurityApp
+
+  beforeAll(async () => {
+    app = await startApp()
+  })
+
+  const ofLength = (length: number) => {
+    const start = `${app.origin}/dashboard?q=`
+    return start + 'x'.repeat(length - start.length)
+  }
+
+  describe.each(SINKS)('%s', (_sink, sink) => {
+    it('keeps one of 4,096 characters and sends one of 4,097 to the site root', async () => {
+      expect((await sink(app, ofLength(4096), false))[0]).toBe(ofLength(4096))
+      expect((await sink(app, ofLength(4097), false))[0]).toBe(`${app.origin}/`)
+    })
+  })
+})
