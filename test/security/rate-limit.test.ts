@@ -9,7 +9,9 @@ import request from 'supertest'
 import { describe, expect, it } from '@jest/globals'
 import Portcullis, { CredentialsSignin, InvalidConfigurationError, RateLimitedError } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
-import { addressBucket } from '../../src/security/rate-limit-ip.js'
+import type { ResolvedConfig } from '../../src/config/types.js'
+import { credentialsIdentifier } from '../../src/security/rate-limit.js'
+import { addressBucket, clientAddress } from '../../src/security/rate-limit-ip.js'
 import { SECRET, credentialsProvider } from '../support/flow.js'
 import { browser, browserAt, outcome, rateLimitedApp, right, wrong } from './rate-limit-app.js'
 
@@ -95,6 +97,75 @@ describe('per client address', () => {
     expect(addressBucket('2001:db8::1', 128)).toBe('2001:db8::1')
     expect(addressBucket('::1', 64)).toBe('::/64')
     expect(addressBucket('64:ff9b::192.0.2.33', 128)).toBe('64:ff9b::c000:221')
+    expect(addressBucket('::ffff:198.51.100.4', 64)).toBe('198.51.100.4')
+  })
+
+  // Only ::ffff:a.b.c.d is IPv4 (with its first 80 bits zero): were any address with ffff in its
+  // sixth group read as one, a client with an IPv6 network could pick the low 32 bits and fill the
+  // bucket of any IPv4 address it likes, locking that address out.
+  it.each(['1::ffff:203.0.113.9', '0:1::ffff:203.0.113.9', '0:0:1::ffff:203.0.113.9', '0:0:0:1:0:ffff:203.0.113.9', '::1:ffff:203.0.113.9'])(
+    'does not read %s as the IPv4 address it ends with',
+    (address) => {
+      expect(addressBucket(address, 128)).not.toBe('203.0.113.9')
+      expect(addressBucket(address, 128)).toMatch(/:cb00:7109$/)
+    },
+  )
+
+  // One address, one bucket, however it is spelled (a trusted proxy's X-Forwarded-For need not be
+  // canonical); the text is RFC 5952's: lower case, the first longest run of two or more zero groups
+  // as ::, a single zero group kept.
+  it.each([
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2:3:4:5:6'],
+    ['2001:0db8:0:1:2:3:4:5', '2001:db8:0:1:2:3:4:5'],
+    ['2001:0:0:1:0:0:2:3', '2001::1:0:0:2:3'],
+    ['2001:db8:0:0:1:0:0:0', '2001:db8:0:0:1::'],
+    ['2001:DB8::', '2001:db8::'],
+    ['::', '::'],
+  ])('writes %s as %s', (address, canonical) => {
+    expect(addressBucket(address, 128)).toBe(canonical)
+  })
+
+  it("counts Express's req.ip, else the socket's address (Connect, node:http, or an empty req.ip)", () => {
+    const socket = { remoteAddress: '198.51.100.7' }
+    const request = (extra: Record<string, unknown>) => ({ headers: {}, socket, ...extra }) as unknown as Parameters<typeof clientAddress>[0]
+    expect(clientAddress(request({ ip: '203.0.113.9' }), 64)).toBe('203.0.113.9')
+    expect(clientAddress(request({}), 64)).toBe('198.51.100.7')
+    expect(clientAddress(request({ ip: '' }), 64)).toBe('198.51.100.7')
+    expect(clientAddress({ headers: {}, socket: {} } as unknown as Parameters<typeof clientAddress>[0], 64)).toBeUndefined()
+  })
+})
+
+// Which submitted field a failed attempt is counted against (the per-identifier limit).
+describe('credentialsIdentifier', () => {
+  const config = { rateLimit: {} } as unknown as ResolvedConfig
+  const declaring = { id: 'c', credentials: { code: {}, username: {}, email: { type: 'email' }, secret: { type: 'password' } } }
+
+  it('without declared fields: email, else username; no other field', () => {
+    const plain = { id: 'c' }
+    expect(credentialsIdentifier(config, plain, { username: 'ada', email: 'ada@example.com', password: 'x' })).toBe('ada@example.com')
+    expect(credentialsIdentifier(config, plain, { username: 'ada', password: 'x' })).toBe('ada')
+    expect(credentialsIdentifier(config, plain, { login: 'ada', password: 'x' })).toBeUndefined()
+  })
+
+  it('with declared fields: email, username, then the rest in order; never a password field', () => {
+    expect(credentialsIdentifier(config, declaring, { code: '7', username: 'ada', email: 'ada@example.com', secret: 's' })).toBe('ada@example.com')
+    expect(credentialsIdentifier(config, declaring, { code: '7', username: 'ada', secret: 's' })).toBe('ada')
+    expect(credentialsIdentifier(config, declaring, { code: '7', secret: 's' })).toBe('7')
+    expect(credentialsIdentifier(config, declaring, { secret: 's' })).toBeUndefined()
+  })
+
+  it('skips empty, blank and null values and inherited properties; reads other JSON values as String() does', () => {
+    expect(credentialsIdentifier(config, declaring, { email: '', username: '   ', code: 'c' })).toBe('c')
+    expect(credentialsIdentifier(config, declaring, { email: null, username: 42 })).toBe('42')
+    expect(credentialsIdentifier(config, declaring, { email: ['admin'] })).toBe('admin')
+    expect(credentialsIdentifier(config, declaring, Object.assign(Object.create({ email: 'inherited' }) as object, { username: 'own' }))).toBe('own')
+  })
+
+  it('takes a custom credentialsIdentifier, a blank answer as none; nothing when rate limits are off', () => {
+    const custom = (answer: unknown) => ({ rateLimit: { credentialsIdentifier: () => answer } }) as unknown as ResolvedConfig
+    expect(credentialsIdentifier(custom('ada'), declaring, { email: 'x@example.com' })).toBe('ada')
+    expect(credentialsIdentifier(custom(' '), declaring, { email: 'x@example.com' })).toBeUndefined()
+    expect(credentialsIdentifier({ rateLimit: false } as unknown as ResolvedConfig, declaring, { email: 'x@example.com' })).toBeUndefined()
   })
 })
 
