@@ -22,12 +22,12 @@ const proxyLog = recordingLogger()
 beforeAll(async () => {
   ;[proxy, preview, stranger, forwarding] = await Promise.all([listen(), listen(), listen(), listen()])
   idp = await startIdp({ clients: [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [proxy.callbackUrl('corp')] }] })
-  const provider = () => OIDC({ id: 'corp', name: 'Corp', issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true })
+  const provider = (id = 'corp') => OIDC({ id, name: id, issuer: idp.issuer, clientId: 'corp', clientSecret: 'corp-secret', dangerouslyAllowInsecureRequests: true })
   const redirectProxyUrl = `${proxy.url}/api/auth`
   // The proxy forwards to the preview (and the stranger, whose state it cannot open anyway), nothing else.
   process.env.AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS = `${stranger.url}, ${forwarding.url}`
   try {
-    mountApp(proxy, { providers: [provider()], redirectProxyUrl, redirectProxy: { allowedOrigins: [preview.url, stranger.url] }, logger: proxyLog.logger })
+    mountApp(proxy, { providers: [provider(), provider('other')], redirectProxyUrl, redirectProxy: { allowedOrigins: [preview.url, stranger.url] }, logger: proxyLog.logger })
     process.env.AUTH_REDIRECT_PROXY_URL = redirectProxyUrl
     // The preview deployment takes the proxy URL from the environment.
     mountApp(preview, { providers: [provider()] })
@@ -108,6 +108,18 @@ describe('redirectProxyUrl', () => {
     expect(redirect).toMatchObject({ error: 'InvalidCheck', code: 'state_origin_refused' })
     expect(atProxy.headers.get('location')).not.toContain('evil.example')
     expect(proxyLog.lines.warn.join('\n')).toContain('did not forward the callback to "http://evil.example:4444": that origin is neither this deployment\'s nor in redirectProxy.allowedOrigins')
+  })
+
+  // A state names the provider its flow is for: delivered to another provider's callback on the
+  // proxy, it is not forwarded (that provider's code would reach the flow's deployment as the first's).
+  it("does not forward a state sealed for another provider's flow", async () => {
+    const browser = new Browser()
+    const url = new URL((await browser.authorize(await startSignIn(browser, preview.url, 'corp'))).url)
+    url.pathname = url.pathname.replace(/\/corp$/, '/other')
+    const atProxy = await browser.navigate({ method: 'GET', url: url.href })
+    expect(redirectOf(atProxy).url.origin).toBe(proxy.url)
+    expect(redirectOf(atProxy).error).toBe('InvalidCheck')
+    expect(await sessionOf(browser, preview.url)).toBeNull()
   })
 
   it('the config\'s allowedOrigins win over AUTH_REDIRECT_PROXY_ALLOWED_ORIGINS; either is read', async () => {
