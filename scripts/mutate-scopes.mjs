@@ -30,6 +30,8 @@ export const SCOPES = {
       'test/oauth/flows.test.ts',
       'test/routes/credentials-flow.test.ts',
       'test/security/email-lookup.test.ts',
+      // The passkey callback (passkey.ts).
+      'test/passkey/api.test.ts',
     ],
   },
   security: {
