@@ -100,13 +100,7 @@ it('sets the state, PKCE and nonce cookies HttpOnly, Secure, SameSite=Lax, Path=
 })
 
 it('clears them on the callback with the same attributes, so the browser really drops them', async () => {
-  const started = await startSignIn()
-  const set = cookiesOf(started)
-  const state = new URL(started.headers.get('location')!).searchParams.get('state')!
-  const callback = await fetch(`${app.url}/api/auth/callback/corp?code=never-issued&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(idp.issuer)}`, {
-    redirect: 'manual',
-    headers: { ...overHttps, cookie: CHECK_COOKIES.map((name) => `${name}=${set.get(name)!.value}`).join('; ') },
-  })
+  const callback = await sendCallback(await startSignIn(), overHttps)
   expect(callback.status).toBe(302)
   expect(new URL(callback.headers.get('location')!).searchParams.get('error')).toBe('OAuthCallbackError')
   const cleared = cookiesOf(callback)
@@ -118,19 +112,24 @@ it('clears them on the callback with the same attributes, so the browser really 
 })
 
 /**
- * The callback of a flow that `started`, sending back the check cookies it set (under the names
- * given, or their own), with a code the IdP never issued: the answer's `error` and `code` say
- * whether the checks passed (the token exchange then fails) or which one failed.
+ * The callback of the flow that `started` began, with a code the IdP never issued, sending back the
+ * check cookies it set (under the names `rename` gives, or their own): whether the checks pass
+ * shows in where the callback redirects (they pass when only the token exchange fails).
  */
-async function callbackOf(started: Response, headers: Record<string, string>, rename = (name: string) => name): Promise<{ error: string | null; code: string | null }> {
-  const set = [...cookiesOf(started).values()].filter((cookie) => cookie.name.includes('authjs.') && !cookie.name.includes('csrf'))
+async function sendCallback(started: Response, headers: Record<string, string>, rename = (name: string) => name): Promise<Response> {
+  const checks = [...cookiesOf(started).values()].filter((cookie) => CHECK_COOKIES.includes(`__Secure-${cookie.name.replace(/^__Secure-/, '')}`))
   const state = new URL(started.headers.get('location')!).searchParams.get('state')!
-  const callback = await fetch(`${app.url}/api/auth/callback/corp?code=never-issued&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(idp.issuer)}`, {
+  return fetch(`${app.url}/api/auth/callback/corp?code=never-issued&state=${encodeURIComponent(state)}&iss=${encodeURIComponent(idp.issuer)}`, {
     redirect: 'manual',
-    headers: { ...headers, cookie: set.map((cookie) => `${rename(cookie.name)}=${cookie.value}`).join('; ') },
+    headers: { ...headers, cookie: checks.map((cookie) => `${rename(cookie.name)}=${cookie.value}`).join('; ') },
   })
-  expect(callback.status).toBe(302)
-  const params = new URL(callback.headers.get('location')!).searchParams
+}
+
+/** The `error` and `code` of that callback's redirect. */
+async function callbackOf(started: Response, headers: Record<string, string>, rename?: (name: string) => string): Promise<{ error: string | null; code: string | null }> {
+  const response = await sendCallback(started, headers, rename)
+  expect(response.status).toBe(302)
+  const params = new URL(response.headers.get('location')!).searchParams
   return { error: params.get('error'), code: params.get('code') }
 }
 
