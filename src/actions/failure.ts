@@ -21,13 +21,16 @@ import type { AuthFailure, AuthResponse } from '../http/respond.js'
 import { renderErrorPage } from '../pages/index.js'
 import { pageUrl, type ActionContext } from './context.js'
 
-/** Whether `error` is about the request itself (malformed, an unknown route or provider), answered by `requestErrorResponse`. */
-export function isRequestError(error: unknown): error is InvalidRequestError | UnknownActionError | InvalidProviderError {
+/** An error about the request itself: malformed, or for an unknown route or provider. */
+type RequestError = InvalidRequestError | UnknownActionError | InvalidProviderError
+
+/** Whether `error` is about the request itself, answered by `requestErrorResponse`. */
+export function isRequestError(error: unknown): error is RequestError {
   return error instanceof InvalidRequestError || error instanceof UnknownActionError || error instanceof InvalidProviderError
 }
 
 /** A malformed request, an unknown route or provider: a 4xx JSON answer saying what was wrong. */
-export function requestErrorResponse(error: InvalidRequestError | UnknownActionError | InvalidProviderError): AuthResponse {
+export function requestErrorResponse(error: RequestError): AuthResponse {
   return { status: error instanceof InvalidRequestError ? error.status : 400, json: { error: error.type, message: error.message } }
 }
 
