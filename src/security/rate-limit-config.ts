@@ -113,7 +113,7 @@ function resolveKnexStore(store: { knex: RateLimitKnex; tableName?: string; crea
   const dialect = typeof client === 'string' ? KNEX_DIALECTS.get(client) : undefined
   if (!dialect) {
     throw new InvalidConfigurationError(
-      `rateLimit.store.knex uses the Knex client ${describe(client)}; the rate-limit table works with "pg", "mysql2" (MySQL, MariaDB), "better-sqlite3" and "sqlite3". Use the memory or Redis store with other databases.`,
+      `rateLimit.store.knex uses the Knex client ${typeof client === 'function' ? 'given as a class' : describe(client)}; the rate-limit table works with the clients named "pg", "mysql2" (MySQL, MariaDB), "better-sqlite3" and "sqlite3" (knex({ client: "pg" })). Use the memory or Redis store with other databases.`,
     )
   }
   const tableName = store.tableName ?? DEFAULT_TABLE
@@ -128,6 +128,8 @@ function resolveKnexStore(store: { knex: RateLimitKnex; tableName?: string; crea
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value)
+  // A function's String() is its source: not something to print in an error.
+  if (typeof value === 'function') return 'a function'
   if (value === null || typeof value !== 'object') return String(value)
   return Array.isArray(value) ? 'an array' : 'an object'
 }

@@ -12,6 +12,7 @@ import Credentials from 'portcullis/providers/credentials'
 import type { ResolvedConfig } from '../../src/config/types.js'
 import { credentialsIdentifier } from '../../src/security/rate-limit.js'
 import { addressBucket, clientAddress } from '../../src/security/rate-limit-ip.js'
+import { resolveRateLimit } from '../../src/security/rate-limit-config.js'
 import { SECRET, credentialsProvider } from '../support/flow.js'
 import { browser, browserAt, outcome, rateLimitedApp, right, wrong } from './rate-limit-app.js'
 
@@ -342,5 +343,110 @@ describe('the rateLimit option', () => {
     Portcullis({ secret: SECRET, providers: [credentialsProvider], rateLimit: option })
     expect(option).toEqual({ ip: { attempts: 5 } })
     expect(Object.isFrozen(option)).toBe(false)
+  })
+})
+
+describe('resolveRateLimit: the values it keeps and the edges of each check', () => {
+  const refused = (option: unknown) => {
+    try {
+      resolveRateLimit(option as never)
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidConfigurationError)
+      return (error as Error).message
+    }
+    throw new Error(`${JSON.stringify(option)} was accepted`)
+  }
+  /** A stand-in with the shape the init check reads: Knex is a function with raw() and its client's name. */
+  const knexOf = (client: unknown) => Object.assign(() => {}, { raw: () => {}, schema: {}, client: { config: { client } } }) as never
+
+  it('fills every field with its default, and false turns the limits off', () => {
+    const defaults = { store: { type: 'memory' }, ip: { attempts: 50, windowSeconds: 900 }, identifier: { attempts: 10, windowSeconds: 900 }, credentialsIdentifier: undefined, ipv6Subnet: 64, keyPrefix: 'portcullis' }
+    expect(resolveRateLimit(undefined)).toEqual(defaults)
+    expect(resolveRateLimit(true)).toEqual(defaults)
+    expect(resolveRateLimit({})).toEqual(defaults)
+    expect(resolveRateLimit({ store: 'memory' })).toEqual(defaults)
+    expect(resolveRateLimit(false)).toBe(false)
+  })
+
+  it('keeps what is given, a window completed by its default, and a window turned off', () => {
+    const credentialsIdentifier = () => 'ada'
+    expect(resolveRateLimit({ ip: { attempts: 3 }, identifier: false, ipv6Subnet: 48, keyPrefix: 'app', credentialsIdentifier })).toEqual({
+      store: { type: 'memory' },
+      ip: { attempts: 3, windowSeconds: 900 },
+      identifier: false,
+      credentialsIdentifier,
+      ipv6Subnet: 48,
+      keyPrefix: 'app',
+    })
+    expect(resolveRateLimit({ identifier: { windowSeconds: 60 }, ip: false })).toMatchObject({ ip: false, identifier: { attempts: 10, windowSeconds: 60 } })
+  })
+
+  it('accepts the smallest and largest value of each bound, and refuses one past it', () => {
+    expect(resolveRateLimit({ ipv6Subnet: 1 })).toMatchObject({ ipv6Subnet: 1 })
+    expect(resolveRateLimit({ ipv6Subnet: 128 })).toMatchObject({ ipv6Subnet: 128 })
+    expect(refused({ ipv6Subnet: 129 })).toBe('rateLimit.ipv6Subnet must be a prefix length from 1 to 128 (64 counts one /64 network as one client); got 129.')
+    expect(refused({ ipv6Subnet: 0 })).toMatch(/got 0\.$/)
+    expect(refused({ ipv6Subnet: 63.5 })).toMatch(/got 63\.5\.$/)
+    expect(refused({ ipv6Subnet: '64' })).toMatch(/ipv6Subnet .*got "64"\.$/)
+
+    expect(resolveRateLimit({ keyPrefix: 'a' })).toMatchObject({ keyPrefix: 'a' })
+    expect(resolveRateLimit({ keyPrefix: 'k'.repeat(100) })).toMatchObject({ keyPrefix: 'k'.repeat(100) })
+    expect(refused({ keyPrefix: 'k'.repeat(101) })).toMatch(/^rateLimit\.keyPrefix must be a non-empty string of at most 100 characters; got "k{101}"\.$/)
+    expect(refused({ keyPrefix: 7 })).toMatch(/keyPrefix .*got 7\.$/)
+    expect(refused({ keyPrefix: () => 'tenant' })).toMatch(/keyPrefix .*got a function\.$/)
+
+    for (const name of ['ip', 'identifier'] as const) {
+      expect(resolveRateLimit({ [name]: { attempts: 1, windowSeconds: 1 } })).toMatchObject({ [name]: { attempts: 1, windowSeconds: 1 } })
+      expect(resolveRateLimit({ [name]: { attempts: Number.MAX_SAFE_INTEGER } })).toMatchObject({ [name]: { attempts: Number.MAX_SAFE_INTEGER } })
+      expect(refused({ [name]: { attempts: 0 } })).toBe(`rateLimit.${name}.attempts must be a whole number of attempts (at least 1); got 0.`)
+      expect(refused({ [name]: { attempts: Number.MAX_SAFE_INTEGER + 1 } })).toMatch(new RegExp(`^rateLimit\\.${name}\\.attempts must`))
+      expect(refused({ [name]: { windowSeconds: 0 } })).toBe(`rateLimit.${name}.windowSeconds must be a whole number of seconds (at least 1); got 0.`)
+      expect(refused({ [name]: { windowSeconds: 2 ** 53 } })).toMatch(new RegExp(`^rateLimit\\.${name}\\.windowSeconds must`))
+      expect(refused({ [name]: null })).toBe(`rateLimit.${name} must be { attempts, windowSeconds }, or false to turn this limit off; got null.`)
+      expect(refused({ [name]: true })).toMatch(/got true\.$/)
+    }
+  })
+
+  it('says what it got: a string quoted, null, a number, an array, an object', () => {
+    expect(refused('on')).toBe('rateLimit must be an object of options, or false to turn the sign-in limits off; got "on".')
+    expect(refused(null)).toMatch(/got null\.$/)
+    expect(refused(5)).toMatch(/got 5\.$/)
+    expect(refused({ store: ['memory'] })).toBe("rateLimit.store must be 'memory', { knex } or { redis }; got an array.")
+    expect(refused({ store: {} })).toMatch(/got an object\.$/)
+    expect(refused({ store: null })).toMatch(/got null\.$/)
+  })
+
+  it('names the SQL dialect of each Knex client it supports, and refuses the others', () => {
+    const dialects = { pg: 'postgres', postgres: 'postgres', postgresql: 'postgres', mysql: 'mysql', mysql2: 'mysql', sqlite3: 'sqlite', 'better-sqlite3': 'sqlite' }
+    for (const [client, dialect] of Object.entries(dialects)) {
+      const knex = knexOf(client)
+      expect(resolveRateLimit({ store: { knex } })).toMatchObject({ store: { type: 'knex', knex, dialect, tableName: 'portcullis_rate_limit', createTable: true } })
+    }
+    expect(refused({ store: { knex: knexOf('oracledb') } })).toBe(
+      'rateLimit.store.knex uses the Knex client "oracledb"; the rate-limit table works with the clients named "pg", "mysql2" (MySQL, MariaDB), "better-sqlite3" and "sqlite3" (knex({ client: "pg" })). Use the memory or Redis store with other databases.',
+    )
+    expect(refused({ store: { knex: knexOf(undefined) } })).toMatch(/the Knex client undefined;/)
+    // A Knex client given as a class (knex({ client: Dialect })): named as such, its source not printed.
+    expect(refused({ store: { knex: knexOf(class PgLike {}) } })).toMatch(/^rateLimit\.store\.knex uses the Knex client given as a class; the rate-limit table works with the clients named "pg"/)
+    expect(refused({ store: { knex: Object.assign(() => {}, { client: { config: { client: 'pg' } } }) } })).toMatch(/^rateLimit\.store\.knex must be a Knex instance/)
+    expect(refused({ store: { knex: { raw: () => {}, client: { config: { client: 'pg' } } } } })).toMatch(/^rateLimit\.store\.knex must be a Knex instance/)
+  })
+
+  it('keeps a plain table name up to 63 characters and createTable: false, and refuses the rest', () => {
+    const knex = knexOf('pg')
+    expect(resolveRateLimit({ store: { knex, tableName: 'limits_2', createTable: false } })).toMatchObject({ store: { tableName: 'limits_2', createTable: false } })
+    expect(resolveRateLimit({ store: { knex, tableName: `_${'t'.repeat(62)}` } })).toMatchObject({ store: { tableName: `_${'t'.repeat(62)}` } })
+    for (const tableName of [`t${'t'.repeat(63)}`, '2fa_limits', 'limits-x', 'limits;', ' limits', 'limits ', '', 42]) {
+      expect(refused({ store: { knex, tableName } })).toMatch(/^rateLimit\.store\.tableName must be a plain table name \(letters, digits, "_", at most 63 characters\); got /)
+    }
+    expect(refused({ store: { knex, createTable: 'yes' } })).toBe('rateLimit.store.createTable must be true or false; got "yes".')
+  })
+
+  it('keeps a Redis client that can run transactions, and refuses what cannot', () => {
+    const client = { multi: () => ({}) }
+    expect(resolveRateLimit({ store: { redis: client as never } })).toMatchObject({ store: { type: 'redis', client } })
+    for (const redis of [null, 'redis://localhost', { get: () => {} }]) {
+      expect(refused({ store: { redis } })).toBe('rateLimit.store.redis must be a connected Redis client, e.g. new Redis(process.env.REDIS_URL) from ioredis.')
+    }
   })
 })
