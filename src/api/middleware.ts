@@ -5,8 +5,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { pageUrl } from '../actions/context.js'
-import { requestErrorResponse } from '../actions/failure.js'
-import { UntrustedHostError, type InvalidRequestError } from '../errors.js'
+import { isRequestError, requestErrorResponse } from '../actions/failure.js'
 import { hasDotSegment, originalPath, rawPath, requestOrigin, wantsJson, type NodeRequest } from '../http/request.js'
 import { sendResponse, sendWebResponse } from '../http/respond.js'
 import type { NextFunction } from '../http/router.js'
@@ -54,9 +53,9 @@ function refuse({ config }: Api, req: NodeRequest, res: ServerResponse, next: Ne
   try {
     signInUrl = pageUrl({ config, origin: requestOrigin(req, config), basePath: config.basePath }, 'signIn', '/signin', { callbackUrl: originalPath(req) })
   } catch (error) {
-    // A server without a trusted origin is the app's error to handle; a bad Host header the client's.
-    if (error instanceof UntrustedHostError) return next(error)
-    return sendResponse(req, res, requestErrorResponse(error as InvalidRequestError))
+    // A bad Host header is the client's error; a server without a trusted origin (or anything else) the app's to handle.
+    if (!isRequestError(error)) return next(error)
+    return sendResponse(req, res, requestErrorResponse(error))
   }
   // Auth.js's client asks with X-Auth-Return-Redirect: it gets the same 401, with `url` as it expects.
   if (wantsJson(req) || req.headers['x-auth-return-redirect'] === '1') {
