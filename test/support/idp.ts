@@ -52,6 +52,14 @@ export interface IdpOptions {
   rotateRefreshToken?: boolean
   /** Enables the token revocation endpoint (RFC 7009) at `revocationEndpoint`. Default off. */
   revocation?: boolean
+  /**
+   * Where the `profile` and `email` claims go: `'idToken'` (default) puts them in the ID token as
+   * well as at userinfo; `'userinfo'` at userinfo only, the ID token carrying `sub` and the released
+   * claims (oidc-provider's `conformIdTokenClaims`, what OIDC Core §5.4 says for the code flow).
+   */
+  profileClaimsIn?: 'idToken' | 'userinfo'
+  /** `false`: no userinfo endpoint, and none in the discovery document. Default on. */
+  userinfo?: boolean
 }
 
 /** A running test IdP. */
@@ -66,6 +74,7 @@ export interface TestIdp {
   apiUrl: string
   authorizationEndpoint: string
   tokenEndpoint: string
+  /** Empty with `userinfo: false`. */
   userinfoEndpoint: string
   /** With `revocation: true`. */
   revocationEndpoint: string
@@ -129,7 +138,7 @@ export async function startIdp(options: IdpOptions): Promise<TestIdp> {
     apiUrl: origin + API_PATH,
     authorizationEndpoint: provider.urlFor('authorization'),
     tokenEndpoint: provider.urlFor('token'),
-    userinfoEndpoint: provider.urlFor('userinfo'),
+    userinfoEndpoint: options.userinfo === false ? '' : provider.urlFor('userinfo'),
     revocationEndpoint: options.revocation ? provider.urlFor('revocation') : '',
     jwksUri: provider.urlFor('jwks'),
     provider,
@@ -193,14 +202,16 @@ function providerConfiguration(clients: IdpClient[], signingKey: SigningKey, cla
   }
 }
 
-/** The access-token lifetime, refresh-token rotation and revocation options, over the base configuration. */
+/** The access-token lifetime, refresh-token rotation, revocation and claim-placement options, over the base configuration. */
 function withTokenOptions(configuration: Configuration, options: IdpOptions): Configuration {
-  const { accessTokenTtl, rotateRefreshToken, revocation } = options
+  const { accessTokenTtl, rotateRefreshToken, revocation, profileClaimsIn, userinfo } = options
   const configured: Configuration = { ...configuration }
+  if (profileClaimsIn === 'userinfo') configured.conformIdTokenClaims = true
+  if (userinfo === false) configured.features = { ...configured.features, userinfo: { enabled: false } }
   if (accessTokenTtl !== undefined) configured.ttl = { ...configuration.ttl, AccessToken: typeof accessTokenTtl === 'function' ? () => accessTokenTtl() : accessTokenTtl }
   if (rotateRefreshToken !== undefined) configured.rotateRefreshToken = rotateRefreshToken
   // Any registered client may revoke its own tokens (the policy's default, stated to keep it quiet).
-  if (revocation) configured.features = { ...configuration.features, revocation: { enabled: true, allowedPolicy: async () => true } }
+  if (revocation) configured.features = { ...configured.features, revocation: { enabled: true, allowedPolicy: async () => true } }
   return configured
 }
 
