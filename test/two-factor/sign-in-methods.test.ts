@@ -155,13 +155,15 @@ await describeWithDatabase('sqlite', 'the second factor after each sign-in metho
 
     calls.length = 0
     const laptop = new Browser()
-    expect((await post(laptop, url(), 'callback/credentials', { email: 'ada@example.com', password: 'pw', callbackUrl: '/dashboard' })).headers.get('location')).toBe(secondPage())
+    const fields = { email: 'ada@example.com', password: 'pw', memorable: 'kettle', pin: '1234', device: 'laptop' }
+    expect((await post(laptop, url(), 'callback/credentials', { ...fields, callbackUrl: '/dashboard' })).headers.get('location')).toBe(secondPage())
     expect(calls).toEqual([])
     expect((await giveCode(laptop, url(), codeAt(secret, T0 + 60_000))).headers.get('location')).toBe(`${url()}/dashboard`)
     expect((await sessionOf(laptop, url()))?.user.email).toBe('ada@example.com')
     expect(calls).toHaveLength(1)
-    // What the pending cookie carried: the address, not the password (nor Portcullis's own fields).
-    expect(calls[0]!.credentials).toEqual({ email: 'ada@example.com' })
+    // What the pending cookie carried: the address and the other plain field, not the password, the
+    // field declared type: 'password', the one named like a PIN (nor Portcullis's own fields).
+    expect(calls[0]!.credentials).toEqual({ email: 'ada@example.com', device: 'laptop' })
     expect(calls[0]).toMatchObject({ twoFactor: { method: 'totp' }, account: { type: 'credentials', provider: 'credentials' } })
   })
 

@@ -41,7 +41,8 @@ export function mountTwoFactorApp(listener: Listener, knex: Knex, config: Partia
     adapter,
     providers: [
       Credentials({
-        credentials: { email: { label: 'E-mail' }, password: { label: 'Password', type: 'password' } },
+        // `memorable`: a secret field whose name does not say so; only its declared type does.
+        credentials: { email: { label: 'E-mail' }, password: { label: 'Password', type: 'password' }, memorable: { label: 'Memorable word', type: 'password' } },
         authorize: async ({ email, password }) => (password === 'pw' && typeof email === 'string' ? adapter.getUserByEmail(email) : null),
       }),
     ],
