@@ -1,0 +1,109 @@
+/**
+ * The e-mail callback's edges: the longest link parameters it looks up, the moment a link expires,
+ * what each refusal logs, the confirmation page of a link without a callbackUrl, and the binding
+ * cookie it clears (with the attributes it was set with, or a browser would keep it).
+ */
+import { afterEach, expect, it, jest } from '@jest/globals'
+import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
+import { redirectOf, sessionOf } from '../support/oauth-app.js'
+import { linkOf } from '../support/smtp.js'
+import { freezeClock } from '../two-factor/two-factor-app.js'
+import { Browser, followLink, mountEmailApp, recordingLogger, requestLink, useEmailRig, withParams } from './email-app.js'
+
+const rig = useEmailRig()
+const LONGEST = 1024
+
+afterEach(() => {
+  jest.useRealTimers()
+})
+
+await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
+  const db = migratedDatabase(server)
+
+  async function linkFor(browser: Browser, address: string): Promise<string> {
+    expect((await requestLink(browser, rig.app.url, address)).status).toBe(302)
+    return linkOf(await rig.smtp.nextMessage())
+  }
+
+  /** The error a link answers with (confirmed, when it asks), and the debug or warn lines logged. */
+  async function refusal(browser: Browser, link: string, lines: () => string[]) {
+    const response = await followLink(browser, link)
+    return { error: redirectOf(response).error, logged: lines().join('\n') }
+  }
+
+  it(`looks up a token and an address of up to ${LONGEST} characters, and refuses longer ones before the database`, async () => {
+    const { logger, lines } = recordingLogger()
+    mountEmailApp(rig.app, db.knex, rig.smtp, { logger })
+    const user = new Browser()
+    const link = await linkFor(user, 'ada@example.com')
+    const asked = (changes: Record<string, string>) => new Browser().request(withParams(link, changes))
+    // Another browser is asked to confirm: nothing is looked up yet, but the parameters passed.
+    expect((await asked({ token: 't'.repeat(LONGEST) })).status).toBe(200)
+    expect((await asked({ email: `${'a'.repeat(LONGEST - 12)}@example.com` })).status).toBe(200)
+    for (const changes of [{ token: 't'.repeat(LONGEST + 1) }, { email: `${'a'.repeat(LONGEST - 11)}@example.com` }, { token: '' }]) {
+      const response = await asked(changes)
+      expect(redirectOf(response).error).toBe('Verification')
+    }
+    expect([...lines.warn, ...lines.debug].join('\n')).toContain('The sign-in link has no token or no e-mail address.')
+    // The real link still works.
+    expect((await user.request(link)).status).toBe(302)
+    expect((await sessionOf(user, rig.app.url))?.user.email).toBe('ada@example.com')
+  })
+
+  it('a link works until the last millisecond of its life, and not one after', async () => {
+    const start = Date.UTC(2026, 10, 26, 9, 0, 0)
+    const { logger, lines } = recordingLogger()
+    mountEmailApp(rig.app, db.knex, rig.smtp, { logger }, { maxAge: 600 })
+    freezeClock(start)
+    const first = new Browser()
+    const second = new Browser()
+    const firstLink = await linkFor(first, 'ada@example.com')
+    const secondLink = await linkFor(second, 'bob@example.com')
+    freezeClock(start + 600_000)
+    // (The binding cookie has the link's life too: the browser has dropped it, so it confirms first.)
+    expect((await followLink(first, firstLink)).headers.get('location')).toBe(`${rig.app.url}/`)
+    expect((await sessionOf(first, rig.app.url))?.user.email).toBe('ada@example.com')
+    freezeClock(start + 600_001)
+    const late = await refusal(second, secondLink, () => [...lines.warn, ...lines.debug])
+    expect(late.error).toBe('Verification')
+    expect(late.logged).toContain('The sign-in link has expired.')
+    expect(await sessionOf(second, rig.app.url)).toBeNull()
+  })
+
+  it('logs why a used link is refused', async () => {
+    const { logger, lines } = recordingLogger()
+    mountEmailApp(rig.app, db.knex, rig.smtp, { logger })
+    const user = new Browser()
+    const link = await linkFor(user, 'ada@example.com')
+    expect((await user.request(link)).status).toBe(302)
+    const used = await refusal(user, link, () => [...lines.warn, ...lines.debug])
+    expect(used.error).toBe('Verification')
+    expect(used.logged).toContain('The sign-in link is unknown, already used, or for another address.')
+  })
+
+  it('the confirmation page of a link without a callbackUrl sends the browser to the site root once confirmed', async () => {
+    mountEmailApp(rig.app, db.knex, rig.smtp)
+    const link = await linkFor(new Browser(), 'ada@example.com')
+    const url = new URL(link)
+    url.searchParams.delete('callbackUrl')
+    const other = new Browser()
+    const page = await other.request(url.href)
+    expect(page.status).toBe(200)
+    const confirmed = await other.submitForm(page)
+    expect(confirmed.headers.get('location')).toBe(`${rig.app.url}/`)
+    expect((await sessionOf(other, rig.app.url))?.user.email).toBe('ada@example.com')
+  })
+
+  it('clears the binding cookie with the attributes it was set with', async () => {
+    mountEmailApp(rig.app, db.knex, rig.smtp)
+    const user = new Browser()
+    const asked = await requestLink(user, rig.app.url, 'ada@example.com')
+    const set = asked.headers.getSetCookie().find((cookie) => cookie.startsWith('authjs.email-link='))!
+    const attributes = (cookie: string) => cookie.split('; ').slice(1).filter((attribute) => !/^(Max-Age|Expires)=/i.test(attribute)).sort()
+    const opened = await user.request(linkOf(await rig.smtp.nextMessage()))
+    const cleared = opened.headers.getSetCookie().find((cookie) => cookie.startsWith('authjs.email-link='))!
+    expect(cleared).toMatch(/^authjs\.email-link=; /)
+    expect(cleared).toMatch(/; Max-Age=0(;|$)/)
+    expect(attributes(cleared)).toEqual(attributes(set))
+  })
+})
