@@ -14,6 +14,7 @@ import { Browser, type Navigation } from '../support/browser.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { finishSignIn, mountApp, redirectOf, sessionOf, signInWith, startSignIn } from '../support/oauth-app.js'
 import { useOAuthRig } from '../support/oauth-rig.js'
+import { recordingLogger } from '../support/logger.js'
 
 const rig = useOAuthRig((app) => [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [app.callbackUrl('corp')] }])
 
@@ -61,7 +62,7 @@ function accountSuites(kind: DatabaseKind, label: string) {
     const database = migratedDatabase(server)
 
     it('survives 20 concurrent first sign-ins of the same new account: one user, one account, all signed in as that user', async () => {
-      const { config, count } = recorder()
+      const { config, count, events } = recorder()
       mountApp(rig.app, { providers: [corp()], adapter: KnexAdapter(database.knex), ...config })
       const { browsers, responses } = await concurrentFirstSignIns('race')
 
@@ -73,6 +74,8 @@ function accountSuites(kind: DatabaseKind, label: string) {
       expect(sessions.map((session) => session?.user?.id)).toEqual(Array(20).fill(users[0]!.id))
       expect(await database.knex('Session').where({ userId: users[0]!.id }).count({ n: '*' })).toEqual([{ n: kind === 'postgres' ? '20' : 20 }])
       expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 20 })
+      // Only the winner made the user: every loser's sign-in, however it found the winner's user, is not a new user's.
+      expect(events.filter((event) => event.name === 'signIn').map((event) => event.message.isNewUser).sort()).toEqual([...Array(19).fill(false), true])
     }, 30_000)
 
     it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
@@ -114,9 +117,20 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     mountApp(rig.app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' } })
     await signInWith(new Browser(), rig.app.url, 'corp', 'omar')
     const { config, count, jwtCalls } = recorder()
-    mountApp(rig.app, { providers: [corp()], adapter: KnexAdapter(database.knex), session: { strategy: 'jwt' }, pages: { newUser: '/welcome' }, ...config })
+    const adapter = KnexAdapter(database.knex)
+    const lookups: string[] = []
+    const getUserByEmail = adapter.getUserByEmail!.bind(adapter)
+    mountApp(rig.app, {
+      providers: [corp()],
+      adapter: { ...adapter, getUserByEmail: (email: string) => (lookups.push(email), getUserByEmail(email)) },
+      session: { strategy: 'jwt' },
+      pages: { newUser: '/welcome' },
+      ...config,
+    })
     const browser = new Browser()
     expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'omar')).url.pathname).toBe('/')
+    // The linked account decides: no search for another user with its address.
+    expect(lookups).toEqual([])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 0, linkAccount: 0, signIn: 1 })
     expect(jwtCalls[0]).toMatchObject({ trigger: 'signIn', isNewUser: false })
     expect((await rows(database.knex)).users).toHaveLength(1)
@@ -127,32 +141,52 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     await adapter.createUser({ name: 'Existing Paula', email: 'paula@example.com', emailVerified: null })
     const { config, count } = recorder()
     const shouting = corp({ profile: (profile) => ({ id: String(profile.sub), email: String(profile.email).toUpperCase(), emailVerified: profile.email_verified === true }) })
-    mountApp(rig.app, { providers: [shouting], adapter, ...config })
+    const logger = recordingLogger()
+    mountApp(rig.app, { providers: [shouting], adapter, logger, ...config })
     const browser = new Browser()
     const callback = await signInWith(browser, rig.app.url, 'corp', 'paula')
     expect(redirectOf(callback)).toMatchObject({ error: 'OAuthAccountNotLinked' })
+    expect(JSON.stringify(logger.lines)).toContain("A user with the corp account's e-mail address exists but has not linked corp")
     expect(await sessionOf(browser, rig.app.url)).toBeNull()
     expect((await rows(database.knex)).accounts).toEqual([])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 0, linkAccount: 0, signIn: 0 })
   })
 
+  it('finds the owner of an address stored in mixed case (by the app, before) with an adapter that compares exactly, and refuses the new account as for any owner', async () => {
+    const knexAdapter = KnexAdapter(database.knex)
+    await knexAdapter.createUser({ name: 'Existing Vera', email: 'Vera@Example.com', emailVerified: null })
+    // A hand-written adapter's lookup, letter case and all (the Knex adapter's ignores case).
+    const exact = async (email: string) => {
+      const row = await database.knex('User').where({ email }).first()
+      return row ? knexAdapter.getUser!(row.id) : null
+    }
+    const adapter = { ...knexAdapter, getUserByEmail: exact }
+    const asStored = corp({ profile: (profile) => ({ id: String(profile.sub), email: 'Vera@Example.com', emailVerified: profile.email_verified === true }) })
+    mountApp(rig.app, { providers: [asStored], adapter })
+    const browser = new Browser()
+    expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'vera'))).toMatchObject({ error: 'OAuthAccountNotLinked' })
+    expect(await sessionOf(browser, rig.app.url)).toBeNull()
+    expect(await rows(database.knex)).toEqual({ users: [{ id: expect.any(String), name: 'Existing Vera', email: 'Vera@Example.com' }], accounts: [] })
+  })
+
   it('links it to that user when the provider sets allowDangerousEmailAccountLinking', async () => {
     const adapter = KnexAdapter(database.knex)
     const existing = await adapter.createUser({ name: 'Existing Quinn', email: 'quinn@example.com', emailVerified: null })
-    const { config, count } = recorder()
+    const { config, count, events } = recorder()
     mountApp(rig.app, { providers: [corp({ allowDangerousEmailAccountLinking: true })], adapter, ...config })
     const browser = new Browser()
     expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'quinn')).error).toBeNull()
     expect((await sessionOf(browser, rig.app.url))?.user).toMatchObject({ id: existing.id, name: 'Existing Quinn' })
     expect((await rows(database.knex)).accounts).toEqual([{ userId: existing.id, provider: 'corp', providerAccountId: 'quinn' }])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
+    expect(events.find((event) => event.name === 'signIn')!.message).toMatchObject({ isNewUser: false, user: { id: existing.id } })
   })
 
   it('links a new account to the signed-in user, whatever its e-mail', async () => {
     const adapter = KnexAdapter(database.knex)
     const ruth = await adapter.createUser({ name: 'Ruth', email: 'ruth@elsewhere.example', emailVerified: null })
     const password = Credentials({ authorize: async ({ password: given }) => (given === 'pw' ? { id: ruth.id, name: ruth.name } : null) })
-    const { config, count } = recorder()
+    const { config, count, events } = recorder()
     mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, ...config })
     const browser = new Browser()
     const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
@@ -163,6 +197,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe(ruth.id)
     expect((await rows(database.knex)).accounts).toEqual([{ userId: ruth.id, provider: 'corp', providerAccountId: 'sam' }])
     expect({ createUser: count('createUser'), linkAccount: count('linkAccount') }).toEqual({ createUser: 0, linkAccount: 1 })
+    expect(events.filter((event) => event.name === 'signIn').at(-1)!.message).toMatchObject({ isNewUser: false, user: { id: ruth.id }, account: { provider: 'corp' } })
   })
 
   it('links nothing to a JWT session that has ended (session.store): a copied cookie cannot attach an account', async () => {
@@ -191,12 +226,15 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     await signInWith(new Browser(), rig.app.url, 'corp', 'tara')
     const uma = await adapter.createUser({ name: 'Uma', email: 'uma@example.com', emailVerified: null })
     const password = Credentials({ authorize: async () => ({ id: uma.id, name: uma.name }) })
-    mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' } })
+    const logger = recordingLogger()
+    mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, logger })
     const browser = new Browser()
     const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
     await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken }) })
 
     expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'tara')).error).toBe('OAuthAccountNotLinked')
+    // Refused by the rule itself, not by the unique key when linking it again.
+    expect(JSON.stringify(logger.lines)).toContain('The corp account is linked to another user than the one signed in; it was not linked again.')
     expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe(uma.id)
     const accounts = (await rows(database.knex)).accounts
     expect(accounts).toHaveLength(1)
