@@ -28,11 +28,14 @@ export const SCOPES = {
       'test/oauth/*.test.ts',
       'test/email/flow.test.ts',
       'test/email/link-binding.test.ts',
+      'test/email/callback-edges.test.ts',
       'test/routes/credentials-flow.test.ts',
+      'test/routes/credentials-callback.test.ts',
       'test/security/email-lookup.test.ts',
       'test/security/database-session.test.ts',
       // The passkey callback (passkey.ts) and the second factor's branches of every callback.
       'test/passkey/api.test.ts',
+      'test/passkey/ceremony.test.ts',
       'test/two-factor/api.test.ts',
       'test/two-factor/flow.test.ts',
       'test/two-factor/sign-in-methods.test.ts',
@@ -51,15 +54,47 @@ export const SCOPES = {
       // package in child processes (test/passkey/config.test.ts, and test/adapters/knex-prune.test.ts,
       // the one that covers rate-limit-prune.ts): the sandbox has no dist/, and no mutant reaches it.
       'test/passkey/api.test.ts',
+      // The challenges' verification: ceremonies of a software authenticator (no browser).
+      'test/passkey/ceremony.test.ts',
     ],
   },
-  session: {
-    mutate: ['src/session/**/*.ts'],
-    tests: ['test/session/*.test.ts', 'test/security/session-cookie.test.ts', 'test/security/cookie-chunks.test.ts', 'test/security/database-session.test.ts', 'test/security/constant-time.test.ts'],
+  // src/session/ in two halves (about 1,100 mutants each, an hour or more as one scope): the cookie
+  // and its token (sealing, keys, chunks, the cache, the JWT strategy), then what a session is
+  // stored in and how it ends (database sessions, the session store, revocation, the device list).
+  'session-token': {
+    mutate: ['src/session/{cookies,iso-date,jwe,jwt-strategy,keys,token-cache,token}.ts'],
+    tests: [
+      'test/session/*.test.ts',
+      // auth() on Express, Connect and node:http requests, and the session cookie as attackers send it.
+      'test/auth/*.test.ts',
+      'test/security/session-cookie.test.ts',
+      'test/security/cookie-chunks.test.ts',
+      'test/sessions/revocation.test.ts',
+    ],
+  },
+  'session-store': {
+    mutate: ['src/session/{database-strategy,devices,provider-tokens,revocation,strategy,types}.ts', 'src/session/store/**/*.ts'],
+    tests: [
+      'test/session/database-strategy.test.ts',
+      'test/session/jwt-strategy.test.ts',
+      // Listing and ending sessions, revocation, the session store (devices.ts, revocation.ts, store/).
+      'test/sessions/*.test.ts',
+      'test/security/database-session.test.ts',
+      // The provider tokens a session carries (provider-tokens.ts) and their refresh.
+      'test/oauth/refresh.test.ts',
+      'test/oauth/refresh-database.test.ts',
+      'test/oauth/refresh-shared.test.ts',
+    ],
   },
   oauth: {
     mutate: ['src/oauth/**/*.ts'],
-    tests: ['test/oauth/*.test.ts', 'test/providers/discovery.test.ts'],
+    tests: [
+      'test/oauth/*.test.ts',
+      // Every built-in provider's flow (discovery, their API answers, the checks each one needs).
+      'test/providers/*.test.ts',
+      'test/security/oauth-check-cookies.test.ts',
+      'test/security/redirect-proxy-origins.test.ts',
+    ],
   },
   // The Knex adapter's user, verification-token and second-factor methods (createUser … deleteUser,
   // createVerificationToken and useVerificationToken, getTwoFactor … deleteTwoFactor), by the line

@@ -40,7 +40,7 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
     // Another browser is asked to confirm: nothing is looked up yet, but the parameters passed.
     expect((await asked({ token: 't'.repeat(LONGEST) })).status).toBe(200)
     expect((await asked({ email: `${'a'.repeat(LONGEST - 12)}@example.com` })).status).toBe(200)
-    for (const changes of [{ token: 't'.repeat(LONGEST + 1) }, { email: `${'a'.repeat(LONGEST - 11)}@example.com` }, { token: '' }]) {
+    for (const changes of [{ token: 't'.repeat(LONGEST + 1) }, { email: `${'a'.repeat(LONGEST - 11)}@example.com` }, { token: '' }] as Record<string, string>[]) {
       const response = await asked(changes)
       expect(redirectOf(response).error).toBe('Verification')
     }

@@ -71,7 +71,7 @@ describe('the profile of an OpenID Connect sign-in', () => {
         corp(idp, {
           userinfo: {
             request: async ({ tokens }) => {
-              seen.push(tokens.access_token)
+              seen.push(String(tokens.access_token))
               return { sub: 'mallory', name: 'Named By Request', email: 'request@example.com', email_verified: true }
             },
           },

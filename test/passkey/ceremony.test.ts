@@ -1,0 +1,167 @@
+/**
+ * The passkey callback without a browser: a software authenticator (test/support/software-authenticator.ts)
+ * registers a passkey for a signed-in user and signs in with it, through `@simplewebauthn/server`'s
+ * real verification, and the callback's refusals: a registration by a browser not signed in, or with
+ * a challenge issued to another user, a replayed assertion, a bad action, a GET. The browser suite
+ * (test/passkey/browser.test.ts) runs the same ceremonies in Chromium.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import type { Knex } from 'knex'
+import request from 'supertest'
+import type { PasskeyInfo } from 'portcullis'
+import { SoftwareAuthenticator } from '../support/software-authenticator.js'
+import { passkeyApp, passkeyDatabase, type PasskeyApp } from './passkey-app.js'
+
+const ORIGIN = 'https://app.example.com'
+let db: Knex
+let app: PasskeyApp
+const events: { name: string; userId: string; isNewUser?: boolean | undefined }[] = []
+let users = 0
+
+beforeAll(async () => {
+  db = await passkeyDatabase()
+  app = passkeyApp(db, ORIGIN, {
+    config: {
+      events: {
+        passkeyAdded: ({ userId }: { userId: string; passkey: PasskeyInfo }) => void events.push({ name: 'passkeyAdded', userId }),
+        linkAccount: ({ user }) => void events.push({ name: 'linkAccount', userId: user.id! }),
+        signIn: ({ user, account, isNewUser }) => void (account?.type === 'webauthn' && events.push({ name: 'signIn', userId: user.id!, isNewUser })),
+      },
+    },
+  })
+})
+afterAll(() => db?.destroy())
+
+const csrfOf = async (agent: request.Agent) => ((await agent.get('/api/auth/csrf')).body as { csrfToken: string }).csrfToken
+
+/** A stored user, and an agent signed in as that user (the credentials provider). */
+async function signedInUser(): Promise<{ agent: request.Agent; userId: string }> {
+  const email = `ceremony${++users}@example.com`
+  const user = await app.adapter.createUser({ email, name: null, emailVerified: null })
+  const agent = request.agent(app.app)
+  await signInAs(agent, email)
+  return { agent, userId: user.id }
+}
+
+async function optionsFor(agent: request.Agent, action: 'register' | 'authenticate') {
+  const response = await agent.get(`/api/auth/webauthn-options/passkey?action=${action}`).expect(200)
+  return response.body.options
+}
+
+// The CSRF token is fetched before the POST is made: an agent's request takes the cookies it has when made.
+async function post(agent: request.Agent, fields: Record<string, unknown>) {
+  const csrfToken = await csrfOf(agent)
+  return agent.post('/api/auth/callback/passkey').type('form').send({ csrfToken, ...fields })
+}
+
+async function signInAs(agent: request.Agent, email: string): Promise<void> {
+  const csrfToken = await csrfOf(agent)
+  await agent.post('/api/auth/callback/credentials').type('form').send({ csrfToken, email }).expect(302)
+}
+
+/** A user with a registered passkey, and the authenticator holding it. */
+async function registered(): Promise<{ authenticator: SoftwareAuthenticator; userId: string }> {
+  const { agent, userId } = await signedInUser()
+  const authenticator = new SoftwareAuthenticator(ORIGIN)
+  const response = await post(agent, { action: 'register', data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'))) })
+  expect(response.headers.location).toBe(`${new URL(response.request.url).origin}/api/auth/passkeys`)
+  return { authenticator, userId }
+}
+
+const location = (response: { headers: Record<string, string> }) => new URL(response.headers.location!)
+const clearsChallenge = (response: { headers: Record<string, unknown> }) => ((response.headers['set-cookie'] as string[] | undefined) ?? []).some((cookie) => /^authjs\.challenge=;/.test(cookie))
+
+describe('registering a passkey', () => {
+  it('stores the passkey with its webauthn account, fires linkAccount and passkeyAdded, and goes back to the passkeys page', async () => {
+    events.length = 0
+    const { userId } = await registered()
+    const stored = await db('Authenticator').where({ userId })
+    expect(stored).toHaveLength(1)
+    expect(await db('Account').where({ userId, type: 'webauthn' }).select('provider', 'providerAccountId')).toEqual([{ provider: 'passkey', providerAccountId: stored[0].providerAccountId }])
+    expect(events).toEqual([
+      { name: 'linkAccount', userId },
+      { name: 'passkeyAdded', userId },
+    ])
+  })
+
+  it('goes to the callbackUrl given with the registration', async () => {
+    const { agent } = await signedInUser()
+    const response = await post(agent, { action: 'register', callbackUrl: '/settings/security', data: JSON.stringify(new SoftwareAuthenticator(ORIGIN).register(await optionsFor(agent, 'register'))) })
+    expect(location(response).pathname).toBe('/settings/security')
+  })
+
+  it('refuses a registration from a browser that is not signed in (the error page, nothing stored)', async () => {
+    const { agent } = await signedInUser()
+    const data = JSON.stringify(new SoftwareAuthenticator(ORIGIN).register(await optionsFor(agent, 'register')))
+    const stranger = request.agent(app.app)
+    const before = await db('Authenticator').count({ n: '*' })
+    const response = await post(stranger, { action: 'register', data })
+    expect(Object.fromEntries(location(response).searchParams)).toMatchObject({ error: 'WebAuthnVerificationError', code: 'not_signed_in' })
+    expect(await db('Authenticator').count({ n: '*' })).toEqual(before)
+  })
+
+  it("refuses a registration whose challenge was issued to another user than the one signed in now: back to the passkeys page with the code, the challenge cleared", async () => {
+    const first = await signedInUser()
+    const options = await optionsFor(first.agent, 'register')
+    // The same browser signs in as someone else before answering.
+    const email = `ceremony${++users}@example.com`
+    await app.adapter.createUser({ email, name: null, emailVerified: null })
+    await signInAs(first.agent, email)
+    const response = await post(first.agent, { action: 'register', data: JSON.stringify(new SoftwareAuthenticator(ORIGIN).register(options)) })
+    const back = location(response)
+    expect(back.pathname).toBe('/api/auth/passkeys')
+    expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'WebAuthnVerificationError', code: 'not_signed_in' })
+    expect(clearsChallenge(response)).toBe(true)
+    expect(await db('Authenticator').where({ userId: first.userId })).toEqual([])
+  })
+})
+
+describe('signing in with a passkey', () => {
+  it('signs in as its user (authenticate is the default action), fires signIn, stores the counter, and clears the challenge', async () => {
+    const { authenticator, userId } = await registered()
+    events.length = 0
+    const browser = request.agent(app.app)
+    const response = await post(browser, { callbackUrl: '/dashboard', data: JSON.stringify(authenticator.authenticate(await optionsFor(browser, 'authenticate'))) })
+    expect(location(response).pathname).toBe('/dashboard')
+    expect(clearsChallenge(response)).toBe(true)
+    expect((await browser.get('/me')).body?.user?.id).toBe(userId)
+    expect(events).toEqual([{ name: 'signIn', userId, isNewUser: false }])
+    expect((await db('Authenticator').where({ userId }).first()).counter).toBe(1)
+  })
+
+  it('uses a challenge once: the same assertion posted again is refused', async () => {
+    const { authenticator } = await registered()
+    const browser = request.agent(app.app)
+    const data = JSON.stringify(authenticator.authenticate(await optionsFor(browser, 'authenticate')))
+    expect(location(await post(browser, { data })).searchParams.get('error')).toBeNull()
+    const again = request.agent(app.app)
+    const replayed = await post(again, { data })
+    expect(location(replayed).searchParams.get('error')).toBe('WebAuthnVerificationError')
+    expect((await again.get('/me')).body).toBeNull()
+  })
+
+  it('a signIn callback that refuses: AccessDenied, no session, and the challenge spent', async () => {
+    const { authenticator } = await registered()
+    const strict = passkeyApp(db, ORIGIN, { config: { callbacks: { signIn: () => false } } })
+    const browser = request.agent(strict.app)
+    const options = (await browser.get('/api/auth/webauthn-options/passkey').expect(200)).body.options
+    const csrfToken = ((await browser.get('/api/auth/csrf')).body as { csrfToken: string }).csrfToken
+    const data = JSON.stringify(authenticator.authenticate(options))
+    const response = await browser.post('/api/auth/callback/passkey').type('form').send({ csrfToken, data })
+    expect(location(response).searchParams.get('error')).toBe('AccessDenied')
+    expect((await browser.get('/me')).body).toBeNull()
+    // The browser still holds the challenge cookie, but the challenge it names is used.
+    const again = await browser.post('/api/auth/callback/passkey').type('form').send({ csrfToken, data })
+    expect(location(again).searchParams.get('error')).toBe('WebAuthnVerificationError')
+  })
+})
+
+describe('the route', () => {
+  it('refuses an action other than authenticate and register, and a GET', async () => {
+    const browser = request.agent(app.app)
+    const bad = await post(browser, { action: 'steal', data: '{}' }).then((response) => response)
+    expect([bad.status, bad.body]).toEqual([400, { error: 'InvalidRequest', message: 'POST /callback/passkey: action must be "authenticate" or "register".' }])
+    const get = await browser.get('/api/auth/callback/passkey').set('Accept', 'application/json')
+    expect([get.status, get.body]).toEqual([400, { error: 'UnknownAction', message: 'The passkey callback takes a POST of the passkey response.' }])
+  })
+})
