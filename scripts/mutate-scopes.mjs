@@ -70,6 +70,13 @@ export const SCOPES = {
       'test/security/session-cookie.test.ts',
       'test/security/cookie-chunks.test.ts',
       'test/sessions/revocation.test.ts',
+      // The names and attributes of the other cookies (cookies.ts): the OAuth checks, the e-mail
+      // link's binding, the passkey challenge, the pending second factor.
+      'test/security/oauth-check-cookies.test.ts',
+      'test/email/link-binding.test.ts',
+      'test/email/callback-edges.test.ts',
+      'test/passkey/ceremony.test.ts',
+      'test/two-factor/flow.test.ts',
     ],
   },
   'session-store': {
