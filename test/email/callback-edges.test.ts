@@ -8,7 +8,7 @@ import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { linkOf } from '../support/smtp.js'
 import { freezeClock } from '../two-factor/two-factor-app.js'
-import { Browser, followLink, mountEmailApp, recordingLogger, requestLink, useEmailRig, withParams } from './email-app.js'
+import { Browser, followLink, mailedLink, mountEmailApp, recordingLogger, requestLink, useEmailRig, withParams, type LogLines } from './email-app.js'
 
 const rig = useEmailRig()
 const LONGEST = 1024
@@ -20,15 +20,14 @@ afterEach(() => {
 await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
   const db = migratedDatabase(server)
 
-  async function linkFor(browser: Browser, address: string): Promise<string> {
-    expect((await requestLink(browser, rig.app.url, address)).status).toBe(302)
-    return linkOf(await rig.smtp.nextMessage())
-  }
+  const linkFor = (browser: Browser, address: string) => mailedLink(rig, browser, address)
+  /** What a refusal logs: its warn and debug lines. */
+  const logged = (lines: LogLines) => [...lines.warn, ...lines.debug].join('\n')
 
-  /** The error a link answers with (confirmed, when it asks), and the debug or warn lines logged. */
-  async function refusal(browser: Browser, link: string, lines: () => string[]) {
+  /** The error a link answers with (confirmed, when it asks), and what was logged by then. */
+  async function refusal(browser: Browser, link: string, lines: LogLines) {
     const response = await followLink(browser, link)
-    return { error: redirectOf(response).error, logged: lines().join('\n') }
+    return { error: redirectOf(response).error, logged: logged(lines) }
   }
 
   it(`looks up a token and an address of up to ${LONGEST} characters, and refuses longer ones before the database`, async () => {
@@ -44,7 +43,7 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
       const response = await asked(changes)
       expect(redirectOf(response).error).toBe('Verification')
     }
-    expect([...lines.warn, ...lines.debug].join('\n')).toContain('The sign-in link has no token or no e-mail address.')
+    expect(logged(lines)).toContain('The sign-in link has no token or no e-mail address.')
     // The real link still works.
     expect((await user.request(link)).status).toBe(302)
     expect((await sessionOf(user, rig.app.url))?.user.email).toBe('ada@example.com')
@@ -64,7 +63,7 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
     expect((await followLink(first, firstLink)).headers.get('location')).toBe(`${rig.app.url}/`)
     expect((await sessionOf(first, rig.app.url))?.user.email).toBe('ada@example.com')
     freezeClock(start + 600_001)
-    const late = await refusal(second, secondLink, () => [...lines.warn, ...lines.debug])
+    const late = await refusal(second, secondLink, lines)
     expect(late.error).toBe('Verification')
     expect(late.logged).toContain('The sign-in link has expired.')
     expect(await sessionOf(second, rig.app.url)).toBeNull()
@@ -76,7 +75,7 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
     const user = new Browser()
     const link = await linkFor(user, 'ada@example.com')
     expect((await user.request(link)).status).toBe(302)
-    const used = await refusal(user, link, () => [...lines.warn, ...lines.debug])
+    const used = await refusal(user, link, lines)
     expect(used.error).toBe('Verification')
     expect(used.logged).toContain('The sign-in link is unknown, already used, or for another address.')
   })

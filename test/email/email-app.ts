@@ -9,8 +9,8 @@ import { KnexAdapter } from 'portcullis/adapters/knex'
 import Nodemailer, { type NodemailerUserConfig } from 'portcullis/providers/nodemailer'
 import { Browser } from '../support/browser.js'
 import { closeListeners, listen, mountApp, type Listener } from '../support/oauth-app.js'
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
-import { afterAll, beforeAll, beforeEach } from '@jest/globals'
+import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { afterAll, beforeAll, beforeEach, expect } from '@jest/globals'
 import { recordingLogger as sharedRecordingLogger, type RecordingLogger } from '../support/logger.js'
 
 export const FROM = 'Portcullis tests <auth@example.test>'
@@ -69,6 +69,12 @@ export async function requestLink(
   const { csrfToken } = (await (await browser.request(`${appUrl}/api/auth/csrf`)).json()) as { csrfToken: string }
   const body = new URLSearchParams({ csrfToken, email, ...(options.callbackUrl ? { callbackUrl: options.callbackUrl } : {}) })
   return browser.request(`${appUrl}/api/auth/signin/${options.providerId ?? 'nodemailer'}`, { body, headers: options.headers })
+}
+
+/** Asks for a link to `address` in `browser` (which then holds its binding cookie); the link mailed. */
+export async function mailedLink(rig: { readonly smtp: TestSmtpServer; readonly app: Listener }, browser: Browser, address: string): Promise<string> {
+  expect((await requestLink(browser, rig.app.url, address)).status).toBe(302)
+  return linkOf(await rig.smtp.nextMessage())
 }
 
 /**

@@ -8,8 +8,7 @@
 import { expect, it } from '@jest/globals'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
-import { linkOf } from '../support/smtp.js'
-import { Browser, cookiesSet, mountEmailApp, requestLink, useEmailRig } from './email-app.js'
+import { Browser, cookiesSet, mailedLink, mountEmailApp, useEmailRig } from './email-app.js'
 
 const rig = useEmailRig()
 
@@ -17,10 +16,7 @@ await describeWithDatabase('sqlite', 'e-mail links bound to the asking browser',
   const db = migratedDatabase(server)
   const tokens = () => db.knex('VerificationToken').select('identifier')
 
-  async function linkFor(browser: Browser, address: string): Promise<string> {
-    expect((await requestLink(browser, rig.app.url, address)).status).toBe(302)
-    return linkOf(await rig.smtp.nextMessage())
-  }
+  const linkFor = (browser: Browser, address: string) => mailedLink(rig, browser, address)
 
   it('a scanner that fetches the link (GET, HEAD) first burns nothing: the user then signs in with it', async () => {
     mountEmailApp(rig.app, db.knex, rig.smtp)

@@ -4,8 +4,7 @@
  * `userinfo_failed` (never a session made of nothing). The IdP (oidc-provider) runs the authorization
  * and the token exchange; the userinfo endpoint is a server of the test's, answering as each test says.
  */
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { IncomingHttpHeaders } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import OAuth from 'portcullis/providers/oauth'
 import { Browser } from '../support/browser.js'
@@ -14,8 +13,7 @@ import { closeListeners, listen, mountApp, redirectOf, sessionOf, signInWith, ty
 
 let idp: TestIdp
 let app: Listener
-let api: Server
-let apiUrl: string
+let api: Listener
 /** What the userinfo endpoint answers next, and the headers of the requests it had. */
 let answer: { status: number; type: string; body: string }
 const requests: IncomingHttpHeaders[] = []
@@ -23,12 +21,11 @@ const requests: IncomingHttpHeaders[] = []
 beforeAll(async () => {
   app = await listen()
   idp = await startIdp({ clients: [{ client_id: 'plain', client_secret: 'plain-secret', redirect_uris: [app.callbackUrl('acme')] }] })
-  api = createServer((req, res) => {
+  api = await listen()
+  api.mount((req, res) => {
     requests.push(req.headers)
     res.writeHead(answer.status, { 'content-type': answer.type }).end(answer.body)
   })
-  await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve))
-  apiUrl = `http://127.0.0.1:${(api.address() as AddressInfo).port}/user`
   mountApp(app, {
     providers: [
       OAuth({
@@ -38,7 +35,7 @@ beforeAll(async () => {
         clientSecret: 'plain-secret',
         authorization: { url: idp.authorizationEndpoint, params: { scope: 'read:user' } },
         token: idp.tokenEndpoint,
-        userinfo: apiUrl,
+        userinfo: `${api.url}/user`,
         profile: (me) => ({ id: String(me.id), name: typeof me.name === 'string' ? me.name : null }),
         dangerouslyAllowInsecureRequests: true,
       }),
@@ -47,7 +44,6 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await closeListeners()
-  await new Promise((resolve) => api?.close(resolve))
   await idp?.close()
 })
 

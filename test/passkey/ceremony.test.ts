@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
 import request from 'supertest'
 import type { PasskeyInfo } from 'portcullis'
+import { fetchCsrfToken } from '../support/flow.js'
 import { SoftwareAuthenticator } from '../support/software-authenticator.js'
 import { passkeyApp, passkeyDatabase, type PasskeyApp } from './passkey-app.js'
 
@@ -32,7 +33,6 @@ beforeAll(async () => {
 })
 afterAll(() => db?.destroy())
 
-const csrfOf = async (agent: request.Agent) => ((await agent.get('/api/auth/csrf')).body as { csrfToken: string }).csrfToken
 
 /** A stored user, and an agent signed in as that user (the credentials provider). */
 async function signedInUser(): Promise<{ agent: request.Agent; userId: string }> {
@@ -50,12 +50,12 @@ async function optionsFor(agent: request.Agent, action: 'register' | 'authentica
 
 // The CSRF token is fetched before the POST is made: an agent's request takes the cookies it has when made.
 async function post(agent: request.Agent, fields: Record<string, unknown>) {
-  const csrfToken = await csrfOf(agent)
+  const csrfToken = await fetchCsrfToken(agent)
   return agent.post('/api/auth/callback/passkey').type('form').send({ csrfToken, ...fields })
 }
 
 async function signInAs(agent: request.Agent, email: string): Promise<void> {
-  const csrfToken = await csrfOf(agent)
+  const csrfToken = await fetchCsrfToken(agent)
   await agent.post('/api/auth/callback/credentials').type('form').send({ csrfToken, email }).expect(302)
 }
 
@@ -144,14 +144,12 @@ describe('signing in with a passkey', () => {
     const { authenticator } = await registered()
     const strict = passkeyApp(db, ORIGIN, { config: { callbacks: { signIn: () => false } } })
     const browser = request.agent(strict.app)
-    const options = (await browser.get('/api/auth/webauthn-options/passkey').expect(200)).body.options
-    const csrfToken = ((await browser.get('/api/auth/csrf')).body as { csrfToken: string }).csrfToken
-    const data = JSON.stringify(authenticator.authenticate(options))
-    const response = await browser.post('/api/auth/callback/passkey').type('form').send({ csrfToken, data })
+    const data = JSON.stringify(authenticator.authenticate(await optionsFor(browser, 'authenticate')))
+    const response = await post(browser, { data })
     expect(location(response).searchParams.get('error')).toBe('AccessDenied')
     expect((await browser.get('/me')).body).toBeNull()
     // The browser still holds the challenge cookie, but the challenge it names is used.
-    const again = await browser.post('/api/auth/callback/passkey').type('form').send({ csrfToken, data })
+    const again = await post(browser, { data })
     expect(location(again).searchParams.get('error')).toBe('WebAuthnVerificationError')
   })
 })
@@ -159,7 +157,7 @@ describe('signing in with a passkey', () => {
 describe('the route', () => {
   it('refuses an action other than authenticate and register, and a GET', async () => {
     const browser = request.agent(app.app)
-    const bad = await post(browser, { action: 'steal', data: '{}' }).then((response) => response)
+    const bad = await post(browser, { action: 'steal', data: '{}' })
     expect([bad.status, bad.body]).toEqual([400, { error: 'InvalidRequest', message: 'POST /callback/passkey: action must be "authenticate" or "register".' }])
     const get = await browser.get('/api/auth/callback/passkey').set('Accept', 'application/json')
     expect([get.status, get.body]).toEqual([400, { error: 'UnknownAction', message: 'The passkey callback takes a POST of the passkey response.' }])
