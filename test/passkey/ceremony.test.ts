@@ -140,17 +140,34 @@ describe('signing in with a passkey', () => {
     expect((await again.get('/me')).body).toBeNull()
   })
 
-  it('a signIn callback that refuses: AccessDenied, no session, and the challenge spent', async () => {
+  it('a signIn callback that refuses: AccessDenied, no session, and the challenge spent and cleared', async () => {
     const { authenticator } = await registered()
     const strict = passkeyApp(db, ORIGIN, { config: { callbacks: { signIn: () => false } } })
     const browser = request.agent(strict.app)
-    const data = JSON.stringify(authenticator.authenticate(await optionsFor(browser, 'authenticate')))
+    const issued = await browser.get('/api/auth/webauthn-options/passkey?action=authenticate').expect(200)
+    const challengeCookie = (issued.headers['set-cookie'] as unknown as string[]).find((cookie) => cookie.startsWith('authjs.challenge='))!.split(';')[0]!
+    const data = JSON.stringify(authenticator.authenticate(issued.body.options))
     const response = await post(browser, { data })
     expect(location(response).searchParams.get('error')).toBe('AccessDenied')
+    expect(clearsChallenge(response)).toBe(true)
     expect((await browser.get('/me')).body).toBeNull()
-    // The browser still holds the challenge cookie, but the challenge it names is used.
-    const again = await post(browser, { data })
-    expect(location(again).searchParams.get('error')).toBe('WebAuthnVerificationError')
+    // A copy of the cookie kept by an attacker names a challenge that is used.
+    const copy = request.agent(strict.app)
+    copy.jar.setCookie(challengeCookie)
+    const again = await post(copy, { data })
+    expect(location(again).searchParams.get('code')).toBe('challenge_used')
+  })
+
+  it('an assertion that does not verify: refused with its code, no session, the challenge cleared', async () => {
+    const { authenticator } = await registered()
+    const browser = request.agent(app.app)
+    const assertion = authenticator.authenticate(await optionsFor(browser, 'authenticate'))
+    const signature = Buffer.from(assertion.response.signature, 'base64url')
+    signature[signature.length - 1]! ^= 1
+    const response = await post(browser, { data: JSON.stringify({ ...assertion, response: { ...assertion.response, signature: signature.toString('base64url') } }) })
+    expect(location(response).searchParams.get('code')).toBe('verification_failed')
+    expect(clearsChallenge(response)).toBe(true)
+    expect((await browser.get('/me')).body).toBeNull()
   })
 })
 

@@ -20,7 +20,7 @@ import { signedInUserId } from '../../session/strategy.js'
 import type { Account } from '../../types.js'
 import { verifyPasskeyRegistration, verifyPasskeySignIn } from '../../webauthn/verify.js'
 import { assertCsrf, authUrl, redirectTarget, stringValue, type ActionContext } from '../context.js'
-import { failureResponse } from '../failure.js'
+import { failureResponse, isRequestError } from '../failure.js'
 import { passkeyInfo } from '../passkeys/shared.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
 
@@ -36,10 +36,17 @@ export async function passkeyCallback(ctx: ActionContext, provider: PasskeyProvi
 
 async function signInWithPasskey(ctx: ActionContext, provider: PasskeyProvider): Promise<AuthResponse> {
   const { challenge } = await useChallenge(ctx, provider, 'authenticate')
-  const { account, user } = await verifyPasskeySignIn(ctx.config.adapter as PasskeyAdapter, provider, ctx.body.data, challenge)
-  const sessionAccount: Account = { provider: provider.id, providerAccountId: account.providerAccountId, type: 'webauthn', userId: user.id }
-  const elsewhere = await askSignInCallback(ctx, { user, account: sessionAccount })
-  const response = elsewhere ?? (await finishSignIn(ctx, { user, account: sessionAccount, isNewUser: false }))
+  // The challenge is spent: whatever follows, success or refusal, clears its cookie.
+  let response: AuthResponse
+  try {
+    const { account, user } = await verifyPasskeySignIn(ctx.config.adapter as PasskeyAdapter, provider, ctx.body.data, challenge)
+    const sessionAccount: Account = { provider: provider.id, providerAccountId: account.providerAccountId, type: 'webauthn', userId: user.id }
+    const elsewhere = await askSignInCallback(ctx, { user, account: sessionAccount })
+    response = elsewhere ?? (await finishSignIn(ctx, { user, account: sessionAccount, isNewUser: false }))
+  } catch (error) {
+    if (isRequestError(error)) throw error
+    response = failureResponse(error, ctx)
+  }
   return { ...response, cookies: [...clearChallenge(ctx), ...(response.cookies ?? [])] }
 }
 
