@@ -4,6 +4,7 @@
  * cookie it clears (with the attributes it was set with, or a browser would keep it).
  */
 import { afterEach, expect, it, jest } from '@jest/globals'
+import { KnexAdapter } from 'portcullis/adapters/knex'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { linkOf } from '../support/smtp.js'
@@ -91,6 +92,57 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
     const confirmed = await other.submitForm(page)
     expect(confirmed.headers.get('location')).toBe(`${rig.app.url}/`)
     expect((await sessionOf(other, rig.app.url))?.user.email).toBe('ada@example.com')
+  })
+
+  /** The Knex adapter, its createUser held until `count` calls have arrived, then all let go at once. */
+  function createUsersAtOnce(count: number, create?: (user: Parameters<NonNullable<ReturnType<typeof KnexAdapter>['createUser']>>[0]) => Promise<never>) {
+    const adapter = KnexAdapter(db.knex)
+    const waiting: (() => void)[] = []
+    return {
+      ...adapter,
+      createUser: async (user: Parameters<NonNullable<typeof adapter.createUser>>[0]) => {
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve)
+          if (waiting.length === count) for (const go of waiting) go()
+        })
+        return create ? create(user) : adapter.createUser!(user)
+      },
+    }
+  }
+
+  it('two links for one new address followed at once: one user, created once, both browsers signed in as it', async () => {
+    const events: { name: string; id: string | undefined }[] = []
+    const on = (name: string) => ({ user }: { user: { id?: string } }) => void events.push({ name, id: user.id })
+    mountEmailApp(rig.app, db.knex, rig.smtp, { adapter: createUsersAtOnce(2), events: { createUser: on('createUser'), updateUser: on('updateUser') } })
+    const browsers = [new Browser(), new Browser()]
+    const links = [await linkFor(browsers[0]!, 'newcomer@example.com'), await linkFor(browsers[1]!, 'newcomer@example.com')]
+    const responses = await Promise.all(browsers.map((browser, i) => browser.request(links[i]!)))
+    expect(responses.map((response) => redirectOf(response).error)).toEqual([null, null])
+    const users = await db.knex('User').where({ email: 'newcomer@example.com' })
+    expect(users).toHaveLength(1)
+    expect(users[0].emailVerified).not.toBeNull()
+    const sessions = await Promise.all(browsers.map((browser) => sessionOf(browser, rig.app.url)))
+    expect(sessions.map((session) => session?.user.id)).toEqual([users[0].id, users[0].id])
+    // The loser found the winner's user and marked it verified, as for any returning user.
+    expect(events).toEqual(expect.arrayContaining([{ name: 'createUser', id: users[0].id }, { name: 'updateUser', id: users[0].id }]))
+    expect(events).toHaveLength(2)
+  })
+
+  it('a createUser that fails with no user to fall back on: the error page, and the address kept out of the log', async () => {
+    const { logger, lines } = recordingLogger()
+    const failing = createUsersAtOnce(1, async (user) => {
+      // The value in the message itself, not in SQL text (which is stripped on its own).
+      throw new Error(`Key (email)=(${user.email}): Connection terminated unexpectedly`)
+    })
+    mountEmailApp(rig.app, db.knex, rig.smtp, { adapter: failing, logger })
+    const browser = new Browser()
+    const response = await browser.request(await linkFor(browser, 'lost@example.com'))
+    expect(redirectOf(response)).toMatchObject({ error: 'AdapterError' })
+    expect(await sessionOf(browser, rig.app.url)).toBeNull()
+    const all = JSON.stringify(lines)
+    expect(all).toContain('Connection terminated unexpectedly')
+    expect(all).toContain('createUser')
+    expect(all).not.toContain('lost@example.com')
   })
 
   it('clears the binding cookie with the attributes it was set with', async () => {

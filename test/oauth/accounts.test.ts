@@ -241,6 +241,66 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect(accounts[0]!.userId).not.toBe(uma.id)
   })
 
+  /**
+   * Two signed-in browsers link the same new account at once: both callbacks find it unlinked, and
+   * the adapter lets both `linkAccount` calls go only when both have arrived, so one of them loses
+   * on the unique key.
+   */
+  async function linkAtOnce(adapter: ReturnType<typeof KnexAdapter>, signedIn: [string, string], login: string) {
+    const waiting: (() => void)[] = []
+    const gated = {
+      ...adapter,
+      linkAccount: async (account: Parameters<NonNullable<typeof adapter.linkAccount>>[0]) => {
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve)
+          if (waiting.length === 2) for (const go of waiting) go()
+        })
+        return adapter.linkAccount!(account)
+      },
+    }
+    const password = Credentials({ credentials: { id: {} }, authorize: async ({ id }) => ({ id: String(id) }) })
+    const { config, count } = recorder()
+    const logger = recordingLogger()
+    mountApp(rig.app, { providers: [password, corp()], adapter: gated, session: { strategy: 'jwt' }, logger, ...config })
+    const browsers = [new Browser(), new Browser()]
+    const navigations: Navigation[] = []
+    for (const [i, browser] of browsers.entries()) {
+      const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+      await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, id: signedIn[i]! }) })
+      navigations.push(await browser.authorize(await startSignIn(browser, rig.app.url, 'corp'), login))
+    }
+    const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
+    const sessions = await Promise.all(browsers.map(async (browser) => (await sessionOf(browser, rig.app.url))?.user?.id))
+    return { errors: responses.map((response) => redirectOf(response).error), sessions, linkEvents: count('linkAccount'), logger }
+  }
+
+  it('two browsers of one user linking the same account at once: both signed in as that user, one account, one linkAccount event', async () => {
+    const adapter = KnexAdapter(database.knex)
+    const xena = await adapter.createUser({ name: 'Xena', email: 'xena@elsewhere.example', emailVerified: null })
+    const { errors, sessions, linkEvents } = await linkAtOnce(adapter, [xena.id, xena.id], 'yuri')
+    expect(errors).toEqual([null, null])
+    expect(sessions).toEqual([xena.id, xena.id])
+    expect((await rows(database.knex)).accounts).toEqual([{ userId: xena.id, provider: 'corp', providerAccountId: 'yuri' }])
+    expect(linkEvents).toBe(1)
+  })
+
+  it('two users linking the same account at once: the second is refused (linked to another user meanwhile), and keeps its own session', async () => {
+    const adapter = KnexAdapter(database.knex)
+    const xena = await adapter.createUser({ name: 'Xena', email: 'xena@elsewhere.example', emailVerified: null })
+    const zoe = await adapter.createUser({ name: 'Zoe', email: 'zoe@elsewhere.example', emailVerified: null })
+    const { errors, sessions, linkEvents, logger } = await linkAtOnce(adapter, [xena.id, zoe.id], 'yuri')
+    const { accounts } = await rows(database.knex)
+    expect(accounts).toEqual([{ userId: expect.any(String), provider: 'corp', providerAccountId: 'yuri' }])
+    const winner = accounts[0]!.userId
+    expect([xena.id, zoe.id]).toContain(winner)
+    const loser = winner === xena.id ? 1 : 0
+    expect(errors[loser]).toBe('OAuthAccountNotLinked')
+    expect(errors[1 - loser]).toBeNull()
+    expect(JSON.stringify(logger.lines)).toContain('The corp account was linked to another user meanwhile.')
+    expect(sessions).toEqual([xena.id, zoe.id])
+    expect(linkEvents).toBe(1)
+  })
+
   it('signIn callback: false → AccessDenied, a path → redirect there; no session and no rows either way', async () => {
     const seen: unknown[] = []
     mountApp(rig.app, {

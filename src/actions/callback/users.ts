@@ -11,8 +11,8 @@
  * An e-mail sign-in (resolveEmailUser) has proven the address: its user is the one with that address,
  * marked verified, or a new one; no account row is stored (as in Auth.js).
  */
-import { AdapterError, OAuthAccountNotLinkedError } from '../../errors.js'
-import { emitEvent, redactError } from '../../events.js'
+import { OAuthAccountNotLinkedError } from '../../errors.js'
+import { emitEvent } from '../../events.js'
 import type { Account, Adapter, AdapterUser, User } from '../../types.js'
 import type { ActionContext } from '../context.js'
 
@@ -83,9 +83,10 @@ export async function resolveEmailUser(ctx: ActionContext, adapter: EmailAdapter
   try {
     created = await adapter.createUser({ email: identifier, emailVerified: verifiedAt })
   } catch (error) {
-    // The failed insert means the other row is committed: it is visible now.
+    // The failed insert means the other row is committed: it is visible now. Without it, the
+    // failure stands (an AdapterError, logged and redacted where the guarded adapter threw it).
     const winner = await storedUserWithEmail(adapter, identifier)
-    if (!winner) throw error instanceof AdapterError ? error : new AdapterError('createUser', { cause: redactError(error, [identifier]) })
+    if (!winner) throw error
     return { user: await markVerified(ctx, adapter, winner, verifiedAt), isNewUser: false }
   }
   await emitEvent(ctx.config, 'createUser', { user: created })
@@ -159,11 +160,14 @@ async function createWithAccount(ctx: ActionContext, adapter: AccountAdapter, ca
 const RACE_DELAYS_MS = [0, 10, 25, 50, 100, 200, 400, 800]
 const OWNER_DELAYS_MS = [0, 20, 50, 100]
 
-/** The user a concurrent callback linked the account to; rethrows `cause` when there is none. */
+/**
+ * The user a concurrent callback linked the account to; rethrows `cause` (the adapter's failure, an
+ * AdapterError from the guarded adapter, config/adapter.ts) when there is none.
+ */
 async function raceWinner(adapter: AccountAdapter, account: Account, cause: unknown): Promise<AdapterUser> {
   const winner = await pollLinkedUser(adapter, account, RACE_DELAYS_MS)
   if (winner) return winner
-  throw cause instanceof AdapterError ? cause : new AdapterError('createUser/linkAccount', { cause: redactError(cause) })
+  throw cause
 }
 
 async function pollLinkedUser(adapter: AccountAdapter, account: Account, delays: readonly number[]): Promise<AdapterUser | null> {
