@@ -4,12 +4,67 @@ import {
   MAX_COOKIE_CHUNKS,
   clearChunkedCookie,
   defaultCookies,
+  expiredCookie,
   readChunkedCookie,
   readChunkedCookieForms,
+  resolveCookies,
   writeChunkedCookie,
 } from '../../src/session/cookies.js'
 
 const { sessionToken } = defaultCookies(false)
+
+describe('the default cookies', () => {
+  // Public surface (DESIGN.md): Auth.js v5's names, so a deployment moving between the two keeps its
+  // sessions, and the attributes every cookie needs (HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS).
+  const base = (secure: boolean) => ({ httpOnly: true, sameSite: 'lax', path: '/', secure })
+  const table = (secure: boolean, prefix: string) => ({
+    sessionToken: { name: `${prefix}authjs.session-token`, options: base(secure) },
+    callbackUrl: { name: `${prefix}authjs.callback-url`, options: base(secure) },
+    csrfToken: { name: `${secure ? '__Host-' : ''}authjs.csrf-token`, options: base(secure) },
+    pkceCodeVerifier: { name: `${prefix}authjs.pkce.code_verifier`, options: { ...base(secure), maxAge: 900 } },
+    state: { name: `${prefix}authjs.state`, options: { ...base(secure), maxAge: 900 } },
+    nonce: { name: `${prefix}authjs.nonce`, options: { ...base(secure), maxAge: 900 } },
+    emailLink: { name: `${prefix}authjs.email-link`, options: base(secure) },
+    webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...base(secure), maxAge: 300 } },
+    twoFactorPending: { name: `${prefix}authjs.two-factor`, options: { ...base(secure), maxAge: 300 } },
+  })
+
+  it('over HTTP: the plain names, not Secure', () => {
+    expect(defaultCookies(false)).toEqual(table(false, ''))
+  })
+
+  it('over HTTPS: __Secure- names (__Host- for the CSRF cookie, bound to the host), Secure', () => {
+    expect(defaultCookies(true)).toEqual(table(true, '__Secure-'))
+  })
+
+  it('gives each cookie options of its own: changing one changes no other', () => {
+    const cookies = defaultCookies(false)
+    ;(cookies.sessionToken.options as { path: string }).path = '/changed'
+    expect(cookies.callbackUrl.options.path).toBe('/')
+    expect(defaultCookies(false).sessionToken.options.path).toBe('/')
+  })
+
+  it('resolveCookies: an override replaces its cookie whole, the rest stay, and all of it is frozen', () => {
+    const cookies = resolveCookies(true, { sessionToken: { name: 'app.session', options: { httpOnly: true, sameSite: 'strict', path: '/app', secure: true } } })
+    expect(cookies.sessionToken).toEqual({ name: 'app.session', options: { httpOnly: true, sameSite: 'strict', path: '/app', secure: true } })
+    expect(cookies.state).toEqual(table(true, '__Secure-').state)
+    expect(Object.isFrozen(cookies)).toBe(true)
+    for (const cookie of Object.values(cookies)) {
+      expect(Object.isFrozen(cookie)).toBe(true)
+      expect(Object.isFrozen(cookie.options)).toBe(true)
+    }
+  })
+})
+
+describe('expiredCookie', () => {
+  it('clears a cookie with the attributes it was set with, Max-Age=0, and without the Expires date it was set with (the two would contradict each other)', () => {
+    const cookie = { name: 'authjs.email-link', options: { httpOnly: true, sameSite: 'lax', path: '/api', secure: true, domain: 'example.com', expires: new Date(Date.UTC(2030, 0, 1)) } } as const
+    expect(expiredCookie(cookie)).toEqual({ name: 'authjs.email-link', value: '', options: { httpOnly: true, sameSite: 'lax', path: '/api', secure: true, domain: 'example.com', maxAge: 0 } })
+    expect(expiredCookie(cookie, 'authjs.email-link.2').name).toBe('authjs.email-link.2')
+    // The cookie's own options are left as they were.
+    expect(cookie.options.expires).toBeInstanceOf(Date)
+  })
+})
 
 describe('chunked cookies', () => {
   it('keeps a small value in one cookie and clears chunks left from a larger one', () => {
