@@ -53,13 +53,68 @@ describe('openCachedSessionToken', () => {
     expect(cachedTokenCount(ring)).toBe(0)
   })
 
-  it('refuses a token whose nbf is still ahead, from the cache as on a first read', () => {
+  it('refuses a token whose nbf is still ahead, from the cache as on a first read, to the second of the clock tolerance', () => {
     const ring = freshRing()
     const sealed = sealSessionToken({ sub: 'u1', nbf: NOW + 100 }, ring.current, 600, NOW)
     expect(openCachedSessionToken(sealed, ring, NOW + 200, 10)?.payload.sub).toBe('u1')
-    expect(openCachedSessionToken(sealed, ring, NOW + 200, 10)?.shared).toBe(true)
-    expect(openCachedSessionToken(sealed, ring, NOW, 10)).toBeNull()
+    const cached = openCachedSessionToken(sealed, ring, NOW + 200, 10)
+    expect(cached?.shared).toBe(true)
+    // Served from the cache while nbf is past, or within the 15 s tolerance…
+    expect(openCachedSessionToken(sealed, ring, NOW + 200, 10)).toBe(cached)
+    expect(openCachedSessionToken(sealed, ring, NOW + 100 - 15, 10)).toBe(cached)
+    // …and refused one second earlier, as a first read refuses it.
+    expect(openCachedSessionToken(sealed, ring, NOW + 100 - 16, 10)).toBeNull()
+    expect(cachedTokenCount(ring)).toBe(0)
   })
+
+  it('remembers a token opened once among the last 2 × size such tokens only, so a second read later is not cached', () => {
+    const ring = freshRing()
+    const size = 5
+    const once = () => sealSessionToken({ sub: `once-${Math.random()}` }, ring.current, 600, NOW)
+    const early = once()
+    openCachedSessionToken(early, ring, NOW, size)
+    for (let i = 0; i < 2 * size - 1; i++) openCachedSessionToken(once(), ring, NOW, size)
+    // 2 × size − 1 others since: still remembered, so this second read caches it.
+    expect(openCachedSessionToken(early, ring, NOW, size)?.shared).toBe(true)
+    // (One more first, so that this one's place in the ring of remembered fingerprints is not the first.)
+    openCachedSessionToken(once(), ring, NOW, size)
+    const late = once()
+    openCachedSessionToken(late, ring, NOW, size)
+    for (let i = 0; i < 2 * size; i++) openCachedSessionToken(once(), ring, NOW, size)
+    // 2 × size others since: forgotten, so this read is a first one again.
+    expect(openCachedSessionToken(late, ring, NOW, size)?.shared).toBeUndefined()
+    expect(openCachedSessionToken(late, ring, NOW, size)?.shared).toBe(true)
+    expect(cachedTokenCount(ring)).toBe(2)
+  })
+
+  it('a token whose tag shares a cached one\'s fingerprint takes its place, and comes in at the young end like any new token', () => {
+    const ring = freshRing()
+    const size = 3
+    // Two genuine tokens whose tags begin alike (the fingerprint is made of the first 5 characters):
+    // about 2^15 tokens are sealed before two collide.
+    const byStart = new Map<string, string>()
+    let pair: [string, string] | undefined
+    for (let i = 0; pair === undefined && i < 400_000; i++) {
+      const sealed = sealSessionToken({ sub: `t${i}` }, ring.current, 600, NOW)
+      const start = sealed.slice(sealed.lastIndexOf('.') + 1).slice(0, 5)
+      const other = byStart.get(start)
+      if (other !== undefined) pair = [other, sealed]
+      else byStart.set(start, sealed)
+    }
+    const [a, x] = pair!
+    const [b, c, d] = ['b', 'c', 'd'].map((sub) => sealSessionToken({ sub }, ring.current, 600, NOW))
+    openTwice(a, ring, size)
+    openTwice(b!, ring, size)
+    const xEntry = openTwice(x, ring, size)
+    expect(xEntry?.shared).toBe(true)
+    expect(cachedTokenCount(ring)).toBe(2)
+    // a is gone (its fingerprint is x's now); b is older than x, so the next two tokens evict b, not x.
+    expect(openCachedSessionToken(a, ring, NOW, size)?.shared).toBeUndefined()
+    openTwice(c!, ring, size)
+    openTwice(d!, ring, size)
+    expect(openCachedSessionToken(x, ring, NOW, size)).toBe(xEntry)
+    expect(openCachedSessionToken(b!, ring, NOW, size)?.shared).toBeUndefined()
+  }, 60_000)
 
   it('hands out its claims frozen all the way down, and a copy of their own to callers that change them', () => {
     const ring = freshRing()
@@ -159,10 +214,15 @@ describe('openCachedSessionToken', () => {
     expect(cachedTokenCount(ring)).toBeLessThan(5)
   }, 60_000)
 
-  it('with size 0, keeps nothing', () => {
+  it('with size 0, keeps nothing: every read opens the token and hands out claims of its own', () => {
     const ring = freshRing()
     const sealed = sealSessionToken({ sub: 'u1' }, ring.current, 60, NOW)
-    expect(openCachedSessionToken(sealed, ring, NOW, 0)?.payload.sub).toBe('u1')
+    for (let i = 0; i < 3; i++) {
+      const opened = openCachedSessionToken(sealed, ring, NOW, 0)
+      expect(opened?.payload.sub).toBe('u1')
+      expect(opened?.shared).toBeUndefined()
+      expect(Object.isFrozen(opened?.payload)).toBe(false)
+    }
     expect(cachedTokenCount(ring)).toBe(0)
   })
 })
