@@ -232,7 +232,7 @@ function parseHeader(encoded: string): ParsedHeader | null {
   } catch {
     return null
   }
-  if (!isPlainObject(header)) return null
+  if (!isJsonObject(header)) return null
   const { alg, enc, kid } = header
   if (alg !== 'dir') return null
   if (enc !== 'A256CBC-HS512' && enc !== 'A256GCM') return null
@@ -264,8 +264,7 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false
-  const proto: unknown = Object.getPrototypeOf(value)
-  return proto === Object.prototype || proto === null
+/** A JSON object (JSON.parse makes no other kind of object than plain ones and arrays). */
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -54,6 +54,15 @@ function sealCbcBlocks(blocks: Uint8Array, key = cbcKey): string {
   return `${encodedHeader}..${b64(iv)}.${b64(ciphertext)}.${b64(tag)}`
 }
 
+/** An authenticated A256CBC-HS512 token of any IV and ciphertext bytes (its tag computed over what it carries). */
+function sealCbcRaw(iv: Buffer, ciphertext: Buffer, key = cbcKey): string {
+  const encodedHeader = b64(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512' }))
+  const al = Buffer.alloc(8)
+  al.writeUInt32BE(encodedHeader.length * 8, 4)
+  const tag = createHmac('sha512', key.subarray(0, 32)).update(encodedHeader).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
+  return `${encodedHeader}..${b64(iv)}.${b64(ciphertext)}.${b64(tag)}`
+}
+
 function joseCbc(payload: Record<string, unknown>, withKid: boolean): Promise<string> {
   const header = withKid ? { alg: 'dir', enc: 'A256CBC-HS512', kid: ring.current.kid } : { alg: 'dir', enc: 'A256CBC-HS512' }
   return new EncryptJWT(payload).setProtectedHeader(header).encrypt(cbcKey)
@@ -345,6 +354,30 @@ describe('decryptJwe rejects every tampered token', () => {
     expect(decryptJwe(sealCbcBlocks(withLastBlock([...Array(13).fill(0), 3, 2, 3])), ring)).toBeNull()
   })
 
+  it('an authenticated token whose IV is not 16 bytes (A256CBC-HS512) or 12 bytes (A256GCM)', async () => {
+    // The ciphertext made with the 15 bytes and a zero: a decryption that took the short IV as it
+    // comes (its missing byte as zero) would open it.
+    const short = Buffer.alloc(15, 5)
+    const cipher = createCipheriv('aes-256-cbc', cbcKey.subarray(32), Buffer.concat([short, Buffer.alloc(1)]))
+    const ciphertext = Buffer.concat([cipher.update(PLAINTEXT), cipher.final()])
+    expect(decryptJwe(sealCbcRaw(Buffer.concat([short, Buffer.alloc(1)]), ciphertext), ring)).toBe(PLAINTEXT)
+    expect(decryptJwe(sealCbcRaw(short, ciphertext), ring)).toBeNull()
+    // GCM takes IVs of any length; a JWE's is 96 bits.
+    const gcm = (ivBytes: number) => {
+      const iv = Buffer.alloc(ivBytes, 3)
+      const header = b64(JSON.stringify({ alg: 'dir', enc: 'A256GCM' }))
+      const encrypt = createCipheriv('aes-256-gcm', gcmKey, iv).setAAD(Buffer.from(header))
+      const sealed = Buffer.concat([encrypt.update(PLAINTEXT), encrypt.final()])
+      return `${header}..${b64(iv)}.${b64(sealed)}.${b64(encrypt.getAuthTag())}`
+    }
+    expect(decryptJwe(gcm(12), ring)).toBe(PLAINTEXT)
+    expect(decryptJwe(gcm(16), ring)).toBeNull()
+  })
+
+  it('an authenticated token with an empty ciphertext: no plaintext, not an empty one', () => {
+    expect(decryptJwe(sealCbcRaw(Buffer.alloc(16, 1), Buffer.alloc(0)), ring)).toBeNull()
+  })
+
   it('opens plaintexts of every length across two blocks, sealed by jose, one after another', async () => {
     // CBC chains each block on the one before: a decipher that carried anything between tokens
     // would garble the next one.
@@ -360,6 +393,12 @@ describe('decryptJwe rejects every tampered token', () => {
     expect(decryptJwe(sealCbc(header, Buffer.from([0x7b, 0xff, 0xfe, 0x7d])), ring)).toBeNull()
     expect(decryptJwe(sealCbc(header, Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22])), ring)).toBeNull() // UTF-16 surrogate
     expect(decryptJwe(sealCbc(header, Buffer.from('"ok ✓"')), ring)).toBe('"ok ✓"')
+  })
+
+  it('drops a leading byte order mark from the header, as jose does', async () => {
+    const token = sealCbc(Buffer.from('\ufeff{"alg":"dir","enc":"A256CBC-HS512"}'), PLAINTEXT)
+    expect(decryptJwe(token, ring)).toBe(PLAINTEXT)
+    expect(new TextDecoder().decode((await compactDecrypt(token, cbcKey)).plaintext)).toBe(PLAINTEXT)
   })
 
   it('drops a leading byte order mark from the plaintext, as jose does', async () => {
