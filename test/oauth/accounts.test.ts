@@ -79,12 +79,44 @@ function accountSuites(kind: DatabaseKind, label: string) {
     }, 30_000)
 
     it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
-      mountApp(rig.app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(database.knex) })
+      const { config, events } = recorder()
+      mountApp(rig.app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: KnexAdapter(database.knex), ...config })
       const { responses } = await concurrentFirstSignIns('noemail')
       expect(responses.map((response) => redirectOf(response).error)).toEqual(Array(20).fill(null))
       const { users, accounts } = await rows(database.knex)
       expect(users).toEqual([{ id: expect.any(String), name: 'Noemail Example', email: null }])
       expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'noemail' }])
+      // The losers created a user and lost at linkAccount: they sign in as the winner's, not as new users.
+      expect(events.filter((event) => event.name === 'signIn').map((event) => event.message.isNewUser).sort()).toEqual([...Array(19).fill(false), true])
+    }, 30_000)
+
+    it('a second callback that comes while the first is between createUser and linkAccount waits for it: one user, both signed in as it', async () => {
+      const adapter = KnexAdapter(database.knex)
+      let created!: () => void
+      const firstCreated = new Promise<void>((resolve) => (created = resolve))
+      const slowLink = {
+        ...adapter,
+        createUser: async (user: Parameters<NonNullable<typeof adapter.createUser>>[0]) => {
+          const stored = await adapter.createUser!(user)
+          created()
+          return stored
+        },
+        // The address is taken from here on, but the account not linked yet for 60 ms.
+        linkAccount: async (account: Parameters<NonNullable<typeof adapter.linkAccount>>[0]) => {
+          await new Promise((resolve) => setTimeout(resolve, 60))
+          return adapter.linkAccount!(account)
+        },
+      }
+      mountApp(rig.app, { providers: [corp()], adapter: slowLink })
+      const [first, second] = [new Browser(), new Browser()]
+      const navigations = [await first.authorize(await startSignIn(first, rig.app.url, 'corp'), 'slowpoke'), await second.authorize(await startSignIn(second, rig.app.url, 'corp'), 'slowpoke')]
+      const firstDone = finishSignIn(first, navigations[0]!)
+      await firstCreated
+      const secondResponse = await finishSignIn(second, navigations[1]!)
+      expect([redirectOf(await firstDone).error, redirectOf(secondResponse).error]).toEqual([null, null])
+      const { users } = await rows(database.knex)
+      expect(users).toEqual([{ id: expect.any(String), name: 'Slowpoke Example', email: 'slowpoke@example.com' }])
+      expect((await sessionOf(second, rig.app.url))?.user?.id).toBe(users[0]!.id)
     }, 30_000)
   })
 }
@@ -299,6 +331,33 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect(JSON.stringify(logger.lines)).toContain('The corp account was linked to another user meanwhile.')
     expect(sessions).toEqual([xena.id, zoe.id])
     expect(linkEvents).toBe(1)
+  })
+
+  it('the loser of a first sign-in race keeps the user it created when the adapter has no deleteUser, and says so in the log', async () => {
+    const { deleteUser: _none, ...adapter } = KnexAdapter(database.knex)
+    const waiting: (() => void)[] = []
+    const gated = {
+      ...adapter,
+      linkAccount: async (account: Parameters<NonNullable<typeof adapter.linkAccount>>[0]) => {
+        await new Promise<void>((resolve) => {
+          waiting.push(resolve)
+          if (waiting.length === 2) for (const go of waiting) go()
+        })
+        return adapter.linkAccount!(account)
+      },
+    }
+    const logger = recordingLogger()
+    mountApp(rig.app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: gated, logger })
+    const browsers = [new Browser(), new Browser()]
+    const navigations: Navigation[] = []
+    for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, rig.app.url, 'corp'), 'orphan'))
+    const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
+    expect(responses.map((response) => redirectOf(response).error)).toEqual([null, null])
+    const { users, accounts } = await rows(database.knex)
+    expect(users).toHaveLength(2)
+    const loser = users.find((user) => user.id !== accounts[0]!.userId)!
+    const warnings = logger.lines.filter((line) => line.level === 'warn' && line.code === 'OrphanUser')
+    expect(JSON.stringify(warnings)).toContain(`User ${loser.id} was created by a sign-in that lost a race to link its account; the adapter has no deleteUser, so the row stays.`)
   })
 
   it('signIn callback: false → AccessDenied, a path → redirect there; no session and no rows either way', async () => {

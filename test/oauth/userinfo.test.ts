@@ -10,6 +10,7 @@ import OAuth from 'portcullis/providers/oauth'
 import { Browser } from '../support/browser.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, listen, mountApp, redirectOf, sessionOf, signInWith, type Listener } from '../support/oauth-app.js'
+import { recordingLogger } from '../support/logger.js'
 
 let idp: TestIdp
 let app: Listener
@@ -17,6 +18,7 @@ let api: Listener
 /** What the userinfo endpoint answers next, and the headers of the requests it had. */
 let answer: { status: number; type: string; body: string }
 const requests: IncomingHttpHeaders[] = []
+const logger = recordingLogger()
 
 beforeAll(async () => {
   app = await listen()
@@ -40,6 +42,7 @@ beforeAll(async () => {
         dangerouslyAllowInsecureRequests: true,
       }),
     ],
+    logger,
   })
 })
 afterAll(async () => {
@@ -60,18 +63,21 @@ describe("a plain OAuth 2 provider's userinfo endpoint", () => {
     expect(requests[0]).toMatchObject({ accept: 'application/json', authorization: expect.stringMatching(/^Bearer \S+$/) })
   })
 
+  const notAnObject = 'The "acme" userinfo endpoint did not answer a JSON object.'
   it.each([
-    ['an error status', json({ id: 42 }, 500)],
-    ['a JSON array', json([{ id: 42 }])],
-    ['JSON null', json(null)],
-    ['a JSON string', json('alice')],
-    ['a JSON number', json(42)],
-    ['no JSON at all', { status: 200, type: 'text/html', body: '<h1>Welcome</h1>' }],
-  ])('fails the sign-in with userinfo_failed when it answers %s: no session', async (_name, response) => {
+    ['an error status', json({ id: 42 }, 500), 'The "acme" userinfo endpoint answered 500.'],
+    ['a JSON array', json([{ id: 42 }]), notAnObject],
+    ['JSON null', json(null), notAnObject],
+    ['a JSON string', json('alice'), notAnObject],
+    ['a JSON number', json(42), notAnObject],
+    ['no JSON at all', { status: 200, type: 'text/html', body: '<h1>Welcome</h1>' }, notAnObject],
+  ])('fails the sign-in with userinfo_failed when it answers %s: no session, and the log says what it answered', async (_name, response, logged) => {
     answer = response
+    logger.clear()
     const browser = new Browser()
     const callback = redirectOf(await signInWith(browser, app.url, 'acme'))
     expect([callback.error, callback.code]).toEqual(['OAuthCallbackError', 'userinfo_failed'])
     expect(await sessionOf(browser, app.url)).toBeNull()
+    expect(JSON.stringify(logger.lines)).toContain(JSON.stringify(logged).slice(1, -1))
   })
 })

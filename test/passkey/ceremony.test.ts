@@ -98,6 +98,7 @@ describe('registering a passkey', () => {
     const response = await post(stranger, { action: 'register', data })
     expect(Object.fromEntries(location(response).searchParams)).toMatchObject({ error: 'WebAuthnVerificationError', code: 'not_signed_in' })
     expect(await db('Authenticator').count({ n: '*' })).toEqual(before)
+    expect(JSON.stringify(app.logger.lines)).toContain('registering a passkey needs a signed-in user')
   })
 
   it("refuses a registration whose challenge was issued to another user than the one signed in now: back to the passkeys page with the code, the challenge cleared", async () => {
@@ -113,6 +114,7 @@ describe('registering a passkey', () => {
     expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'WebAuthnVerificationError', code: 'not_signed_in' })
     expect(clearsChallenge(response)).toBe(true)
     expect(await db('Authenticator').where({ userId: first.userId })).toEqual([])
+    expect(JSON.stringify(app.logger.lines)).toContain('The passkey registration challenge was issued to another user than the one signed in now.')
   })
 })
 

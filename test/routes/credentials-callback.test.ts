@@ -130,5 +130,6 @@ await describeWithDatabase('sqlite', 'credentials with database sessions', (serv
     expect(setCookie(response, 'authjs.session-token')).toBeUndefined()
     expect(await db.knex('Session').count({ n: '*' })).toEqual([{ n: 0 }])
     expect(JSON.stringify(logger.lines)).toContain('returned a user (id \\"not-stored\\") that is not in the database')
+    expect(JSON.stringify(logger.lines)).toContain('With database sessions, return the stored user')
   })
 })
