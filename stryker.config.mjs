@@ -52,7 +52,9 @@ export default {
   // mutants whose code or covering tests changed. Stryker writes the file when a run completes.
   incremental: true,
   incrementalFile: `reports/stryker-incremental-${name}.json`,
-  tempDirName: '.stryker-tmp',
+  // One temp dir per scope: scopes may run side by side (a run uses one test runner, so one core),
+  // and a run that ends cleans its own dir.
+  tempDirName: `.stryker-tmp-${name}`,
   cleanTempDir: true,
-  ignorePatterns: ['dist', 'coverage', 'reports', 'bench', 'docs', 'scratch', '*.sqlite', '*.log'],
+  ignorePatterns: ['dist', 'coverage', 'reports', 'mutation', 'bench', 'docs', 'scratch', '.stryker-tmp*', '*.sqlite', '*.log'],
 }

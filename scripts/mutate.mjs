@@ -2,8 +2,13 @@
 // npm run mutate [-- scope …]: one Stryker run per scope (scripts/mutate-scopes.mjs), in sequence,
 // then the score of each from its JSON report. Reports: reports/mutation/<scope>.html and .json.
 // PORTCULLIS_MUTATE_CONCURRENCY sets Stryker's workers (default 2; the machine is shared).
+//
+// Each scope's last results are kept in the repository (mutation/<scope>.json.gz): a run starts from
+// them, so on a fresh clone it tests only the mutants whose code or covering tests changed since,
+// and a run that completes writes them back (commit them with the change that moved the score).
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { SCOPES } from './mutate-scopes.mjs'
 
 const requested = process.argv.slice(2)
@@ -18,7 +23,9 @@ const rows = []
 for (const name of names) {
   const started = Date.now()
   console.log(`\n=== mutation scope ${name}: ${SCOPES[name].mutate.join(' ')} ===`)
+  restoreResults(name)
   const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], { stdio: 'inherit', env: { ...process.env, PORTCULLIS_MUTATE_SCOPE: name } })
+  if (run.status === 0) keepResults(name)
   const minutes = ((Date.now() - started) / 60000).toFixed(1)
   rows.push({ name, minutes, status: run.status, ...score(`reports/mutation/${name}.json`) })
 }
@@ -29,6 +36,29 @@ for (const row of rows) {
   else console.log(`${row.name} | ${row.killed} | ${row.survived} | ${row.timeout} | ${row.noCoverage} | ${row.score}% | ${row.minutes}`)
 }
 process.exit(rows.every((row) => row.status === 0) ? 0 : 1)
+
+/** Stryker's incremental file of the scope (git-ignored), and its committed copy. */
+function resultFiles(name) {
+  return { working: `reports/stryker-incremental-${name}.json`, kept: `mutation/${name}.json.gz` }
+}
+
+/** Starts from the committed results when this checkout has none of its own. */
+function restoreResults(name) {
+  const { working, kept } = resultFiles(name)
+  if (existsSync(working) || !existsSync(kept)) return
+  mkdirSync('reports', { recursive: true })
+  writeFileSync(working, gunzipSync(readFileSync(kept)))
+  console.log(`Starting from the results in ${kept}: only mutants whose code or covering tests changed since are tested.`)
+}
+
+/** Copies a completed run's results where git keeps them. */
+function keepResults(name) {
+  const { working, kept } = resultFiles(name)
+  if (!existsSync(working)) return
+  mkdirSync('mutation', { recursive: true })
+  writeFileSync(kept, gzipSync(readFileSync(working), { level: 9 }))
+  console.log(`Results kept in ${kept} (commit it, so the next run of ${name} on any clone is incremental).`)
+}
 
 /** Counts by status from Stryker's JSON report (mutation-testing-report-schema). */
 function score(file) {
