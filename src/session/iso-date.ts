@@ -39,5 +39,6 @@ export function isoDate(ms: number): string {
   const month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
   const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
   const ms3 = millis < 10 ? `00${millis}` : millis < 100 ? `0${millis}` : `${millis}`
-  return `${year < 1000 ? String(year).padStart(4, '0') : year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${ms3}Z`
+  // 1970 to 9999 here: always four digits.
+  return `${year}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${ms3}Z`
 }

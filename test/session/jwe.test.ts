@@ -123,10 +123,17 @@ describe('keys', () => {
     expect(rotated.keysFor('A256GCM', undefined)).toHaveLength(2)
   })
 
-  it('rejects an empty secret list or an empty secret with a TypeError', () => {
-    expect(() => deriveKeyRing([], SALT)).toThrow(TypeError)
-    expect(() => deriveKeyRing([''], SALT)).toThrow(TypeError)
-    expect(() => deriveKeyRing([SECRET, ''], SALT)).toThrow(TypeError)
+  it('rejects an empty secret list, an empty secret or a salt that is no string with a TypeError saying which', () => {
+    const fails = (run: () => unknown, message: string) => {
+      expect(run).toThrow(TypeError)
+      expect(run).toThrow(message)
+    }
+    fails(() => deriveKeyRing([], SALT), 'deriveKeyRing: pass at least one secret (set AUTH_SECRET or the `secret` option)')
+    fails(() => deriveKeyRing('secret' as never, SALT), 'deriveKeyRing: pass at least one secret')
+    fails(() => deriveKeyRing([''], SALT), 'deriveKeyRing: every secret must be a non-empty string')
+    fails(() => deriveKeyRing([SECRET, ''], SALT), 'deriveKeyRing: every secret must be a non-empty string')
+    fails(() => deriveKeyRing([SECRET, 42 as never], SALT), 'deriveKeyRing: every secret must be a non-empty string')
+    fails(() => deriveKeyRing([SECRET], undefined as never), 'deriveKeyRing: `salt` must be a string (the session cookie name)')
   })
 })
 

@@ -56,10 +56,12 @@ describe('sealSessionToken', () => {
 
   it('throws a TypeError for a payload that is not a plain object or a non-finite time', () => {
     for (const payload of [null, [], 'x', 1, new Date()]) {
-      expect(() => sealSessionToken(payload as never, ring.current, 60, NOW)).toThrow(TypeError)
+      expect(() => sealSessionToken(payload as never, ring.current, 60, NOW)).toThrow(new TypeError('sealSessionToken: the payload must be a plain object'))
     }
-    expect(() => sealSessionToken({}, ring.current, Number.NaN, NOW)).toThrow(TypeError)
-    expect(() => sealSessionToken({}, ring.current, 60, Number.POSITIVE_INFINITY)).toThrow(TypeError)
+    expect(() => sealSessionToken({}, ring.current, Number.NaN, NOW)).toThrow(new TypeError('sealSessionToken: `maxAge` must be a finite number of seconds'))
+    expect(() => sealSessionToken({}, ring.current, 60, Number.POSITIVE_INFINITY)).toThrow(new TypeError('sealSessionToken: `now` must be a finite number of seconds'))
+    // A payload without Object's prototype is still a plain object.
+    expect(typeof sealSessionToken(Object.assign(Object.create(null), { sub: '1' }), ring.current, 60, NOW)).toBe('string')
   })
 })
 
