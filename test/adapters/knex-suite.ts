@@ -217,10 +217,53 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
     it('useTwoFactorStep and enableTwoFactor refuse a time step that is not a non-negative integer (TypeError), before any SQL', async () => {
       const { user } = await userWithAccountAndSession()
       for (const step of ['59000000', 1.5, -1, Number.NaN, 2 ** 53] as unknown as number[]) {
-        await expect(adapter().useTwoFactorStep(user.id, step)).rejects.toThrow(TypeError)
-        await expect(adapter().enableTwoFactor(user.id, { secret: 's', step, enabledAt: new Date(), recoveryCodes: [] })).rejects.toThrow(TypeError)
+        await expect(adapter().useTwoFactorStep(user.id, step)).rejects.toThrow(new TypeError('useTwoFactorStep: step must be a non-negative integer (an RFC 6238 time step).'))
+        await expect(adapter().enableTwoFactor(user.id, { secret: 's', step, enabledAt: new Date(), recoveryCodes: [] })).rejects.toThrow(
+          new TypeError('enableTwoFactor: step must be a non-negative integer (an RFC 6238 time step).'),
+        )
       }
     })
+
+    it('updateUser changes that user only; with nothing to change it answers the stored user; an unknown id is an error that names it', async () => {
+      const { user } = await userWithAccountAndSession()
+      const { user: bystander } = await userWithAccountAndSession()
+      expect(await adapter().updateUser({ id: user.id, name: 'Renamed' })).toMatchObject({ id: user.id, name: 'Renamed' })
+      expect(await adapter().getUser(bystander.id)).toEqual(bystander)
+      expect(await adapter().updateUser({ id: user.id })).toEqual({ ...user, name: 'Renamed' })
+      await expect(adapter().updateUser({ id: 'no-such-user', name: 'Nobody' })).rejects.toThrow('updateUser: there is no user with id "no-such-user".')
+    })
+
+    if (server.kind === 'sqlite') {
+      it('deleteUser deletes the user’s rows of every table itself, without the foreign keys’ cascade (which the sqlite3 driver does not enforce)', async () => {
+        const own = await server.createDatabase()
+        try {
+          await own.knex.migrate.latest({ migrationSource: migrationSource({ naming }) })
+          const ownAdapter = KnexAdapter(own.knex, { naming })
+          const user = await ownAdapter.createUser({ email: 'cascade@example.com' })
+          await ownAdapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'example', providerAccountId: 'acc' })
+          await ownAdapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: new Date(Date.now() + 3600_000) })
+          await ownAdapter.createAuthenticator({ credentialID: 'cred', userId: user.id, providerAccountId: 'cred', credentialPublicKey: 'key', counter: 0, credentialDeviceType: 'singleDevice', credentialBackedUp: false })
+          await ownAdapter.setUserPassword(user.id, '$scrypt$hash')
+          await ownAdapter.startTwoFactor(user.id, 'sealed')
+          await ownAdapter.enableTwoFactor(user.id, { secret: 'sealed', step: 1, enabledAt: new Date(), recoveryCodes: ['code-1'] })
+          await own.knex.raw('PRAGMA foreign_keys = OFF')
+          expect(await ownAdapter.deleteUser(user.id)).toEqual(user)
+          const userId = names.users.id
+          const left = {
+            users: (await own.knex(tables.users).where({ [userId]: user.id })).length,
+            accounts: (await own.knex(tables.accounts).where({ [names.accounts.userId]: user.id })).length,
+            sessions: (await own.knex(tables.sessions).where({ [names.sessions.userId]: user.id })).length,
+            authenticators: (await own.knex(tables.authenticators).where({ [names.authenticators.userId]: user.id })).length,
+            passwords: (await own.knex(tables.passwords).where({ [names.passwords.userId]: user.id })).length,
+            twoFactors: (await own.knex(tables.twoFactors).where({ [names.twoFactors.userId]: user.id })).length,
+            recoveryCodes: (await own.knex(tables.recoveryCodes).where({ [names.recoveryCodes.userId]: user.id })).length,
+          }
+          expect(left).toEqual({ users: 0, accounts: 0, sessions: 0, authenticators: 0, passwords: 0, twoFactors: 0, recoveryCodes: 0 })
+        } finally {
+          await own.destroy()
+        }
+      })
+    }
 
     it('KnexAdapter refuses userFields that clash with a built-in field or column, or name no column', () => {
       const column = names.users.emailVerified

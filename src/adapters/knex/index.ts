@@ -586,7 +586,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
         secret: String(row[twoFactors.secret]),
         enabledAt: nullableDate(row[twoFactors.enabledAt]),
         // pg returns bigint (and count) as a string; a time step fits a number exactly.
-        lastUsedStep: lastUsedStep === null || lastUsedStep === undefined ? null : Number(lastUsedStep),
+        lastUsedStep: lastUsedStep === null ? null : Number(lastUsedStep),
         recoveryCodes: Number(row[RECOVERY_CODE_COUNT]),
       }
     },
