@@ -50,6 +50,19 @@ describe('re-issuing the session cookie', () => {
     expect(setCookie(await agent.get('/api/auth/session'), 'authjs.session-token')).toBeUndefined()
   })
 
+  it('re-seals from the very second updateAge has passed, with and without a jwt callback', async () => {
+    const start = Date.UTC(2026, 10, 20, 12)
+    for (const config of [{}, { callbacks: { jwt: ({ token }: { token: Record<string, unknown> }) => token } }]) {
+      setNow(start)
+      const agent = request.agent(appFor({ session: { updateAge: 3600 }, ...config }))
+      await signInWithPassword(agent)
+      setNow(start + HOUR - 1000)
+      expect(setCookie(await agent.get('/me'), 'authjs.session-token')).toBeUndefined()
+      setNow(start + HOUR)
+      expect(setCookie(await agent.get('/me'), 'authjs.session-token')).toBeDefined()
+    }
+  })
+
   it('re-seals on every read with updateAge: 0', async () => {
     const agent = request.agent(appFor({ session: { updateAge: 0 } }))
     await signInWithPassword(agent)
@@ -93,6 +106,18 @@ describe('POST /session', () => {
     expect(jwt).toHaveBeenLastCalledWith(expect.objectContaining({ trigger: 'update', session: { name: 'Countess of Lovelace' } }))
     expect(setCookie(response, 'authjs.session-token')).toBeDefined()
     expect((await agent.get('/me')).body.user.name).toBe('Countess of Lovelace')
+  })
+
+  it('re-seals the cookie on an update without a jwt callback too (its expiry slides)', async () => {
+    const start = Date.UTC(2026, 10, 20, 12)
+    setNow(start)
+    const agent = request.agent(appFor({ session: { maxAge: 7 * 24 * 3600, updateAge: 24 * 3600 } }))
+    await signInWithPassword(agent)
+    setNow(start + HOUR)
+    const csrfToken = await fetchCsrfToken(agent)
+    const response = await agent.post('/api/auth/session').send({ csrfToken, data: { ignored: true } }).expect(200)
+    expect(setCookie(response, 'authjs.session-token')).toMatch(/^authjs\.session-token=eyJ/)
+    expect(response.body.expires).toBe(new Date(start + HOUR + 7 * 24 * HOUR).toISOString())
   })
 
   it('returns null without a session', async () => {
