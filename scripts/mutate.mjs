@@ -11,7 +11,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { SCOPES } from './mutate-scopes.mjs'
 
-const requested = process.argv.slice(2)
+// Options (`--force`: test every mutant again, see docs/development.md) go to Stryker as they are.
+const strykerOptions = process.argv.slice(2).filter((arg) => arg.startsWith('--'))
+const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('--'))
 const unknown = requested.filter((name) => !(name in SCOPES))
 if (unknown.length > 0) {
   console.error(`Unknown scope(s): ${unknown.join(', ')}. Known: ${Object.keys(SCOPES).join(', ')}`)
@@ -24,7 +26,7 @@ for (const name of names) {
   const started = Date.now()
   console.log(`\n=== mutation scope ${name}: ${SCOPES[name].mutate.join(' ')} ===`)
   restoreResults(name)
-  const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs'], { stdio: 'inherit', env: { ...process.env, PORTCULLIS_MUTATE_SCOPE: name } })
+  const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...strykerOptions], { stdio: 'inherit', env: { ...process.env, PORTCULLIS_MUTATE_SCOPE: name } })
   if (run.status === 0) keepResults(name)
   const minutes = ((Date.now() - started) / 60000).toFixed(1)
   rows.push({ name, minutes, status: run.status, ...score(`reports/mutation/${name}.json`) })

@@ -234,31 +234,38 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
     })
 
     if (server.kind === 'sqlite') {
-      it('deleteUser deletes the user’s rows of every table itself, without the foreign keys’ cascade (which the sqlite3 driver does not enforce)', async () => {
+      it('deleteUser deletes the user’s rows of every table itself, and no one else’s, without the foreign keys’ cascade (which the sqlite3 driver does not enforce)', async () => {
         const own = await server.createDatabase()
         try {
           await own.knex.migrate.latest({ migrationSource: migrationSource({ naming }) })
           const ownAdapter = KnexAdapter(own.knex, { naming })
-          const user = await ownAdapter.createUser({ email: 'cascade@example.com' })
-          await ownAdapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'example', providerAccountId: 'acc' })
-          await ownAdapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: new Date(Date.now() + 3600_000) })
-          await ownAdapter.createAuthenticator({ credentialID: 'cred', userId: user.id, providerAccountId: 'cred', credentialPublicKey: 'key', counter: 0, credentialDeviceType: 'singleDevice', credentialBackedUp: false })
-          await ownAdapter.setUserPassword(user.id, '$scrypt$hash')
-          await ownAdapter.startTwoFactor(user.id, 'sealed')
-          await ownAdapter.enableTwoFactor(user.id, { secret: 'sealed', step: 1, enabledAt: new Date(), recoveryCodes: ['code-1'] })
+          /** A user with a row in every table. */
+          const everywhere = async (name: string) => {
+            const user = await ownAdapter.createUser({ email: `${name}@example.com` })
+            await ownAdapter.linkAccount({ userId: user.id, type: 'oauth', provider: 'example', providerAccountId: name })
+            await ownAdapter.createSession({ sessionToken: randomUUID(), userId: user.id, expires: new Date(Date.now() + 3600_000) })
+            await ownAdapter.createAuthenticator({ credentialID: name, userId: user.id, providerAccountId: name, credentialPublicKey: 'key', counter: 0, credentialDeviceType: 'singleDevice', credentialBackedUp: false })
+            await ownAdapter.setUserPassword(user.id, '$scrypt$hash')
+            await ownAdapter.startTwoFactor(user.id, 'sealed')
+            await ownAdapter.enableTwoFactor(user.id, { secret: 'sealed', step: 1, enabledAt: new Date(), recoveryCodes: [`${name}-code`] })
+            return user
+          }
+          const rowsOf = async (id: string) => ({
+            users: (await own.knex(tables.users).where({ [names.users.id]: id })).length,
+            accounts: (await own.knex(tables.accounts).where({ [names.accounts.userId]: id })).length,
+            sessions: (await own.knex(tables.sessions).where({ [names.sessions.userId]: id })).length,
+            authenticators: (await own.knex(tables.authenticators).where({ [names.authenticators.userId]: id })).length,
+            passwords: (await own.knex(tables.passwords).where({ [names.passwords.userId]: id })).length,
+            twoFactors: (await own.knex(tables.twoFactors).where({ [names.twoFactors.userId]: id })).length,
+            recoveryCodes: (await own.knex(tables.recoveryCodes).where({ [names.recoveryCodes.userId]: id })).length,
+          })
+          const user = await everywhere('cascade')
+          const bystander = await everywhere('bystander')
           await own.knex.raw('PRAGMA foreign_keys = OFF')
           expect(await ownAdapter.deleteUser(user.id)).toEqual(user)
-          const userId = names.users.id
-          const left = {
-            users: (await own.knex(tables.users).where({ [userId]: user.id })).length,
-            accounts: (await own.knex(tables.accounts).where({ [names.accounts.userId]: user.id })).length,
-            sessions: (await own.knex(tables.sessions).where({ [names.sessions.userId]: user.id })).length,
-            authenticators: (await own.knex(tables.authenticators).where({ [names.authenticators.userId]: user.id })).length,
-            passwords: (await own.knex(tables.passwords).where({ [names.passwords.userId]: user.id })).length,
-            twoFactors: (await own.knex(tables.twoFactors).where({ [names.twoFactors.userId]: user.id })).length,
-            recoveryCodes: (await own.knex(tables.recoveryCodes).where({ [names.recoveryCodes.userId]: user.id })).length,
-          }
-          expect(left).toEqual({ users: 0, accounts: 0, sessions: 0, authenticators: 0, passwords: 0, twoFactors: 0, recoveryCodes: 0 })
+          expect(await rowsOf(user.id)).toEqual({ users: 0, accounts: 0, sessions: 0, authenticators: 0, passwords: 0, twoFactors: 0, recoveryCodes: 0 })
+          // Each DELETE is the user's alone.
+          expect(await rowsOf(bystander.id)).toEqual({ users: 1, accounts: 1, sessions: 1, authenticators: 1, passwords: 1, twoFactors: 1, recoveryCodes: 1 })
         } finally {
           await own.destroy()
         }
