@@ -113,7 +113,11 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
   it('two links for one new address followed at once: one user, created once, both browsers signed in as it', async () => {
     const events: { name: string; id: string | undefined }[] = []
     const on = (name: string) => ({ user }: { user: { id?: string } }) => void events.push({ name, id: user.id })
-    mountEmailApp(rig.app, db.knex, rig.smtp, { adapter: createUsersAtOnce(2), events: { createUser: on('createUser'), updateUser: on('updateUser') } })
+    const signIns: boolean[] = []
+    mountEmailApp(rig.app, db.knex, rig.smtp, {
+      adapter: createUsersAtOnce(2),
+      events: { createUser: on('createUser'), updateUser: on('updateUser'), signIn: ({ isNewUser }) => void signIns.push(isNewUser === true) },
+    })
     const browsers = [new Browser(), new Browser()]
     const links = [await linkFor(browsers[0]!, 'newcomer@example.com'), await linkFor(browsers[1]!, 'newcomer@example.com')]
     const responses = await Promise.all(browsers.map((browser, i) => browser.request(links[i]!)))
@@ -126,6 +130,8 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
     // The loser found the winner's user and marked it verified, as for any returning user.
     expect(events).toEqual(expect.arrayContaining([{ name: 'createUser', id: users[0].id }, { name: 'updateUser', id: users[0].id }]))
     expect(events).toHaveLength(2)
+    // Only the winner's sign-in made the user.
+    expect(signIns.sort()).toEqual([false, true])
   })
 
   it('a createUser that fails with no user to fall back on: the error page, and the address kept out of the log', async () => {

@@ -333,6 +333,24 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect(linkEvents).toBe(1)
   })
 
+  it("linking to the signed-in user when linkAccount fails for another reason than a race: the adapter's error, not OAuthAccountNotLinked", async () => {
+    const adapter = KnexAdapter(database.knex)
+    const wren = await adapter.createUser({ name: 'Wren', email: 'wren@elsewhere.example', emailVerified: null })
+    const failing = {
+      ...adapter,
+      linkAccount: async () => {
+        throw new Error('Connection terminated unexpectedly')
+      },
+    }
+    const password = Credentials({ authorize: async () => ({ id: wren.id, name: wren.name }) })
+    mountApp(rig.app, { providers: [password, corp()], adapter: failing, session: { strategy: 'jwt' }, logger: recordingLogger() })
+    const browser = new Browser()
+    const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+    await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken }) })
+    expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'wren')).error).toBe('AdapterError')
+    expect((await rows(database.knex)).accounts).toEqual([])
+  })
+
   it('the loser of a first sign-in race keeps the user it created when the adapter has no deleteUser, and says so in the log', async () => {
     const { deleteUser: _none, ...adapter } = KnexAdapter(database.knex)
     const waiting: (() => void)[] = []

@@ -20,7 +20,7 @@ import { signedInUserId } from '../../session/strategy.js'
 import type { Account } from '../../types.js'
 import { verifyPasskeyRegistration, verifyPasskeySignIn } from '../../webauthn/verify.js'
 import { assertCsrf, authUrl, redirectTarget, stringValue, type ActionContext } from '../context.js'
-import { failureResponse, isRequestError } from '../failure.js'
+import { failureResponse } from '../failure.js'
 import { passkeyInfo } from '../passkeys/shared.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
 
@@ -44,7 +44,7 @@ async function signInWithPasskey(ctx: ActionContext, provider: PasskeyProvider):
     const elsewhere = await askSignInCallback(ctx, { user, account: sessionAccount })
     response = elsewhere ?? (await finishSignIn(ctx, { user, account: sessionAccount, isNewUser: false }))
   } catch (error) {
-    if (isRequestError(error)) throw error
+    // The request itself was checked before the challenge was used: this is a refusal or a failure.
     response = failureResponse(error, ctx)
   }
   return { ...response, cookies: [...clearChallenge(ctx), ...(response.cookies ?? [])] }
