@@ -5,6 +5,7 @@
  */
 import { afterEach, expect, it, jest } from '@jest/globals'
 import { KnexAdapter } from 'portcullis/adapters/knex'
+import { barrier } from '../support/barrier.js'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { linkOf } from '../support/smtp.js'
@@ -97,14 +98,11 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
   /** The Knex adapter, its createUser held until `count` calls have arrived, then all let go at once. */
   function createUsersAtOnce(count: number, create?: (user: Parameters<NonNullable<ReturnType<typeof KnexAdapter>['createUser']>>[0]) => Promise<never>) {
     const adapter = KnexAdapter(db.knex)
-    const waiting: (() => void)[] = []
+    const arrived = barrier(count)
     return {
       ...adapter,
       createUser: async (user: Parameters<NonNullable<typeof adapter.createUser>>[0]) => {
-        await new Promise<void>((resolve) => {
-          waiting.push(resolve)
-          if (waiting.length === count) for (const go of waiting) go()
-        })
+        await arrived()
         return create ? create(user) : adapter.createUser!(user)
       },
     }

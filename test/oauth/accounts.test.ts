@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
-import type { EventsOptions, JWTCallbackParams, PortcullisConfig } from 'portcullis'
+import type { Adapter, AdapterAccount, EventsOptions, JWTCallbackParams, PortcullisConfig } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import OIDC from 'portcullis/providers/oidc'
@@ -15,6 +15,7 @@ import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../su
 import { finishSignIn, mountApp, redirectOf, sessionOf, signInWith, startSignIn } from '../support/oauth-app.js'
 import { useOAuthRig } from '../support/oauth-rig.js'
 import { recordingLogger } from '../support/logger.js'
+import { barrier } from '../support/barrier.js'
 
 const rig = useOAuthRig((app) => [{ client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [app.callbackUrl('corp')] }])
 
@@ -273,23 +274,25 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect(accounts[0]!.userId).not.toBe(uma.id)
   })
 
+  /** `adapter` with its linkAccount calls let go in pairs: both callbacks of a race past their lookups first. */
+  function linkingAtOnce<A extends Adapter>(adapter: A): A {
+    const arrived = barrier(2)
+    return {
+      ...adapter,
+      linkAccount: async (account: AdapterAccount) => {
+        await arrived()
+        return adapter.linkAccount!(account)
+      },
+    }
+  }
+
   /**
    * Two signed-in browsers link the same new account at once: both callbacks find it unlinked, and
    * the adapter lets both `linkAccount` calls go only when both have arrived, so one of them loses
    * on the unique key.
    */
   async function linkAtOnce(adapter: ReturnType<typeof KnexAdapter>, signedIn: [string, string], login: string) {
-    const waiting: (() => void)[] = []
-    const gated = {
-      ...adapter,
-      linkAccount: async (account: Parameters<NonNullable<typeof adapter.linkAccount>>[0]) => {
-        await new Promise<void>((resolve) => {
-          waiting.push(resolve)
-          if (waiting.length === 2) for (const go of waiting) go()
-        })
-        return adapter.linkAccount!(account)
-      },
-    }
+    const gated = linkingAtOnce(adapter)
     const password = Credentials({ credentials: { id: {} }, authorize: async ({ id }) => ({ id: String(id) }) })
     const { config, count } = recorder()
     const logger = recordingLogger()
@@ -353,17 +356,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
 
   it('the loser of a first sign-in race keeps the user it created when the adapter has no deleteUser, and says so in the log', async () => {
     const { deleteUser: _none, ...adapter } = KnexAdapter(database.knex)
-    const waiting: (() => void)[] = []
-    const gated = {
-      ...adapter,
-      linkAccount: async (account: Parameters<NonNullable<typeof adapter.linkAccount>>[0]) => {
-        await new Promise<void>((resolve) => {
-          waiting.push(resolve)
-          if (waiting.length === 2) for (const go of waiting) go()
-        })
-        return adapter.linkAccount!(account)
-      },
-    }
+    const gated = linkingAtOnce(adapter)
     const logger = recordingLogger()
     mountApp(rig.app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: gated, logger })
     const browsers = [new Browser(), new Browser()]
