@@ -186,6 +186,62 @@ describe('callbacks and events', () => {
   })
 })
 
+describe('what the session cookie and app code are given', () => {
+  it('sets the session cookie to expire with the token (Expires), not at the end of the browser session', async () => {
+    const start = Date.UTC(2026, 10, 20, 12)
+    setNow(start)
+    const signIn = await signInWithPassword(request.agent(appFor({ session: { maxAge: 7 * 24 * 3600 } })))
+    const cookie = setCookie(signIn, 'authjs.session-token')!
+    expect(cookie).toContain(`Expires=${new Date(start + 7 * 24 * HOUR).toUTCString()}`)
+  })
+
+  it('hands the jwt callback of a credentials sign-in the default claims only, isNewUser false', async () => {
+    const calls: Record<string, unknown>[] = []
+    await signInWithPassword(request.agent(appFor({ callbacks: { jwt: (params) => (calls.push({ ...params, token: { ...params.token } }), params.token) } })))
+    expect(calls).toHaveLength(1)
+    expect(calls[0]!.token).toStrictEqual({ name: 'Ada Lovelace', email: 'ada@example.com', picture: undefined, sub: 'user-1' })
+    expect(calls[0]).toMatchObject({ trigger: 'signIn', isNewUser: false })
+  })
+
+  it('gives the jwt callback, the session callback and the session event a token of their own, never the cached one (frozen)', async () => {
+    const frozen: boolean[] = []
+    for (const config of [
+      { callbacks: { jwt: ({ token }: { token: object }) => (frozen.push(Object.isFrozen(token)), token) } },
+      { callbacks: { session: ({ session, token }: { session: object; token: object }) => (frozen.push(Object.isFrozen(token)), session) } },
+      { events: { session: ({ token }: { token?: object }) => void frozen.push(Object.isFrozen(token)) } },
+    ] as Partial<PortcullisConfig>[]) {
+      const agent = request.agent(appFor(config))
+      await signInWithPassword(agent)
+      frozen.length = 0
+      // The second read of a cookie is served from the cache, whose claims are frozen.
+      for (let i = 0; i < 3; i++) await agent.get('/me').expect(200)
+      expect(frozen).toEqual([false, false, false])
+    }
+  })
+
+  it('logs, at debug, why a session cookie is cleared', async () => {
+    const logger = recordingLogger()
+    const agent = request.agent(appFor({ logger }))
+    agent.jar.setCookie('authjs.session-token=not-a-token')
+    const response = await agent.get('/me').expect(200)
+    expect(setCookie(response, 'authjs.session-token')).toMatch(/Max-Age=0/)
+    expect(logger.lines).toContainEqual({ level: 'debug', code: 'JWTSessionError', message: ['The session cookie could not be read; it is cleared.'] })
+  })
+
+  it('with a session store, a new sign-in in the same browser ends the session it replaces', async () => {
+    // (Read from the store on every read: by default a process learns of an ended session within 5 s.)
+    const agent = request.agent(appFor({ session: { strategy: 'jwt', store: 'memory', revocationCacheSeconds: 0 } }))
+    const first = setCookie(await signInWithPassword(agent), 'authjs.session-token')!.split(';')[0]!
+    // A copy of the first cookie, kept elsewhere: a session until the browser signs in again.
+    const copy = request.agent(agent.app)
+    copy.jar.setCookie(first)
+    expect((await copy.get('/me').expect(200)).body.user.id).toBe('user-1')
+    await signInWithPassword(agent)
+    expect((await copy.get('/me').expect(200)).body).toBeNull()
+    expect((await agent.get('/me').expect(200)).body.user.id).toBe('user-1')
+  })
+})
+
 describe('secret rotation', () => {
   it('reads a cookie sealed with the old secret after secret: [new, old], and re-seals with the new one', async () => {
     const oldAgent = request.agent(appFor({ secret: 'the-old-secret-0123456789abcdef0123' }))
