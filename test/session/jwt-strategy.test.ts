@@ -230,10 +230,11 @@ describe('what the session cookie and app code are given', () => {
 
   it('with a session store, a new sign-in in the same browser ends the session it replaces', async () => {
     // (Read from the store on every read: by default a process learns of an ended session within 5 s.)
-    const agent = request.agent(appFor({ session: { strategy: 'jwt', store: 'memory', revocationCacheSeconds: 0 } }))
+    const app = appFor({ session: { strategy: 'jwt', store: 'memory', revocationCacheSeconds: 0 } })
+    const agent = request.agent(app)
     const first = setCookie(await signInWithPassword(agent), 'authjs.session-token')!.split(';')[0]!
     // A copy of the first cookie, kept elsewhere: a session until the browser signs in again.
-    const copy = request.agent(agent.app)
+    const copy = request.agent(app)
     copy.jar.setCookie(first)
     expect((await copy.get('/me').expect(200)).body.user.id).toBe('user-1')
     await signInWithPassword(agent)
