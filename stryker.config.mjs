@@ -49,7 +49,8 @@ export default {
   htmlReporter: { fileName: `reports/mutation/${name}.html` },
   jsonReporter: { fileName: `reports/mutation/${name}.json` },
   // Results are kept per scope (reports/, git-ignored): a later run of the scope tests only the
-  // mutants whose code or covering tests changed. Stryker writes the file when a run completes.
+  // mutants whose code or covering tests changed. Stryker writes the file when a run completes;
+  // scripts/mutate.mjs then copies it to mutation/ (committed) and starts a fresh clone from there.
   incremental: true,
   incrementalFile: `reports/stryker-incremental-${name}.json`,
   // One temp dir per scope: scopes may run side by side (a run uses one test runner, so one core),
