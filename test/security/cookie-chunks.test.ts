@@ -192,6 +192,24 @@ describe('a whole session cookie and chunks in the same request', () => {
     }
   })
 
+  it('both forms genuine and issued in the same second: the whole one wins, the chunks are cleared', async () => {
+    // Both sealed at one instant, so their iat is the same.
+    const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now())
+    let whole: string
+    let chunks: string[]
+    try {
+      whole = await encode({ token: { sub: USER.id }, secret: SECRET, salt: SESSION_COOKIE })
+      chunks = chunkPairs(await encode({ token: { sub: 'mallory', blob }, secret: SECRET, salt: SESSION_COOKIE }))
+    } finally {
+      clock.mockRestore()
+    }
+    for (const [, header] of bothOrders(whole, chunks)) {
+      const res = await me(app, header)
+      expect(res.body).toMatchObject({ sub: USER.id, big: false })
+      expectCleared(res, chunkNames(chunks.length))
+    }
+  })
+
   it('neither form opens: no session, and both are cleared', async () => {
     const res = await me(app, cookieHeader(`${SESSION_COOKIE}=planted`, `${SESSION_COOKIE}.0=planted`))
     expect(res.body).toBeNull()
