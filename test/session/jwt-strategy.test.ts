@@ -228,6 +228,18 @@ describe('what the session cookie and app code are given', () => {
     expect(logger.lines).toContainEqual({ level: 'debug', code: 'JWTSessionError', message: ['The session cookie could not be read; it is cleared.'] })
   })
 
+  it('with a session store, a re-issue moves the session\'s last-seen time and keeps when it was created', async () => {
+    const start = Date.UTC(2026, 10, 20, 12)
+    setNow(start)
+    const agent = request.agent(appFor({ session: { strategy: 'jwt', store: 'memory', updateAge: 3600 } }))
+    await signInWithPassword(agent)
+    setNow(start + 2 * HOUR)
+    expect(setCookie(await agent.get('/me'), 'authjs.session-token')).toBeDefined()
+    const sessions = (await agent.get('/api/auth/sessions/list').expect(200)).body.sessions as { createdAt: string; lastSeenAt: string }[]
+    expect(sessions).toHaveLength(1)
+    expect(sessions[0]).toMatchObject({ createdAt: new Date(start).toISOString(), lastSeenAt: new Date(start + 2 * HOUR).toISOString() })
+  })
+
   it('with a session store, a new sign-in in the same browser ends the session it replaces', async () => {
     // (Read from the store on every read: by default a process learns of an ended session within 5 s.)
     const app = appFor({ session: { strategy: 'jwt', store: 'memory', revocationCacheSeconds: 0 } })
