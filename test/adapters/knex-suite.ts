@@ -62,8 +62,8 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
     const session = await adapter().createSession({ sessionToken: randomUUID(), userId: user.id, expires: new Date(Date.now() + 3600_000) })
     return { user, account, session }
   }
-  const countRows = async (table: string, where: Record<string, unknown>) => {
-    const row = await knex()(table).where(where).count({ count: '*' }).first()
+  const countRows = async (table: string, where: Record<string, unknown>, db: Knex = knex()) => {
+    const row = await db(table).where(where).count({ count: '*' }).first()
     return Number(row?.count)
   }
 
@@ -251,13 +251,13 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
             return user
           }
           const rowsOf = async (id: string) => ({
-            users: (await own.knex(tables.users).where({ [names.users.id]: id })).length,
-            accounts: (await own.knex(tables.accounts).where({ [names.accounts.userId]: id })).length,
-            sessions: (await own.knex(tables.sessions).where({ [names.sessions.userId]: id })).length,
-            authenticators: (await own.knex(tables.authenticators).where({ [names.authenticators.userId]: id })).length,
-            passwords: (await own.knex(tables.passwords).where({ [names.passwords.userId]: id })).length,
-            twoFactors: (await own.knex(tables.twoFactors).where({ [names.twoFactors.userId]: id })).length,
-            recoveryCodes: (await own.knex(tables.recoveryCodes).where({ [names.recoveryCodes.userId]: id })).length,
+            users: await countRows(tables.users, { [names.users.id]: id }, own.knex),
+            accounts: await countRows(tables.accounts, { [names.accounts.userId]: id }, own.knex),
+            sessions: await countRows(tables.sessions, { [names.sessions.userId]: id }, own.knex),
+            authenticators: await countRows(tables.authenticators, { [names.authenticators.userId]: id }, own.knex),
+            passwords: await countRows(tables.passwords, { [names.passwords.userId]: id }, own.knex),
+            twoFactors: await countRows(tables.twoFactors, { [names.twoFactors.userId]: id }, own.knex),
+            recoveryCodes: await countRows(tables.recoveryCodes, { [names.recoveryCodes.userId]: id }, own.knex),
           })
           const user = await everywhere('cascade')
           const bystander = await everywhere('bystander')

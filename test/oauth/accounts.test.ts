@@ -49,6 +49,16 @@ async function rows(knex: Knex) {
   }
 }
 
+/** A fresh CSRF token for `browser`. */
+async function csrfTokenOf(browser: Browser): Promise<string> {
+  return ((await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }).csrfToken
+}
+
+/** Signs `browser` in with the credentials provider, posting `fields`. */
+async function signInWithCredentials(browser: Browser, fields: Record<string, string> = {}): Promise<void> {
+  await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken: await csrfTokenOf(browser), ...fields }) })
+}
+
 /** 20 browsers through the IdP as `login` one after another, then all 20 callbacks at once. */
 async function concurrentFirstSignIns(login: string) {
   const browsers = Array.from({ length: 20 }, () => new Browser())
@@ -222,8 +232,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const { config, count, events } = recorder()
     mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, ...config })
     const browser = new Browser()
-    const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
-    await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, password: 'pw' }) })
+    await signInWithCredentials(browser, { password: 'pw' })
     expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe(ruth.id)
 
     expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'sam')).error).toBeNull()
@@ -239,10 +248,9 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const password = Credentials({ authorize: async ({ password: given }) => (given === 'pw' ? { id: ruth.id, name: ruth.name } : null) })
     mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt', store: 'memory' } })
     const victim = new Browser()
-    const { csrfToken } = (await (await victim.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
-    await victim.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, password: 'pw' }) })
+    await signInWithCredentials(victim, { password: 'pw' })
     const copied = victim.cookie(rig.app.url, 'authjs.session-token')!
-    await victim.request(`${rig.app.url}/api/auth/signout`, { body: new URLSearchParams({ csrfToken: ((await (await victim.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }).csrfToken }) })
+    await victim.request(`${rig.app.url}/api/auth/signout`, { body: new URLSearchParams({ csrfToken: await csrfTokenOf(victim) }) })
 
     const attacker = new Browser()
     attacker.setCookie(rig.app.url, 'authjs.session-token', copied)
@@ -262,8 +270,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const logger = recordingLogger()
     mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, logger })
     const browser = new Browser()
-    const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
-    await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken }) })
+    await signInWithCredentials(browser)
 
     expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'tara')).error).toBe('OAuthAccountNotLinked')
     // Refused by the rule itself, not by the unique key when linking it again.
@@ -300,8 +307,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const browsers = [new Browser(), new Browser()]
     const navigations: Navigation[] = []
     for (const [i, browser] of browsers.entries()) {
-      const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
-      await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, id: signedIn[i]! }) })
+      await signInWithCredentials(browser, { id: signedIn[i]! })
       navigations.push(await browser.authorize(await startSignIn(browser, rig.app.url, 'corp'), login))
     }
     const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
@@ -348,8 +354,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const password = Credentials({ authorize: async () => ({ id: wren.id, name: wren.name }) })
     mountApp(rig.app, { providers: [password, corp()], adapter: failing, session: { strategy: 'jwt' }, logger: recordingLogger() })
     const browser = new Browser()
-    const { csrfToken } = (await (await browser.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
-    await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken }) })
+    await signInWithCredentials(browser)
     expect(redirectOf(await signInWith(browser, rig.app.url, 'corp', 'wren')).error).toBe('AdapterError')
     expect((await rows(database.knex)).accounts).toEqual([])
   })

@@ -26,37 +26,23 @@ const b64 = (bytes: Uint8Array | string): string => Buffer.from(bytes).toString(
  */
 function sealCbc(header: object | string | Uint8Array, plaintext: Uint8Array | string, key = cbcKey): string {
   const headerBytes = header instanceof Uint8Array ? header : typeof header === 'string' ? header : JSON.stringify(header)
-  const encodedHeader = b64(headerBytes)
   const iv = Buffer.alloc(16, 7)
   const cipher = createCipheriv('aes-256-cbc', key.subarray(32), iv)
-  const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()])
-  const al = Buffer.alloc(8)
-  al.writeUInt32BE(encodedHeader.length * 8, 4)
-  const tag = createHmac('sha512', key.subarray(0, 32))
-    .update(encodedHeader)
-    .update(iv)
-    .update(ciphertext)
-    .update(al)
-    .digest()
-    .subarray(0, 32)
-  return `${encodedHeader}..${b64(iv)}.${b64(ciphertext)}.${b64(tag)}`
+  return sealCbcRaw(iv, Buffer.concat([cipher.update(plaintext), cipher.final()]), key, b64(headerBytes))
 }
 
 /** Like sealCbc, but the plaintext goes in as whole blocks, unpadded: any final bytes, valid padding or not. */
 function sealCbcBlocks(blocks: Uint8Array, key = cbcKey): string {
-  const encodedHeader = b64(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512' }))
   const iv = Buffer.alloc(16, 9)
   const cipher = createCipheriv('aes-256-cbc', key.subarray(32), iv).setAutoPadding(false)
-  const ciphertext = Buffer.concat([cipher.update(blocks), cipher.final()])
-  const al = Buffer.alloc(8)
-  al.writeUInt32BE(encodedHeader.length * 8, 4)
-  const tag = createHmac('sha512', key.subarray(0, 32)).update(encodedHeader).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)
-  return `${encodedHeader}..${b64(iv)}.${b64(ciphertext)}.${b64(tag)}`
+  return sealCbcRaw(iv, Buffer.concat([cipher.update(blocks), cipher.final()]), key)
 }
 
-/** An authenticated A256CBC-HS512 token of any IV and ciphertext bytes (its tag computed over what it carries). */
-function sealCbcRaw(iv: Buffer, ciphertext: Buffer, key = cbcKey): string {
-  const encodedHeader = b64(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512' }))
+/**
+ * An authenticated A256CBC-HS512 token of any IV and ciphertext bytes: its tag (RFC 7518 §5.2.2.1)
+ * computed over the encoded header and whatever IV and ciphertext it carries.
+ */
+function sealCbcRaw(iv: Buffer, ciphertext: Buffer, key = cbcKey, encodedHeader = b64(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512' }))): string {
   const al = Buffer.alloc(8)
   al.writeUInt32BE(encodedHeader.length * 8, 4)
   const tag = createHmac('sha512', key.subarray(0, 32)).update(encodedHeader).update(iv).update(ciphertext).update(al).digest().subarray(0, 32)

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, jest } from '@jest/globals'
 import Portcullis, { type PortcullisConfig } from 'portcullis'
 import { SECRET, credentialsProvider, fetchCsrfToken, setCookie, signInWithPassword } from '../support/flow.js'
 import { recordingLogger } from '../support/logger.js'
+import { list } from '../sessions/contract.js'
 
 function appFor(config: Partial<PortcullisConfig> = {}) {
   const { handlers, auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], ...config })
@@ -235,7 +236,7 @@ describe('what the session cookie and app code are given', () => {
     await signInWithPassword(agent)
     setNow(start + 2 * HOUR)
     expect(setCookie(await agent.get('/me'), 'authjs.session-token')).toBeDefined()
-    const sessions = (await agent.get('/api/auth/sessions/list').expect(200)).body.sessions as { createdAt: string; lastSeenAt: string }[]
+    const sessions = await list(agent)
     expect(sessions).toHaveLength(1)
     expect(sessions[0]).toMatchObject({ createdAt: new Date(start).toISOString(), lastSeenAt: new Date(start + 2 * HOUR).toISOString() })
   })
