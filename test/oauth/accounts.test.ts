@@ -59,9 +59,9 @@ async function signInWithCredentials(browser: Browser, fields: Record<string, st
   await browser.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken: await csrfTokenOf(browser), ...fields }) })
 }
 
-/** 20 browsers through the IdP as `login` one after another, then all 20 callbacks at once. */
-async function concurrentFirstSignIns(login: string) {
-  const browsers = Array.from({ length: 20 }, () => new Browser())
+/** `count` browsers through the IdP as `login` one after another, then all their callbacks at once. */
+async function concurrentFirstSignIns(login: string, count = 20) {
+  const browsers = Array.from({ length: count }, () => new Browser())
   const navigations: Navigation[] = []
   for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, rig.app.url, 'corp'), login))
   const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
@@ -364,10 +364,7 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     const gated = linkingAtOnce(adapter)
     const logger = recordingLogger()
     mountApp(rig.app, { providers: [corp({ profile: (profile) => ({ id: String(profile.sub), name: String(profile.name), email: null }) })], adapter: gated, logger })
-    const browsers = [new Browser(), new Browser()]
-    const navigations: Navigation[] = []
-    for (const browser of browsers) navigations.push(await browser.authorize(await startSignIn(browser, rig.app.url, 'corp'), 'orphan'))
-    const responses = await Promise.all(browsers.map((browser, i) => finishSignIn(browser, navigations[i]!)))
+    const { responses } = await concurrentFirstSignIns('orphan', 2)
     expect(responses.map((response) => redirectOf(response).error)).toEqual([null, null])
     const { users, accounts } = await rows(database.knex)
     expect(users).toHaveLength(2)
