@@ -89,7 +89,22 @@ function clientAuth(provider: OAuthProvider): oidc.ClientAuth {
   }
 }
 
+// `serverMetadata()` deep-copies the metadata on every call (structuredClone): a configuration is
+// kept for the life of the process, so its copy is taken once, for the checks each callback makes.
+const metadataCopies = new WeakMap<oidc.Configuration, oidc.ServerMetadata>()
+
+function metadataOf(configuration: oidc.Configuration): oidc.ServerMetadata {
+  let metadata = metadataCopies.get(configuration)
+  if (!metadata) metadataCopies.set(configuration, (metadata = configuration.serverMetadata()))
+  return metadata
+}
+
 /** True when the issuer in `configuration` is a real one the callback can compare `iss` against. */
 export function hasIssuer(configuration: oidc.Configuration): boolean {
-  return configuration.serverMetadata().issuer !== UNKNOWN_ISSUER
+  return metadataOf(configuration).issuer !== UNKNOWN_ISSUER
+}
+
+/** True when the provider has a userinfo endpoint (discovered or configured). */
+export function hasUserinfoEndpoint(configuration: oidc.Configuration): boolean {
+  return Boolean(metadataOf(configuration).userinfo_endpoint)
 }

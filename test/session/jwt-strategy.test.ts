@@ -3,9 +3,10 @@
  * /session updates, the jwt / session callbacks and events, and secret rotation.
  */
 import express from 'express'
+import knex from 'knex'
 import request from 'supertest'
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
-import Portcullis, { type PortcullisConfig } from 'portcullis'
+import Portcullis, { type JWT, type PortcullisConfig } from 'portcullis'
 import { SECRET, credentialsProvider, fetchCsrfToken, setCookie, signInWithPassword } from '../support/flow.js'
 import { recordingLogger } from '../support/logger.js'
 import { list } from '../sessions/contract.js'
@@ -239,6 +240,28 @@ describe('what the session cookie and app code are given', () => {
     const sessions = await list(agent)
     expect(sessions).toHaveLength(1)
     expect(sessions[0]).toMatchObject({ createdAt: new Date(start).toISOString(), lastSeenAt: new Date(start + 2 * HOUR).toISOString() })
+  })
+
+  it('with a session store, a re-issue that finds the session ended meanwhile answers no session and clears the cookie', async () => {
+    // The session is ended (its row deleted) between the read's check of the store and the
+    // re-issue's write: the jwt callback runs in between.
+    const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    let endMeanwhile = false
+    const jwt = async ({ token }: { token: JWT }) => {
+      if (endMeanwhile) await db('portcullis_session_store').where({ userId: token.sub }).del()
+      return token
+    }
+    try {
+      const agent = request.agent(appFor({ session: { strategy: 'jwt', store: { knex: db }, updateAge: 0 }, callbacks: { jwt } }))
+      await signInWithPassword(agent)
+      expect((await agent.get('/me').expect(200)).body.user.id).toBe('user-1')
+      endMeanwhile = true
+      const response = await agent.get('/me').expect(200)
+      expect(response.body).toBeNull()
+      expect(setCookie(response, 'authjs.session-token')).toMatch(/Max-Age=0/)
+    } finally {
+      await db.destroy()
+    }
   })
 
   it('with a session store, a new sign-in in the same browser ends the session it replaces', async () => {

@@ -9,6 +9,7 @@
 import * as oidc from 'openid-client'
 import type { AuthResponse } from '../../http/respond.js'
 import { requestedProfile, type ProfileInput } from '../../oauth/callback.js'
+import { hasUserinfoEndpoint } from '../../oauth/client.js'
 import { providerCallback } from './provider-callback.js'
 import type { OAuthProvider } from '../../config/oauth-provider.js'
 import type { Profile } from '../../providers/oauth.js'
@@ -25,6 +26,6 @@ async function idTokenProfile(input: ProfileInput): Promise<Profile> {
   if (provider.userinfo === false) return { ...claims }
   // Userinfo claims complete the ID token's; `sub` must be the same (openid-client checks it).
   if (provider.userinfo.request) return { ...claims, ...(await requestedProfile(input)), sub: claims.sub }
-  if (!configuration.serverMetadata().userinfo_endpoint) return { ...claims }
+  if (!hasUserinfoEndpoint(configuration)) return { ...claims }
   return { ...claims, ...(await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)) }
 }
