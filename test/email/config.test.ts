@@ -106,6 +106,30 @@ describe('init', () => {
     expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: 'console' })] })).not.toThrow()
   })
 
+  it('refuses a null or empty server as missing, and takes nodemailer transport options (an object)', () => {
+    for (const server of [null, '']) {
+      expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: server as never, from: FROM })] })).toThrow(/has no SMTP server: set AUTH_EMAIL_SERVER/)
+    }
+    expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: { host: '127.0.0.1', port: smtp.port, secure: false }, from: FROM })] })).not.toThrow()
+  })
+
+  it('names a provider "Email" when its name is missing or empty, and keeps a name it was given', async () => {
+    const send = () => {}
+    const { handlers } = Portcullis({
+      secret: SECRET,
+      logger: silentLogger,
+      adapter: KnexAdapter(db),
+      providers: [
+        Email({ id: 'named', name: 'Magic link', sendVerificationRequest: send }),
+        Email({ id: 'empty', name: '', sendVerificationRequest: send }),
+        { id: 'bare', type: 'email', sendVerificationRequest: send } as never,
+      ],
+    })
+    const response = await request(express().use('/api/auth', handlers)).get('/api/auth/providers').expect(200)
+    const names = Object.fromEntries(Object.entries(response.body as Record<string, { name: string }>).map(([id, { name }]) => [id, name]))
+    expect(names).toEqual({ named: 'Magic link', empty: 'Email', bare: 'Email' })
+  })
+
   it('does not modify the provider object it was given', () => {
     const provider = Nodemailer({ server: smtp.url, from: FROM })
     const copy = { ...provider }

@@ -6,7 +6,7 @@
 import { describe, expect, it } from '@jest/globals'
 import addressparser from 'nodemailer/lib/addressparser'
 import { normalizeEmailAddress } from '../../src/email/normalize.js'
-import { renderVerificationEmail } from '../../src/email/message.js'
+import { renderLinkEmail, renderVerificationEmail } from '../../src/email/message.js'
 import { generateVerificationToken, hashVerificationToken, isBoundLink, linkBinding, sameTokenHash } from '../../src/email/token.js'
 import { createHash } from 'node:crypto'
 
@@ -149,6 +149,21 @@ describe('the default e-mail', () => {
     expect(mail.text).toContain('Sign in to example.com')
     expect(mail.html).toContain(`href="${url.replaceAll('&', '&amp;')}"`)
     expect(mail.html).toContain('Sign in to <strong>example.com</strong>')
+  })
+
+  it('says, in both parts, that the link works once and may be ignored; no logo unless the theme has one', () => {
+    const mail = renderVerificationEmail({ url, theme: {} })
+    const note = 'The link works once. If you did not ask for it, you can ignore this e-mail.'
+    expect(mail.text).toBe(`Sign in to example.com\n\n${url}\n\n${note}\n`)
+    expect(mail.html).toContain(`<p style="margin:16px 0 0;font-size:14px;line-height:1.5;color:#636c76">${note}</p>`)
+    expect(mail.html).not.toContain('<img')
+  })
+
+  it('puts each paragraph of a note in both parts, in order', () => {
+    const mail = renderLinkEmail({ url, theme: {}, subject: 'Reset', heading: ['Reset on ', 'example.com'], button: 'Reset', note: ['First paragraph.', 'Second paragraph.'] })
+    expect(mail.text).toBe(`Reset on example.com\n\n${url}\n\nFirst paragraph.\n\nSecond paragraph.\n`)
+    const paragraph = (text: string) => `<p style="margin:16px 0 0;font-size:14px;line-height:1.5;color:#636c76">${text}</p>`
+    expect(mail.html).toContain(`${paragraph('First paragraph.')}\n${paragraph('Second paragraph.')}\n`)
   })
 
   it('escapes what it shows and drops unsafe theme values', () => {
