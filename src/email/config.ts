@@ -54,7 +54,8 @@ function nodemailerOptions(provider: EmailConfig, env: Readonly<Record<string, s
   const server = provider.server ?? (env.AUTH_EMAIL_SERVER || undefined)
   // The console transport sends nothing, so it needs no sender.
   const from = provider.from ?? (env.AUTH_EMAIL_FROM || (server === 'console' ? 'no-reply@localhost' : undefined))
-  if (server === undefined || server === null || server === '') {
+  // `??` has turned a null `server` into the environment's value or undefined.
+  if (server === undefined || server === '') {
     throw new InvalidConfigurationError(
       `${where} has no SMTP server: set AUTH_EMAIL_SERVER (e.g. smtps://user:password@smtp.example.com:465) or pass server (a URL or nodemailer transport options); server: 'console' prints links in development.`,
     )

@@ -108,12 +108,12 @@ describe('init', () => {
 
   it('refuses a null or empty server as missing, and takes nodemailer transport options (an object)', () => {
     for (const server of [null, '']) {
-      expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: server as never, from: FROM })] })).toThrow(/has no SMTP server: set AUTH_EMAIL_SERVER/)
+      expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: server as never, from: FROM })] })).toThrow(/^E-mail provider "nodemailer" has no SMTP server: set AUTH_EMAIL_SERVER/)
     }
     expect(init({ adapter: KnexAdapter(db), providers: [Nodemailer({ server: { host: '127.0.0.1', port: smtp.port, secure: false }, from: FROM })] })).not.toThrow()
   })
 
-  it('names a provider "Email" when its name is missing or empty, and keeps a name it was given', async () => {
+  it('names a provider "Email" when its name is missing, empty or not a string, and keeps a name it was given', async () => {
     const send = () => {}
     const { handlers } = Portcullis({
       secret: SECRET,
@@ -123,11 +123,12 @@ describe('init', () => {
         Email({ id: 'named', name: 'Magic link', sendVerificationRequest: send }),
         Email({ id: 'empty', name: '', sendVerificationRequest: send }),
         { id: 'bare', type: 'email', sendVerificationRequest: send } as never,
+        Email({ id: 'numbered', name: 42 as never, sendVerificationRequest: send }),
       ],
     })
     const response = await request(express().use('/api/auth', handlers)).get('/api/auth/providers').expect(200)
     const names = Object.fromEntries(Object.entries(response.body as Record<string, { name: string }>).map(([id, { name }]) => [id, name]))
-    expect(names).toEqual({ named: 'Magic link', empty: 'Email', bare: 'Email' })
+    expect(names).toEqual({ named: 'Magic link', empty: 'Email', bare: 'Email', numbered: 'Email' })
   })
 
   it('does not modify the provider object it was given', () => {

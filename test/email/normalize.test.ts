@@ -157,6 +157,7 @@ describe('the default e-mail', () => {
     expect(mail.text).toBe(`Sign in to example.com\n\n${url}\n\n${note}\n`)
     expect(mail.html).toContain(`<p style="margin:16px 0 0;font-size:14px;line-height:1.5;color:#636c76">${note}</p>`)
     expect(mail.html).not.toContain('<img')
+    expect(mail.html).toMatch(/<a href="[^"]+" target="_blank" style="[^"]+">Sign in<\/a>/)
   })
 
   it('puts each paragraph of a note in both parts, in order', () => {
