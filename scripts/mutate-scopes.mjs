@@ -51,8 +51,9 @@ export const SCOPES = {
       'test/oauth/flows.test.ts',
       'test/routes/credentials-flow.test.ts',
       // The passkey ceremonies' challenges (webauthn-challenge.ts). Not the suites that run the built
-      // package in child processes (test/passkey/config.test.ts, and test/adapters/knex-prune.test.ts,
-      // the one that covers rate-limit-prune.ts): the sandbox has no dist/, and no mutant reaches it.
+      // package in child processes (test/passkey/config.test.ts, test/adapters/knex-prune.test.ts):
+      // the sandbox has no dist/, and no mutant reaches them. rate-limit-prune.ts has a source-level
+      // suite of its own in test/security/ for that reason.
       'test/passkey/api.test.ts',
       // The challenges' verification: ceremonies of a software authenticator (no browser).
       'test/passkey/ceremony.test.ts',
