@@ -24,6 +24,7 @@ describe('pruneRateLimits', () => {
   it('refuses what is not a Knex instance, and a now that is not a valid Date', async () => {
     await expect(pruneRateLimits({} as Knex)).rejects.toThrow(new TypeError('pruneRateLimits(knex): pass a Knex instance.'))
     await expect(pruneRateLimits((() => {}) as unknown as Knex)).rejects.toThrow(new TypeError('pruneRateLimits(knex): pass a Knex instance.'))
+    await expect(pruneRateLimits({ schema: {} } as unknown as Knex)).rejects.toThrow(new TypeError('pruneRateLimits(knex): pass a Knex instance.'))
     await expect(pruneRateLimits(db, { now: new Date(Number.NaN) })).rejects.toThrow(new TypeError('pruneRateLimits: now must be a valid Date.'))
     await expect(pruneRateLimits(db, { now: NOW.getTime() as unknown as Date })).rejects.toThrow(new TypeError('pruneRateLimits: now must be a valid Date.'))
   })
