@@ -10,7 +10,7 @@ import type { VerificationToken } from 'portcullis'
 import { resolveConfig } from '../../src/config/resolve.js'
 import type { OAuthProvider } from '../../src/config/oauth-provider.js'
 import type { PasskeyProvider } from '../../src/config/passkey-provider.js'
-import { clearChecks, proxyDestination, startChecks, verifyChecks } from '../../src/security/checks.js'
+import { clearChecks, proxyDestination, startChecks, verifyChecks, type StartedChecks } from '../../src/security/checks.js'
 import { clearChallenge, startChallenge, useChallenge } from '../../src/security/webauthn-challenge.js'
 import { keyRingFor } from '../../src/session/keys.js'
 import { CLOCK_TOLERANCE, openSessionToken, sealSessionToken } from '../../src/session/token.js'
@@ -37,6 +37,9 @@ const pkceOnly = { id: 'corp', checks: ['pkce'] } as unknown as OAuthProvider
 /** Seals `payload` as a check cookie with this secret, as no flow of ours would. */
 const sealCheck = (payload: Record<string, unknown>, lifetime = 900, now = NOW) => sealSessionToken(payload, checksRing(config.secrets).current, lifetime, now)
 
+/** The cookies a browser would send back after `started` set them. */
+const cookiesOf = (started: StartedChecks) => Object.fromEntries(started.cookies.map(({ name, value }) => [name, value]))
+
 function caught(run: () => unknown): { code?: string; message: string } {
   try {
     run()
@@ -62,7 +65,7 @@ describe('OAuth checks', () => {
 
   it('says what went wrong with the state, the provider and the cookie names, in words', () => {
     const started = startChecks(requestWith({}), corp, 'http://localhost/api/auth/callback/corp')
-    const cookies = Object.fromEntries(started.cookies.map(({ name, value }) => [name, value]))
+    const cookies = cookiesOf(started)
     const verify = (request: SessionRequest, params: Record<string, string>, provider = corp) => caught(() => verifyChecks(request, provider, new URLSearchParams(params)))
 
     expect(verify(requestWith(cookies), {})).toMatchObject({
@@ -82,13 +85,13 @@ describe('OAuth checks', () => {
       `The callback expected the "${(secure ? secureNames : names).state.name}" cookie but the browser sent "${(secure ? names : secureNames).state.name}": the sign-in started over ${secure ? 'http' : 'https'} and the callback arrived over ${secure ? 'https' : 'http'}. Behind a TLS-terminating proxy, set Express's "trust proxy" (or AUTH_URL) so both requests see the same protocol.`
     expect(verify(requestWith(cookies, { secure: true }), { state: started.params.state! })).toMatchObject({ code: 'state_cookie_name_mismatch', message: expectedOver(true) })
     const overHttps = startChecks(requestWith({}, { secure: true }), corp, 'https://localhost/api/auth/callback/corp')
-    const httpsCookies = Object.fromEntries(overHttps.cookies.map(({ name, value }) => [name, value]))
+    const httpsCookies = cookiesOf(overHttps)
     expect(verify(requestWith(httpsCookies), { state: overHttps.params.state! })).toMatchObject({ code: 'state_cookie_name_mismatch', message: expectedOver(false) })
   })
 
   it('keeps a check 15 minutes (and the clock tolerance): accepted at 14:59, refused just after', () => {
     const started = startChecks(requestWith({}), corp, 'http://localhost/api/auth/callback/corp')
-    const cookies = Object.fromEntries(started.cookies.map(({ name, value }) => [name, value]))
+    const cookies = cookiesOf(started)
     const at = (now: number) => () => verifyChecks(requestWith(cookies, { now }), corp, new URLSearchParams({ state: started.params.state! }))
     expect(at(NOW + 899)).not.toThrow()
     expect(caught(at(NOW + 900 + CLOCK_TOLERANCE)).code).toBe('state_cookie_invalid')
@@ -184,7 +187,9 @@ describe('the passkey challenge', () => {
     const adapter = tokenAdapter()
     const stored = async (expires: number, payload: Record<string, unknown> = {}) => {
       const { challenge, cookie } = await startChallenge(requestWith({}, { adapter }), passkey, 'authenticate')
-      adapter.tokens.forEach((token, key) => adapter.tokens.set(key, { ...token, expires: new Date(expires) }))
+      // The one token stored (each earlier one was used): its expiry moved to `expires`.
+      const [key, token] = [...adapter.tokens][0]!
+      adapter.tokens.set(key, { ...token, expires: new Date(expires) })
       const value = Object.keys(payload).length === 0 ? cookie.value : sealChallenge({ chk: 'webauthn', pid: 'passkey', act: 'authenticate', c: challenge, ...payload })
       return { challenge, value }
     }
