@@ -142,17 +142,18 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
         await store.query.insert(row)
         return true
       } catch (error) {
-        // Taken: by a live lease (refused), or by one that expired (taken over, once).
-        const expired = await knex(tableName).where({ key: row.key }).andWhere('expires', '<=', Date.now()).del()
-        if (Number(expired) === 0) {
-          if (await knex(tableName).where({ key: row.key }).first('key')) return false
-          throw error
-        }
+        // Taken: by a live lease (refused), or by one whose time ran out (taken over, by one claimer).
+        const expired = Number(await knex(tableName).where({ key: row.key }).andWhere('expires', '<=', Date.now()).del())
+        const held = async () => (await knex(tableName).where({ key: row.key }).first('key')) !== undefined
+        if (expired === 0 && (await held())) return false
+        // This call deleted the lapsed lease, or another claimer did and has not written its own yet
+        // (or the insert failed for another reason): whichever insert lands has the lease.
         try {
           await knex(tableName).insert(row)
           return true
         } catch {
-          return false
+          if (expired > 0 || (await held())) return false
+          throw error
         }
       }
     },

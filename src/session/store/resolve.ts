@@ -30,7 +30,7 @@ export function resolveSessionStore(option: SessionStoreOption | undefined, logg
       throw new InvalidConfigurationError('session.store.knex must be a Knex instance, e.g. knex({ client: "pg", connection: process.env.DATABASE_URL }).')
     }
     const client = (knex.client as { config?: { client?: unknown } } | undefined)?.config?.client
-    const label = typeof client === 'string' ? LABELS[client] : undefined
+    const label = typeof client === 'string' && Object.hasOwn(LABELS, client) ? LABELS[client] : undefined
     if (!label) {
       throw new InvalidConfigurationError(`session.store.knex uses the Knex client ${JSON.stringify(client)}; the session store works with "pg", "mysql2" (MySQL, MariaDB), "better-sqlite3" and "sqlite3".`)
     }
