@@ -37,6 +37,13 @@ function session(userId: string, overrides: Partial<StoredSession> = {}): Stored
 
 const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)
 
+/** The names of a table's indexes, as the database lists them. */
+async function indexesOf(db: Knex, kind: 'sqlite' | 'postgres' | 'mariadb', table: string): Promise<string[]> {
+  if (kind === 'sqlite') return (await db('sqlite_master').where({ type: 'index', tbl_name: table }).pluck('name')) as string[]
+  if (kind === 'postgres') return (await db('pg_indexes').where({ tablename: table }).pluck('indexname')) as string[]
+  return (await db('information_schema.statistics').where({ table_name: table }).andWhereRaw('table_schema = database()').pluck('index_name')) as string[]
+}
+
 /**
  * What every store promises. `overlap`: the Knex store's polls re-read the last 5 s (a change may be
  * given twice), the others give each change once.
@@ -257,6 +264,29 @@ describe('memory store', () => {
       Date.now = realNow
     }
   })
+
+  it('ends a session, a "valid after" time and a value at the millisecond they expire', async () => {
+    const store = resolveSessionStore('memory', recordingLogger())!
+    const start = Date.now()
+    const realNow = Date.now
+    let now = start
+    Date.now = () => now
+    try {
+      const ada = unique('ada')
+      const stored = session(ada, { expires: start + 1000 })
+      await store.createSession(stored)
+      await store.setValidAfter(ada, start, 1000)
+      await store.put('answer', 'v', 1000)
+      now = start + 999
+      expect(await store.sessionStates([{ id: stored.id, userId: ada }])).toEqual([{ session: stored, validAfter: start }])
+      expect(await store.get('answer')).toBe('v')
+      now = start + 1000
+      expect(await store.sessionStates([{ id: stored.id, userId: ada }])).toEqual([{ session: null, validAfter: 0 }])
+      expect(await store.get('answer')).toBeNull()
+    } finally {
+      Date.now = realNow
+    }
+  })
 })
 
 for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
@@ -347,18 +377,35 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       }
     })
 
-    it(`${kind}: expired rows are swept, about once per 200 writes`, async () => {
+    it(`${kind}: two stores in one database, each in its own table (and indexes), keep apart`, async () => {
+      // Names of one length: index names made of them must still differ.
+      const [first, second] = [`store_${randomBytes(4).toString('hex')}`, `store_${randomBytes(4).toString('hex')}`]
+      const one = resolveSessionStore({ knex: db.knex as never, tableName: first }, recordingLogger())!
+      const other = resolveSessionStore({ knex: db.knex as never, tableName: second }, recordingLogger())!
+      expect(await one.claim('lease', 'one', HOUR)).toBe(true)
+      expect(await other.claim('lease', 'other', HOUR)).toBe(true)
+      expect([await one.get('lease'), await other.get('lease')]).toEqual(['one', 'other'])
+      // Each with the two indexes its reads and sweeps use (a failed index is not an error at creation).
+      for (const table of [first, second]) expect((await indexesOf(db.knex, kind, table)).sort()).toEqual(expect.arrayContaining([`${table}_expires_index`, `${table}_user_index`]))
+    })
+
+    it(`${kind}: expired rows are swept, about once per 200 writes; the changes a poll may still need are kept`, async () => {
       const tableName = `store_${randomBytes(4).toString('hex')}`
       const store = resolveSessionStore({ knex: db.knex as never, tableName }, recordingLogger())!
+      const { cursor } = await store.changesSince(undefined)
+      const ada = unique('ada')
+      await store.setValidAfter(ada, Date.now(), HOUR)
       await store.put('expired', 'old', 1)
       await sleep(5)
       const rows = () => db.knex(tableName).count<Array<{ n: number | string }>>({ n: '*' }).then(([row]) => Number(row!.n))
-      for (let i = 1; i < 199; i++) await store.put(`live-${i}`, 'v', HOUR)
-      expect(await rows()).toBe(199)
+      // Writes so far: the "valid after" time and the put. The rows: those two and the change.
+      for (let i = 1; i < 198; i++) await store.put(`live-${i}`, 'v', HOUR)
+      expect(await rows()).toBe(200)
       expect(await db.knex(tableName).where({ key: 'k:expired' }).first('key')).toBeDefined()
-      await store.put('live-199', 'v', HOUR)
+      await store.put('live-198', 'v', HOUR)
       expect(await db.knex(tableName).where({ key: 'k:expired' }).first('key')).toBeUndefined()
-      expect(await rows()).toBe(199)
+      expect(await rows()).toBe(200)
+      expect((await store.changesSince(cursor)).userIds).toEqual([ada])
     })
 
     it(`${kind}: a lease whose time ran out is taken over by exactly one of several claimers`, async () => {
