@@ -215,6 +215,12 @@ function storeContract(label: string, make: () => SessionStore, { overlap }: { o
     expect(await store.get(answer)).toBeNull()
     // A key and a session id of the same text are different things.
     expect(await store.get(key.replace('lease', 'sid'))).toBeNull()
+    // Removing one key leaves the others.
+    const kept = unique('kept')
+    await store.put(kept, 'stays', HOUR)
+    await store.remove(unique('other'))
+    await store.remove(key)
+    expect(await store.get(kept)).toBe('stays')
   })
 
   it(`${label}: ten processes claiming one lease at once: exactly one gets it`, async () => {
@@ -364,6 +370,71 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(await db.knex.schema.hasTable(tableName)).toBe(true)
     })
 
+    it(`${kind}: a table creation that failed is tried again, and its error is the one reported`, async () => {
+      const tableName = `store_${randomBytes(4).toString('hex')}`
+      const logger = recordingLogger()
+      let failures = 1
+      // The database refuses the first CREATE TABLE (say, a missing privilege, granted since).
+      const refusing = new Proxy(db.knex, {
+        get(target, property, receiver) {
+          const value = Reflect.get(target, property, receiver) as unknown
+          if (property !== 'schema') return value
+          const schema = value as Knex.SchemaBuilder
+          return new Proxy(schema, {
+            get(inner, name) {
+              if (name === 'createTable' && failures > 0) {
+                failures -= 1
+                return () => Promise.reject(new Error('permission denied for schema public'))
+              }
+              const member = Reflect.get(inner, name) as unknown
+              return typeof member === 'function' ? member.bind(inner) : member
+            },
+          })
+        },
+        apply(target, self, args) {
+          return Reflect.apply(target, self, args)
+        },
+      })
+      const store = resolveSessionStore({ knex: refusing as never, tableName }, logger)!
+      await expect(store.put('the-key', 'v', HOUR)).rejects.toThrow(AdapterError)
+      expect(String(logger.errors[0]![2])).toBe('Error: permission denied for schema public')
+      expect(await db.knex.schema.hasTable(tableName)).toBe(false)
+      await store.put('the-key', 'v', HOUR)
+      expect(await store.get('the-key')).toBe('v')
+      expect(logger.errors).toHaveLength(1)
+    })
+
+    it(`${kind}: a new table keeps ids and keys differing only in case apart`, async () => {
+      // (The contract's store created its table in its first test; this one makes its own.)
+      const store = resolveSessionStore({ knex: db.knex as never, tableName: `store_${randomBytes(4).toString('hex')}` }, recordingLogger())!
+      const ada = unique('ada')
+      const upper = session(ada, { id: `Session-AbC-${unique('x')}` })
+      const lower = session(ada, { id: upper.id.toLowerCase() })
+      await store.createSession(upper)
+      await store.createSession(lower)
+      expect((await store.listSessions(ada, Date.now())).sort(byId)).toEqual([upper, lower].sort(byId))
+      expect(await store.claim('Lease', 'upper', HOUR)).toBe(true)
+      expect(await store.claim('lease', 'lower', HOUR)).toBe(true)
+      // Two users whose ids differ in case (ids are the adapter's, or a provider's): neither sees nor ends the other's.
+      const mixed = `User-${unique('X')}`
+      const theirs = session(mixed)
+      const mine = session(mixed.toLowerCase())
+      await store.createSession(theirs)
+      await store.createSession(mine)
+      expect(await store.listSessions(mine.userId, Date.now())).toEqual([mine])
+      expect(await store.deleteSessions(mine.userId, {})).toEqual([mine.id])
+      expect(await store.listSessions(mixed, Date.now())).toEqual([theirs])
+    })
+
+    it(`${kind}: a claim whose write fails for another reason than a taken key fails, rather than being refused`, async () => {
+      // Refused, the caller would wait for a lease nobody holds. The key column holds 255 characters
+      // (SQLite does not enforce it: there a NOT NULL expiry is what fails).
+      const store = resolveSessionStore({ knex: db.knex as never }, recordingLogger())!
+      const [key, ttl] = kind === 'sqlite' ? [unique('k'), Number.NaN] : ['k'.repeat(300), HOUR]
+      await expect(store.claim(key, 'v', ttl)).rejects.toThrow(AdapterError)
+      expect(await store.claim(unique('fine'), 'v', HOUR)).toBe(true)
+    })
+
     it(`${kind}: three processes creating the table at once all go on with it`, async () => {
       const tableName = `store_${randomBytes(4).toString('hex')}`
       const others = [knex(db.config), knex(db.config)]
@@ -446,6 +517,7 @@ await describeWithRedis('Redis store', (server) => {
     // A touch moves the key's expiry with the session's, and the user's set lives as long as its longest session.
     expect(await store.touchSession(stored.id, ada, Date.now(), Date.now() + 120_000)).toBe(true)
     expect(await client.pttl(`${prefix}:s:${stored.id}`)).toBeGreaterThan(115_000)
+    expect(await client.pttl(`${prefix}:s:${stored.id}`)).toBeLessThanOrEqual(120_000)
     expect(await client.pttl(`${prefix}:u:${ada}`)).toBeGreaterThan(115_000)
     const shorter = session(ada, { expires: Date.now() + 10_000 })
     await store.createSession(shorter)
@@ -507,6 +579,8 @@ describe('session.store option', () => {
     for (const tableName of ['sessions; drop table users', '1sessions', '', 'a'.repeat(64), 42, 'sessions\n']) {
       expect(refused({ knex: knexLike('pg'), tableName })).toBe(`${table}${JSON.stringify(tableName)}.`)
     }
+    // An array whose text would pass.
+    expect(refused({ knex: knexLike('pg'), tableName: ['sessions'] })).toBe(`${table}["sessions"].`)
     expect(refused({ knex: knexLike('pg'), tableName: `_${'a'.repeat(62)}` })).toBeUndefined()
     expect(refused({ knex: knexLike('pg'), tableName: 'Z9' })).toBeUndefined()
     expect(refused({ knex: knexLike('pg'), createTable: 'no' })).toBe('session.store.createTable must be true or false.')
@@ -516,6 +590,7 @@ describe('session.store option', () => {
     expect(refused({ redis: 'redis://localhost' })).toBe(notRedis)
     expect(refused({ redis: { eval: () => {} } })).toBe(notRedis)
     expect(refused({ redis: { hgetall: () => {} } })).toBe(notRedis)
+    expect(refused({ redis: Object.assign(() => {}, { eval: () => {}, hgetall: () => {} }) })).toBe(notRedis)
     // node-redis (hGetAll, and an eval of another signature).
     expect(refused({ redis: { eval: () => {}, hGetAll: () => {} } })).toBe(notRedis)
     const ioredis = { eval: () => {}, hgetall: () => {}, set: () => {}, get: () => {}, del: () => {} }

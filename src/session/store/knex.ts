@@ -181,8 +181,8 @@ function fromRow(row: Row): StoredSession {
     createdAt: Number(row.createdAt),
     lastSeenAt: Number(row.lastSeenAt),
     expires: Number(row.expires),
-    ipAddress: row.ipAddress === null || row.ipAddress === undefined ? null : String(row.ipAddress),
-    userAgent: row.userAgent === null || row.userAgent === undefined ? null : String(row.userAgent),
+    ipAddress: row.ipAddress === null ? null : String(row.ipAddress),
+    userAgent: row.userAgent === null ? null : String(row.userAgent),
   }
 }
 
@@ -192,7 +192,8 @@ function fromRow(row: Row): StoredSession {
  */
 export async function ensureStoreTable(knex: Knex, tableName: string): Promise<void> {
   if (await knex.schema.hasTable(tableName)) return
-  const index = tableName.toLowerCase().replace(/[^a-z0-9_]/g, '_')
+  // A plain name (letters, digits, "_": resolve.ts checks it), so the indexes' names are too.
+  const index = tableName.toLowerCase()
   try {
     await knex.schema.createTable(tableName, (table) => {
       // Binary collation on MySQL/MariaDB (Knex emits `collate` for them only): ids differ by case.

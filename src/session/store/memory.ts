@@ -18,7 +18,8 @@ export function memoryStore(): SessionStore {
   const record = (change: { sessionId: string } | { userId: string }): void => {
     const now = Date.now()
     changes.push({ ...change, seq: ++seq, at: now })
-    while (changes.length > 0 && changes[0]!.at <= now - CHANGES_RETENTION_MS) changes.shift()
+    // Never past the change just pushed: it is not that old.
+    while (changes[0]!.at <= now - CHANGES_RETENTION_MS) changes.shift()
   }
 
   const live = (id: string, now = Date.now()): StoredSession | null => {

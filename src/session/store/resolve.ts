@@ -63,7 +63,8 @@ export function resolveSessionStore(option: SessionStoreOption | undefined, logg
  */
 export function sharedStoreOf(sessionStore: SessionStore | undefined, rateLimitStore: RateLimitStore | undefined, logger: LoggerInstance): SessionStore | undefined {
   if (sessionStore) return sessionStore.label === 'memory' ? undefined : sessionStore
-  if (rateLimitStore === undefined || rateLimitStore === 'memory' || rateLimitStore === null || typeof rateLimitStore !== 'object') return undefined
+  // Not set, 'memory', or nothing it could share.
+  if (rateLimitStore === null || typeof rateLimitStore !== 'object') return undefined
   if ('knex' in rateLimitStore) return resolveSessionStore({ knex: rateLimitStore.knex }, logger)
   // The rate limit also takes node-redis; the session store speaks ioredis only.
   const client = rateLimitStore.redis as unknown as Partial<SessionRedis> & { hgetall?: unknown }
