@@ -230,6 +230,41 @@ describe('what the session cookie and app code are given', () => {
     expect(logger.lines).toContainEqual({ level: 'debug', code: 'JWTSessionError', message: ['The session cookie could not be read; it is cleared.'] })
   })
 
+  it('logs, at debug, that a session ended elsewhere is cleared', async () => {
+    const logger = recordingLogger()
+    const app = appFor({ logger, session: { strategy: 'jwt', store: 'memory', revocationCacheSeconds: 0 } })
+    const agent = request.agent(app)
+    const cookie = setCookie(await signInWithPassword(agent), 'authjs.session-token')!.split(';')[0]!
+    const csrfToken = await fetchCsrfToken(agent)
+    await agent.post('/api/auth/signout').type('form').send({ csrfToken }).expect(302)
+    const copy = request.agent(app)
+    copy.jar.setCookie(cookie)
+    const response = await copy.get('/me').expect(200)
+    expect(response.body).toBeNull()
+    expect(setCookie(response, 'authjs.session-token')).toMatch(/Max-Age=0/)
+    expect(logger.lines).toContainEqual({ level: 'debug', code: 'SessionRevoked', message: ['The session was ended (signed out, revoked or signed out everywhere); its cookie is cleared.'] })
+  })
+
+  it('with a session store, the jwt callback of a sign-in already sees the new session\'s id', async () => {
+    const seen: unknown[] = []
+    await signInWithPassword(request.agent(appFor({ session: { strategy: 'jwt', store: 'memory' }, callbacks: { jwt: ({ token }) => (seen.push(token.sid), token) } })))
+    expect(seen).toEqual([expect.stringMatching(/^[A-Za-z0-9_-]{16,}$/)])
+  })
+
+  it('with a custom codec whose tokens carry no exp, a session lasts maxAge from the read', async () => {
+    const start = Date.UTC(2026, 10, 20, 12)
+    setNow(start)
+    const jwt = {
+      // Issued now (no re-issue on the read), with no expiry of its own.
+      encode: ({ token }: { token?: JWT }) => Buffer.from(JSON.stringify({ ...token, iat: Math.floor(Date.now() / 1000), exp: undefined })).toString('base64url'),
+      decode: ({ token }: { token?: string }) => (token ? (JSON.parse(Buffer.from(token, 'base64url').toString()) as JWT) : null),
+    }
+    const agent = request.agent(appFor({ jwt, session: { maxAge: 3600 } }))
+    await signInWithPassword(agent)
+    setNow(start + 60_000)
+    expect((await agent.get('/me').expect(200)).body).toMatchObject({ user: { id: 'user-1' }, expires: new Date(start + 60_000 + HOUR).toISOString() })
+  })
+
   it('with a session store, a re-issue moves the session\'s last-seen time and keeps when it was created', async () => {
     const start = Date.UTC(2026, 10, 20, 12)
     setNow(start)
