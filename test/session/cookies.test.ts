@@ -145,7 +145,18 @@ describe('the chunk cap', () => {
   it('refuses to write a value that needs more chunks than it reads back', () => {
     const chunkSize = 4096 - 160
     expect(writeChunkedCookie(sessionToken, 'x'.repeat(MAX_COOKIE_CHUNKS * chunkSize), {}, {})).toHaveLength(MAX_COOKIE_CHUNKS)
-    expect(() => writeChunkedCookie(sessionToken, 'x'.repeat(MAX_COOKIE_CHUNKS * chunkSize + 1), {}, {})).toThrow(TypeError)
+    expect(() => writeChunkedCookie(sessionToken, 'x'.repeat(MAX_COOKIE_CHUNKS * chunkSize + 1), {}, {})).toThrow(
+      new TypeError(`writeChunkedCookie: a value of ${MAX_COOKIE_CHUNKS * chunkSize + 1} bytes needs more than ${MAX_COOKIE_CHUNKS} chunks of ${chunkSize}.`),
+    )
+  })
+
+  it('writes a value of exactly one chunk\'s size as the whole cookie, and one byte more as two chunks', () => {
+    const chunkSize = 4096 - 160
+    expect(writeChunkedCookie(sessionToken, 'x'.repeat(chunkSize), {}, {}).map((cookie) => [cookie.name, cookie.value.length])).toEqual([['authjs.session-token', chunkSize]])
+    expect(writeChunkedCookie(sessionToken, 'x'.repeat(chunkSize + 1), {}, {}).map((cookie) => [cookie.name, cookie.value.length])).toEqual([
+      ['authjs.session-token.0', chunkSize],
+      ['authjs.session-token.1', 1],
+    ])
   })
 })
 
