@@ -132,6 +132,17 @@ describe.each([
     expect((await sessionRows(db)).map((row) => row.sessionToken)).toEqual([second])
     expect((await agent.get('/me')).body.user.id).toBe('user-1')
   })
+
+  it('an expired row is no session, to the device list (which only peeks at it) as to auth()', async () => {
+    const { db, adapter } = await createDatabase()
+    const { app } = createTestApp({ adapter }, createExpress as () => express.Express)
+    const agent = request.agent(app)
+    await signInWithPassword(agent)
+    await agent.get('/api/auth/sessions/list').expect(200)
+    await db('Session').update({ expires: new Date(Date.now() - 1000) })
+    await agent.get('/api/auth/sessions/list').expect(401)
+    expect((await agent.get('/me').expect(200)).body).toBeNull()
+  })
 })
 
 describe('one query per read', () => {
