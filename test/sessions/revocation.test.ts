@@ -120,6 +120,22 @@ await describeWithRedis('JWT revocation on a shared Redis store', (server) => {
     expect((await whoIs(withStore.app, current)).name).toBeNull()
     expect((await whoIs(withStore.app, legacy)).name).toBeNull()
   })
+
+  it('a user signed out everywhere on one instance: another that vouched for an old token without session id refuses it within revocationCacheSeconds', async () => {
+    const keyPrefix = server.uniqueKeyPrefix()
+    const before = app({})
+    const one = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 1 })
+    const two = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 1 })
+    const legacy = await sessionCookie(before.app, 'ada')
+    // Two reads on the second instance: the first gives the token a session id (a new cookie, not kept
+    // here), the second is answered from what the instance knows.
+    expect((await whoIs(two.app, legacy)).name).toBe('ada')
+    expect((await whoIs(two.app, legacy)).name).toBe('ada')
+    const current = (await whoIs(one.app, legacy)).setCookie!.split(';')[0]!
+    await signOutWith(one.app, current, '/api/auth/sessions/signout-everywhere')
+    await pause(1100)
+    expect((await whoIs(two.app, legacy)).name).toBeNull()
+  })
 })
 
 /** 20 sessions signed in on `one`, the fifth signed out; `two` (which never saw them) reads all 20 at once. */
