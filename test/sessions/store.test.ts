@@ -37,6 +37,21 @@ function session(userId: string, overrides: Partial<StoredSession> = {}): Stored
 
 const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id)
 
+/** Runs `body` with `Date.now()` standing still at `start` until `setNow` moves it. */
+async function onClock(body: (start: number, setNow: (ms: number) => void) => Promise<void>): Promise<void> {
+  const realNow = Date.now
+  const start = realNow()
+  let now = start
+  Date.now = () => now
+  try {
+    await body(start, (ms) => {
+      now = ms
+    })
+  } finally {
+    Date.now = realNow
+  }
+}
+
 /** The names of a table's indexes, as the database lists them. */
 async function indexesOf(db: Knex, kind: 'sqlite' | 'postgres' | 'mariadb', table: string): Promise<string[]> {
   if (kind === 'sqlite') return (await db('sqlite_master').where({ type: 'index', tbl_name: table }).pluck('name')) as string[]
@@ -247,50 +262,36 @@ function storeContract(label: string, make: () => SessionStore, { overlap }: { o
 describe('memory store', () => {
   storeContract('memory', () => resolveSessionStore('memory', recordingLogger())!, { overlap: false })
 
-  it('keeps changes for the retention time only (ten minutes)', async () => {
-    const store = resolveSessionStore('memory', recordingLogger())!
-    const start = Date.now()
-    const realNow = Date.now
-    let now = start
-    Date.now = () => now
-    try {
+  it('keeps changes for the retention time only (ten minutes)', () =>
+    onClock(async (start, setNow) => {
+      const store = resolveSessionStore('memory', recordingLogger())!
       const ada = unique('ada')
       const { cursor } = await store.changesSince(undefined)
       await store.setValidAfter(ada, start, HOUR)
-      now = start + CHANGES_RETENTION_MS - 1
-      await store.setValidAfter('grace', now, HOUR)
+      setNow(start + CHANGES_RETENTION_MS - 1)
+      await store.setValidAfter('grace', Date.now(), HOUR)
       expect((await store.changesSince(cursor)).userIds).toEqual([ada, 'grace'])
       // A change recorded once the first is older than the retention drops it.
-      now = start + CHANGES_RETENTION_MS
-      await store.setValidAfter('bob', now, HOUR)
+      setNow(start + CHANGES_RETENTION_MS)
+      await store.setValidAfter('bob', Date.now(), HOUR)
       expect((await store.changesSince(cursor)).userIds).toEqual(['grace', 'bob'])
-    } finally {
-      Date.now = realNow
-    }
-  })
+    }))
 
-  it('ends a session, a "valid after" time and a value at the millisecond they expire', async () => {
-    const store = resolveSessionStore('memory', recordingLogger())!
-    const start = Date.now()
-    const realNow = Date.now
-    let now = start
-    Date.now = () => now
-    try {
+  it('ends a session, a "valid after" time and a value at the millisecond they expire', () =>
+    onClock(async (start, setNow) => {
+      const store = resolveSessionStore('memory', recordingLogger())!
       const ada = unique('ada')
       const stored = session(ada, { expires: start + 1000 })
       await store.createSession(stored)
       await store.setValidAfter(ada, start, 1000)
       await store.put('answer', 'v', 1000)
-      now = start + 999
+      setNow(start + 999)
       expect(await store.sessionStates([{ id: stored.id, userId: ada }])).toEqual([{ session: stored, validAfter: start }])
       expect(await store.get('answer')).toBe('v')
-      now = start + 1000
+      setNow(start + 1000)
       expect(await store.sessionStates([{ id: stored.id, userId: ada }])).toEqual([{ session: null, validAfter: 0 }])
       expect(await store.get('answer')).toBeNull()
-    } finally {
-      Date.now = realNow
-    }
-  })
+    }))
 })
 
 for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {

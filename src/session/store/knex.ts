@@ -147,13 +147,17 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
         const held = async () => (await knex(tableName).where({ key: row.key }).first('key')) !== undefined
         if (expired === 0 && (await held())) return false
         // This call deleted the lapsed lease, or another claimer did and has not written its own yet
-        // (or the insert failed for another reason): whichever insert lands has the lease.
-        try {
-          await knex(tableName).insert(row)
-          return true
-        } catch {
-          if (expired > 0 || (await held())) return false
-          throw error
+        // (or the insert failed for another reason): whichever insert lands has the lease. InnoDB may
+        // roll back one of several inserts waiting on that delete (a deadlock victim) before the
+        // winner's insert is seen: so up to three tries; an insert that cannot land fails each time.
+        for (let tries = 1; ; tries++) {
+          try {
+            await knex(tableName).insert(row)
+            return true
+          } catch {
+            if (expired > 0 || (await held())) return false
+            if (tries === 3) throw error
+          }
         }
       }
     },
