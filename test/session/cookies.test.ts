@@ -115,6 +115,9 @@ describe('chunked cookies', () => {
 })
 
 describe('the chunk cap', () => {
+  // A cookie's 4096 bytes less room for its name and attributes, as cookies.ts budgets them.
+  const chunkSize = 4096 - 160
+
   /** A request with `count` chunks `name.0 … name.{count-1}` of one character each. */
   const manyChunks = (count: number): Record<string, string> =>
     Object.fromEntries(Array.from({ length: count }, (_, index) => [`authjs.session-token.${index}`, 'x']))
@@ -143,7 +146,6 @@ describe('the chunk cap', () => {
   })
 
   it('refuses to write a value that needs more chunks than it reads back', () => {
-    const chunkSize = 4096 - 160
     expect(writeChunkedCookie(sessionToken, 'x'.repeat(MAX_COOKIE_CHUNKS * chunkSize), {}, {})).toHaveLength(MAX_COOKIE_CHUNKS)
     expect(() => writeChunkedCookie(sessionToken, 'x'.repeat(MAX_COOKIE_CHUNKS * chunkSize + 1), {}, {})).toThrow(
       new TypeError(`writeChunkedCookie: a value of ${MAX_COOKIE_CHUNKS * chunkSize + 1} bytes needs more than ${MAX_COOKIE_CHUNKS} chunks of ${chunkSize}.`),
@@ -151,7 +153,6 @@ describe('the chunk cap', () => {
   })
 
   it('writes a value of exactly one chunk\'s size as the whole cookie, and one byte more as two chunks', () => {
-    const chunkSize = 4096 - 160
     expect(writeChunkedCookie(sessionToken, 'x'.repeat(chunkSize), {}, {}).map((cookie) => [cookie.name, cookie.value.length])).toEqual([['authjs.session-token', chunkSize]])
     expect(writeChunkedCookie(sessionToken, 'x'.repeat(chunkSize + 1), {}, {}).map((cookie) => [cookie.name, cookie.value.length])).toEqual([
       ['authjs.session-token.0', chunkSize],

@@ -12,22 +12,46 @@ import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import knex, { type Knex } from 'knex'
 import { AdapterError, InvalidConfigurationError } from '../../src/errors.js'
-import type { LoggerInstance } from '../../src/logger.js'
 import { ensureStoreTable } from '../../src/session/store/knex.js'
 import { resolveSessionStore, sharedStoreOf } from '../../src/session/store/resolve.js'
 import { CHANGES_RETENTION_MS, type SessionStore, type StoredSession } from '../../src/session/store/types.js'
 import type { SessionStoreOption } from '../../src/types.js'
 import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
+import { recordingLogger, type RecordingLogger } from '../support/logger.js'
 import { describeWithRedis } from '../support/redis.js'
 
 const HOUR = 3600_000
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const unique = (label: string) => `${label}-${randomBytes(6).toString('base64url')}`
 
-/** The error lines a store's guard logged. */
-function recordingLogger(): LoggerInstance & { errors: unknown[][] } {
-  const errors: unknown[][] = []
-  return { errors, error: (...line: unknown[]) => void errors.push(line), warn: () => {}, debug: () => {} }
+/** The error lines a store's guard logged, each as its code and message parts. */
+const errorsOf = (logger: RecordingLogger) => logger.lines.filter((line) => line.level === 'error').map((line) => [line.code, ...line.message])
+
+/** Enough of an ioredis client for the option's checks. */
+const IOREDIS_LIKE = { eval: () => {}, hgetall: () => {}, set: () => {}, get: () => {}, del: () => {} }
+
+/** `knex` whose schema builder's `method` fails once with `message`, as a database refusing it would. */
+function failingOnce(knex: Knex, method: 'hasTable' | 'createTable', message: string): Knex {
+  let failures = 1
+  return new Proxy(knex, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver) as unknown
+      if (property !== 'schema') return value
+      return new Proxy(value as Knex.SchemaBuilder, {
+        get(schema, name) {
+          if (name === method && failures > 0) {
+            failures -= 1
+            return () => Promise.reject(new Error(message))
+          }
+          const member = Reflect.get(schema, name) as unknown
+          return typeof member === 'function' ? member.bind(schema) : member
+        },
+      })
+    },
+    apply(target, self, args) {
+      return Reflect.apply(target, self, args)
+    },
+  })
 }
 
 function session(userId: string, overrides: Partial<StoredSession> = {}): StoredSession {
@@ -327,11 +351,11 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect((failure as AdapterError).method).toBe('session store createSession')
       expect((failure as AdapterError).message).toBe("The adapter's session store createSession() failed.")
       expect(await db.knex.schema.hasTable(tableName)).toBe(false)
-      expect(logger.errors).toHaveLength(1)
+      expect(errorsOf(logger)).toHaveLength(1)
       const label = store.label
-      expect(logger.errors[0]!.slice(0, 2)).toEqual(['AdapterError', `The session store (${label}) failed in createSession():`])
+      expect(errorsOf(logger)[0]!.slice(0, 2)).toEqual(['AdapterError', `The session store (${label}) failed in createSession():`])
       // What the database said, without the values of the call (the session's id, the user's address).
-      const described = String(logger.errors[0]![2])
+      const described = String(errorsOf(logger)[0]![2])
       expect(described).toContain(tableName)
       expect(described).not.toContain(stored.id)
       expect(described).not.toContain('203.0.113.7')
@@ -340,31 +364,18 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       await ensureStoreTable(db.knex, tableName)
       await store.createSession(stored)
       expect(await store.listSessions(ada, Date.now())).toEqual([stored])
-      expect(logger.errors).toHaveLength(1)
+      expect(errorsOf(logger)).toHaveLength(1)
     })
 
     it(`${kind}: a failed table creation is tried again on the next call`, async () => {
       const tableName = `store_${randomBytes(4).toString('hex')}`
       const logger = recordingLogger()
-      // A view of that name makes hasTable true on some databases and false on others; a failing
-      // first creation is made here with a Knex instance whose first schema query fails.
-      let failures = 1
-      const flaky = new Proxy(db.knex, {
-        get(target, property, receiver) {
-          if (property === 'schema' && failures > 0) {
-            failures -= 1
-            return { hasTable: () => Promise.reject(new Error('connection reset')) }
-          }
-          return Reflect.get(target, property, receiver)
-        },
-        apply(target, self, args) {
-          return Reflect.apply(target, self, args)
-        },
-      })
+      // The first look for the table fails (a connection dropped mid-query).
+      const flaky = failingOnce(db.knex, 'hasTable', 'connection reset')
       const store = resolveSessionStore({ knex: flaky as never, tableName }, logger)!
       await expect(store.get('the-key')).rejects.toThrow(AdapterError)
-      expect(logger.errors[0]![1]).toBe(`The session store (${store.label}) failed in get():`)
-      expect(String(logger.errors[0]![2])).toBe('Error: connection reset')
+      expect(errorsOf(logger)[0]![1]).toBe(`The session store (${store.label}) failed in get():`)
+      expect(String(errorsOf(logger)[0]![2])).toBe('Error: connection reset')
       expect(await store.get('the-key')).toBeNull()
       expect(await db.knex.schema.hasTable(tableName)).toBe(true)
     })
@@ -372,35 +383,15 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
     it(`${kind}: a table creation that failed is tried again, and its error is the one reported`, async () => {
       const tableName = `store_${randomBytes(4).toString('hex')}`
       const logger = recordingLogger()
-      let failures = 1
       // The database refuses the first CREATE TABLE (say, a missing privilege, granted since).
-      const refusing = new Proxy(db.knex, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver) as unknown
-          if (property !== 'schema') return value
-          const schema = value as Knex.SchemaBuilder
-          return new Proxy(schema, {
-            get(inner, name) {
-              if (name === 'createTable' && failures > 0) {
-                failures -= 1
-                return () => Promise.reject(new Error('permission denied for schema public'))
-              }
-              const member = Reflect.get(inner, name) as unknown
-              return typeof member === 'function' ? member.bind(inner) : member
-            },
-          })
-        },
-        apply(target, self, args) {
-          return Reflect.apply(target, self, args)
-        },
-      })
+      const refusing = failingOnce(db.knex, 'createTable', 'permission denied for schema public')
       const store = resolveSessionStore({ knex: refusing as never, tableName }, logger)!
       await expect(store.put('the-key', 'v', HOUR)).rejects.toThrow(AdapterError)
-      expect(String(logger.errors[0]![2])).toBe('Error: permission denied for schema public')
+      expect(String(errorsOf(logger)[0]![2])).toBe('Error: permission denied for schema public')
       expect(await db.knex.schema.hasTable(tableName)).toBe(false)
       await store.put('the-key', 'v', HOUR)
       expect(await store.get('the-key')).toBe('v')
-      expect(logger.errors).toHaveLength(1)
+      expect(errorsOf(logger)).toHaveLength(1)
     })
 
     it(`${kind}: a new table keeps ids and keys differing only in case apart`, async () => {
@@ -531,8 +522,8 @@ await describeWithRedis('Redis store', (server) => {
       const logger = recordingLogger()
       const store = resolveSessionStore({ redis: client as never }, logger)!
       await expect(store.listSessions('ada', Date.now())).rejects.toThrow("The adapter's session store listSessions() failed.")
-      expect(logger.errors).toHaveLength(1)
-      expect(logger.errors[0]!.slice(0, 2)).toEqual(['AdapterError', 'The session store (Redis) failed in listSessions():'])
+      expect(errorsOf(logger)).toHaveLength(1)
+      expect(errorsOf(logger)[0]!.slice(0, 2)).toEqual(['AdapterError', 'The session store (Redis) failed in listSessions():'])
     } finally {
       client.disconnect()
     }
@@ -592,13 +583,12 @@ describe('session.store option', () => {
     expect(refused({ redis: Object.assign(() => {}, { eval: () => {}, hgetall: () => {} }) })).toBe(notRedis)
     // node-redis (hGetAll, and an eval of another signature).
     expect(refused({ redis: { eval: () => {}, hGetAll: () => {} } })).toBe(notRedis)
-    const ioredis = { eval: () => {}, hgetall: () => {}, set: () => {}, get: () => {}, del: () => {} }
     const prefix = 'session.store.keyPrefix must be a non-empty string of at most 100 characters.'
-    expect(refused({ redis: ioredis, keyPrefix: '' })).toBe(prefix)
-    expect(refused({ redis: ioredis, keyPrefix: 'k'.repeat(101) })).toBe(prefix)
-    expect(refused({ redis: ioredis, keyPrefix: 7 })).toBe(prefix)
-    expect(refused({ redis: ioredis, keyPrefix: 'k'.repeat(100) })).toBeUndefined()
-    expect(refused({ redis: ioredis })).toBeUndefined()
+    expect(refused({ redis: IOREDIS_LIKE, keyPrefix: '' })).toBe(prefix)
+    expect(refused({ redis: IOREDIS_LIKE, keyPrefix: 'k'.repeat(101) })).toBe(prefix)
+    expect(refused({ redis: IOREDIS_LIKE, keyPrefix: 7 })).toBe(prefix)
+    expect(refused({ redis: IOREDIS_LIKE, keyPrefix: 'k'.repeat(100) })).toBeUndefined()
+    expect(refused({ redis: IOREDIS_LIKE })).toBeUndefined()
     const what = "session.store must be 'memory', { knex } or { redis }."
     for (const option of ['redis', null, 42, {}, { memory: true }]) expect(refused(option)).toBe(what)
   })
@@ -606,7 +596,6 @@ describe('session.store option', () => {
 
 describe('the store the refresh lease is shared through', () => {
   const logger = recordingLogger()
-  const ioredis = { eval: () => {}, hgetall: () => {}, set: () => {}, get: () => {}, del: () => {} }
   let sqlite: Knex
   beforeAll(() => {
     sqlite = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
@@ -616,7 +605,7 @@ describe('the store the refresh lease is shared through', () => {
   it('is the session store when it is shared, none when it is in memory', () => {
     const shared = resolveSessionStore({ knex: sqlite as never }, logger)!
     expect(sharedStoreOf(shared, 'memory', logger)).toBe(shared)
-    expect(sharedStoreOf(shared, { redis: ioredis as never }, logger)).toBe(shared)
+    expect(sharedStoreOf(shared, { redis: IOREDIS_LIKE as never }, logger)).toBe(shared)
     expect(sharedStoreOf(resolveSessionStore('memory', logger), { knex: sqlite as never }, logger)).toBeUndefined()
   })
 
@@ -629,7 +618,7 @@ describe('the store the refresh lease is shared through', () => {
     expect(fromKnex.label).toBe('SQLite')
     expect(await fromKnex.claim('lease', 'mine', HOUR)).toBe(true)
     expect(await sqlite('portcullis_session_store').where({ key: 'k:lease' }).first('value')).toEqual({ value: 'mine' })
-    expect(sharedStoreOf(undefined, { redis: ioredis as never }, logger)!.label).toBe('Redis')
+    expect(sharedStoreOf(undefined, { redis: IOREDIS_LIKE as never }, logger)!.label).toBe('Redis')
     // node-redis: the rate limit takes it, the session store does not.
     expect(sharedStoreOf(undefined, { redis: { eval: () => {}, hGetAll: () => {} } as never }, logger)).toBeUndefined()
     expect(sharedStoreOf(undefined, { redis: { hgetall: () => {} } as never }, logger)).toBeUndefined()
