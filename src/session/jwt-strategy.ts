@@ -112,8 +112,10 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
   const store = config.session.store
   const sid = store ? newSessionId() : undefined
   if (sid) defaultToken[SESSION_ID_CLAIM] = sid
-  // The provider's tokens, for getAccessToken(); the jwt callback sees them and may drop them.
-  const previous = account && (account.type === 'oauth' || account.type === 'oidc') ? await peekJwtToken(request) : null
+  // The provider's tokens, for getAccessToken(); the jwt callback sees them and may drop them. The
+  // session this one replaces, when it was the same user's, passes on its other providers' tokens
+  // whatever the new sign-in's method (a database session's account rows stay reachable likewise).
+  const previous = await peekJwtToken(request)
   const providerTokens = signInProviderTokens(account, previous, user.id)
   if (providerTokens) defaultToken[PROVIDER_TOKENS_CLAIM] = providerTokens
   let token = config.callbacks.jwt
@@ -124,9 +126,8 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
     token = { ...token, [SESSION_ID_CLAIM]: sid }
     await recordSession(request, store, token, true)
     // This browser's previous session ends with the new sign-in, as a database session's row does.
-    const replaced = previous ?? (await peekJwtToken(request))
-    const replacedId = replaced && sessionIdOf(replaced)
-    if (replacedId && typeof replaced.sub === 'string') await store.deleteSessions(replaced.sub, { only: replacedId })
+    const replacedId = previous && sessionIdOf(previous)
+    if (replacedId && typeof previous.sub === 'string') await store.deleteSessions(previous.sub, { only: replacedId })
   }
   const trigger = details.isNewUser ? 'signUp' : 'signIn'
   let sealed: Awaited<ReturnType<typeof sealToken>>

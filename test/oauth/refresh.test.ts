@@ -9,6 +9,7 @@ import { Socket } from 'node:net'
 import express from 'express'
 import { describe, expect, it } from '@jest/globals'
 import { MissingRequestContextError, type JWT, type JWTCallbackParams, type Session } from 'portcullis'
+import Credentials from 'portcullis/providers/credentials'
 import { Browser } from '../support/browser.js'
 import { signInWith } from '../support/oauth-app.js'
 import { corpProvider, mountTokenApp, SESSION_COOKIE as COOKIE, SHORT_TTL, useRefreshRig } from '../support/refresh-rig.js'
@@ -64,6 +65,31 @@ describe('the provider tokens in the session token', () => {
     expect((await signInWith(other, rig.app.url, 'corp-second', 'bob')).status).toBe(302)
     expect(signIns[2]!.token.sub).toBe('bob')
     expect(Object.keys(signIns[2]!.token.provider_tokens!)).toEqual(['corp-second'])
+  })
+
+  it('stay reachable when the same user signs in again with a password, and do not pass to another user', async () => {
+    const { signIns, jwt } = recordSignIns()
+    const password = Credentials({ authorize: async ({ username }) => ({ id: String(username) }) })
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp), password], callbacks: { jwt } })
+    const browser = new Browser()
+    await signedIn(browser, 'alice', 3600)
+    const withPassword = async (holder: Browser, username: string) => {
+      const { csrfToken } = (await (await holder.request(`${rig.app.url}/api/auth/csrf`)).json()) as { csrfToken: string }
+      const response = await holder.request(`${rig.app.url}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken, username, password: 'x' }) })
+      expect(response.status).toBe(302)
+    }
+    const aliceCookie = browser.cookie(rig.app.url, COOKIE)!
+    await withPassword(browser, 'alice')
+    expect(signIns[1]!.account!.type).toBe('credentials')
+    expect(signIns[1]!.token.provider_tokens).toEqual(signIns[0]!.token.provider_tokens)
+    expect((await tokenOf(browser)).body.token).toBe(signIns[0]!.account!.access_token)
+    // Bob, signing in with a password on a browser holding alice's session, gets none of her tokens.
+    const other = new Browser()
+    other.setCookie(rig.app.url, COOKIE, aliceCookie)
+    await withPassword(other, 'bob')
+    expect(signIns[2]!.token.sub).toBe('bob')
+    expect(signIns[2]!.token.provider_tokens).toBeUndefined()
+    expect((await tokenOf(other)).body.code).toBe('no_account')
   })
 
   it('are left out, with a warning, when they would take the session token over jwt.maxSize: the sign-in still works', async () => {
