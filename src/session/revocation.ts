@@ -30,7 +30,7 @@ interface Check {
 }
 
 interface Checks {
-  /** Session id (or `~<userId>` for a token without one) → what the store said. */
+  /** Session id (or `~<iat ms>~<userId>` for a token without one) → what the store said. */
   readonly known: Map<string, Check>
   /** When the last successful poll started (ms; 0: never), and where the next one starts. */
   polledAt: number
@@ -74,7 +74,8 @@ export function sessionStands(config: ResolvedConfig, store: SessionStore, token
   const state = checksOf(config)
   const userId = typeof token.sub === 'string' ? token.sub : ''
   const sid = sessionIdOf(token)
-  const key = sid ?? `~${userId}`
+  // A token without session id is judged by its issue time: each copy of the user's has its own answer.
+  const key = sid ?? `~${issuedAtOf(token)}~${userId}`
   // Answered without an await while the last poll is recent: the common case costs a Map lookup.
   if (nowMs - state.polledAt < config.session.revocationCacheMs) {
     const known = state.known.get(key)
@@ -97,14 +98,18 @@ async function checkAfterPoll(config: ResolvedConfig, store: SessionStore, state
   if (known !== undefined) return known.stands
   const generation = state.generation
   const answer = await batchedState(store, sid, userId)
-  const issuedAt = typeof token.iat === 'number' ? token.iat * 1000 : 0
-  const stands = sid !== undefined ? answer.session !== null && answer.session.expires > nowMs : issuedAt >= answer.validAfter
+  const stands = sid !== undefined ? answer.session !== null && answer.session.expires > nowMs : issuedAtOf(token) >= answer.validAfter
   // Answers dropped meanwhile may include a change to this one: it is not kept, and asked again next time.
   if (generation === state.generation) {
     state.known.set(key, { stands, userId })
     if (state.known.size > MAX_CHECKS) state.known.delete(state.known.keys().next().value!)
   }
   return stands
+}
+
+/** When the token was issued (ms; 0 when it does not say). */
+function issuedAtOf(token: JWT): number {
+  return typeof token.iat === 'number' ? token.iat * 1000 : 0
 }
 
 /** Reads the store's changes since the last poll and drops what this process knew of the sessions and users they name. */
