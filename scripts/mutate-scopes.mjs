@@ -97,6 +97,7 @@ export const SCOPES = {
     tests: [
       'test/session/database-strategy.test.ts',
       'test/session/jwt-strategy.test.ts',
+      'test/session/provider-tokens.test.ts',
       // Listing and ending sessions, and revocation (devices.ts, revocation.ts).
       'test/sessions/*.test.ts',
       'test/security/database-session.test.ts',
