@@ -263,8 +263,11 @@ describe('sessions that are not (or no longer) valid', () => {
     const { app } = createTestApp({ adapter, session: { maxAge: 3600 } })
     const token = cookieValue(setCookie(await signInWithPassword(request.agent(app)), SESSION_COOKIE))!
     setNow(START + HOUR - 1000)
+    await request(app).get('/api/auth/sessions/list').set('Cookie', `${SESSION_COOKIE}=${token}`).expect(200)
     expect((await request(app).get('/me').set('Cookie', `${SESSION_COOKIE}=${token}`)).body.user.id).toBe('user-1')
     setNow(START + HOUR)
+    // The device list only peeks at the row (it does not delete it): to it as to auth(), no session.
+    await request(app).get('/api/auth/sessions/list').set('Cookie', `${SESSION_COOKIE}=${token}`).expect(401)
     expect((await request(app).get('/me').set('Cookie', `${SESSION_COOKIE}=${token}`)).body).toBeNull()
     expect(await sessionRows(db)).toEqual([])
   })
@@ -296,6 +299,19 @@ describe('sessions that are not (or no longer) valid', () => {
     const cleared = (chunked.headers['set-cookie'] as unknown as string[]).map((cookie) => cookie.split(';')[0]).sort()
     expect(cleared).toEqual([`${SESSION_COOKIE}.0=`, `${SESSION_COOKIE}.1=`])
     expect(queries).toEqual([])
+
+    // Nor do the device list and sign-out, and a sign-in over it only writes its own row.
+    const csrf = await request(app).get('/api/auth/csrf')
+    const cookies = `${setCookie(csrf, 'authjs.csrf-token')!.split(';')[0]}; ${SESSION_COOKIE}=${jwtLike}`
+    const { csrfToken } = csrf.body as { csrfToken: string }
+    await request(app).get('/api/auth/sessions/list').set('Cookie', cookies).expect(401)
+    const signOut = await request(app).post('/api/auth/signout').set('Cookie', cookies).type('form').send({ csrfToken }).expect(302)
+    expect(signOut.headers.location).not.toMatch(/error=/)
+    expect(queries).toEqual([])
+    const signIn = await request(app).post('/api/auth/callback/credentials').set('Cookie', cookies).type('form').send({ csrfToken, username: 'ada', password: 'lovelace' }).expect(302)
+    expect(setCookie(signIn, SESSION_COOKIE)).toMatch(/^authjs\.session-token=[0-9a-f]{64};/)
+    // Only the user and the new row: the junk is not looked up to delete a previous row.
+    expect(queries.filter((sql) => /from `Session`|^delete/.test(sql))).toEqual([])
   })
 
   it('gives null for the JWT cookie of a JWT-session app with the same secret, and clears it', async () => {
@@ -421,6 +437,34 @@ describe('generateSessionToken', () => {
     expect(token).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
     expect((await sessionRows(db)).map((row) => row.sessionToken)).toEqual([token])
     expect((await agent.get('/me')).body.user.id).toBe('user-1')
+  })
+
+  it('takes tokens of up to 255 characters through sign-in, reads, the device list, a new sign-in and sign-out', async () => {
+    const { db, adapter } = await createDatabase()
+    let issued = 0
+    const { app } = createTestApp({ adapter, session: { generateSessionToken: () => `${'t'.repeat(250)}${String(++issued).padStart(5, '0')}` } })
+    const agent = request.agent(app)
+    const first = cookieValue(setCookie(await signInWithPassword(agent), SESSION_COOKIE))!
+    expect(first).toHaveLength(255)
+    expect((await agent.get('/me')).body.user.id).toBe('user-1')
+    await agent.get('/api/auth/sessions/list').expect(200)
+    const second = cookieValue(setCookie(await signInWithPassword(agent), SESSION_COOKIE))!
+    expect((await sessionRows(db)).map((row) => row.sessionToken)).toEqual([second])
+    const csrfToken = await fetchCsrfToken(agent)
+    await agent.post('/api/auth/signout').type('form').send({ csrfToken }).expect(302)
+    expect(await sessionRows(db)).toEqual([])
+  })
+
+  it.each([
+    ['over 255 characters', 't'.repeat(256)],
+    ['a number', 42],
+    ['nothing', undefined],
+  ])('fails the sign-in with the Configuration error page and no row when it returns %s', async (_what, token) => {
+    const { db, adapter } = await createDatabase()
+    const { app } = createTestApp({ adapter, logger: recordingLogger(), session: { generateSessionToken: () => token as string } })
+    const callback = await signInWithPassword(request.agent(app))
+    expect(callback.headers.location).toMatch(/\/api\/auth\/error\?error=Configuration$/)
+    expect(await sessionRows(db)).toEqual([])
   })
 
   it('fails the sign-in with the Configuration error page and no row when it returns an empty string', async () => {
