@@ -101,6 +101,10 @@ export const SCOPES = {
       // Listing and ending sessions, and revocation (devices.ts, revocation.ts).
       'test/sessions/*.test.ts',
       'test/security/database-session.test.ts',
+      // The CSRF token retired at sign-in and sign-out (strategy.ts), and an account linked to the
+      // signed-in user (strategy.ts's signedInUserId).
+      'test/security/csrf-origin.test.ts',
+      'test/oauth/accounts.test.ts',
       // The provider tokens a session carries (provider-tokens.ts) and their refresh.
       'test/oauth/refresh.test.ts',
       'test/oauth/refresh-database.test.ts',

@@ -116,6 +116,20 @@ export function sessionListContract(make: () => SessionsApp | Promise<SessionsAp
     expect(subject.revoked.filter((event) => event.by === 'signOutEverywhere')).toHaveLength(2)
   })
 
+  it('signing out ends only this device’s session; signing out without one is answered the same way', async () => {
+    const laptop = await signIn(subject.app, 'ada')
+    const phone = await signIn(subject.app, 'ada')
+    const signOut = await post(laptop, '/signout')
+    expect(signOut.status).toBe(302)
+    expect(setCookie(signOut, subject.cookieName)).toMatch(new RegExp(`^${subject.cookieName.replace('.', '\\.')}=;`))
+    expect(await signedInAs(laptop)).toBeNull()
+    expect(await signedInAs(phone)).toBe('ada')
+    expect(await list(phone)).toHaveLength(1)
+    const again = await post(laptop, '/signout')
+    expect(again.status).toBe(302)
+    expect(again.headers.location).not.toMatch(/error=/)
+  })
+
   it('a new sign-in in the same browser replaces its session in the list', async () => {
     const browser = await signIn(subject.app, 'ada')
     const [first] = await list(browser)

@@ -222,6 +222,18 @@ describe('the server-side functions', () => {
   })
 })
 
+describe('signing out with a token from before the store', () => {
+  it('refuses every copy of it afterwards: with no record to delete, the user’s tokens issued until then are refused', async () => {
+    const before = app({})
+    const withStore = app({ store: 'memory' })
+    const legacy = await sessionCookie(before.app, 'ada')
+    await signOutWith(withStore.app, legacy)
+    expect((await whoIs(withStore.app, legacy)).name).toBeNull()
+    // Only the user's: another user's old token still stands.
+    expect((await whoIs(withStore.app, await sessionCookie(before.app, 'grace'))).name).toBe('grace')
+  })
+})
+
 for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
   await describeWithDatabase(kind, `JWT revocation on a shared Knex store (${kind})`, (server) => {
     let db: TestDatabase
