@@ -195,6 +195,35 @@ describe('getAccessToken with JWT sessions', () => {
     expect(await rig.accepts(second.body.token!)).toBe(true)
   })
 
+  it('a browser back with the cookie from before a refresh gets the new token later on, not a replay', async () => {
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)] })
+    const browser = new Browser()
+    await signedIn(browser, 'alice')
+    const oldCookie = `${COOKIE}=${browser.cookie(rig.app.url, COOKIE)}`
+    const refreshed = await tokenOf(browser, '', oldCookie)
+    const before = rig.refreshes()
+    // The response with the new cookie was lost; the browser comes back with the old one a while later.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const again = await tokenOf(browser, '', oldCookie)
+    expect(again).toMatchObject({ status: 200, body: { token: refreshed.body.token } })
+    expect(rig.refreshes()).toBe(before)
+  })
+
+  it('a cookie two rotations behind follows them to the newest refresh token instead of replaying a used one', async () => {
+    mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)] })
+    const browser = new Browser()
+    await signedIn(browser, 'alice')
+    const oldest = `${COOKIE}=${browser.cookie(rig.app.url, COOKIE)}`
+    await tokenOf(browser)
+    // skew above the new token's lifetime: due again, so a second rotation.
+    await tokenOf(browser, '?skew=7200')
+    const before = rig.refreshes()
+    const third = await tokenOf(browser, '?skew=7200', oldest)
+    expect(third.status).toBe(200)
+    expect(rig.refreshes() - before).toBe(1)
+    expect(await rig.accepts(third.body.token!)).toBe(true)
+  })
+
   it('a revoked refresh token gives invalid_grant, marks the session, and is not sent again', async () => {
     const { signIns, jwt } = recordSignIns()
     mountTokenApp(rig.app, { providers: [corpProvider(rig.idp)], callbacks: { jwt } })
