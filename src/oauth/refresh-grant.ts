@@ -69,10 +69,15 @@ function refreshError(provider: OAuthProvider, error: unknown): RefreshAccessTok
 
 /** The OAuth error of the token endpoint's answer, when it gave one (GitHub's come with HTTP 200). */
 function providerAnswer(error: unknown): { error: string; description?: string } | undefined {
-  if (error instanceof oidc.ResponseBodyError) return { error: safeCode(error.error), description: error.error_description }
+  // The description as the provider sent it: oauth4webapi does not check that it is a string.
+  if (error instanceof oidc.ResponseBodyError) return { error: safeCode(error.error), description: textOf(error.error_description) }
   if (error instanceof oidc.ClientError) {
     const body = ((error.cause as { cause?: unknown } | undefined)?.cause as { body?: { error?: unknown; error_description?: unknown } } | undefined)?.body
-    if (body && typeof body.error === 'string') return { error: safeCode(body.error), description: typeof body.error_description === 'string' ? body.error_description : undefined }
+    if (body && typeof body.error === 'string') return { error: safeCode(body.error), description: textOf(body.error_description) }
   }
   return undefined
+}
+
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
 }
