@@ -74,8 +74,9 @@ function sharedStoreSuite(label: string, connect: () => StoreHandle) {
     expect(rig.refreshes() - before).toBe(1)
     expect(await rig.accepts(answers[0]!.token!)).toBe(true)
 
-    // A new instance (no memory at all) with the cookie from before the refresh: sending its rotated
-    // refresh token would make the IdP revoke the grant; the store gives it the new tokens instead.
+    // A new instance (no memory at all) with the cookie from before the refresh, a while later: sending
+    // its rotated refresh token would make the IdP revoke the grant; the store gives it the new tokens.
+    await new Promise((resolve) => setTimeout(resolve, 300))
     const late = await tokenAt(await instance(shared()), cookie)
     expect(late).toEqual({ status: 200, token: answers[0]!.token })
     expect(rig.refreshes() - before).toBe(1)
@@ -90,6 +91,26 @@ function sharedStoreSuite(label: string, connect: () => StoreHandle) {
     expect(rig.refreshes() - before).toBe(1)
     expect(await tokenAt(await instance(shared()), cookie)).toMatchObject({ status: 401, code: 'invalid_grant' })
     expect(rig.refreshes() - before).toBe(1)
+  })
+
+  it(`${label}: a provider outage on one instance leaves nothing behind: another refreshes at once and gets a token`, async () => {
+    const { cookie } = await signedIn(shared(), 'erin')
+    rig.beforeTokenRequest(async (ctx) => {
+      ctx.status = 503
+      ctx.body = 'down for maintenance'
+      return true
+    })
+    try {
+      expect(await tokenAt(await instance(shared()), cookie)).toMatchObject({ status: 401, code: 'provider_error' })
+    } finally {
+      rig.beforeTokenRequest(undefined)
+    }
+    const before = rig.refreshes()
+    // Were its lease left behind, this call would wait it out (a minute: past the test's time limit).
+    const answer = await tokenAt(await instance(shared()), cookie)
+    expect(answer.status).toBe(200)
+    expect(rig.refreshes() - before).toBe(1)
+    expect(await rig.accepts(answer.token!)).toBe(true)
   })
 
   it(`${label}: when the store fails, the call fails and the instance does not refresh on its own`, async () => {
