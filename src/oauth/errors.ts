@@ -57,7 +57,8 @@ export function exchangeError(provider: OAuthProvider, error: unknown): AuthErro
       case 'OAUTH_KEY_SELECTION_FAILED':
         return new OAuthCallbackError('id_token_signature', `${where}: ID token rejected: no key of the provider's JWKS matches its signature (${reason}).`, { cause: redactError(error) })
       case 'OAUTH_INVALID_RESPONSE':
-        if (/"iss"/.test(reason)) return new OAuthCallbackError('issuer_mismatch', `${where}: ${reason}: the response comes from another authorization server than the one the sign-in started with (mix-up).`, { cause: redactError(error) })
+        // The callback's `iss` parameter missing or another server's (RFC 9207); not the ID token's `iss` claim.
+        if (/response parameter "iss"|"iss" \(issuer\) response parameter/.test(reason)) return new OAuthCallbackError('issuer_mismatch', `${where}: ${reason}: the response comes from another authorization server than the one the sign-in started with (mix-up).`, { cause: redactError(error) })
         if (/signature/i.test(reason)) return new OAuthCallbackError('id_token_signature', `${where}: ID token rejected: ${reason}.`, { cause: redactError(error) })
         return new OAuthCallbackError('invalid_response', `${where}: the provider's response is invalid: ${reason}.`, { cause: redactError(error) })
       default:
