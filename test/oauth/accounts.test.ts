@@ -225,12 +225,12 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect(events.find((event) => event.name === 'signIn')!.message).toMatchObject({ isNewUser: false, user: { id: existing.id } })
   })
 
-  it('links a new account to the signed-in user, whatever its e-mail', async () => {
+  it.each(['jwt', 'database'] as const)('links a new account to the signed-in user, whatever its e-mail (%s sessions)', async (strategy) => {
     const adapter = KnexAdapter(database.knex)
     const ruth = await adapter.createUser({ name: 'Ruth', email: 'ruth@elsewhere.example', emailVerified: null })
     const password = Credentials({ authorize: async ({ password: given }) => (given === 'pw' ? { id: ruth.id, name: ruth.name } : null) })
     const { config, count, events } = recorder()
-    mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, ...config })
+    mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy }, ...config })
     const browser = new Browser()
     await signInWithCredentials(browser, { password: 'pw' })
     expect((await sessionOf(browser, rig.app.url))?.user?.id).toBe(ruth.id)

@@ -47,6 +47,7 @@ describe('signInProviderTokens', () => {
   it('passes nothing on from another user’s session, or when the new user is unknown', () => {
     expect(signInProviderTokens(null, previous, 'bob')).toBeUndefined()
     expect(signInProviderTokens(null, previous, undefined)).toBeUndefined()
+    expect(signInProviderTokens(null, { provider_tokens: { github: { access_token: 'gh' } } }, undefined)).toBeUndefined()
     expect(signInProviderTokens(oauth({ access_token: 'at' }), previous, 'bob')).toEqual({ corp: { access_token: 'at' } })
   })
 

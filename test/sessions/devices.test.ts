@@ -47,13 +47,16 @@ describe('listOwnSessions with database sessions', () => {
       row('seen-earlier', { lastSeenAt: at(-2 * HOUR) }),
       row('seen-lately', { lastSeenAt: at(-HOUR) }),
     ]
-    const listed = await listOwnSessions(requestFor({ adapter: adapterWith(rows) }), { userId: 'alice', sessionId: 'current' })
-    expect(listed.map((session) => [session.id, session.current])).toEqual([
-      ['current', true],
-      ['seen-lately', false],
-      ['seen-earlier', false],
-      ['never-seen', false],
-    ])
+    // In both orders: however the sort pairs the rows, a row never seen goes last.
+    for (const given of [rows, [...rows].reverse()]) {
+      const listed = await listOwnSessions(requestFor({ adapter: adapterWith(given) }), { userId: 'alice', sessionId: 'current' })
+      expect(listed.map((session) => [session.id, session.current])).toEqual([
+        ['current', true],
+        ['seen-lately', false],
+        ['seen-earlier', false],
+        ['never-seen', false],
+      ])
+    }
   })
 
   it('tells an app whose adapter cannot list or end a user’s sessions which method it lacks', async () => {
