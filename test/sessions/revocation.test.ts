@@ -232,6 +232,26 @@ describe('signing out with a token from before the store', () => {
     // Only the user's: another user's old token still stands.
     expect((await whoIs(withStore.app, await sessionCookie(before.app, 'grace'))).name).toBe('grace')
   })
+
+  it('the refusal is kept for jwt.maxAge: an instance that reads the store later refuses the token too', async () => {
+    const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    try {
+      // jwt.maxAge of 2 s: the refusal outlives the pause below, a refusal kept for 2 ms would not.
+      const shared = { store: { knex: db } }
+      const config = { secret: SECRET, trustHost: true, providers: [anyone], logger: recordingLogger(), jwt: { maxAge: 2 } }
+      const one = authApp({ ...config, session: { strategy: 'jwt', ...shared } })
+      const two = authApp({ ...config, session: { strategy: 'jwt', ...shared } })
+      const before = app({}).app
+      const legacy = await sessionCookie(before, 'ada')
+      await signOutWith(one.app, legacy)
+      await pause(100)
+      expect((await whoIs(two.app, legacy)).name).toBeNull()
+      // What it would have answered: another user's token of the same age stands there.
+      expect((await whoIs(two.app, await sessionCookie(before, 'grace'))).name).toBe('grace')
+    } finally {
+      await db.destroy()
+    }
+  })
 })
 
 for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
