@@ -27,6 +27,9 @@ export function providerError(provider: OAuthProvider, params: URLSearchParams):
 /** Maps a failure of the token exchange, ID token validation or userinfo request. */
 export function exchangeError(provider: OAuthProvider, error: unknown): AuthError {
   if (error instanceof AuthError) return error
+  // openid-client wraps what the engine's own callbacks throw (the clientSecret function's refusal) in a
+  // ClientError ("something went wrong"): it is given back as it was thrown.
+  if (error instanceof oidc.ClientError && error.cause instanceof AuthError) return error.cause
   const where = `The "${provider.id}" callback`
   if (error instanceof oidc.ResponseBodyError) {
     const description = error.error_description ? ` (${logValue(error.error_description)})` : ''
