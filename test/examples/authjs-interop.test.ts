@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { fileURLToPath } from 'node:url'
 import { Browser } from '../support/browser.js'
-import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { examplePort, startExampleProcess, type ExampleProcess } from '../support/example-process.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const COOKIE = 'authjs.session-token'
-const frontendPort = 30000 + Math.floor(Math.random() * 20000)
+const frontendPort = examplePort(2)
 const apiPort = frontendPort + 1
 const frontend = `http://localhost:${frontendPort}`
 const api = `http://localhost:${apiPort}`

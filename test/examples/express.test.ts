@@ -18,6 +18,7 @@ import { Browser } from '../support/browser.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 import { recordingLogger } from '../support/logger.js'
+import { examplePort } from '../support/example-process.js'
 import { Secret, TOTP } from 'otpauth'
 
 let app: Express
@@ -420,7 +421,7 @@ describe('examples/express with the local dev identity provider', () => {
 describe('npm start (examples/express/server.ts)', () => {
   it('creates and migrates its SQLite file, then serves the home page', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'portcullis-example-'))
-    const port = 30000 + Math.floor(Math.random() * 20000)
+    const port = examplePort(2)
     const idpPort = port + 1
     const server = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/express/server.ts'], {
       env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DEV_IDP_PORT: String(idpPort), DATABASE_FILE: join(dir, 'example.sqlite'), AUTH_SECRET: 'test-secret-for-the-express-example-0123456789' },

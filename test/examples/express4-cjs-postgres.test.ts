@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url'
 import type { Knex } from 'knex'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
-import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { examplePort, startExampleProcess, type ExampleProcess } from '../support/example-process.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const example = join(root, 'examples/express4-cjs-postgres')
@@ -44,7 +44,7 @@ await describeWithDatabase('postgres', 'examples/express4-cjs-postgres (npm star
   let dir: string
   let server: ChildProcess
   let started: ExampleProcess
-  const port = 30000 + Math.floor(Math.random() * 20000)
+  const port = examplePort()
   const origin = `http://localhost:${port}`
 
   beforeAll(async () => {

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url'
 import type { BrowserContext, Page } from 'playwright-core'
 import { ensureClientBuilt, useChromium } from '../support/browser-rig.js'
 import { describeWithChromium } from '../support/chromium.js'
-import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { examplePort, startExampleProcess, type ExampleProcess } from '../support/example-process.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -29,7 +29,7 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
   let context: BrowserContext
   let first: Page
   let second: Page
-  const port = 30000 + Math.floor(Math.random() * 20000)
+  const port = examplePort(2)
   const origin = `http://localhost:${port}`
 
   const status = (page: Page) => page.locator('#status')
