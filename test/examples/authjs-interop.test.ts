@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { fileURLToPath } from 'node:url'
 import { Browser } from '../support/browser.js'
-import { examplePort, startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { examplePort } from '../support/ports.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const COOKIE = 'authjs.session-token'

@@ -18,7 +18,7 @@ import { Browser } from '../support/browser.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 import { recordingLogger } from '../support/logger.js'
-import { examplePort } from '../support/example-process.js'
+import { examplePort } from '../support/ports.js'
 import { Secret, TOTP } from 'otpauth'
 
 let app: Express

@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url'
 import type { Knex } from 'knex'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
-import { examplePort, startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { examplePort } from '../support/ports.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const example = join(root, 'examples/express4-cjs-postgres')

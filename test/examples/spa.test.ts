@@ -15,7 +15,8 @@ import { fileURLToPath } from 'node:url'
 import type { BrowserContext, Page } from 'playwright-core'
 import { ensureClientBuilt, useChromium } from '../support/browser-rig.js'
 import { describeWithChromium } from '../support/chromium.js'
-import { examplePort, startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { startExampleProcess, type ExampleProcess } from '../support/example-process.js'
+import { examplePort } from '../support/ports.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))

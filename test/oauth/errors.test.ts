@@ -11,19 +11,15 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose'
+import { generateKeyPair, SignJWT, type JWTPayload } from 'jose'
 import * as oidc from 'openid-client'
-import OAuth from 'portcullis/providers/oauth'
-import { resolveConfig } from '../../src/config/resolve.js'
 import type { OAuthProvider } from '../../src/config/oauth-provider.js'
 import { AuthError, InvalidCheckError, OAuthCallbackError } from '../../src/errors.js'
 import { clientConfiguration } from '../../src/oauth/client.js'
 import { exchangeError, providerError, safeCode } from '../../src/oauth/errors.js'
-import { SECRET } from '../support/flow.js'
-import { silentLogger } from '../support/oauth-app.js'
-import { startProviderApi, type MockAnswer, type ProviderApi } from '../providers/provider-api.js'
+import { ACME_CLIENT_ID as CLIENT_ID, ACME_KEY_ID, startAcme } from '../support/acme-provider.js'
+import type { MockAnswer, ProviderApi } from '../providers/provider-api.js'
 
-const CLIENT_ID = 'acme-client'
 const STATE = 'state-of-this-sign-in'
 const NONCE = 'nonce-of-this-sign-in'
 
@@ -42,39 +38,19 @@ let tokenAnswer: MockAnswer
 let userinfoAnswer: MockAnswer
 
 beforeAll(async () => {
-  const keys = await generateKeyPair('RS256')
-  signingKey = keys.privateKey
   strangerKey = (await generateKeyPair('RS256')).privateKey
-  const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'acme-key', alg: 'RS256', use: 'sig' }
-  api = await startProviderApi({
-    'POST /token': () => tokenAnswer,
-    'GET /jwks': () => ({ json: { keys: [jwk] } }),
-    'GET /me': () => userinfoAnswer,
-  })
   guarded = createServer((_req, res) => {
     res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token", DPoP algs="ES256"' }).end()
   })
   await new Promise<void>((resolve) => guarded.listen(0, '127.0.0.1', resolve))
-  const acmeWith = (id: string, userinfo: string) =>
-    OAuth({
-      id,
-      name: 'Acme',
-      clientId: CLIENT_ID,
-      clientSecret: 'acme-secret',
-      issuer: api.baseUrl,
-      authorization: `${api.baseUrl}/authorize`,
-      token: `${api.baseUrl}/token`,
-      userinfo,
-      jwks_endpoint: `${api.baseUrl}/jwks`,
-      dangerouslyAllowInsecureRequests: true,
-    })
-  const config = resolveConfig({
-    secret: SECRET,
-    logger: silentLogger,
-    providers: [acmeWith('acme', `${api.baseUrl}/me`), acmeWith('acme-guarded', `http://127.0.0.1:${(guarded.address() as AddressInfo).port}/me`)],
-  })
-  acme = config.providerById.get('acme') as OAuthProvider
-  acmeGuarded = config.providerById.get('acme-guarded') as OAuthProvider
+  const started = await startAcme(
+    { 'POST /token': () => tokenAnswer, 'GET /me': () => userinfoAnswer },
+    { acme: {}, 'acme-guarded': { userinfo: `http://127.0.0.1:${(guarded.address() as AddressInfo).port}/me` } },
+  )
+  api = started.api
+  signingKey = started.signingKey
+  acme = started.providers.get('acme')!
+  acmeGuarded = started.providers.get('acme-guarded')!
 })
 
 afterAll(async () => {
@@ -84,7 +60,7 @@ afterAll(async () => {
 })
 
 /** An ID token for this sign-in, signed with the provider's key; `claims` replace the valid ones. */
-function idToken(claims: JWTPayload = {}, { key = signingKey, kid = 'acme-key' } = {}): Promise<string> {
+function idToken(claims: JWTPayload = {}, { key = signingKey, kid = ACME_KEY_ID } = {}): Promise<string> {
   const now = Math.floor(Date.now() / 1000)
   return new SignJWT({ iss: api.baseUrl, aud: CLIENT_ID, sub: 'user-1', iat: now, exp: now + 600, nonce: NONCE, ...claims })
     .setProtectedHeader({ alg: 'RS256', kid })

@@ -8,20 +8,16 @@
  * a refused connection. Last, `isFresh`, which decides whether a stored access token is used as it
  * is or refreshed first.
  */
-import { createServer } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
-import { exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { SignJWT } from 'jose'
 import { RefreshAccessTokenError } from 'portcullis'
-import OAuth from 'portcullis/providers/oauth'
-import { resolveConfig } from '../../src/config/resolve.js'
 import type { OAuthProvider } from '../../src/config/oauth-provider.js'
 import { isFresh, refreshGrant } from '../../src/oauth/refresh-grant.js'
-import { SECRET } from '../support/flow.js'
-import { silentLogger } from '../support/oauth-app.js'
-import { startProviderApi, type MockAnswer, type ProviderApi } from '../providers/provider-api.js'
+import { ACME_CLIENT_ID as CLIENT_ID, ACME_KEY_ID, startAcme } from '../support/acme-provider.js'
+import { closedPort } from '../support/ports.js'
+import type { MockAnswer, ProviderApi } from '../providers/provider-api.js'
 
 const NOW = 1_800_000_000
-const CLIENT_ID = 'acme-client'
 
 let api: ProviderApi
 let acme: OAuthProvider
@@ -32,49 +28,18 @@ let signingKey: CryptoKey
 let tokenAnswer: MockAnswer
 
 beforeAll(async () => {
-  const keys = await generateKeyPair('RS256')
-  signingKey = keys.privateKey
-  const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'acme-key', alg: 'RS256', use: 'sig' }
-  api = await startProviderApi({
-    'POST /token': () => tokenAnswer,
-    'GET /jwks': () => ({ json: { keys: [jwk] } }),
-  })
-  const acmeAt = (id: string, tokenUrl: string) =>
-    OAuth({
-      id,
-      name: 'Acme',
-      clientId: CLIENT_ID,
-      clientSecret: 'acme-secret',
-      issuer: api.baseUrl,
-      authorization: `${api.baseUrl}/authorize`,
-      token: tokenUrl,
-      userinfo: `${api.baseUrl}/me`,
-      jwks_endpoint: `${api.baseUrl}/jwks`,
-      dangerouslyAllowInsecureRequests: true,
-    })
-  const config = resolveConfig({
-    secret: SECRET,
-    logger: silentLogger,
-    providers: [acmeAt('acme', `${api.baseUrl}/token`), acmeAt('acme-unreachable', `http://127.0.0.1:${await closedPort()}/token`)],
-  })
-  acme = config.providerById.get('acme') as OAuthProvider
-  unreachable = config.providerById.get('acme-unreachable') as OAuthProvider
+  const started = await startAcme({ 'POST /token': () => tokenAnswer }, { acme: {}, 'acme-unreachable': { token: `http://127.0.0.1:${await closedPort()}/token` } })
+  api = started.api
+  signingKey = started.signingKey
+  acme = started.providers.get('acme')!
+  unreachable = started.providers.get('acme-unreachable')!
 })
 
 afterAll(() => api.close())
 
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
-
 /** An ID token as the provider signs it for `CLIENT_ID` (openid-client checks it, and its signature). */
 function idToken(): Promise<string> {
-  return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'acme-key' }).setIssuer(api.baseUrl).setAudience(CLIENT_ID).setSubject('user-1').setIssuedAt().setExpirationTime('10m').sign(signingKey)
+  return new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: ACME_KEY_ID }).setIssuer(api.baseUrl).setAudience(CLIENT_ID).setSubject('user-1').setIssuedAt().setExpirationTime('10m').sign(signingKey)
 }
 
 /** The refresh grant's error when the token endpoint answers `answer` (fails the test if it resolves). */

@@ -4,7 +4,7 @@
  * sharing one count, and what happens when Redis cannot be reached.
  */
 import { once } from 'node:events'
-import { createServer } from 'node:net'
+import { closedPort } from '../support/ports.js'
 import { afterAll, describe, expect, it, jest } from '@jest/globals'
 import { Redis } from 'ioredis'
 import type { RateLimitOptions } from 'portcullis'
@@ -161,11 +161,3 @@ describe('a Redis store that cannot be reached', () => {
   })
 })
 
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}

@@ -50,13 +50,3 @@ export async function startExampleProcess(
   }
   return started
 }
-
-/**
- * A port for an example to listen on, chosen at random below Linux's ephemeral range (32768-60999),
- * where the suite's own outgoing sockets take theirs: a port picked there may be in use on one of
- * localhost's addresses and free on the other. `span` leaves the ports after it for the example's
- * other servers.
- */
-export function examplePort(span = 1): number {
-  return 20000 + Math.floor(Math.random() * (12000 - span))
-}
