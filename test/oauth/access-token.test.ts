@@ -81,6 +81,21 @@ function signal(): { done: Promise<void>; fire: () => void } {
   return { done, fire }
 }
 
+/** Holds the IdP's next token request until `release()` (`asked` settles once it has come), then answers it `status` and `body`. */
+function holdNextTokenRequest(status: number, body: unknown): { asked: Promise<void>; release: () => void } {
+  const asked = signal()
+  const release = signal()
+  rig.beforeTokenRequest(async (ctx) => {
+    rig.beforeTokenRequest(undefined)
+    asked.fire()
+    await release.done
+    ctx.status = status
+    ctx.body = body
+    return true
+  })
+  return { asked: asked.done, release: release.fire }
+}
+
 const providers = () => [corpProvider(rig.idp), corpProvider(rig.idp, { id: 'corp-second', name: 'Corp again' })]
 
 /** An instance of its own (its own config, so its own memory of refreshes: another process, in effect). */
@@ -400,21 +415,12 @@ describe('getAccessToken with database sessions', () => {
       const listed = (await store().getAccountsByUserId(userId)).map((account) => `${account.provider}/${account.providerAccountId}`)
       expect(listed).toEqual(['corp-second/tess', 'corp/tess-work', 'corp/tess'])
 
-      const asked = signal()
-      const refuse = signal()
-      rig.beforeTokenRequest(async (ctx) => {
-        rig.beforeTokenRequest(undefined)
-        asked.fire()
-        await refuse.done
-        ctx.status = 400
-        ctx.body = { error: 'invalid_grant', error_description: 'grant request is invalid' }
-        return true
-      })
+      const refusal = holdNextTokenRequest(400, { error: 'invalid_grant', error_description: 'grant request is invalid' })
       const refreshing = call(onDatabase(), cookie, 'corp', { providerAccountId: 'tess' })
-      await asked.done
+      await refusal.asked
       await signedIn('tess', { ttl: 3600 })
       const signedInAgain = await accountRow('corp', 'tess')
-      refuse.fire()
+      refusal.release()
       expect(await refreshing).toEqual({ token: signedInAgain.access_token })
       expect(await accountRow('corp', 'tess')).toEqual(signedInAgain)
     })
@@ -422,24 +428,15 @@ describe('getAccessToken with database sessions', () => {
     it('an instance waiting on another’s refresh goes on once that one gives the row back after failing, and refreshes itself', async () => {
       const { cookie } = await signedIn('uma')
       const signIn = await accountRow('corp', 'uma')
-      const asked = signal()
-      const fail = signal()
-      rig.beforeTokenRequest(async (ctx) => {
-        rig.beforeTokenRequest(undefined)
-        asked.fire()
-        await fail.done
-        ctx.status = 503
-        ctx.body = 'down for maintenance'
-        return true
-      })
+      const outage = holdNextTokenRequest(503, 'down for maintenance')
       const before = rig.refreshes()
       const other = call(onDatabase(), cookie)
-      await asked.done
+      await outage.asked
       const watch = watched(store())
       const waiting = call(onDatabase(watch.adapter), cookie)
       // It has found the row leased, and read it again while waiting.
       await within(3000, watch.reads(2))
-      fail.fire()
+      outage.release()
       expect(await other).toMatchObject({ code: 'provider_error' })
       const answer = await within(3000, waiting)
       expect(answer).toEqual({ token: expect.any(String) })
