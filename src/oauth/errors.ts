@@ -24,6 +24,17 @@ export function providerError(provider: OAuthProvider, params: URLSearchParams):
   )
 }
 
+/**
+ * The OAuth error a token endpoint answered with HTTP 200 (GitHub does: `{ error, error_description }`),
+ * which openid-client reports as a ClientError whose cause holds the body. Both as the provider sent
+ * them; `undefined` when the answer carried no `error`.
+ */
+export function errorBodyOf(error: oidc.ClientError): { error: string; description: string | undefined } | undefined {
+  const body = ((error.cause as { cause?: unknown } | undefined)?.cause as { body?: { error?: unknown; error_description?: unknown } } | undefined)?.body
+  if (!body || typeof body.error !== 'string') return undefined
+  return { error: body.error, description: typeof body.error_description === 'string' ? body.error_description : undefined }
+}
+
 /** Maps a failure of the token exchange, ID token validation or userinfo request. */
 export function exchangeError(provider: OAuthProvider, error: unknown): AuthError {
   if (error instanceof AuthError) return error
@@ -43,11 +54,10 @@ export function exchangeError(provider: OAuthProvider, error: unknown): AuthErro
     const detail = error.cause instanceof Error ? error.cause : undefined
     const claim = (detail?.cause as { claim?: unknown } | undefined)?.claim
     const reason = detail?.message ?? error.message
-    // GitHub answers token errors with HTTP 200 and `{ error, error_description }`.
-    const body = (detail?.cause as { body?: { error?: unknown; error_description?: unknown } } | undefined)?.body
-    if (body && typeof body.error === 'string') {
-      const description = typeof body.error_description === 'string' ? ` (${logValue(body.error_description)})` : ''
-      return new OAuthCallbackError(safeCode(body.error), `${where}: the provider answered error=${logValue(body.error)}${description}.`, { cause: redactError(error) })
+    const answered = errorBodyOf(error)
+    if (answered) {
+      const description = answered.description !== undefined ? ` (${logValue(answered.description)})` : ''
+      return new OAuthCallbackError(safeCode(answered.error), `${where}: the provider answered error=${logValue(answered.error)}${description}.`, { cause: redactError(error) })
     }
     switch (error.code) {
       case 'OAUTH_JWT_CLAIM_COMPARISON_FAILED':

@@ -10,7 +10,7 @@ import type { OAuthProvider } from '../config/oauth-provider.js'
 import { AuthError, RefreshAccessTokenError } from '../errors.js'
 import { describeError, redactError } from '../events.js'
 import { clientConfiguration } from './client.js'
-import { safeCode } from './errors.js'
+import { errorBodyOf, safeCode } from './errors.js'
 
 /** A refresh's answer: the new token set, `expires_at` computed from `expires_in`. */
 export interface RefreshedTokens {
@@ -70,14 +70,10 @@ function refreshError(provider: OAuthProvider, error: unknown): RefreshAccessTok
 /** The OAuth error of the token endpoint's answer, when it gave one (GitHub's come with HTTP 200). */
 function providerAnswer(error: unknown): { error: string; description?: string } | undefined {
   // The description as the provider sent it: oauth4webapi does not check that it is a string.
-  if (error instanceof oidc.ResponseBodyError) return { error: safeCode(error.error), description: textOf(error.error_description) }
+  if (error instanceof oidc.ResponseBodyError) return { error: safeCode(error.error), description: typeof error.error_description === 'string' ? error.error_description : undefined }
   if (error instanceof oidc.ClientError) {
-    const body = ((error.cause as { cause?: unknown } | undefined)?.cause as { body?: { error?: unknown; error_description?: unknown } } | undefined)?.body
-    if (body && typeof body.error === 'string') return { error: safeCode(body.error), description: textOf(body.error_description) }
+    const answered = errorBodyOf(error)
+    if (answered) return { error: safeCode(answered.error), description: answered.description }
   }
   return undefined
-}
-
-function textOf(value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined
 }
