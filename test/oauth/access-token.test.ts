@@ -20,6 +20,7 @@ import { KnexAdapter, migrationSource, type KnexAdapterInstance } from 'portcull
 import { encode } from 'portcullis/jwt'
 import { Browser } from '../support/browser.js'
 import { recordingLogger, type RecordingLogger } from '../support/logger.js'
+import { rejectionOf } from '../support/rejection.js'
 import { SECRET } from '../support/oauth-app.js'
 import { corpProvider, mountTokenApp, SESSION_COOKIE as COOKIE, SHORT_TTL, useRefreshRig } from '../support/refresh-rig.js'
 
@@ -46,16 +47,6 @@ async function answerOf(call: Promise<string>): Promise<Answer> {
     if (error instanceof RefreshAccessTokenError) return { code: error.code, message: error.message }
     throw error
   }
-}
-
-/** What `promise` rejected with (it must reject). */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  return promise.then(
-    (value) => {
-      throw new Error(`expected a rejection, got ${JSON.stringify(value)}`)
-    },
-    (error: unknown) => error,
-  )
 }
 
 /** `promise`, or a rejection after `ms`: a call that waits on a lease for its full minute fails the test, not the suite's timeout. */

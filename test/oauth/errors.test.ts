@@ -19,6 +19,7 @@ import { clientConfiguration } from '../../src/oauth/client.js'
 import { exchangeError, providerError, safeCode } from '../../src/oauth/errors.js'
 import { ACME_CLIENT_ID as CLIENT_ID, ACME_KEY_ID, startAcme } from '../support/acme-provider.js'
 import type { MockAnswer, ProviderApi } from '../providers/provider-api.js'
+import { rejectionOf } from '../support/rejection.js'
 
 const STATE = 'state-of-this-sign-in'
 const NONCE = 'nonce-of-this-sign-in'
@@ -80,24 +81,12 @@ async function codeGrantFailure(answer: MockAnswer, params: Record<string, strin
   tokenAnswer = answer
   const currentUrl = new URL('http://app.test/auth/callback/acme')
   for (const [key, value] of Object.entries({ code: 'code-secret-value', state: STATE, ...params })) currentUrl.searchParams.set(key, value)
-  return oidc
-    .authorizationCodeGrant(await clientConfiguration(acme), currentUrl, { expectedState: STATE, expectedNonce: NONCE, idTokenExpected: true })
-    .then(
-      (tokens) => {
-        throw new Error(`expected the exchange to fail, got ${JSON.stringify(tokens)}`)
-      },
-      (reason: unknown) => reason,
-    )
+  return rejectionOf(oidc.authorizationCodeGrant(await clientConfiguration(acme), currentUrl, { expectedState: STATE, expectedNonce: NONCE, idTokenExpected: true }), 'the exchange to fail')
 }
 
 /** What openid-client throws when fetching `provider`'s userinfo for the subject `user-1`. */
 async function userinfoFailure(provider: OAuthProvider): Promise<unknown> {
-  return oidc.fetchUserInfo(await clientConfiguration(provider), 'at-secret-value', 'user-1').then(
-    (profile) => {
-      throw new Error(`expected the userinfo request to fail, got ${JSON.stringify(profile)}`)
-    },
-    (reason: unknown) => reason,
-  )
+  return rejectionOf(oidc.fetchUserInfo(await clientConfiguration(provider), 'at-secret-value', 'user-1'), 'the userinfo request to fail')
 }
 
 /** `exchangeError`'s answer, checked to be an OAuthCallbackError with `code`, `message` and a redacted cause named `causeName`. */

@@ -16,6 +16,7 @@ import { isFresh, refreshGrant } from '../../src/oauth/refresh-grant.js'
 import { ACME_CLIENT_ID as CLIENT_ID, ACME_KEY_ID, startAcme } from '../support/acme-provider.js'
 import { closedPort } from '../support/ports.js'
 import type { MockAnswer, ProviderApi } from '../providers/provider-api.js'
+import { rejectionOf } from '../support/rejection.js'
 
 const NOW = 1_800_000_000
 
@@ -45,12 +46,7 @@ function idToken(): Promise<string> {
 /** The refresh grant's error when the token endpoint answers `answer` (fails the test if it resolves). */
 async function refusal(answer: MockAnswer, provider: OAuthProvider = acme): Promise<RefreshAccessTokenError> {
   tokenAnswer = answer
-  const error = await refreshGrant(provider, 'rt-used', NOW).then(
-    (tokens) => {
-      throw new Error(`expected the refresh to fail, got ${JSON.stringify(tokens)}`)
-    },
-    (reason: unknown) => reason,
-  )
+  const error = await rejectionOf(refreshGrant(provider, 'rt-used', NOW), 'the refresh to fail')
   expect(error).toBeInstanceOf(RefreshAccessTokenError)
   return error as RefreshAccessTokenError
 }
