@@ -24,9 +24,9 @@ const anyone = Credentials({ authorize: async ({ username }) => ({ id: `user-${S
 const COOKIE = 'authjs.session-token'
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-function app(session: PortcullisConfig['session']) {
+function app(session: PortcullisConfig['session'], jwt?: PortcullisConfig['jwt']) {
   const logger = recordingLogger()
-  return { logger, ...authApp({ secret: SECRET, trustHost: true, providers: [anyone], logger, session: { strategy: 'jwt', ...session } }) }
+  return { logger, ...authApp({ secret: SECRET, trustHost: true, providers: [anyone], logger, session: { strategy: 'jwt', ...session }, ...(jwt ? { jwt } : {}) }) }
 }
 
 /** POST /signout as the browser holding `cookie` would send it (with its CSRF cookie and token). */
@@ -237,10 +237,8 @@ describe('signing out with a token from before the store', () => {
     const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
     try {
       // jwt.maxAge of 2 s: the refusal outlives the pause below, a refusal kept for 2 ms would not.
-      const shared = { store: { knex: db } }
-      const config = { secret: SECRET, trustHost: true, providers: [anyone], logger: recordingLogger(), jwt: { maxAge: 2 } }
-      const one = authApp({ ...config, session: { strategy: 'jwt', ...shared } })
-      const two = authApp({ ...config, session: { strategy: 'jwt', ...shared } })
+      const one = app({ store: { knex: db } }, { maxAge: 2 })
+      const two = app({ store: { knex: db } }, { maxAge: 2 })
       const before = app({}).app
       const legacy = await sessionCookie(before, 'ada')
       await signOutWith(one.app, legacy)
