@@ -179,9 +179,10 @@ async function refreshStoredAccount(request: SessionRequest, adapter: TokenAdapt
       refreshed = await refreshOnce(request.config, provider, current.refresh_token, now, skew)
     } catch (error) {
       // Give the row back as it was. If that fails, the row changed under the lease (a new sign-in
-      // stored a new token set, or the lease ran out and another process took over): use it.
+      // stored a new token set, or the lease ran out and another process took over): use it, whatever
+      // this refresh failed with, since the failure concerns tokens the row no longer holds.
       const released = await adapter.updateAccount({ ...ref, expires_at: current.expires_at }, { expect: { refresh_token: current.refresh_token, expires_at: lease } })
-      if (released || !(error instanceof RefreshAccessTokenError) || error.code !== 'invalid_grant') throw error
+      if (released) throw error
       current = await reread(adapter, current)
       continue
     }

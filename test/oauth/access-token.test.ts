@@ -416,6 +416,18 @@ describe('getAccessToken with database sessions', () => {
       expect(await accountRow('corp', 'tess')).toEqual(signedInAgain)
     })
 
+    it('a refresh that fails (provider outage) after the user signed in again meanwhile answers with that sign-in’s token, and leaves its row alone', async () => {
+      const { cookie } = await signedIn('tom')
+      const outage = holdNextTokenRequest(503, 'down for maintenance')
+      const refreshing = call(onDatabase(), cookie)
+      await outage.asked
+      await signedIn('tom', { ttl: 3600 })
+      const signedInAgain = await accountRow('corp', 'tom')
+      outage.release()
+      expect(await refreshing).toEqual({ token: signedInAgain.access_token })
+      expect(await accountRow('corp', 'tom')).toEqual(signedInAgain)
+    })
+
     it('an instance waiting on another’s refresh goes on once that one gives the row back after failing, and refreshes itself', async () => {
       const { cookie } = await signedIn('uma')
       const signIn = await accountRow('corp', 'uma')
