@@ -111,12 +111,21 @@ async function expectConfigurationError(browser: Browser, response: Response): P
 }
 
 describe('the authorization request', () => {
-  it('ignores authorizationParams that the flow sets itself (response_type, state, nonce, request, request_uri), logging each, and still signs in', async () => {
+  it('ignores authorizationParams that the flow sets itself (client_id, redirect_uri, response_type, state, nonce, PKCE, request, request_uri), logging each, and still signs in', async () => {
     const logger = recordingLogger()
     mountApp(app, { providers: [corp()], logger })
     const browser = new Browser()
-    const query = new URLSearchParams({ response_type: 'token', state: 'forged-state', nonce: 'fixed-nonce', request: 'eyJhbGciOiJub25lIn0.e30.', request_uri: 'urn:evil:request', prompt: 'login' })
+    const query = new URLSearchParams({
+      client_id: 'evil-client',
+      redirect_uri: 'https://evil.example/callback',
+      code_challenge: 'attacker-chosen-challenge',
+      code_challenge_method: 'plain',
+      response_type: 'token', state: 'forged-state', nonce: 'fixed-nonce', request: 'eyJhbGciOiJub25lIn0.e30.', request_uri: 'urn:evil:request', prompt: 'login' })
     const url = new URL(await startSignIn(browser, app.url, 'corp', { query: query.toString() }))
+    expect(url.searchParams.getAll('client_id')).toEqual(['corp'])
+    expect(url.searchParams.getAll('redirect_uri')).toEqual([`${app.url}/api/auth/callback/corp`])
+    expect(url.searchParams.getAll('code_challenge')).toEqual([expect.not.stringMatching(/^attacker-chosen-challenge$/)])
+    expect(url.searchParams.getAll('code_challenge_method')).toEqual(['S256'])
     expect(url.searchParams.getAll('response_type')).toEqual(['code'])
     // The default checks of an oidc provider have no state: a caller's state must not appear either.
     expect(url.searchParams.has('state')).toBe(false)
@@ -125,7 +134,7 @@ describe('the authorization request', () => {
     expect(url.searchParams.has('request_uri')).toBe(false)
     expect(url.searchParams.get('prompt')).toBe('login')
     expect(logged(logger, 'warn', 'AuthorizationParamIgnored')).toEqual(
-      ['response_type', 'state', 'nonce', 'request', 'request_uri'].map((key) => `authorizationParams.${key} is set by the sign-in flow and was ignored.`),
+      ['client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'response_type', 'state', 'nonce', 'request', 'request_uri'].map((key) => `authorizationParams.${key} is set by the sign-in flow and was ignored.`),
     )
     expect(redirectOf(await finishSignIn(browser, await browser.authorize(url.href))).url.href).toBe(`${app.url}/`)
     expect((await sessionOf(browser, app.url))?.user?.id).toBe('alice')
