@@ -1,5 +1,7 @@
 /** Every form of `auth` (DESIGN §2), `callbacks.authorized`, and the server-side signIn / signOut. */
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it, jest } from '@jest/globals'
@@ -36,6 +38,66 @@ describe('auth(req, res) and auth({ req, res })', () => {
     expect(body.same).toBe(true)
     expect(body.reqAuth).toBe(true)
     expect(jwt).toHaveBeenCalledTimes(1)
+  })
+})
+
+describe('auth(req, res) with requests in flight together', () => {
+  /** Settles once `count` callers have arrived: the route's requests wait there for each other. */
+  function barrier(count: number): () => Promise<void> {
+    let arrived = 0
+    let open!: () => void
+    const opened = new Promise<void>((resolve) => (open = resolve))
+    return () => {
+      if (++arrived === count) open()
+      return opened
+    }
+  }
+
+  it('reads each request’s session once, however the requests interleave (Express, with a response)', async () => {
+    const jwt = jest.fn(({ token }: { token: Record<string, unknown> }) => token)
+    const { app, auth } = setup({ callbacks: { jwt } })
+    const bothRead = barrier(2)
+    app.get('/twice', async (req, res) => {
+      const first = await auth(req, res)
+      // The other request reads its session here, before this one asks again.
+      await bothRead()
+      const second = await auth(req, res)
+      res.json({ user: second?.user.id, same: first === second && req.auth === first })
+    })
+    const agent = await signedInAgent(app)
+    jwt.mockClear()
+    const answers = await Promise.all([agent.get('/twice'), agent.get('/twice')])
+    expect(answers.map((answer) => answer.body)).toEqual([
+      { user: 'user-1', same: true },
+      { user: 'user-1', same: true },
+    ])
+    expect(jwt).toHaveBeenCalledTimes(2)
+  })
+
+  it('reads each request’s session once, however the requests interleave (node:http, auth(req) without a response)', async () => {
+    const jwt = jest.fn(({ token }: { token: Record<string, unknown> }) => token)
+    const { app, auth } = setup({ callbacks: { jwt } })
+    const cookie = setCookie(await signInWithPassword(request.agent(app)), 'authjs.session-token')!.split(';')[0]!
+    jwt.mockClear()
+    const bothRead = barrier(2)
+    const server = createServer(async (req, res) => {
+      const first = await auth(req)
+      await bothRead()
+      const second = await auth(req)
+      res.end(JSON.stringify({ user: second?.user.id, same: first === second }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+      const answers = await Promise.all([1, 2].map(async () => (await fetch(url, { headers: { cookie } })).json()))
+      expect(answers).toEqual([
+        { user: 'user-1', same: true },
+        { user: 'user-1', same: true },
+      ])
+      expect(jwt).toHaveBeenCalledTimes(2)
+    } finally {
+      server.close()
+    }
   })
 })
 

@@ -544,9 +544,25 @@ describe('credentials sign-in with database sessions', () => {
       }
     })
     app.post('/logout', async (_req, res) => void res.json({ url: await signOut({ redirect: false, redirectTo: '/goodbye' }) }))
+    // The session as the request's handler sees it before and after signing out in the same request.
+    app.post('/logout-and-read', async (req, res) => {
+      const before = await auth(req, res)
+      await signOut({ redirect: false })
+      res.json({ before: before?.user.id ?? null, after: await auth(req, res), reqAuth: req.auth === undefined ? 'unset' : req.auth })
+    })
     app.get('/me', async (req, res) => void res.json(await auth(req, res)))
     return app
   }
+
+  it('a handler that signs out reads no session after it in the same request', async () => {
+    const { adapter } = await createDatabase()
+    const agent = request.agent(loginApp(adapter))
+    const loginToken = await fetchCsrfToken(agent)
+    await agent.post('/login').type('form').send({ username: 'ada', password: 'lovelace', csrfToken: loginToken }).expect(200)
+    const csrfToken = await fetchCsrfToken(agent)
+    const answer = await agent.post('/logout-and-read').type('form').send({ csrfToken }).expect(200)
+    expect(answer.body).toEqual({ before: 'user-1', after: null, reqAuth: null })
+  })
 
   it('signs in and out with the server-side signIn and signOut', async () => {
     const { db, adapter } = await createDatabase()
