@@ -9,8 +9,10 @@ import { IncomingMessage } from 'node:http'
 import { Socket } from 'node:net'
 import { describe, expect, it } from '@jest/globals'
 import type { JWT } from 'portcullis'
+import { encode } from 'portcullis/jwt'
 import { resolveConfig } from '../../src/config/resolve.js'
 import { clientDetails, forgetChecks, sessionIdOf, sessionStands } from '../../src/session/revocation.js'
+import { signedInUserId } from '../../src/session/strategy.js'
 import { CHANGES_RETENTION_MS, type SessionState, type SessionStore } from '../../src/session/store/types.js'
 import { SECRET } from '../support/flow.js'
 import { silentLogger } from '../support/oauth-app.js'
@@ -224,6 +226,20 @@ describe('forgetChecks', () => {
     expect([...alice, bob].map((token) => fromMemory(sessionStands(config, seen, token, T + 1)))).toEqual([false, true, true])
     forgetChecks(config, [], 'alice')
     expect([...alice, bob].map((token) => fromMemory(sessionStands(config, seen, token, T + 2)))).toEqual([false, false, true])
+  })
+})
+
+describe('signedInUserId (whom an account or a passkey would be linked to)', () => {
+  it('asks the store again once revocationCacheSeconds have passed: a session ended meanwhile by another instance links nothing', async () => {
+    const { config, store } = rig()
+    const cookieSet = config.cookieSets.insecure
+    const name = cookieSet.cookies.sessionToken.name
+    const requestCookies = { [name]: await encode({ token: await session(store, 'linking'), secret: SECRET, salt: name }) }
+    const at = (ms: number) => signedInUserId({ config, cookieSet, requestCookies, now: Math.floor(ms / 1000) })
+    expect(await at(T)).toBe('alice')
+    // Ended on another instance: this one's answer from memory holds until its next poll.
+    await store.deleteSessions('alice', { only: 'linking' })
+    expect(await at(T + CACHE_MS + 1000)).toBeNull()
   })
 })
 
