@@ -47,13 +47,7 @@ export function createApi(config: ResolvedConfig, requestScope: RequestScope): A
   // a hidden class (V8's %HaveSameMap was false for every pair checked), so a property added to one
   // builds a new class each time, about 50,000 instructions a request against 13,000 for a WeakMap
   // entry (callgrind over HTTP, docs/performance.md). `req.auth` is the one property added, as documented.
-  // The latest request's read sits in a slot of its own, which costs a comparison: a server answers
-  // most requests before the next one asks, and a request displaced while its response is still open
-  // moves to the WeakMap then. A read without a response to watch goes to the WeakMap at once.
   const memo = new WeakMap<NodeRequest, Promise<Session | null>>()
-  let latestReq: NodeRequest | undefined
-  let latestRes: ServerResponse | undefined
-  let latestPending: Promise<Session | null> | undefined
 
   // A read that completes synchronously (see readSession) is settled here, without an await.
   const read = (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
@@ -79,23 +73,12 @@ export function createApi(config: ResolvedConfig, requestScope: RequestScope): A
     config,
     requestScope,
     session: (req, res) => {
-      if (req === latestReq) return latestPending!
       let pending = memo.get(req)
-      if (pending !== undefined) return pending
-      pending = read(req, res)
-      if (res === undefined) {
-        memo.set(req, pending)
-      } else {
-        if (latestReq !== undefined && !latestRes!.writableEnded) memo.set(latestReq, latestPending!)
-        latestReq = req
-        latestRes = res
-        latestPending = pending
-      }
+      if (pending === undefined) memo.set(req, (pending = read(req, res)))
       return pending
     },
-    pendingSession: (req) => (req === latestReq ? latestPending : memo.get(req)),
+    pendingSession: (req) => memo.get(req),
     forgetSession: (req) => {
-      if (req === latestReq) latestReq = latestRes = latestPending = undefined
       memo.delete(req)
     },
   }
