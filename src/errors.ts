@@ -582,7 +582,7 @@ export type RefreshAccessTokenCode = 'not_signed_in' | 'no_account' | 'ambiguous
  * - `no_refresh_token`: the access token has expired and the provider gave no refresh token (ask for
  *   one: e.g. the `offline_access` scope, Google's `access_type: 'offline'`). Sign in again.
  * - `invalid_grant`: the provider refused the refresh token (revoked, expired, or the user withdrew
- *   consent). Sign in again.
+ *   consent): RFC 6749's `invalid_grant`, or GitHub's `bad_refresh_token`. Sign in again.
  * - `provider_error`: the refresh request failed otherwise (network, provider outage, a client
  *   misconfiguration): the log says which. Worth retrying later.
  * - `unsupported_adapter`: database sessions need the adapter's `getAccountsByUserId` and `updateAccount`.

@@ -53,12 +53,18 @@ export function isFresh(tokens: { access_token?: string | null; expires_at?: num
   return tokens.expires_at >= 0 && tokens.expires_at - skew > now
 }
 
-/** Maps a failed grant: the provider's `invalid_grant` (RFC 6749 §5.2), or anything else. */
+/**
+ * The provider's codes for a refresh token it refuses: RFC 6749 §5.2's, and GitHub's for a GitHub
+ * App's refresh token that is expired, revoked or already used (sent with HTTP 200).
+ */
+const REFUSED = new Set(['invalid_grant', 'bad_refresh_token'])
+
+/** Maps a failed grant: a refused refresh token (`invalid_grant`), or anything else. */
 function refreshError(provider: OAuthProvider, error: unknown): RefreshAccessTokenError {
   const where = `Refreshing the access token of the "${provider.id}" provider failed`
   const answered = providerAnswer(error)
   if (answered) {
-    const code = answered.error === 'invalid_grant' ? 'invalid_grant' : 'provider_error'
+    const code = REFUSED.has(answered.error) ? 'invalid_grant' : 'provider_error'
     const description = answered.description ? ` (${JSON.stringify(answered.description.slice(0, 300))})` : ''
     const advice = code === 'invalid_grant' ? ' The refresh token is revoked or expired: the user must sign in again.' : ''
     return new RefreshAccessTokenError(code, provider.id, `${where}: the provider answered error=${JSON.stringify(answered.error)}${description}.${advice}`, { cause: redactError(error) })

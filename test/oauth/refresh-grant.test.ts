@@ -137,6 +137,17 @@ describe('refreshGrant: a failed refresh', () => {
     }
   })
 
+  it("takes GitHub's bad_refresh_token (a GitHub App's refresh token expired, revoked or used) for a refused refresh token: invalid_grant", async () => {
+    const error = await refusal({ status: 200, json: { error: 'bad_refresh_token', error_description: 'The refresh token passed is incorrect or expired.' } })
+    expect(error).toMatchObject({
+      code: 'invalid_grant',
+      provider: 'acme',
+      message:
+        'Refreshing the access token of the "acme" provider failed: the provider answered error="bad_refresh_token" ("The refresh token passed is incorrect or expired."). The refresh token is revoked or expired: the user must sign in again.',
+    })
+    expect(error.signInRequired).toBe(true)
+  })
+
   it("reads GitHub's error body, which comes with HTTP 200, as the provider's answer", async () => {
     // https://docs.github.com/en/apps/oauth-apps/maintaining-oauth-apps/troubleshooting-oauth-app-access-token-request-errors
     const error = await refusal({
