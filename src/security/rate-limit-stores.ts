@@ -18,6 +18,7 @@ import {
   type RateLimiterAbstract,
   type RateLimiterStoreAbstract,
 } from 'rate-limiter-flexible'
+import { createTableUnlessExists } from '../adapters/knex/create-table.js'
 import { rateLimitExpireIndex } from '../adapters/knex/migrations.js'
 import type { RateLimitWindow } from '../types.js'
 import type { RateLimitDialect, ResolvedRateLimitStore } from './rate-limit-config.js'
@@ -87,20 +88,15 @@ function knexStore(knex: Knex, dialect: RateLimitDialect, tableName: string, cre
 
 /**
  * Creates the counting table when it is missing: `key` (primary), `points`, `expire` (epoch ms), in
- * that order (rate-limiter-flexible's MySQL and PostgreSQL inserts give no column list). Several
- * processes may race to create it; the loser finds it there.
+ * that order (rate-limiter-flexible's MySQL and PostgreSQL inserts give no column list), by one of
+ * several processes starting at once.
  */
 export async function ensureTable(knex: Knex, tableName: string): Promise<void> {
-  if (await knex.schema.hasTable(tableName)) return
-  try {
-    await knex.schema.createTable(tableName, (table) => {
-      // Binary collation on MySQL/MariaDB (Knex emits `collate` for them only): keys differ by case.
-      table.string('key', 255).collate('utf8mb4_bin').notNullable().primary()
-      table.integer('points').notNullable().defaultTo(0)
-      // Pruning (pruneRateLimits) deletes by it, a batch at a time.
-      table.bigInteger('expire').nullable().index(rateLimitExpireIndex(tableName))
-    })
-  } catch (error) {
-    if (!(await knex.schema.hasTable(tableName))) throw error
-  }
+  await createTableUnlessExists(knex, tableName, (table) => {
+    // Binary collation on MySQL/MariaDB (Knex emits `collate` for them only): keys differ by case.
+    table.string('key', 255).collate('utf8mb4_bin').notNullable().primary()
+    table.integer('points').notNullable().defaultTo(0)
+    // Pruning (pruneRateLimits) deletes by it, a batch at a time.
+    table.bigInteger('expire').nullable().index(rateLimitExpireIndex(tableName))
+  })
 }

@@ -223,6 +223,16 @@ for (const kind of KINDS) {
           await own.destroy()
         }
       })
+      it('a rate-limit table whose expire index cannot be created (its name taken by another table) fails, rather than being used without it', async () => {
+        // Index names are per schema on PostgreSQL and SQLite; per table on MySQL, where nothing clashes.
+        await db.knex.schema.createTable('rl_clash_other', (table) => void table.bigInteger('expire').index('rl_clash_expire_index'))
+        if (kind === 'mariadb') {
+          await ensureTable(db.knex, 'rl_clash')
+          expect(await indexNames(db, 'rl_clash')).toContain('rl_clash_expire_index')
+          return
+        }
+        await expect(ensureTable(db.knex, 'rl_clash')).rejects.toThrow(/rl_clash_expire_index"? already exists/)
+      })
     })
 
     describe('the prune option', () => {

@@ -394,6 +394,22 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(errorsOf(logger)).toHaveLength(1)
     })
 
+    it(`${kind}: an index of its table that cannot be created fails the call, rather than leaving the table without it`, async () => {
+      const tableName = `store_${randomBytes(4).toString('hex')}`
+      // Another table already holds the name of the store's user index (index names are per schema on
+      // PostgreSQL and SQLite; per table on MySQL, where nothing clashes).
+      await db.knex.schema.createTable(`${tableName}_other`, (table) => void table.string('userId').index(`${tableName}_user_index`))
+      const logger = recordingLogger()
+      const store = resolveSessionStore({ knex: db.knex as never, tableName }, logger)!
+      if (kind === 'mariadb') {
+        expect(await store.get('the-key')).toBeNull()
+        return
+      }
+      await expect(store.get('the-key')).rejects.toThrow(AdapterError)
+      // As the database said it (the SQL itself is not logged).
+      expect(String(errorsOf(logger)[0]![2])).toMatch(new RegExp(`\\b${tableName}_user_index"? already exists$`))
+    })
+
     it(`${kind}: a new table keeps ids and keys differing only in case apart`, async () => {
       // (The contract's store created its table in its first test; this one makes its own.)
       const store = resolveSessionStore({ knex: db.knex as never, tableName: `store_${randomBytes(4).toString('hex')}` }, recordingLogger())!

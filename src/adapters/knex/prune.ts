@@ -8,6 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
+import { createTableUnlessExists } from './create-table.js'
 
 /** Rows per DELETE unless told otherwise: a few milliseconds of work per statement. */
 export const DEFAULT_BATCH_SIZE = 5000
@@ -142,16 +143,10 @@ async function withLockRow<T>(knex: Knex, name: string, work: () => Promise<T>):
   }
 }
 
-async function ensureLockTable(knex: Knex): Promise<void> {
-  if (await knex.schema.hasTable(SQLITE_LOCK_TABLE)) return
-  try {
-    await knex.schema.createTable(SQLITE_LOCK_TABLE, (table) => {
-      table.string('name', 255).notNullable().primary()
-      table.string('owner', 64).notNullable()
-      table.bigInteger('expires').notNullable()
-    })
-  } catch (error) {
-    // Another process created it meanwhile.
-    if (!(await knex.schema.hasTable(SQLITE_LOCK_TABLE))) throw error
-  }
+function ensureLockTable(knex: Knex): Promise<void> {
+  return createTableUnlessExists(knex, SQLITE_LOCK_TABLE, (table) => {
+    table.string('name', 255).notNullable().primary()
+    table.string('owner', 64).notNullable()
+    table.bigInteger('expires').notNullable()
+  })
 }

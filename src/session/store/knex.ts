@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
+import { createTableUnlessExists } from '../../adapters/knex/create-table.js'
 import { CHANGES_RETENTION_MS, type SessionSelection, type SessionStore, type StoredSession } from './types.js'
 
 type Row = Record<string, unknown>
@@ -190,27 +191,19 @@ function fromRow(row: Row): StoredSession {
   }
 }
 
-/**
- * Creates the store's table when it is missing. Several processes may race to create it; the loser
- * finds it there.
- */
+/** Creates the store's table when it is missing (by one of several processes starting at once). */
 export async function ensureStoreTable(knex: Knex, tableName: string): Promise<void> {
-  if (await knex.schema.hasTable(tableName)) return
   // A plain name (letters, digits, "_": resolve.ts checks it), so the indexes' names are too.
   const index = tableName.toLowerCase()
-  try {
-    await knex.schema.createTable(tableName, (table) => {
-      // Binary collation on MySQL/MariaDB (Knex emits `collate` for them only): ids differ by case.
-      table.string('key', 255).collate('utf8mb4_bin').notNullable().primary()
-      table.string('userId', 255).collate('utf8mb4_bin').nullable().index(`${index}_user_index`)
-      table.bigInteger('createdAt').nullable()
-      table.bigInteger('lastSeenAt').nullable()
-      table.bigInteger('expires').notNullable().index(`${index}_expires_index`)
-      table.string('ipAddress', 64).nullable()
-      table.string('userAgent', 512).nullable()
-      table.text('value').nullable()
-    })
-  } catch (error) {
-    if (!(await knex.schema.hasTable(tableName))) throw error
-  }
+  await createTableUnlessExists(knex, tableName, (table) => {
+    // Binary collation on MySQL/MariaDB (Knex emits `collate` for them only): ids differ by case.
+    table.string('key', 255).collate('utf8mb4_bin').notNullable().primary()
+    table.string('userId', 255).collate('utf8mb4_bin').nullable().index(`${index}_user_index`)
+    table.bigInteger('createdAt').nullable()
+    table.bigInteger('lastSeenAt').nullable()
+    table.bigInteger('expires').notNullable().index(`${index}_expires_index`)
+    table.string('ipAddress', 64).nullable()
+    table.string('userAgent', 512).nullable()
+    table.text('value').nullable()
+  })
 }
