@@ -3,7 +3,8 @@
  * bench's JWT routes counted by valgrind's callgrind instead of timed. On the project's shared
  * 2-core virtual machine a round of bench/http.ts swings by 20-50% and a row's median by 10%, so a
  * 5% difference between two rows (issue 24's targets) drowns; on a quiet machine a count of
- * instructions is the same within about 2% from run to run. Run it alone all the same: how many
+ * instructions repeated within about 2% (2026-11-25), though the plain route's spread by 9% over four
+ * runs on 2026-11-27: compare a change over several runs of each. Run it alone all the same: how many
  * requests the event loop takes per turn depends on when they arrive, so other work on the machine
  * changes the counts (a run beside the test suite gave the plain route more than the warm one).
  *
