@@ -228,3 +228,7 @@ console.log(`GET /api/auth/session, warm = ${(rateOf('Portcullis GET /api/auth/s
 const warmStore = rateOf('Portcullis JWT + session.store')
 console.log(`JWT warm with session.store = ${(warmStore / plain).toFixed(2)}x plain, ${((warm - warmStore) / plain * 100).toFixed(1)} points under JWT warm (target: within 3)`)
 console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / authjs).toFixed(1)}x @auth/express getSession on the same cookies (target >= 5x)`)
+// Steadier than the ratios of requests per second when a row's rounds spread widely: what each row costs the server.
+const cpuOf = (scenarioName: string) => median(running.find((row) => row.name.startsWith(scenarioName))?.rounds.map((round) => round.cpuPerRequest) ?? [Number.NaN])
+const extra = (row: string, base: string) => `${(cpuOf(row) - cpuOf(base)).toFixed(0)} µs (${(cpuOf(row) / cpuOf(base)).toFixed(2)}x)`
+console.log(`Server CPU per request: JWT warm ${extra('Portcullis JWT, warm', 'plain')} over plain, GET /api/auth/session ${extra('Portcullis GET /api/auth/session', 'plain')}, JWT cold ${extra('Portcullis JWT, cold', 'floor')} over the floor`)
