@@ -96,6 +96,7 @@ describe('auth(req, res) with requests in flight together', () => {
       ])
       expect(jwt).toHaveBeenCalledTimes(2)
     } finally {
+      server.closeAllConnections()
       server.close()
     }
   })
