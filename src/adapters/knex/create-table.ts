@@ -19,7 +19,12 @@ export async function createTableUnlessExists(knex: Knex, tableName: string, bui
   }
 }
 
-/** True when the statement that failed was the CREATE TABLE (Knex starts a failed query's message with its SQL). */
+/**
+ * True when the statement that failed was the CREATE TABLE (Knex starts a failed query's message with
+ * its SQL). Read without `instanceof Error`: a driver's error may come from another realm (better-sqlite3
+ * keeps the error class of the first context that loaded it, which under Jest is another test file's).
+ */
 function failedCreateTable(error: unknown): boolean {
-  return error instanceof Error && /^create table /i.test(error.message)
+  const message = (error as { message?: unknown } | null)?.message
+  return typeof message === 'string' && /^create table /i.test(message)
 }
