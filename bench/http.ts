@@ -218,7 +218,10 @@ printTable(
 const failed = running.filter((row) => row.rounds.some((round) => round.failed > 0))
 for (const row of failed) console.log(`\n${row.name}: ${row.rounds.reduce((sum, round) => sum + round.failed, 0)} failed requests (non-2xx, errors, timeouts): its figures are not valid.`)
 
-const rateOf = (scenarioName: string) => median(running.find((row) => row.name.startsWith(scenarioName))?.rounds.map((round) => round.requestsPerSecond) ?? [Number.NaN])
+/** The median over its rounds of a field of the row whose name starts with `scenarioName`. */
+const medianOf = (scenarioName: string, field: 'requestsPerSecond' | 'cpuPerRequest') =>
+  median(running.find((row) => row.name.startsWith(scenarioName))?.rounds.map((round) => round[field]) ?? [Number.NaN])
+const rateOf = (scenarioName: string) => medianOf(scenarioName, 'requestsPerSecond')
 const warm = rateOf('Portcullis JWT, warm')
 const cold = rateOf('Portcullis JWT, cold')
 const authjs = rateOf('@auth/express')
@@ -229,6 +232,6 @@ const warmStore = rateOf('Portcullis JWT + session.store')
 console.log(`JWT warm with session.store = ${(warmStore / plain).toFixed(2)}x plain, ${((warm - warmStore) / plain * 100).toFixed(1)} points under JWT warm (target: within 3)`)
 console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / authjs).toFixed(1)}x @auth/express getSession on the same cookies (target >= 5x)`)
 // Steadier than the ratios of requests per second when a row's rounds spread widely: what each row costs the server.
-const cpuOf = (scenarioName: string) => median(running.find((row) => row.name.startsWith(scenarioName))?.rounds.map((round) => round.cpuPerRequest) ?? [Number.NaN])
+const cpuOf = (scenarioName: string) => medianOf(scenarioName, 'cpuPerRequest')
 const extra = (row: string, base: string) => `${(cpuOf(row) - cpuOf(base)).toFixed(0)} µs (${(cpuOf(row) / cpuOf(base)).toFixed(2)}x)`
 console.log(`Server CPU per request: JWT warm ${extra('Portcullis JWT, warm', 'plain')} over plain, GET /api/auth/session ${extra('Portcullis GET /api/auth/session', 'plain')}, JWT cold ${extra('Portcullis JWT, cold', 'floor')} over the floor`)
