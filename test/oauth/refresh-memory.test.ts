@@ -153,36 +153,38 @@ describe('sharedRefresh: the used refresh tokens processes share through the sto
     expect(sent).toEqual(['rt-shared-day', 'rt-shared-day'])
   })
 
-  it('a process that finds the lease held waits for its holder’s answer, however many reads that takes, and does not send the token', async () => {
-    const store = memoryStore()
+  /**
+   * While the holder's request for `refreshToken` is at the token endpoint (it holds the lease), another
+   * process asks for the same token; the endpoint answers the holder once that process has read the
+   * store `reads` times, with `answer` (else the new tokens). The endpoint answers any later request at once.
+   */
+  function waiterDuringHolder(store: SessionStore, refreshToken: string, reads: number, answer?: { status: number; json: unknown }) {
     const waiter = counted(store)
     let waiting: Promise<unknown> | undefined
     before = async () => {
-      // The holder's request is answered once the other process has read the store eight times.
       if (waiting) return undefined
-      waiting = sharedRefresh(instance(), waiter.store, acme, 'rt-slow', NOW, 0)
-      await until(() => waiter.reads() >= 8)
-      return undefined
+      waiting = sharedRefresh(instance(), waiter.store, acme, refreshToken, NOW, 0)
+      await until(() => waiter.reads() >= reads)
+      return answer
     }
+    return { waiter, waiting: () => waiting }
+  }
+
+  it('a process that finds the lease held waits for its holder’s answer, however many reads that takes, and does not send the token', async () => {
+    const store = memoryStore()
+    const { waiter, waiting } = waiterDuringHolder(store, 'rt-slow', 8)
     const held = await sharedRefresh(instance(), store, acme, 'rt-slow', NOW, 0)
-    expect(await waiting).toEqual(held)
+    expect(await waiting()).toEqual(held)
     expect(waiter.claims()).toBe(1)
     expect(sent).toEqual(['rt-slow'])
   })
 
   it('a process waiting on a holder whose refresh fails (an outage) refreshes itself once the lease is given back', async () => {
     const store = memoryStore()
-    const waiter = counted(store)
-    let waiting: Promise<unknown> | undefined
-    before = async () => {
-      if (waiting) return undefined
-      waiting = sharedRefresh(instance(), waiter.store, acme, 'rt-outage', NOW, 0)
-      await until(() => waiter.reads() >= 4)
-      return { status: 503, json: { error: 'temporarily_unavailable' } }
-    }
+    const { waiting } = waiterDuringHolder(store, 'rt-outage', 4, { status: 503, json: { error: 'temporarily_unavailable' } })
     const holder = await rejectionOf(sharedRefresh(instance(), store, acme, 'rt-outage', NOW, 0), 'the holder’s refresh to fail')
     expect(holder).toMatchObject({ code: 'provider_error' })
-    expect(await waiting).toMatchObject({ access_token: 'at(rt-outage)' })
+    expect(await waiting()).toMatchObject({ access_token: 'at(rt-outage)' })
     expect(sent).toEqual(['rt-outage', 'rt-outage'])
   })
 
