@@ -19,6 +19,14 @@
  * BENCH_QUICK=1 counts fewer requests, earlier, where the JIT is still at work: a check that it
  * runs, not figures.
  *
+ * BENCH_INSTRUCTIONS=pipeline counts the same rows with the app driven in process instead
+ * (bench/instructions-pipeline.ts: Express's whole pipeline on requests without a socket, 50 to a
+ * turn of the event loop): no load generator, so no dependence on how requests arrive. On Node 20 its
+ * counts repeated within about 1% where the HTTP ones spread by 9% (2026-11-27), so it is the one to
+ * decide a change of a few percent by. The socket's share (the HTTP parser, the write) is left out,
+ * so each row's difference from the plain route is a larger fraction here. On Node 24 neither
+ * repeats: a window can hold a major garbage collection or not (see docs/performance.md).
+ *
  * Rows (bench/http.ts describes them): the plain route, the floor, Portcullis JWT cold and warm,
  * and GET /api/auth/session warm. Skipped, with a line, where valgrind is not installed.
  */
@@ -36,12 +44,16 @@ import { printTable, thousands } from './table.js'
 const FEW = QUICK ? 300 : 3_000
 const MANY = QUICK ? 800 : 7_000
 const WARM_COOKIES = 1_000
+/** `BENCH_INSTRUCTIONS=pipeline`: the app driven in process, no socket (bench/instructions-pipeline.ts). */
+const PIPELINE = process.env.BENCH_INSTRUCTIONS === 'pipeline'
 
 interface Row {
   name: string
   path: string
   /** The cookies sent in turn. */
   cookies: string[]
+  /** The same for bench/instructions-pipeline.ts, which seals its own. */
+  kind: 'cold' | 'warm'
 }
 
 if (spawnSync('valgrind', ['--version']).error) {
@@ -52,15 +64,36 @@ ensureBuilt()
 const cold = jwtSessionCookies(0, MANY)
 const warm = cold.slice(0, WARM_COOKIES)
 const rows: Row[] = [
-  { name: 'plain route (no session read)', path: '/plain', cookies: cold },
-  { name: 'floor (bare decrypt inline, cold cookies)', path: '/floor', cookies: cold },
-  { name: `Portcullis JWT, cold (${thousands(MANY)} cookies, each once)`, path: '/me', cookies: cold },
-  { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/me', cookies: warm },
-  { name: `Portcullis GET /api/auth/session, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/api/auth/session', cookies: warm },
+  { name: 'plain route (no session read)', path: '/plain', cookies: cold, kind: 'cold' },
+  { name: 'floor (bare decrypt inline, cold cookies)', path: '/floor', cookies: cold, kind: 'cold' },
+  { name: `Portcullis JWT, cold (${thousands(MANY)} cookies, each once)`, path: '/me', cookies: cold, kind: 'cold' },
+  { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/me', cookies: warm, kind: 'warm' },
+  { name: `Portcullis GET /api/auth/session, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/api/auth/session', cookies: warm, kind: 'warm' },
 ]
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-callgrind-'))
 const server = fileURLToPath(new URL('instructions-server.ts', import.meta.url))
+const pipeline = fileURLToPath(new URL('instructions-pipeline.ts', import.meta.url))
+
+/** callgrind's count in its log. */
+function collected(row: Row, log: string): number {
+  const match = /Collected : (\d+)/.exec(readFileSync(log, 'utf8'))
+  if (!match) throw new Error(`callgrind printed no count for ${row.name}; its log: ${log}`)
+  return Number(match[1])
+}
+
+/** The instructions of a process that answers `requests` requests of `row` in process, and exits. */
+async function countPipeline(row: Row, requests: number): Promise<number> {
+  const log = join(dir, `${requests}.log`)
+  const child = spawn(
+    'valgrind',
+    ['--tool=callgrind', `--log-file=${log}`, '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--import', 'tsx', pipeline, row.path, String(requests), row.kind],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  )
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+  if (code !== 0) throw new Error(`instructions-pipeline.ts ${row.path} exited (${code}); callgrind's log: ${log}`)
+  return collected(row, log)
+}
 
 /** A port free on loopback now (the server, slow to start under valgrind, listens on it later). */
 function freePort(): Promise<number> {
@@ -75,6 +108,7 @@ function freePort(): Promise<number> {
 
 /** The instructions the server process executes to start, answer `requests` requests of `row`, and exit. */
 async function count(row: Row, requests: number): Promise<number> {
+  if (PIPELINE) return countPipeline(row, requests)
   const log = join(dir, `${requests}.log`)
   const port = await freePort()
   const child = spawn(
@@ -95,9 +129,7 @@ async function count(row: Row, requests: number): Promise<number> {
     requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, cookie: row.cookies[next++ % row.cookies.length]! } }) }],
   })
   await exited
-  const collected = /Collected : (\d+)/.exec(readFileSync(log, 'utf8'))
-  if (!collected) throw new Error(`callgrind printed no count for ${row.name}; its log: ${log}`)
-  return Number(collected[1])
+  return collected(row, log)
 }
 
 const perRequest: number[] = []
@@ -109,7 +141,8 @@ for (const row of rows) {
 rmSync(dir, { recursive: true, force: true })
 
 const [plain, floor, coldMe, warmMe, sessionRoute] = perRequest as [number, number, number, number, number]
-console.log(`\nNode ${process.version}, callgrind, the server's instructions per request between request ${thousands(FEW)} and ${thousands(MANY)} (10 connections)\n`)
+const how = PIPELINE ? 'in process, no socket (BENCH_INSTRUCTIONS=pipeline)' : '10 connections'
+console.log(`\nNode ${process.version}, callgrind, the server's instructions per request between request ${thousands(FEW)} and ${thousands(MANY)} (${how})\n`)
 printTable(
   ['HTTP, instructions per request', 'instructions', 'x plain'],
   rows.map((row, i) => [row.name, thousands(perRequest[i]!), (perRequest[i]! / plain).toFixed(3)]),
