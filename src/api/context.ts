@@ -10,6 +10,7 @@ import { MissingCSRFError, MissingRequestContextError } from '../errors.js'
 import { requestOrigin, sessionRequestFor, type NodeRequest } from '../http/request.js'
 import { appendCookies, sendResponse, type AuthResponse } from '../http/respond.js'
 import type { RequestScope } from '../http/request-scope.js'
+import { setRequestAuth } from './request-auth.js'
 import { sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
 import type { SessionResult } from '../session/types.js'
@@ -44,9 +45,7 @@ export interface Api {
 /** Makes the API state of a resolved config. */
 export function createApi(config: ResolvedConfig, requestScope: RequestScope): Api {
   // The pending read of each request. Not a property of the request: Express requests do not share
-  // a hidden class (V8's %HaveSameMap was false for every pair checked), so a property added to one
-  // builds a new class each time, about 50,000 instructions a request against 13,000 for a WeakMap
-  // entry (callgrind over HTTP, docs/performance.md). `req.auth` is the one property added, as documented.
+  // a hidden class, so a property added to one costs far more than a WeakMap entry (see request-auth.ts).
   const memo = new WeakMap<NodeRequest, Promise<Session | null>>()
 
   // A read that completes synchronously (see readSession) is settled here, without an await.
@@ -65,7 +64,7 @@ export function createApi(config: ResolvedConfig, requestScope: RequestScope): A
       if (res && !res.headersSent) appendCookies(res, result.cookies)
       else config.logger.debug('SessionCookieNotRefreshed', 'The session cookie was due for re-issue, but no response (or one already sent) was given to auth().')
     }
-    ;(req as NodeRequest & { auth?: Session | null }).auth = result.session
+    setRequestAuth(req, result.session)
     return result.session
   }
 

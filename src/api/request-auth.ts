@@ -1,0 +1,81 @@
+/**
+ * How every form of `auth` sets the documented `req.auth`.
+ *
+ * On Node 20, adding a property to an Express request is far dearer than it looks. Express gives
+ * each request its app's prototype (`Object.setPrototypeOf(req, app.request)`), after which V8
+ * keeps no transition for the request's hidden class: each property added makes a class of its
+ * own, and every later property read on the request, in Express and in the app, misses its inline
+ * cache once more. Counted in process (Express's whole pipeline on requests without a socket,
+ * docs/performance.md), an own `req.auth` cost about 40,000 instructions a request there, a tenth
+ * of the plain route's.
+ *
+ * So on an Express request `req.auth` is an accessor, defined once on the Express module's request
+ * prototype (the prototype of every app's `app.request`, sub-apps' included, so it holds wherever
+ * the request goes next), that answers this module's record of the request's session: no property
+ * is added to the request. Assigning `req.auth` still works as on any object: the setter gives the
+ * request an own property, which wins from then on (and which `auth()` then writes too). Requests
+ * Portcullis never read answer `undefined`, as before.
+ *
+ * Every other request (node:http's, Connect's) gets an own property: node:http's requests share
+ * one hidden class, so adding it costs next to nothing, and Node's own prototype is never touched.
+ * So is a prototype where something else already answers `auth`.
+ */
+import { IncomingMessage } from 'node:http'
+import type { NodeRequest } from '../http/request.js'
+import type { Session } from '../types.js'
+
+type AuthRequest = NodeRequest & { auth?: Session | null | undefined }
+
+/** The session each Express request was last given, read through the accessor. */
+const sessions = new WeakMap<object, Session | null>()
+
+/** For each request prototype seen: whether `auth` is this module's accessor along its chain. */
+const served = new WeakMap<object, boolean>()
+
+/** Sets `req.auth` to the session `auth()` resolved for the request. */
+export function setRequestAuth(req: NodeRequest, session: Session | null): void {
+  if (!Object.hasOwn(req, 'auth') && accessorServes(Object.getPrototypeOf(req) as object | null)) sessions.set(req, session)
+  else (req as AuthRequest).auth = session
+}
+
+function accessorServes(prototype: object | null): boolean {
+  if (prototype === null) return false
+  let serves = served.get(prototype)
+  if (serves === undefined) served.set(prototype, (serves = install(prototype)))
+  return serves
+}
+
+/**
+ * Whether `prototype` is an Express app's request prototype (it owns `app`) whose chain answers
+ * `auth` with this module's accessor, defining it first when nothing on the chain answers `auth`:
+ * on the Express module's request prototype, above every app's (a mounted sub-app's inherits from
+ * its parent's), so the accessor holds wherever Express moves the request. False otherwise: the
+ * caller then sets an own property.
+ */
+function install(prototype: object): boolean {
+  if (!Object.hasOwn(prototype, 'app')) return false
+  if ('auth' in prototype) return accessorOnChain(prototype) === readAuth
+  let shared = Object.getPrototypeOf(prototype) as object | null
+  while (shared !== null && Object.hasOwn(shared, 'app')) shared = Object.getPrototypeOf(shared) as object | null
+  if (shared === null || shared === IncomingMessage.prototype || !Object.isExtensible(shared)) return false
+  Object.defineProperty(shared, 'auth', { configurable: true, enumerable: false, get: readAuth, set: writeAuth })
+  return true
+}
+
+/** The getter of the nearest `auth` along the chain from `object`, if that is an accessor. */
+function accessorOnChain(object: object | null): unknown {
+  for (; object !== null; object = Object.getPrototypeOf(object) as object | null) {
+    const descriptor = Object.getOwnPropertyDescriptor(object, 'auth')
+    if (descriptor) return descriptor.get
+  }
+  return undefined
+}
+
+function readAuth(this: object): Session | null | undefined {
+  return sessions.get(this)
+}
+
+/** An assignment by the app (or another library) makes an own property, as it would without the accessor. */
+function writeAuth(this: object, value: unknown): void {
+  Object.defineProperty(this, 'auth', { value, writable: true, enumerable: true, configurable: true })
+}

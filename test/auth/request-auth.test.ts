@@ -1,0 +1,115 @@
+/**
+ * `req.auth` wherever an app reads it. On Express requests it is an accessor on the Express
+ * module's request prototype (src/api/request-auth.ts), so these tests follow a request through
+ * what Express does to its prototype: sub-apps, a second app, a library that sets `req.auth`
+ * itself; on node:http it stays an own property, and Node's prototype is never touched.
+ */
+import { IncomingMessage, createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import express4 from 'express4'
+import request from 'supertest'
+import { describe, expect, it } from '@jest/globals'
+import Portcullis, { type Session } from 'portcullis'
+import { SECRET, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
+import { recordingLogger } from '../support/logger.js'
+
+type AuthRequest = { auth?: Session | null }
+
+describe.each([
+  ['Express 5', express],
+  ['Express 4', express4 as unknown as typeof express],
+])('req.auth on %s', (_name, createApp) => {
+  function setup() {
+    const portcullis = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
+    const app = createApp()
+    app.use('/api/auth', portcullis.handlers)
+    return { app, ...portcullis }
+  }
+
+  async function signedInAgent(app: express.Express) {
+    const agent = request.agent(app)
+    expect((await signInWithPassword(agent)).status).toBe(302)
+    return agent
+  }
+
+  /** What a route sees: the session's user, and whether req.auth is a property of the request itself. */
+  const seen = (req: express.Request) => ({ who: (req as AuthRequest).auth?.user.id ?? null, own: Object.hasOwn(req, 'auth') })
+
+  it('is set by the middleware in the app and read in a mounted sub-app, and the other way round', async () => {
+    const { app, auth } = setup()
+    // The request enters a sub-app (Express gives it the sub-app's prototype) after the middleware ran.
+    const admin = createApp()
+    admin.get('/who', (req, res) => void res.json(seen(req)))
+    // And leaves one, back to the app's prototype, after auth() ran inside it.
+    const reader = createApp()
+    reader.use(async (req, res, next) => {
+      await auth(req, res)
+      next()
+    })
+    app.use('/admin', auth, admin)
+    app.use('/later', reader, (req: express.Request, res: express.Response) => void res.json(seen(req)))
+    const agent = await signedInAgent(app)
+    // The sub-app's request prototype is the first Portcullis sees here: it inherits the accessor.
+    expect((await agent.get('/later').expect(200)).body).toEqual({ who: 'user-1', own: false })
+    expect((await agent.get('/admin/who').expect(200)).body).toEqual({ who: 'user-1', own: false })
+    expect((await request(app).get('/admin/who').expect(200)).body).toEqual({ who: null, own: false })
+  })
+
+  it('is undefined on a request no form of auth has read, in this app and in another', async () => {
+    const { app, auth } = setup()
+    app.get('/me', async (req, res) => void res.json({ session: await auth(req, res) }))
+    app.get('/unread', (req, res) => void res.json({ unread: (req as AuthRequest).auth === undefined }))
+    const other = createApp()
+    other.get('/unread', (req, res) => void res.json({ unread: (req as AuthRequest).auth === undefined }))
+    const agent = await signedInAgent(app)
+    expect((await agent.get('/me').expect(200)).body.session.user.id).toBe('user-1')
+    expect((await agent.get('/unread').expect(200)).body).toEqual({ unread: true })
+    expect((await request(other).get('/unread').expect(200)).body).toEqual({ unread: true })
+  })
+
+  it('can still be assigned by the app or another library, before auth() runs and after', async () => {
+    const { app, auth } = setup()
+    app.get('/before', async (req, res) => {
+      // A JWT-bearer library sets req.auth to its own payload first; auth() then sets the session.
+      ;(req as AuthRequest).auth = { user: { id: 'bearer' }, expires: '' } as Session
+      const session = await auth(req, res)
+      res.json({ same: (req as AuthRequest).auth === session, who: (req as AuthRequest).auth?.user.id })
+    })
+    app.get('/after', async (req, res) => {
+      await auth(req, res)
+      ;(req as AuthRequest).auth = null
+      res.json({ auth: (req as AuthRequest).auth, enumerable: Object.keys(req).includes('auth') })
+    })
+    const agent = await signedInAgent(app)
+    expect((await agent.get('/before').expect(200)).body).toEqual({ same: true, who: 'user-1' })
+    expect((await agent.get('/after').expect(200)).body).toEqual({ auth: null, enumerable: true })
+  })
+
+  it('leaves Node’s request prototype alone', async () => {
+    const { app, auth } = setup()
+    app.get('/me', async (req, res) => void res.json({ session: await auth(req, res) }))
+    await (await signedInAgent(app)).get('/me').expect(200)
+    expect(Object.hasOwn(IncomingMessage.prototype, 'auth')).toBe(false)
+  })
+})
+
+describe('req.auth on node:http', () => {
+  it('is an own property of the request, as set', async () => {
+    const { handlers, auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
+    const app = express().use('/api/auth', handlers)
+    const cookie = setCookie(await signInWithPassword(request.agent(app)), 'authjs.session-token')!.split(';')[0]!
+    const server = createServer(async (req, res) => {
+      const session = await auth(req, res)
+      res.end(JSON.stringify({ who: session?.user.id ?? null, own: Object.hasOwn(req, 'auth'), same: (req as AuthRequest).auth === session }))
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const answer = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, { headers: { cookie } })
+      expect(await answer.json()).toEqual({ who: 'user-1', own: true, same: true })
+      expect(Object.hasOwn(IncomingMessage.prototype, 'auth')).toBe(false)
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  })
+})
