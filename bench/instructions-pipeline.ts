@@ -1,29 +1,30 @@
 /**
  * The HTTP bench's Portcullis app driven in process, for `BENCH_INSTRUCTIONS=pipeline
  * npm run bench:instructions`: `node --import tsx bench/instructions-pipeline.ts <path> <requests>
- * <cookies>` hands `requests` requests for `path` to Express's whole pipeline (`app(req, res)`,
+ * <cookies> <sealed>` hands `requests` requests for `path` to Express's whole pipeline (`app(req, res)`,
  * router, route, `res.json`) without a socket, 50 to a turn of the event loop, and exits. No
  * network, no load generator: the count no longer depends on how requests happen to arrive, the
  * main source of the HTTP count's spread. What a socket costs the server (the HTTP parser, the
  * write) is left out, so a row's share of the plain route is larger here than over HTTP.
  *
- * `<cookies>`: `cold` (`MAX` distinct cookies, each sent once) or `warm` (the first 1,000 in turn).
- * Both seal `MAX` cookies first, so that work cancels out between two counts.
+ * `<cookies>`: `cold` (each request its own cookie) or `warm` (1,000 cookies in turn). Either way the
+ * script seals `<sealed>` cookies first (at least `<requests>`), the same number for both of the
+ * counts bench/instructions.ts subtracts, so that work cancels out.
  */
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { portcullisBenchApp } from './http-portcullis-app.js'
 import { HOST, jwtSessionCookies } from './http-sessions.js'
 
-const MAX = 7_000
 const WARM_COOKIES = 1_000
 const PER_TURN = 50
 
-const [path = '/plain', requestsArgument = '0', kind = 'warm'] = process.argv.slice(2)
+const [path = '/plain', requestsArgument = '0', kind = 'warm', sealedArgument = '0'] = process.argv.slice(2)
 const requests = Number(requestsArgument)
-const sealed = jwtSessionCookies(0, MAX)
+const count = Math.max(Number(sealedArgument), WARM_COOKIES)
+if (!(requests <= count) || !['cold', 'warm'].includes(kind)) throw new TypeError('usage: instructions-pipeline.ts <path> <requests> <cold|warm> <sealed ≥ requests>')
+const sealed = jwtSessionCookies(0, count)
 const cookies = kind === 'cold' ? sealed : sealed.slice(0, WARM_COOKIES)
-if (requests > MAX || !['cold', 'warm'].includes(kind)) throw new TypeError(`usage: instructions-pipeline.ts <path> <requests ≤ ${MAX}> <cold|warm>`)
 
 const app = portcullisBenchApp()
 const socket = new Socket()
