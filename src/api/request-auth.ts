@@ -18,7 +18,7 @@
  *
  * Every other request (node:http's, Connect's) gets an own property: node:http's requests share
  * one hidden class, so adding it costs next to nothing, and Node's own prototype is never touched.
- * So is a prototype where something else already answers `auth`.
+ * So does a request whose prototype chain already answers `auth` some other way.
  */
 import { IncomingMessage } from 'node:http'
 import type { NodeRequest } from '../http/request.js'
