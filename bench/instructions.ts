@@ -21,11 +21,13 @@
  *
  * BENCH_INSTRUCTIONS=pipeline counts the same rows with the app driven in process instead
  * (bench/instructions-pipeline.ts: Express's whole pipeline on requests without a socket, 50 to a
- * turn of the event loop): no load generator, so no dependence on how requests arrive. On Node 20 its
- * counts repeated within about 1% where the HTTP ones spread by 9% (2026-11-27), so it is the one to
- * decide a change of a few percent by. The socket's share (the HTTP parser, the write) is left out,
- * so each row's difference from the plain route is a larger fraction here. On Node 24 neither
- * repeats: a window can hold a major garbage collection or not (see docs/performance.md).
+ * turn of the event loop), between its 10,000th and 20,000th request (earlier, the JIT is still
+ * compiling the session read): no load generator, so no dependence on how requests arrive. Two runs
+ * side by side on Node 20 (2026-11-27) agreed within 3% on four rows and 8% on the floor, and on
+ * each row's ratio to plain within 0.04 (the floor's: 0.07); the HTTP count's plain route spread by
+ * 9%. The socket's share (the HTTP parser, the write) is left out, so each row's difference from the
+ * plain route is a larger fraction here than over HTTP. On Node 24 the in-process counts do not repeat (a window holds a
+ * major garbage collection or not: see docs/performance.md).
  *
  * Rows (bench/http.ts describes them): the plain route, the floor, Portcullis JWT cold and warm,
  * and GET /api/auth/session warm. Skipped, with a line, where valgrind is not installed.
