@@ -11,7 +11,7 @@ import express4 from 'express4'
 import request from 'supertest'
 import { describe, expect, it } from '@jest/globals'
 import Portcullis, { type Session } from 'portcullis'
-import { SECRET, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
+import { SECRET, createTestApp, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
 import { recordingLogger } from '../support/logger.js'
 
 type AuthRequest = { auth?: Session | null }
@@ -20,12 +20,7 @@ describe.each([
   ['Express 5', express],
   ['Express 4', express4 as unknown as typeof express],
 ])('req.auth on %s', (_name, createApp) => {
-  function setup() {
-    const portcullis = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
-    const app = createApp()
-    app.use('/api/auth', portcullis.handlers)
-    return { app, ...portcullis }
-  }
+  const setup = () => createTestApp({}, createApp)
 
   async function signedInAgent(app: express.Express) {
     const agent = request.agent(app)
@@ -57,13 +52,12 @@ describe.each([
   })
 
   it('is undefined on a request no form of auth has read, in this app and in another', async () => {
-    const { app, auth } = setup()
-    app.get('/me', async (req, res) => void res.json({ session: await auth(req, res) }))
+    const { app } = setup()
     app.get('/unread', (req, res) => void res.json({ unread: (req as AuthRequest).auth === undefined }))
     const other = createApp()
     other.get('/unread', (req, res) => void res.json({ unread: (req as AuthRequest).auth === undefined }))
     const agent = await signedInAgent(app)
-    expect((await agent.get('/me').expect(200)).body.session.user.id).toBe('user-1')
+    expect((await agent.get('/me').expect(200)).body.user.id).toBe('user-1')
     expect((await agent.get('/unread').expect(200)).body).toEqual({ unread: true })
     expect((await request(other).get('/unread').expect(200)).body).toEqual({ unread: true })
   })
@@ -87,8 +81,7 @@ describe.each([
   })
 
   it('leaves Node’s request prototype alone', async () => {
-    const { app, auth } = setup()
-    app.get('/me', async (req, res) => void res.json({ session: await auth(req, res) }))
+    const { app } = setup()
     await (await signedInAgent(app)).get('/me').expect(200)
     expect(Object.hasOwn(IncomingMessage.prototype, 'auth')).toBe(false)
   })
