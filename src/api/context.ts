@@ -10,11 +10,11 @@ import { MissingCSRFError, MissingRequestContextError } from '../errors.js'
 import { requestOrigin, sessionRequestFor, type NodeRequest } from '../http/request.js'
 import { appendCookies, sendResponse, type AuthResponse } from '../http/respond.js'
 import type { RequestScope } from '../http/request-scope.js'
-import { setRequestAuth } from './request-auth.js'
 import { sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
 import type { SessionResult } from '../session/types.js'
 import type { Session } from '../types.js'
+import { setRequestAuth } from './request-auth.js'
 
 /** How the server-side `signIn`/`signOut` check that the request is the user's own (login CSRF). */
 export interface CsrfOptions {
