@@ -26,8 +26,8 @@
  * side by side on Node 20 (2026-11-27) agreed within 3% on four rows and 8% on the floor, and on
  * each row's ratio to plain within 0.04 (the floor's: 0.07); the HTTP count's plain route spread by
  * 9%. The socket's share (the HTTP parser, the write) is left out, so each row's difference from the
- * plain route is a larger fraction here than over HTTP. On Node 24 the in-process counts do not repeat (a window holds a
- * major garbage collection or not: see docs/performance.md).
+ * plain route is a larger fraction here than over HTTP. On Node 24 the in-process counts do not
+ * repeat (a window holds a major garbage collection or not: see docs/performance.md).
  *
  * Rows (bench/http.ts describes them): the plain route, the floor, Portcullis JWT cold and warm,
  * and GET /api/auth/session warm. Skipped, with a line, where valgrind is not installed.
@@ -55,9 +55,7 @@ const WARM_COOKIES = 1_000
 interface Row {
   name: string
   path: string
-  /** The cookies sent in turn. */
-  cookies: string[]
-  /** The same for bench/instructions-pipeline.ts, which seals its own. */
+  /** The cookies sent in turn: each once (`cold`), or the first 1,000 over and over (`warm`). */
   kind: 'cold' | 'warm'
 }
 
@@ -66,14 +64,15 @@ if (spawnSync('valgrind', ['--version']).error) {
   process.exit(0)
 }
 ensureBuilt()
-const cold = jwtSessionCookies(0, MANY)
-const warm = cold.slice(0, WARM_COOKIES)
+// Over HTTP autocannon sends cookies sealed here; in process, bench/instructions-pipeline.ts seals its own.
+const cold = PIPELINE ? [] : jwtSessionCookies(0, MANY)
+const cookiesOf = (row: Row) => (row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES))
 const rows: Row[] = [
-  { name: 'plain route (no session read)', path: '/plain', cookies: cold, kind: 'cold' },
-  { name: 'floor (bare decrypt inline, cold cookies)', path: '/floor', cookies: cold, kind: 'cold' },
-  { name: `Portcullis JWT, cold (${thousands(MANY)} cookies, each once)`, path: '/me', cookies: cold, kind: 'cold' },
-  { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/me', cookies: warm, kind: 'warm' },
-  { name: `Portcullis GET /api/auth/session, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/api/auth/session', cookies: warm, kind: 'warm' },
+  { name: 'plain route (no session read)', path: '/plain', kind: 'cold' },
+  { name: 'floor (bare decrypt inline, cold cookies)', path: '/floor', kind: 'cold' },
+  { name: `Portcullis JWT, cold (${thousands(MANY)} cookies, each once)`, path: '/me', kind: 'cold' },
+  { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/me', kind: 'warm' },
+  { name: `Portcullis GET /api/auth/session, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/api/auth/session', kind: 'warm' },
 ]
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-callgrind-'))
@@ -126,12 +125,13 @@ async function count(row: Row, requests: number): Promise<number> {
     child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve())
     void exited.then((code) => reject(new Error(`instructions-server.ts exited (${code}) before it listened`)))
   })
+  const cookies = cookiesOf(row)
   let next = 0
   await autocannon({
     url: `http://${HOST}:${port}${row.path}`,
     connections: 10,
     amount: requests,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, cookie: row.cookies[next++ % row.cookies.length]! } }) }],
+    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, cookie: cookies[next++ % cookies.length]! } }) }],
   })
   await exited
   return collected(row, log)
