@@ -14,7 +14,7 @@ import { sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
 import type { SessionResult } from '../session/types.js'
 import type { Session } from '../types.js'
-import { setRequestAuth } from './request-auth.js'
+import { requestMemo, setRequestAuth } from './request-auth.js'
 
 /** How the server-side `signIn`/`signOut` check that the request is the user's own (login CSRF). */
 export interface CsrfOptions {
@@ -44,9 +44,8 @@ export interface Api {
 
 /** Makes the API state of a resolved config. */
 export function createApi(config: ResolvedConfig, requestScope: RequestScope): Api {
-  // The pending read of each request. Not a property of the request: Express requests do not share
-  // a hidden class, so a property added to one costs far more than a WeakMap entry (see request-auth.ts).
-  const memo = new WeakMap<NodeRequest, Promise<Session | null>>()
+  // The pending read of each request, where this engine keeps it cheapest (see request-auth.ts).
+  const memo = requestMemo<Promise<Session | null>>()
 
   // A read that completes synchronously (see readSession) is settled here, without an await.
   const read = (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
