@@ -43,7 +43,7 @@ function sessionFromCookie(request: SessionRequest, { present, opened, clearOthe
     update === undefined && session.store === undefined && callbacks.jwt === undefined && callbacks.session === undefined && events.session === undefined
   if (plainRead && now - issuedAt(opened) < session.updateAge) {
     const token = opened.payload as JWT
-    return { session: defaultSession(token, expiresOf(opened, request)), token, cookies: clearOther }
+    return { session: defaultSession(token, sessionExpires(opened, request)), token, cookies: clearOther }
   }
   return readWithAppCode(request, opened, clearOther, update)
 }
@@ -94,7 +94,7 @@ async function readWithAppCode(request: SessionRequest, opened: OpenedToken, cle
     }
   }
 
-  let session = defaultSession(token, expires)
+  let session = defaultSession(token, isoDate(expires * 1000))
   // `user` is a database session's; the type names both, as Auth.js does (see SessionCallbackParams).
   if (config.callbacks.session) session = await config.callbacks.session({ session, token } as SessionCallbackParams)
   if (config.events.session) await emitEvent(config, 'session', { session, token })
@@ -144,7 +144,7 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
     )
     token = lighter
   }
-  return { session: defaultSession(token, sealed.expires), token, cookies: sealed.cookies }
+  return { session: defaultSession(token, isoDate(sealed.expires * 1000)), token, cookies: sealed.cookies }
 }
 
 /**
@@ -224,10 +224,20 @@ function issuedAt(token: OpenedToken): number {
   return typeof token.payload.iat === 'number' ? token.payload.iat : 0
 }
 
-function defaultSession(token: JWT, expires: number): Session {
+/**
+ * `expiresOf` as the session shows it: for a token carrying `exp`, formatted on its first read and
+ * kept with it, so a cached token's later reads answer the same string.
+ */
+function sessionExpires(opened: OpenedToken, request: SessionRequest): string {
+  const { exp } = opened.payload
+  return typeof exp === 'number' ? (opened.expires ??= isoDate(exp * 1000)) : isoDate(expiresOf(opened, request) * 1000)
+}
+
+/** The session of a token, `expires` formatted (an ISO date). */
+function defaultSession(token: JWT, expires: string): Session {
   const session: Session = {
     user: { id: token.sub as string, name: token.name, email: token.email, image: token.picture },
-    expires: isoDate(expires * 1000),
+    expires,
   }
   if (token[PROVIDER_TOKENS_CLAIM] !== undefined && hasRefreshError(token)) session.error = 'RefreshAccessTokenError'
   return session

@@ -34,6 +34,8 @@ export interface OpenedToken {
   readonly plaintext: string
   /** True when `payload` is the token cache's, shared between requests. */
   readonly shared?: boolean
+  /** The session's `expires` from the claims' `exp`, formatted by the first read that needed it (jwt-strategy.ts). */
+  expires?: string
 }
 
 /**

@@ -290,6 +290,26 @@ describe('through auth(req, res)', () => {
     }
   })
 
+  it('answers each token’s own expires on every read, cached or not, whatever a handler did to the last one', async () => {
+    const { auth } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
+    const now = Math.floor(Date.now() / 1000)
+    const ring = deriveKeyRing([SECRET], 'authjs.session-token')
+    const lifetimes = [600, 1200]
+    const cookies = lifetimes.map((maxAge) => `authjs.session-token=${sealSessionToken({ sub: 'u1', name: 'Ada' }, ring.current, maxAge, now)}`)
+    const app = express().get('/me', async (req, res) => {
+      const session = await auth(req, res)
+      res.json(session)
+      if (session) session.expires = 'tampered'
+    })
+    // The first read opens, the second caches (and formats expires once), the third is a hit.
+    for (let i = 0; i < 3; i++) {
+      for (const [k, cookie] of cookies.entries()) {
+        const { body } = await request(app).get('/me').set('Cookie', cookie).expect(200)
+        expect(body).toEqual({ user: { id: 'u1', name: 'Ada' }, expires: new Date((now + lifetimes[k]!) * 1000).toISOString() })
+      }
+    }
+  })
+
   it('rejects a jwt.cacheSize that is not a whole number', () => {
     for (const cacheSize of [-1, 1.5, Number.NaN, '10' as never]) {
       expect(() => Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider], jwt: { cacheSize } })).toThrow(InvalidConfigurationError)
