@@ -60,7 +60,8 @@ async function readWithAppCode(request: SessionRequest, opened: OpenedToken, cle
   }
 
   const issued = issuedAt(opened)
-  let expires = expiresOf(opened, request)
+  // The re-issued cookie's, when the token is re-sealed below; else the token's own (sessionExpires).
+  let expires: string | undefined
   // App code that sees the token gets a copy of its own; without any, the claims are only read.
   const appSeesToken = config.callbacks.jwt !== undefined || config.callbacks.session !== undefined || config.events.session !== undefined
   let token: JWT | null = appSeesToken ? ownClaims(opened) : (opened.payload as JWT)
@@ -84,7 +85,7 @@ async function readWithAppCode(request: SessionRequest, opened: OpenedToken, cle
         }
       }
       const resealed = await sealToken(request, token, update ? 'update' : undefined)
-      expires = resealed.expires
+      expires = isoDate(resealed.expires * 1000)
       cookies = resealed.cookies
     } catch (error) {
       // POST /session is refused (the error reaches the route). A plain read must not end the
@@ -94,7 +95,7 @@ async function readWithAppCode(request: SessionRequest, opened: OpenedToken, cle
     }
   }
 
-  let session = defaultSession(token, isoDate(expires * 1000))
+  let session = defaultSession(token, expires ?? sessionExpires(opened, request))
   // `user` is a database session's; the type names both, as Auth.js does (see SessionCallbackParams).
   if (config.callbacks.session) session = await config.callbacks.session({ session, token } as SessionCallbackParams)
   if (config.events.session) await emitEvent(config, 'session', { session, token })
