@@ -26,14 +26,12 @@
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
-import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import express, { type Express } from 'express'
-import { referenceRoutes } from './http-portcullis-app.js'
-import { HOST, SECRET, jwtSessionCookies } from './http-sessions.js'
+import { loadBuild, pipelineRequest, portcullisBenchApp } from './http-portcullis-app.js'
+import { jwtSessionCookies } from './http-sessions.js'
 import { median } from './table.js'
 import { ensureBuilt, rounds } from './settings.js'
 
@@ -51,29 +49,9 @@ execFileSync('sh', ['-c', `git archive "$1" | tar -x -C "$2"`, 'archive', ref, o
 symlinkSync(join(root, 'node_modules'), join(other, 'node_modules'))
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: other, stdio: ['ignore', 'ignore', 'inherit'] })
 
-/** The HTTP bench's Portcullis app on the build in `dist`. */
-async function benchApp(dist: string): Promise<Express> {
-  const load = (module: string) => import(pathToFileURL(join(dist, module)).href)
-  const { default: Portcullis } = (await load('index.js')) as typeof import('../src/index.js')
-  const { default: Credentials } = (await load('providers/credentials.js')) as typeof import('../src/providers/credentials.js')
-  const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, providers: [Credentials({ authorize: () => null })] })
-  const app = express()
-  app.use('/api/auth', handlers)
-  referenceRoutes(app)
-  app.get('/me', async (req, res) => {
-    const current = await auth(req, res)
-    if (!current) {
-      res.status(401).json({ message: 'Not authenticated' })
-      return
-    }
-    res.json(current)
-  })
-  return app
-}
-
 const builds = [
-  { name: `${ref} (A)`, app: await benchApp(join(other, 'dist')), cpu: [] as number[], next: 0 },
-  { name: 'working tree (B)', app: await benchApp(join(root, 'dist')), cpu: [] as number[], next: 0 },
+  { name: `${ref} (A)`, app: portcullisBenchApp({}, await loadBuild(pathToFileURL(join(other, 'dist/')))), cpu: [] as number[], next: 0 },
+  { name: 'working tree (B)', app: portcullisBenchApp(), cpu: [] as number[], next: 0 },
 ]
 const sealed = jwtSessionCookies(0, kind === 'cold' ? (ROUNDS + 2) * PER_ROUND : 1_000)
 const socket = new Socket()
@@ -82,15 +60,9 @@ const socket = new Socket()
 async function round(build: (typeof builds)[number], count: number): Promise<number> {
   const start = process.cpuUsage()
   for (let i = 0; i < count; i++) {
-    const req = new IncomingMessage(socket)
-    req.method = 'GET'
-    req.url = path
-    req.httpVersion = '1.1'
-    req.httpVersionMajor = 1
-    req.httpVersionMinor = 1
     // A flat copy, as the HTTP parser hands a header over: the sealed cookies are concatenations.
-    req.headers = { host: `${HOST}:3000`, connection: 'keep-alive', cookie: Buffer.from(sealed[build.next++ % sealed.length]!).toString('latin1') }
-    const res = new ServerResponse(req)
+    const cookie = Buffer.from(sealed[build.next++ % sealed.length]!).toString('latin1')
+    const { req, res } = pipelineRequest(socket, path, cookie)
     build.app(req as never, res as never)
     if (i % PER_TURN === PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve))
   }

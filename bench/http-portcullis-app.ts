@@ -4,17 +4,32 @@
  * instruction count (bench/instructions.ts) runs it under valgrind, where every module loaded
  * costs seconds.
  */
+import { IncomingMessage, ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import express, { type Express } from 'express'
 import type { PortcullisConfig } from '../src/index.js'
 import { floorDecryptFor } from './floor.js'
-import { benchUser, MAX_AGE, SECRET, SESSION_COOKIE } from './http-sessions.js'
+import { benchUser, HOST, MAX_AGE, SECRET, SESSION_COOKIE } from './http-sessions.js'
 import { ensureBuilt } from './settings.js'
 
 // Portcullis as an app installs it: the built dist/ (typed from src/, which it is built from).
 ensureBuilt()
 export const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
-const { default: Portcullis } = (await import(dist('index.js'))) as typeof import('../src/index.js')
-const { default: Credentials } = (await import(dist('providers/credentials.js'))) as typeof import('../src/providers/credentials.js')
+
+/** The two modules of a build of Portcullis the bench app uses. */
+export interface PortcullisBuild {
+  Portcullis: typeof import('../src/index.js').default
+  Credentials: typeof import('../src/providers/credentials.js').default
+}
+
+/** Those modules of the build in the folder at `url` (a `file:` URL ending in `/`). */
+export async function loadBuild(url: string | URL): Promise<PortcullisBuild> {
+  const [index, credentials] = await Promise.all([import(new URL('index.js', url).href), import(new URL('providers/credentials.js', url).href)])
+  return { Portcullis: (index as typeof import('../src/index.js')).default, Credentials: (credentials as typeof import('../src/providers/credentials.js')).default }
+}
+
+/** dist/, the build every bench measures (bench/ab.ts sets another beside it). */
+const distBuild = await loadBuild(new URL('../dist/', import.meta.url))
 
 /** What `/plain` answers: a session-shaped body of the same size, read from nowhere. */
 const plainSession = (() => {
@@ -47,7 +62,7 @@ export function referenceRoutes(app: Express): Express {
  * Portcullis as its README shows it: the auth routes mounted, `await auth(req, res)` in `GET /me`,
  * and the reference routes.
  */
-export function portcullisBenchApp(config: Pick<PortcullisConfig, 'adapter' | 'session'> = {}): Express {
+export function portcullisBenchApp(config: Pick<PortcullisConfig, 'adapter' | 'session'> = {}, { Portcullis, Credentials }: PortcullisBuild = distBuild): Express {
   const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, ...config, providers: [Credentials({ authorize: () => null })] })
   const app = express()
   app.use('/api/auth', handlers)
@@ -61,4 +76,19 @@ export function portcullisBenchApp(config: Pick<PortcullisConfig, 'adapter' | 's
     res.json(current)
   })
   return app
+}
+
+/**
+ * A GET request for `path` carrying `cookie`, made as Node's HTTP server makes one, and its response,
+ * for driving an app in process (`app(req, res)`): no socket is read or written.
+ */
+export function pipelineRequest(socket: Socket, path: string, cookie: string): { req: IncomingMessage; res: ServerResponse } {
+  const req = new IncomingMessage(socket)
+  req.method = 'GET'
+  req.url = path
+  req.httpVersion = '1.1'
+  req.httpVersionMajor = 1
+  req.httpVersionMinor = 1
+  req.headers = { host: `${HOST}:3000`, connection: 'keep-alive', cookie }
+  return { req, res: new ServerResponse(req) }
 }

@@ -11,10 +11,9 @@
  * script seals `<sealed>` cookies first (at least `<requests>`), the same number for both of the
  * counts bench/instructions.ts subtracts, so that work cancels out.
  */
-import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
-import { portcullisBenchApp } from './http-portcullis-app.js'
-import { HOST, jwtSessionCookies } from './http-sessions.js'
+import { pipelineRequest, portcullisBenchApp } from './http-portcullis-app.js'
+import { jwtSessionCookies } from './http-sessions.js'
 
 const WARM_COOKIES = 1_000
 const PER_TURN = 50
@@ -30,14 +29,7 @@ const app = portcullisBenchApp()
 const socket = new Socket()
 let unanswered = 0
 for (let i = 0; i < requests; i++) {
-  const req = new IncomingMessage(socket)
-  req.method = 'GET'
-  req.url = path
-  req.httpVersion = '1.1'
-  req.httpVersionMajor = 1
-  req.httpVersionMinor = 1
-  req.headers = { host: `${HOST}:3000`, connection: 'keep-alive', cookie: cookies[i % cookies.length]! }
-  const res = new ServerResponse(req)
+  const { req, res } = pipelineRequest(socket, path, cookies[i % cookies.length]!)
   app(req as never, res as never)
   if (i % PER_TURN === PER_TURN - 1 || i === requests - 1) {
     await new Promise((resolve) => setImmediate(resolve))
