@@ -40,7 +40,7 @@ const plainSession = (() => {
 const floorDecrypt = floorDecryptFor(SECRET, SESSION_COOKIE)
 
 /**
- * The reference routes, `/plain` (the ceiling) and `/floor`. The HTTP bench measures them in the
+ * The reference routes, `/plain` (the ceiling), `/plain-async` and `/floor`. The HTTP bench measures them in the
  * Portcullis app, where they sit after the `/api/auth` mount, as `/me` and an app's own routes do:
  * the rows then differ by the session read alone (the mount's path check costs every later route
  * the same few µs).
@@ -48,6 +48,13 @@ const floorDecrypt = floorDecryptFor(SECRET, SESSION_COOKIE)
 export function referenceRoutes(app: Express): Express {
   app.get('/plain', (_req, res) => {
     res.json(plainSession)
+  })
+  // The same body sent after an `await` of a settled promise, as `GET /me` sends the session after
+  // `await auth(req, res)`: what a route's `await` costs (Node's stream and HTTP bookkeeping for a
+  // response sent from a microtask), apart from the read.
+  app.get('/plain-async', async (_req, res) => {
+    const body = await Promise.resolve(plainSession)
+    res.json(body)
   })
   // The floor (bench/floor.ts) inline: the cookie's value after `name=`, decrypted, no checks.
   app.get('/floor', (req, res) => {

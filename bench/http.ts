@@ -6,6 +6,8 @@
  *
  *   plain route        the Portcullis app's GET /plain: the same app, body and cookies, no session
  *                      read. The ceiling; every other row is a fraction of it.
+ *   plain with await   GET /plain-async: the same body sent after `await` of a settled promise, as
+ *                      GET /me sends the session after `await auth(req, res)`: what the await costs
  *   floor              the same app's GET /floor: the cold row's cookies decrypted inline, nothing
  *                      else (bench/floor.ts). The ceiling of any reader of a cookie it has not seen.
  *   JWT, cold          Portcullis, JWT session, 60,000 distinct cookies in turn: a cookie comes back
@@ -92,13 +94,14 @@ function startServer(scenario: Scenario): Promise<Server | { skipped: string }> 
 interface Row {
   name: string
   scenario: Scenario
-  path: '/plain' | '/floor' | '/me' | '/api/auth/session'
+  path: '/plain' | '/plain-async' | '/floor' | '/me' | '/api/auth/session'
   cookies: () => string[]
 }
 
 let coldCookies: string[] = []
 const allRows: Row[] = [
   { name: 'plain route (no session read)', scenario: 'jwt', path: '/plain', cookies: () => coldCookies },
+  { name: 'plain route with an await (no session read)', scenario: 'jwt', path: '/plain-async', cookies: () => coldCookies.slice(0, WARM_COOKIES) },
   { name: 'floor (bare decrypt inline, cold cookies)', scenario: 'jwt', path: '/floor', cookies: () => coldCookies },
   { name: `Portcullis JWT, cold (${thousands(COLD_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies },
   { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, scenario: 'jwt', path: '/me', cookies: () => coldCookies.slice(0, WARM_COOKIES) },
@@ -228,10 +231,11 @@ const authjs = rateOf('@auth/express')
 const floor = rateOf('floor')
 console.log(`\nJWT warm = ${(warm / plain).toFixed(2)}x plain (target >= 0.95), JWT cold = ${(cold / plain).toFixed(2)}x plain = ${(cold / floor).toFixed(2)}x the floor (target >= 0.95; the floor: ${(floor / plain).toFixed(2)}x plain)`)
 console.log(`GET /api/auth/session, warm = ${(rateOf('Portcullis GET /api/auth/session') / plain).toFixed(2)}x plain (target >= 0.85)`)
+console.log(`JWT warm = ${(warm / rateOf('plain route with an await')).toFixed(2)}x the plain route with an await (the plain route with an await = ${(rateOf('plain route with an await') / plain).toFixed(2)}x plain)`)
 const warmStore = rateOf('Portcullis JWT + session.store')
 console.log(`JWT warm with session.store = ${(warmStore / plain).toFixed(2)}x plain, ${((warm - warmStore) / plain * 100).toFixed(1)} points under JWT warm (target: within 3)`)
 console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / authjs).toFixed(1)}x @auth/express getSession on the same cookies (target >= 5x)`)
 // Steadier than the ratios of requests per second when a row's rounds spread widely: what each row costs the server.
 const cpuOf = (scenarioName: string) => medianOf(scenarioName, 'cpuPerRequest')
 const extra = (row: string, base: string) => `${(cpuOf(row) - cpuOf(base)).toFixed(0)} µs (${(cpuOf(row) / cpuOf(base)).toFixed(2)}x)`
-console.log(`Server CPU per request: JWT warm ${extra('Portcullis JWT, warm', 'plain')} over plain, GET /api/auth/session ${extra('Portcullis GET /api/auth/session', 'plain')}, JWT cold ${extra('Portcullis JWT, cold', 'floor')} over the floor`)
+console.log(`Server CPU per request: JWT warm ${extra('Portcullis JWT, warm', 'plain')} over plain (${extra('Portcullis JWT, warm', 'plain route with an await')} over plain with an await), GET /api/auth/session ${extra('Portcullis GET /api/auth/session', 'plain')}, JWT cold ${extra('Portcullis JWT, cold', 'floor')} over the floor`)
