@@ -18,8 +18,8 @@
  * - **V8 13 and later (Node 24):** the same property costs an Express request next to nothing, and
  *   the `WeakMap` entries cost more than they do on Node 20: timed in process, each was about 2 µs
  *   of the 6-8 µs a warm read added to a route of 15-16 µs, and their tables brought the garbage
- *   collector's pauses with them (with own properties: 2-4 µs). So both are own properties there: the read under a
- *   symbol of the instance's, `req.auth` as set.
+ *   collector's pauses with them (with own properties: 2-4 µs). So both are own properties there:
+ *   the read under a symbol of the instance's, `req.auth` as set.
  *
  * Every other request (node:http's, Connect's) gets `req.auth` as an own property on every engine:
  * node:http's requests share one hidden class, so adding it costs next to nothing, and Node's own

@@ -216,22 +216,18 @@ function chooseForm(cookie: CookieOption, { whole, chunked, chunkNames }: Chunke
   return { present: true, opened: openedWhole, clearOther: chunkNames.map((name) => expiredCookie(cookie, name)) }
 }
 
-/** When the session ends: the token's `exp`, or `maxAge` from now for a token without one (a custom `encode`). */
-function expiresOf(token: OpenedToken, { config, now }: SessionRequest): number {
-  return typeof token.payload.exp === 'number' ? token.payload.exp : now + config.jwt.maxAge
-}
-
 function issuedAt(token: OpenedToken): number {
   return typeof token.payload.iat === 'number' ? token.payload.iat : 0
 }
 
 /**
- * `expiresOf` as the session shows it: for a token carrying `exp`, formatted on its first read and
- * kept with it, so a cached token's later reads answer the same string.
+ * When the session ends, as the session shows it (an ISO date): the token's `exp`, formatted on its
+ * first read and kept with it, so a cached token's later reads answer the same string; or `maxAge`
+ * from now for a token without one (a custom `encode`).
  */
-function sessionExpires(opened: OpenedToken, request: SessionRequest): string {
+function sessionExpires(opened: OpenedToken, { config, now }: SessionRequest): string {
   const { exp } = opened.payload
-  return typeof exp === 'number' ? (opened.expires ??= isoDate(exp * 1000)) : isoDate(expiresOf(opened, request) * 1000)
+  return typeof exp === 'number' ? (opened.expires ??= isoDate(exp * 1000)) : isoDate((now + config.jwt.maxAge) * 1000)
 }
 
 /** The session of a token, `expires` formatted (an ISO date). */
