@@ -33,7 +33,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { loadBuild, pipelineRequest, portcullisBenchApp } from './http-portcullis-app.js'
 import { jwtSessionCookies } from './http-sessions.js'
 import { median } from './table.js'
-import { ensureBuilt, rounds } from './settings.js'
+import { rounds } from './settings.js'
 
 const [ref, path = '/me', kind = 'warm'] = process.argv.slice(2)
 if (!ref || !['cold', 'warm'].includes(kind)) throw new TypeError('usage: bench/ab.ts <git ref> [path] [cold|warm]')
@@ -41,8 +41,8 @@ const ROUNDS = rounds(14)
 const PER_ROUND = 10_000
 const PER_TURN = 50
 
+// dist/ is current: importing http-portcullis-app.js built it when src/ was newer.
 const root = fileURLToPath(new URL('..', import.meta.url))
-ensureBuilt()
 const other = mkdtempSync(join(tmpdir(), 'portcullis-ab-'))
 process.on('exit', () => rmSync(other, { recursive: true, force: true }))
 execFileSync('sh', ['-c', `git archive "$1" | tar -x -C "$2"`, 'archive', ref, other], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
