@@ -1,8 +1,10 @@
 /**
  * HTTP benchmark (`npm run bench`): requests per second and latency of `GET /me`, which reads the
- * session and answers it as JSON, under a bounded load on loopback. Each app runs in a child
- * process of its own (bench/http-server.ts, apps in bench/http-apps.ts); autocannon runs here, so
- * load generator and server never share an event loop. On a 2-core machine they share the cores.
+ * session and answers it as JSON, under a bounded load on loopback. Each row's app runs in child
+ * processes of its own (bench/http-server.ts, apps in bench/http-apps.ts): two servers of the same
+ * code (BENCH_SERVERS), one for PostgreSQL, whose servers would share its tables. autocannon runs
+ * here, so load generator and server never share an event loop. On a 2-core machine they share
+ * the cores.
  *
  *   plain route        the Portcullis app's GET /plain: the same app, body and cookies, no session
  *                      read. The ceiling; every other row is a fraction of it.
@@ -27,12 +29,15 @@
  *   Passport           passport.session() over express-session's MemoryStore, 5,000 sessions in
  *                      turn, the user deserialised by id from a Map
  *
- * Method: every app starts first (and creates its sessions), then each row gets a 0.5 s warm-up, then
- * 6 rounds (BENCH_ROUNDS) of 0.8 s (BENCH_ROUND_SECONDS) at 50 connections, the rows taking turns
- * within a round so a slow spell of the machine is spread over all of them. Each request takes the row's next cookie. A row reports the
- * median of its rounds (req/s, and autocannon's p50 and p99 latency in whole ms), the spread of
- * req/s (min–max), the server process's CPU time per request (all its threads, GC included: what
- * the row costs, whoever was the bottleneck), and its median req/s as a fraction of the plain route's.
+ * Method: every server starts first (and creates its sessions), then each gets a 0.5 s warm-up, then
+ * each row runs 6 rounds (BENCH_ROUNDS) of 0.8 s (BENCH_ROUND_SECONDS) at 50 connections, its
+ * servers taking turns (three rounds each), the rows taking turns within a round so a slow spell
+ * of the machine is spread over all of them. Two processes of the same code can differ by several
+ * per cent for their whole life (docs/performance.md, Node 24): a row measured on one would carry
+ * that into its ratio. Each request takes the row's next cookie. A row reports the median of its
+ * rounds (req/s, and autocannon's p50 and p99 latency in whole ms), the spread of req/s (min–max),
+ * the server process's CPU time per request (all its threads, GC included: what the row costs,
+ * whoever was the bottleneck), and its median req/s as a fraction of the plain route's.
  * BENCH_QUICK=1: 3 rounds of 0.8 s, 20,000 cold cookies, 2,000 sessions. BENCH_SQLITE=0 skips the
  * SQLite row (bench/settings.ts: so the rest runs on a Node the installed better-sqlite3 is not for).
  *
@@ -55,6 +60,8 @@ const WARMUP_SECONDS = 0.5
 const COLD_COOKIES = QUICK ? 20_000 : 60_000
 const WARM_COOKIES = 1_000
 const SESSIONS = QUICK ? 2_000 : 5_000
+const SERVERS_PER_ROW = numberSetting('BENCH_SERVERS', 2)
+if (!Number.isInteger(SERVERS_PER_ROW)) throw new TypeError(`BENCH_SERVERS=${SERVERS_PER_ROW}: expected a whole number of servers per row`)
 
 interface Server {
   port: number
@@ -128,42 +135,55 @@ interface Round {
 }
 
 interface Running extends Row {
-  server: Server
-  url: string
+  /** The row's servers, the same app in separate processes; round `n` loads `servers[n % length]`. */
+  servers: { server: Server; url: string }[]
   cookieList: string[]
   /** The next cookie to send: it carries over between rounds, so the cold row never repeats early. */
   nextCookie: number
   rounds: Round[]
 }
 
+/** A row's servers: the PostgreSQL row's would share its tables, so it has one. */
+const serversFor = (row: Row) => (row.scenario === 'database-postgres' ? 1 : SERVERS_PER_ROW)
+
 // The servers start (and create their sessions) while the cookies are sealed here.
 // The apps run the built package; build it once here, before the servers start.
 ensureBuilt()
-const starting = Promise.all(rows.map((row) => startServer(row.scenario)))
+const starting = Promise.all(rows.map((row) => Promise.all(Array.from({ length: serversFor(row) }, () => startServer(row.scenario)))))
 coldCookies = jwtSessionCookies(0, COLD_COOKIES)
 const started = await starting
 const running: Running[] = []
 rows.forEach((row, i) => {
-  const server = started[i]!
-  if ('skipped' in server) {
-    console.log(`${server.skipped}: the row "${row.name}" is skipped.`)
+  const servers = started[i]!
+  const skipped = servers.find((server) => 'skipped' in server)
+  if (skipped && 'skipped' in skipped) {
+    console.log(`${skipped.skipped}: the row "${row.name}" is skipped.`)
+    for (const server of servers) if (!('skipped' in server)) server.stop()
     return
   }
-  running.push({ ...row, server, url: `http://${HOST}:${server.port}${row.path}`, cookieList: row.cookies(), nextCookie: 0, rounds: [] })
-  if (CPU_PROFILE_DIR) console.log(`${row.name}: CPU profile of process ${server.pid} in ${CPU_PROFILE_DIR}`)
+  running.push({
+    ...row,
+    servers: (servers as Server[]).map((server) => ({ server, url: `http://${HOST}:${server.port}${row.path}` })),
+    cookieList: row.cookies(),
+    nextCookie: 0,
+    rounds: [],
+  })
+  if (CPU_PROFILE_DIR) console.log(`${row.name}: CPU profiles of processes ${(servers as Server[]).map((server) => server.pid).join(', ')} in ${CPU_PROFILE_DIR}`)
 })
 
-// Every row must answer its first cookie with a session before it is timed.
+// Every server must answer its row's first cookie with a session before it is timed.
 for (const row of running) {
-  const response = await fetch(row.url, { headers: { cookie: row.cookieList[0]! } })
-  const body = (await response.json()) as { user?: { name?: string } }
-  if (response.status !== 200 || !body.user?.name) throw new Error(`${row.name}: ${response.status} ${JSON.stringify(body)}`)
+  for (const { url } of row.servers) {
+    const response = await fetch(url, { headers: { cookie: row.cookieList[0]! } })
+    const body = (await response.json()) as { user?: { name?: string } }
+    if (response.status !== 200 || !body.user?.name) throw new Error(`${row.name}: ${response.status} ${JSON.stringify(body)}`)
+  }
 }
 
-async function load(row: Running, seconds: number): Promise<Round> {
-  const cpuBefore = await row.server.cpuMicros()
+async function load(row: Running, { server, url }: Running['servers'][number], seconds: number): Promise<Round> {
+  const cpuBefore = await server.cpuMicros()
   const result = await autocannon({
-    url: row.url,
+    url,
     connections: CONNECTIONS,
     duration: seconds,
     // autocannon stops at its first sample after `duration`: every 100 ms, not its default second,
@@ -178,7 +198,7 @@ async function load(row: Running, seconds: number): Promise<Round> {
       },
     ],
   })
-  const cpuMicros = (await row.server.cpuMicros()) - cpuBefore
+  const cpuMicros = (await server.cpuMicros()) - cpuBefore
   return {
     requestsPerSecond: result.requests.total / result.duration,
     p50: result.latency.p50,
@@ -188,19 +208,19 @@ async function load(row: Running, seconds: number): Promise<Round> {
   }
 }
 
-for (const row of running) await load(row, WARMUP_SECONDS)
+for (const row of running) for (const server of row.servers) await load(row, server, WARMUP_SECONDS)
 for (let round = 0; round < ROUNDS; round++) {
   // Each round starts with another row, so no row always follows the same one.
   for (let i = 0; i < running.length; i++) {
     const row = running[(i + round) % running.length]!
-    row.rounds.push(await load(row, ROUND_SECONDS))
+    row.rounds.push(await load(row, row.servers[round % row.servers.length]!, ROUND_SECONDS))
   }
 }
-for (const row of running) row.server.stop()
+for (const row of running) for (const { server } of row.servers) server.stop()
 
 const plain = median(running[0]!.rounds.map((round) => round.requestsPerSecond))
 console.log(
-  `\nNode ${process.version}, loopback, autocannon ${CONNECTIONS} connections in this process, each app in its own; ${ROUNDS} rounds of ${ROUND_SECONDS} s per row after ${WARMUP_SECONDS} s warm-up, medians (load average ${loadavg()[0]!.toFixed(1)})\n`,
+  `\nNode ${process.version}, loopback, autocannon ${CONNECTIONS} connections in this process, each row's app in ${SERVERS_PER_ROW} processes of its own taking turns (PostgreSQL: 1); ${ROUNDS} rounds of ${ROUND_SECONDS} s per row after ${WARMUP_SECONDS} s warm-up per server, medians (load average ${loadavg()[0]!.toFixed(1)})\n`,
 )
 printTable(
   ['HTTP GET /me', 'req/s', 'spread', 'p50 ms', 'p99 ms', 'server CPU µs/req', 'x plain'],

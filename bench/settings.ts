@@ -7,6 +7,7 @@
  *   BENCH_FLOOR=objects    the floor with a node:crypto object per token (bench/floor.ts)
  *   BENCH_ROUNDS=n         rounds per row, in every bench that repeats its measurements
  *   BENCH_ROUND_SECONDS=s  the HTTP bench's round length
+ *   BENCH_SERVERS=n        the HTTP bench's server processes per row (default 2; PostgreSQL's row: 1)
  */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
