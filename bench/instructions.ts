@@ -15,7 +15,7 @@
  * (count(MANY) - count(FEW)) / (MANY - FEW): start-up, module loading and most of the JIT's warm-up
  * cancel out (FEW is past the point where the counts settle). The kernel's share of a request (the
  * socket's system calls) is not counted, so the ratios here overstate a row's share of the
- * server's CPU time a little. About 1-2 minutes a run under valgrind, 10 runs (15-20 minutes);
+ * server's CPU time a little. About 1-2 minutes a run under valgrind, 12 runs (16-24 minutes);
  * BENCH_QUICK=1 counts fewer requests, earlier, where the JIT is still at work: a check that it
  * runs, not figures.
  *
@@ -29,8 +29,8 @@
  * plain route is a larger fraction here than over HTTP. On Node 24 the in-process counts do not
  * repeat (a window holds a major garbage collection or not: see docs/performance.md).
  *
- * Rows (bench/http.ts describes them): the plain route, the floor, Portcullis JWT cold and warm,
- * and GET /api/auth/session warm. Skipped, with a line, where valgrind is not installed.
+ * Rows (bench/http.ts describes them): the plain route, the plain route with an await, the floor,
+ * Portcullis JWT cold and warm, and GET /api/auth/session warm. Skipped, with a line, where valgrind is not installed.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -69,6 +69,7 @@ const cold = PIPELINE ? [] : jwtSessionCookies(0, MANY)
 const cookiesOf = (row: Row) => (row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES))
 const rows: Row[] = [
   { name: 'plain route (no session read)', path: '/plain', kind: 'cold' },
+  { name: 'plain route with an await (no session read)', path: '/plain-async', kind: 'cold' },
   { name: 'floor (bare decrypt inline, cold cookies)', path: '/floor', kind: 'cold' },
   { name: `Portcullis JWT, cold (${thousands(MANY)} cookies, each once)`, path: '/me', kind: 'cold' },
   { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/me', kind: 'warm' },
@@ -145,7 +146,7 @@ for (const row of rows) {
 }
 rmSync(dir, { recursive: true, force: true })
 
-const [plain, floor, coldMe, warmMe, sessionRoute] = perRequest as [number, number, number, number, number]
+const [plain, plainAwait, floor, coldMe, warmMe, sessionRoute] = perRequest as [number, number, number, number, number, number]
 const how = PIPELINE ? 'in process, no socket (BENCH_INSTRUCTIONS=pipeline)' : '10 connections'
 console.log(`\nNode ${process.version}, callgrind, the server's instructions per request between request ${thousands(FEW)} and ${thousands(MANY)} (${how})\n`)
 printTable(
@@ -153,4 +154,5 @@ printTable(
   rows.map((row, i) => [row.name, thousands(perRequest[i]!), (perRequest[i]! / plain).toFixed(3)]),
 )
 console.log(`\nPortcullis JWT warm costs ${thousands(warmMe - plain)} instructions a request over the plain route (${((100 * (warmMe - plain)) / plain).toFixed(1)}%),`)
+console.log(`${thousands(warmMe - plainAwait)} over the plain route with an await (${((100 * (warmMe - plainAwait)) / plainAwait).toFixed(1)}%; the await alone: ${thousands(plainAwait - plain)}),`)
 console.log(`cold ${thousands(coldMe - floor)} over the floor (${((100 * (coldMe - floor)) / floor).toFixed(1)}%), GET /api/auth/session warm ${thousands(sessionRoute - plain)} over plain.`)
