@@ -11,10 +11,10 @@
  *   accessor below (the plain route: about 400,000). So the reads are kept in a `WeakMap`, and on
  *   an Express request `req.auth` is an accessor, defined once on the Express module's request
  *   prototype (the prototype of every app's `app.request`, sub-apps' included, so it holds wherever
- *   the request goes next), that answers this module's record of the request's session: no
- *   property is added to the request. Assigning `req.auth` still works as on any object: the setter
- *   gives the request an own property, which wins from then on (and which `auth()` then writes
- *   too). Requests Portcullis never read answer `undefined`, as before.
+ *   the request goes next), that answers Portcullis's record of the request's session (one record
+ *   per process: below): no property is added to the request. Assigning `req.auth` still works as
+ *   on any object: the setter gives the request an own property, which wins from then on (and
+ *   which `auth()` then writes too). Requests Portcullis never read answer `undefined`, as before.
  * - **V8 13 and later (Node 24):** the same property costs an Express request next to nothing, and
  *   the `WeakMap` entries cost more than they do on Node 20: timed in process, each was about 2 µs
  *   of the 6-8 µs a warm read added to a route of 15-16 µs, and their tables brought the garbage
@@ -81,39 +81,75 @@ class WeakMapMemo<T> implements RequestMemo<T> {
   }
 }
 
-/** The session each Express request was last given, read through the accessor. */
-const sessions = new WeakMap<object, Session | null>()
+/**
+ * The accessor and the session each Express request was last given, which it answers: one per
+ * process, not one per copy of this module. An app can hold two copies of Portcullis (two versions
+ * in its node_modules; bench/ab.ts loads two builds), and only one accessor can own `auth` on
+ * Express's request prototype: a copy that found another copy's there would set own properties, at
+ * 3-5 µs a request on these engines. So the first copy registers it on `globalThis` under a
+ * registered symbol, and every later copy with the same contract (the `.1`) uses it. Anything else
+ * under that symbol is left alone, and this copy keeps its own. Not made on V8 13+, which has no use
+ * for it.
+ */
+interface RequestAuthAccessor {
+  readonly sessions: WeakMap<object, Session | null>
+  readonly get: (this: object) => Session | null | undefined
+  readonly set: (this: object, value: unknown) => void
+}
 
-/** For each request prototype seen: whether `auth` is this module's accessor along its chain. */
+const REGISTERED = Symbol.for('portcullis.request-auth.1')
+
+function requestAuthAccessor(): RequestAuthAccessor {
+  const registered = (globalThis as Record<symbol, Partial<RequestAuthAccessor> | undefined>)[REGISTERED]
+  const usable = typeof registered?.sessions?.get === 'function' && typeof registered.get === 'function' && typeof registered.set === 'function'
+  if (usable) return registered as RequestAuthAccessor
+  const sessions = new WeakMap<object, Session | null>()
+  const accessor: RequestAuthAccessor = Object.freeze({
+    sessions,
+    get(this: object) {
+      return sessions.get(this)
+    },
+    /** An assignment by the app (or another library) makes an own property, as it would without the accessor. */
+    set(this: object, value: unknown) {
+      Object.defineProperty(this, 'auth', { value, writable: true, enumerable: true, configurable: true })
+    },
+  })
+  if (registered === undefined) Object.defineProperty(globalThis, REGISTERED, { value: accessor })
+  return accessor
+}
+
+const accessor = ownRequestProperties ? undefined : requestAuthAccessor()
+
+/** For each request prototype seen: whether `auth` is the accessor along its chain. */
 const served = new WeakMap<object, boolean>()
 
 /** Sets `req.auth` to the session `auth()` resolved for the request. */
 export function setRequestAuth(req: NodeRequest, session: Session | null): void {
-  if (!ownRequestProperties && !Object.hasOwn(req, 'auth') && accessorServes(Object.getPrototypeOf(req) as object | null)) sessions.set(req, session)
+  if (accessor && !Object.hasOwn(req, 'auth') && accessorServes(accessor, Object.getPrototypeOf(req) as object | null)) accessor.sessions.set(req, session)
   else (req as AuthRequest).auth = session
 }
 
-function accessorServes(prototype: object | null): boolean {
+function accessorServes(accessor: RequestAuthAccessor, prototype: object | null): boolean {
   if (prototype === null) return false
   let serves = served.get(prototype)
-  if (serves === undefined) served.set(prototype, (serves = install(prototype)))
+  if (serves === undefined) served.set(prototype, (serves = install(accessor, prototype)))
   return serves
 }
 
 /**
  * Whether `prototype` is an Express app's request prototype (it owns `app`) whose chain answers
- * `auth` with this module's accessor, defining it first when nothing on the chain answers `auth`:
+ * `auth` with the accessor, defining it first when nothing on the chain answers `auth`:
  * on the Express module's request prototype, above every app's (a mounted sub-app's inherits from
  * its parent's), so the accessor holds wherever Express moves the request. False otherwise: the
  * caller then sets an own property.
  */
-function install(prototype: object): boolean {
+function install(accessor: RequestAuthAccessor, prototype: object): boolean {
   if (!Object.hasOwn(prototype, 'app')) return false
-  if ('auth' in prototype) return accessorOnChain(prototype) === readAuth
+  if ('auth' in prototype) return accessorOnChain(prototype) === accessor.get
   let shared = Object.getPrototypeOf(prototype) as object | null
   while (shared !== null && Object.hasOwn(shared, 'app')) shared = Object.getPrototypeOf(shared) as object | null
   if (shared === null || shared === IncomingMessage.prototype || !Object.isExtensible(shared)) return false
-  Object.defineProperty(shared, 'auth', { configurable: true, enumerable: false, get: readAuth, set: writeAuth })
+  Object.defineProperty(shared, 'auth', { configurable: true, enumerable: false, get: accessor.get, set: accessor.set })
   return true
 }
 
@@ -124,13 +160,4 @@ function accessorOnChain(object: object | null): unknown {
     if (descriptor) return descriptor.get
   }
   return undefined
-}
-
-function readAuth(this: object): Session | null | undefined {
-  return sessions.get(this)
-}
-
-/** An assignment by the app (or another library) makes an own property, as it would without the accessor. */
-function writeAuth(this: object, value: unknown): void {
-  Object.defineProperty(this, 'auth', { value, writable: true, enumerable: true, configurable: true })
 }

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import express4 from 'express4'
 import request from 'supertest'
-import { describe, expect, it } from '@jest/globals'
+import { describe, expect, it, jest } from '@jest/globals'
 import Portcullis, { type Session } from 'portcullis'
 import { ownRequestProperties } from '../../src/api/request-auth.js'
 import { SECRET, createTestApp, credentialsProvider, setCookie, signInWithPassword } from '../support/flow.js'
@@ -97,6 +97,22 @@ describe.each([
     const { body } = await (await signedInAgent(app)).get('/keys').expect(200)
     // The read itself is kept under a symbol on Node 24 (one, however often auth() is called), in a WeakMap before.
     expect(body).toEqual(ownRequestProperties ? { added: ['auth'], symbols: 1 } : { added: [], symbols: 0 })
+  })
+
+  it('is answered by one accessor for two copies of Portcullis in the process (two versions installed)', async () => {
+    const { app, auth } = setup()
+    // A second copy of the module, as another version of the package in node_modules would load.
+    let copy!: typeof import('../../src/api/request-auth.js')
+    await jest.isolateModulesAsync(async () => void (copy = await import('../../src/api/request-auth.js')))
+    const second = { user: { id: 'second-copy' }, expires: '2030-01-01T00:00:00.000Z' } as Session
+    app.get('/copies', async (req, res) => {
+      const first = (await auth(req, res))?.user.id
+      copy.setRequestAuth(req, second)
+      res.json({ first, ...seen(req) })
+    })
+    const { body } = await (await signedInAgent(app)).get('/copies').expect(200)
+    // Before 24 the first copy's accessor answers the second copy's session: no own property for either.
+    expect(body).toEqual({ first: 'user-1', who: 'second-copy', own: ownRequestProperties })
   })
 
   it('leaves Node’s request prototype alone', async () => {
