@@ -15,7 +15,7 @@
  * (count(MANY) - count(FEW)) / (MANY - FEW): start-up, module loading and most of the JIT's warm-up
  * cancel out (FEW is past the point where the counts settle). The kernel's share of a request (the
  * socket's system calls) is not counted, so the ratios here overstate a row's share of the
- * server's CPU time a little. About 1-2 minutes a run under valgrind, 12 runs (16-24 minutes);
+ * server's CPU time a little. About 1-2 minutes a run under valgrind, 12 runs (16 minutes on 2026-11-27);
  * BENCH_QUICK=1 counts fewer requests, earlier, where the JIT is still at work: a check that it
  * runs, not figures.
  *
@@ -30,7 +30,8 @@
  * repeat (a window holds a major garbage collection or not: see docs/performance.md).
  *
  * Rows (bench/http.ts describes them): the plain route, the plain route with an await, the floor,
- * Portcullis JWT cold and warm, and GET /api/auth/session warm. Skipped, with a line, where valgrind is not installed.
+ * Portcullis JWT cold and warm, and GET /api/auth/session warm. Skipped, with a line, where
+ * valgrind is not installed.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
