@@ -30,7 +30,7 @@ export async function loadBuild(url: string | URL): Promise<PortcullisBuild> {
 }
 
 /** dist/, the build every bench measures (bench/ab.ts sets another beside it). */
-const distBuild = await loadBuild(new URL('../dist/', import.meta.url))
+const distBuild = await loadBuild(dist(''))
 
 /**
  * What `/plain` answers: a session-shaped body of the same size, read from nowhere. The JWT rows'

@@ -154,21 +154,21 @@ coldCookies = jwtSessionCookies(0, COLD_COOKIES)
 const started = await starting
 const running: Running[] = []
 rows.forEach((row, i) => {
-  const servers = started[i]!
-  const skipped = servers.find((server) => 'skipped' in server)
-  if (skipped && 'skipped' in skipped) {
+  const skipped = started[i]!.find((server) => 'skipped' in server)
+  const servers = started[i]!.filter((server): server is Server => !('skipped' in server))
+  if (skipped) {
     console.log(`${skipped.skipped}: the row "${row.name}" is skipped.`)
-    for (const server of servers) if (!('skipped' in server)) server.stop()
+    for (const server of servers) server.stop()
     return
   }
   running.push({
     ...row,
-    servers: (servers as Server[]).map((server) => ({ server, url: `http://${HOST}:${server.port}${row.path}` })),
+    servers: servers.map((server) => ({ server, url: `http://${HOST}:${server.port}${row.path}` })),
     cookieList: row.cookies(),
     nextCookie: 0,
     rounds: [],
   })
-  if (CPU_PROFILE_DIR) console.log(`${row.name}: CPU profiles of processes ${(servers as Server[]).map((server) => server.pid).join(', ')} in ${CPU_PROFILE_DIR}`)
+  if (CPU_PROFILE_DIR) console.log(`${row.name}: CPU profiles of processes ${servers.map((server) => server.pid).join(', ')} in ${CPU_PROFILE_DIR}`)
 })
 
 // Every server must answer its row's first cookie with a session before it is timed.
