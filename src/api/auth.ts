@@ -47,7 +47,7 @@ export function createAuthFunction(api: Api): AuthFunction {
     async (req: NodeRequest, res: ServerResponse, next: NextFunction): Promise<void> => {
       try {
         await api.session(req, res)
-        await api.requestScope.run({ req, res }, () => handler(req as never, res as never, next))
+        await api.requestScope.runUntilClosed({ req, res }, () => handler(req as never, res as never, next))
       } catch (error) {
         if (typeof next === 'function') next(error)
         else throw error

@@ -28,7 +28,7 @@ export function createMiddleware(api: Api): (req: NodeRequest, res: ServerRespon
     }
     if (typeof Response !== 'undefined' && verdict instanceof Response) return sendWebResponse(res, verdict)
     if (verdict === false) return refuse(api, req, res, next)
-    requestScope.run({ req, res }, () => next())
+    requestScope.runUntilClosed({ req, res }, () => next())
   }
 }
 

@@ -74,7 +74,7 @@ export function createHandlers(config: ResolvedConfig, requestScope: RequestScop
 
     let response: AuthResponse
     try {
-      response = await requestScope.run({ req, res }, () => run(req, method, location, config))
+      response = await requestScope.runRoute({ req, res }, () => run(req, method, location, config))
     } catch (error) {
       try {
         response = errorResponse(error, req, config, location.basePath)

@@ -210,6 +210,82 @@ describe('auth() without arguments', () => {
     expect((await request(app).get('/both').expect(200)).body).toEqual({ outer: 'found', inner: 'found' })
   })
 
+  it('finds the request in the auth routes’ callbacks, and not in work still running after the route has answered', async () => {
+    const outcome = (call: () => Promise<unknown>) => call().then(() => 'found', (error: Error) => error.name)
+    let inside: string | undefined
+    let later!: Promise<string>
+    const { app, auth } = setup({
+      events: {
+        signIn: async () => {
+          inside = await outcome(() => auth())
+          later = new Promise((resolve) => setTimeout(() => void outcome(() => auth()).then(resolve), 20))
+        },
+      },
+    })
+    expect((await signInWithPassword(request.agent(app))).status).toBe(302)
+    expect(inside).toBe('found')
+    expect(await later).toBe('MissingRequestContextError')
+  })
+
+  it('behind the middleware, finds the request until its response has closed', async () => {
+    const outcome = (call: () => Promise<unknown>) => call().then(() => 'found', (error: Error) => error.name)
+    const { app, auth } = setup()
+    let afterClose!: Promise<string>
+    app.use(auth)
+    app.get('/answered', async (_req, res) => {
+      const beforeAnswer = await outcome(() => auth())
+      afterClose = new Promise((resolve) => res.once('close', () => setTimeout(() => void outcome(() => auth()).then(resolve), 5)))
+      res.json({ beforeAnswer })
+    })
+    expect((await request(app).get('/answered').expect(200)).body).toEqual({ beforeAnswer: 'found' })
+    expect(await afterClose).toBe('MissingRequestContextError')
+  })
+
+  // Node 20 and 22 build AsyncLocalStorage on async_hooks: enabled, it is visited by every promise the app creates.
+  const hooked = typeof (AsyncLocalStorage.prototype as { _propagate?: unknown })._propagate === 'function'
+  ;(hooked ? it : it.skip)('on Node 20 and 22, leaves its AsyncLocalStorage disabled whenever no request is inside a scope', async () => {
+    const entered = new Set<AsyncLocalStorage<unknown>>()
+    const { run } = AsyncLocalStorage.prototype
+    AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
+      entered.add(this)
+      return run.apply(this, args)
+    } as typeof run
+    const enabled = () => [...entered].some((storage) => (storage as unknown as { enabled: boolean }).enabled)
+    try {
+      const { app, auth } = setup()
+      let reached!: () => void
+      const inRoute = new Promise<void>((resolve) => (reached = resolve))
+      let release!: () => void
+      const held = new Promise<void>((resolve) => (release = resolve))
+      app.get('/held', auth, async (_req, res) => {
+        reached()
+        await held
+        res.json({ session: await auth() })
+      })
+      const server = createServer(app).listen(0, '127.0.0.1')
+      await new Promise((resolve) => server.once('listening', resolve))
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+      try {
+        expect((await fetch(`${url}/api/auth/session`)).status).toBe(200)
+        expect(entered.size).toBe(1)
+        expect(enabled()).toBe(false)
+        const heldResponse = fetch(`${url}/held`)
+        await inRoute
+        expect((await fetch(`${url}/api/auth/session`)).status).toBe(200)
+        expect(enabled()).toBe(true)
+        release()
+        expect(await (await heldResponse).json()).toEqual({ session: null })
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        expect(enabled()).toBe(false)
+      } finally {
+        server.closeAllConnections()
+        await new Promise((resolve) => server.close(resolve))
+      }
+    } finally {
+      AsyncLocalStorage.prototype.run = run
+    }
+  })
+
   it('enters one AsyncLocalStorage whatever the number of instances (each one enabled slows every promise of the process on Node 20 and 22)', async () => {
     const entered = new Set<AsyncLocalStorage<unknown>>()
     const { run } = AsyncLocalStorage.prototype
