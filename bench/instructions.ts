@@ -29,6 +29,9 @@
  * plain route is a larger fraction here than over HTTP. On Node 24 the in-process counts do not
  * repeat (a window holds a major garbage collection or not: see docs/performance.md).
  *
+ * Each server answers GET /api/auth/session once before the counted requests, as bench/http.ts's
+ * servers do before they are timed (its comment says why).
+ *
  * Rows (bench/http.ts describes them): the plain route, the plain route with an await, the floor,
  * Portcullis JWT cold and warm, and GET /api/auth/session warm. Skipped, with a line, where
  * valgrind is not installed.
@@ -119,7 +122,7 @@ async function count(row: Row, requests: number): Promise<number> {
   const port = await freePort()
   const child = spawn(
     'valgrind',
-    ['--tool=callgrind', `--log-file=${log}`, '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--import', 'tsx', server, String(port), String(requests)],
+    ['--tool=callgrind', `--log-file=${log}`, '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--import', 'tsx', server, String(port), String(requests + 1)],
     { stdio: ['ignore', 'pipe', 'inherit'] },
   )
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
@@ -128,6 +131,10 @@ async function count(row: Row, requests: number): Promise<number> {
     void exited.then((code) => reject(new Error(`instructions-server.ts exited (${code}) before it listened`)))
   })
   const cookies = cookiesOf(row)
+  // One auth route first, as bench/http.ts's servers answer before they are timed (its comment says why).
+  const authRoute = await fetch(`http://${HOST}:${port}/api/auth/session`, { headers: { cookie: cookies[0]! } })
+  if (authRoute.status !== 200) throw new Error(`GET /api/auth/session answered ${authRoute.status}`)
+  await authRoute.body?.cancel()
   let next = 0
   await autocannon({
     url: `http://${HOST}:${port}${row.path}`,

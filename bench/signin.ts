@@ -79,21 +79,37 @@ const idpPort = Number(new URL(idp.issuer).port)
 const since = (start: bigint) => Number(process.hrtime.bigint() - start)
 const mean = (values: number[]) => values.reduce((sum, value) => sum + value, 0) / values.length
 
-const providerRequests = new WeakMap<ServerResponse, { start: bigint; backChannel: boolean }>()
+/**
+ * Calls `done` once `res.end()` has returned, where either side's work on a request is over. Not at
+ * 'finish': Node emits it a tick later, after the socket's write callback, and the in-process
+ * browser may start on the response before it (about 6% of what the Portcullis window held when
+ * both windows closed there, 2026-11-27).
+ */
+function onEnded(res: ServerResponse, done: () => void): void {
+  const end = res.end
+  let ended = false
+  res.end = function (this: ServerResponse, ...args: unknown[]) {
+    const result = (end as (...args: unknown[]) => ServerResponse).apply(this, args)
+    if (!ended) done()
+    ended = true
+    return result
+  } as ServerResponse['end']
+}
+
 subscribe('http.server.request.start', (message) => {
   const { response, socket } = message as { response: ServerResponse; socket: { localPort: number } }
-  if (socket.localPort === idpPort) providerRequests.set(response, { start: process.hrtime.bigint(), backChannel: appHandlerRunning })
-})
-subscribe('http.server.response.finish', (message) => {
-  const request = providerRequests.get((message as { response: ServerResponse }).response)
-  if (!request) return
-  if (request.backChannel) {
-    current.providerBack += since(request.start)
-    current.requests.providerBack++
-  } else {
-    current.providerFront += since(request.start)
-    current.requests.providerFront++
-  }
+  if (socket.localPort !== idpPort) return
+  const start = process.hrtime.bigint()
+  const backChannel = appHandlerRunning
+  onEnded(response, () => {
+    if (backChannel) {
+      current.providerBack += since(start)
+      current.requests.providerBack++
+    } else {
+      current.providerFront += since(start)
+      current.requests.providerFront++
+    }
+  })
 })
 
 // Portcullis's requests to the provider, from its side: from fetch creating one until the whole
@@ -118,7 +134,7 @@ function portcullisRoutes(config: Partial<PortcullisConfig>): RequestListener {
     const split = current
     const start = process.hrtime.bigint()
     appHandlerRunning = true
-    res.on('finish', () => {
+    onEnded(res, () => {
       appHandlerRunning = false
       split.appHandlers += since(start)
       split.requests.app++
