@@ -5,10 +5,11 @@
  * browser logs in and consents at the provider each time; a returning one is sent straight back.
  *
  * Method: one thread and one sign-in at a time, so the parts never overlap and add up to the round
- * trip the browser sees. Portcullis = its handler time for /signin and /callback (a timing
- * middleware before `handlers`) minus the time its own requests to the provider were in flight
- * (undici's diagnostics channel); provider = the provider's server time for every request, front
- * and back channel (node:http's channel); the rest is HTTP over loopback and the browser.
+ * trip the browser sees. Portcullis = its handler time for /signin and /callback (from a timing
+ * middleware before `handlers` until `res.end()` returns) minus the time its own requests to the
+ * provider were in flight (undici's diagnostics channel); provider = the provider's server time for
+ * every request, front and back channel (from node:http's request channel until its `res.end()`
+ * returns); the rest is HTTP over loopback and the browser.
  *
  * Rounds: each Portcullis (JWT, database) is made once and signs in once (its "first sign-in",
  * which discovers the issuer), then every row gets 10 unmeasured sign-ins, then 4 rounds
