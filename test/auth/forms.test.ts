@@ -174,6 +174,25 @@ describe('auth middleware and callbacks.authorized', () => {
   })
 })
 
+/** Runs `body` with every AsyncLocalStorage that enters a store recorded; those storages. */
+async function withEnteredStorages(body: (entered: Set<AsyncLocalStorage<unknown>>) => Promise<void>): Promise<Set<AsyncLocalStorage<unknown>>> {
+  const entered = new Set<AsyncLocalStorage<unknown>>()
+  const { run } = AsyncLocalStorage.prototype
+  AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
+    entered.add(this)
+    return run.apply(this, args)
+  } as typeof run
+  try {
+    await body(entered)
+  } finally {
+    AsyncLocalStorage.prototype.run = run
+  }
+  return entered
+}
+
+/** 'found' when the call resolves, else the name of its error. */
+const outcome = (call: () => Promise<unknown>) => call().then(() => 'found', (error: Error) => error.name)
+
 describe('auth() without arguments', () => {
   it('returns the current request session after the middleware', async () => {
     const { app, auth } = setup()
@@ -197,7 +216,6 @@ describe('auth() without arguments', () => {
   it('with two instances, auth() finds the request only inside its own instance’s middleware', async () => {
     const outer = setup()
     const inner = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [credentialsProvider] })
-    const outcome = (call: () => Promise<unknown>) => call().then(() => 'found', (error: Error) => error.name)
     const { app } = outer
     app.use(outer.auth)
     app.get('/outer-only', async (_req, res) => {
@@ -211,7 +229,6 @@ describe('auth() without arguments', () => {
   })
 
   it('finds the request in the auth routes’ callbacks, and not in work still running after the route has answered', async () => {
-    const outcome = (call: () => Promise<unknown>) => call().then(() => 'found', (error: Error) => error.name)
     let inside: string | undefined
     let later!: Promise<string>
     const { app, auth } = setup({
@@ -228,7 +245,6 @@ describe('auth() without arguments', () => {
   })
 
   it('behind the middleware, finds the request until its response has closed', async () => {
-    const outcome = (call: () => Promise<unknown>) => call().then(() => 'found', (error: Error) => error.name)
     const { app, auth } = setup()
     let afterClose!: Promise<string>
     app.use(auth)
@@ -244,14 +260,8 @@ describe('auth() without arguments', () => {
   // Node 20 and 22 build AsyncLocalStorage on async_hooks: enabled, it is visited by every promise the app creates.
   const hooked = typeof (AsyncLocalStorage.prototype as { _propagate?: unknown })._propagate === 'function'
   ;(hooked ? it : it.skip)('on Node 20 and 22, leaves its AsyncLocalStorage disabled whenever no request is inside a scope', async () => {
-    const entered = new Set<AsyncLocalStorage<unknown>>()
-    const { run } = AsyncLocalStorage.prototype
-    AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
-      entered.add(this)
-      return run.apply(this, args)
-    } as typeof run
-    const enabled = () => [...entered].some((storage) => (storage as unknown as { enabled: boolean }).enabled)
-    try {
+    await withEnteredStorages(async (entered) => {
+      const enabled = () => [...entered].some((storage) => (storage as unknown as { enabled: boolean }).enabled)
       const { app, auth } = setup()
       let reached!: () => void
       const inRoute = new Promise<void>((resolve) => (reached = resolve))
@@ -281,19 +291,11 @@ describe('auth() without arguments', () => {
         server.closeAllConnections()
         await new Promise((resolve) => server.close(resolve))
       }
-    } finally {
-      AsyncLocalStorage.prototype.run = run
-    }
+    })
   })
 
   it('enters one AsyncLocalStorage whatever the number of instances (each one enabled slows every promise of the process on Node 20 and 22)', async () => {
-    const entered = new Set<AsyncLocalStorage<unknown>>()
-    const { run } = AsyncLocalStorage.prototype
-    AsyncLocalStorage.prototype.run = function (this: AsyncLocalStorage<unknown>, ...args: Parameters<typeof run>) {
-      entered.add(this)
-      return run.apply(this, args)
-    } as typeof run
-    try {
+    const entered = await withEnteredStorages(async () => {
       for (let i = 0; i < 3; i++) {
         const { app, auth } = setup()
         app.get('/me', auth, async (_req, res) => {
@@ -302,9 +304,7 @@ describe('auth() without arguments', () => {
         await request(app).get('/api/auth/session').expect(200)
         await request(app).get('/me').expect(200)
       }
-    } finally {
-      AsyncLocalStorage.prototype.run = run
-    }
+    })
     expect(entered.size).toBe(1)
   })
 })
