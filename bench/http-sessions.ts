@@ -2,7 +2,8 @@
  * The sessions both sides of the HTTP and memory benches agree on: the apps (bench/http-apps.ts,
  * in the server process) know the secret, the users, the database session tokens and the Passport
  * session ids; the load generator (bench/http.ts) makes the Cookie headers from the same values,
- * so nothing but a port crosses between the processes.
+ * so nothing but a port crosses between the processes. Also the auth route a Portcullis server
+ * answers before it is measured.
  */
 import { createHash, randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
@@ -93,4 +94,17 @@ export function databaseSessionCookies(count: number): string[] {
 /** Cookie headers for Passport sessions `0 … count - 1`: `s:<id>.<HMAC>`, URL-encoded, as express-session sets it. */
 export function passportSessionCookies(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `${PASSPORT_COOKIE}=${encodeURIComponent(`s:${cookieSignature.sign(passportSessionId(i), SECRET)}`)}`)
+}
+
+/**
+ * `GET /api/auth/session` on the Portcullis server at `origin`, answered 200, before the server is timed or
+ * counted: a deployed app's server has served its auth routes (browsers poll this one) before the routes
+ * the benches measure. On Node 20 and 22 that left the request scope's AsyncLocalStorage enabled for good
+ * until src/http/request-scope.ts disabled it between scoped requests, a cost of every later request that
+ * the benches, whose servers served no auth route, did not show.
+ */
+export async function answerAuthRouteFirst(origin: string, cookie: string): Promise<void> {
+  const response = await fetch(`${origin}/api/auth/session`, { headers: { cookie } })
+  await response.body?.cancel()
+  if (response.status !== 200) throw new Error(`${origin}: GET /api/auth/session answered ${response.status}`)
 }

@@ -49,7 +49,7 @@ import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import type { Scenario } from './http-apps.js'
 import type { ServerMessage } from './http-server.js'
-import { databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
+import { answerAuthRouteFirst, databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
 import { CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
@@ -171,20 +171,12 @@ rows.forEach((row, i) => {
   if (CPU_PROFILE_DIR) console.log(`${row.name}: CPU profiles of processes ${servers.map((server) => server.pid).join(', ')} in ${CPU_PROFILE_DIR}`)
 })
 
-// Every server must answer its row's first cookie with a session before it is timed. A Portcullis
-// server first answers GET /api/auth/session, as a deployed app's server has served its auth routes
-// (browsers poll that one) before the routes measured here: on Node 20 and 22 that left the request
-// scope's AsyncLocalStorage enabled for good until src/http/request-scope.ts disabled it between
-// scoped requests, a cost of every later request that the bench, whose servers served no auth
-// route, did not show.
+// Every server must answer its row's first cookie with a session before it is timed; a Portcullis
+// server answers an auth route first (answerAuthRouteFirst says why).
 const PORTCULLIS_SCENARIOS: Scenario[] = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres']
 for (const row of running) {
   for (const { server, url } of row.servers) {
-    if (PORTCULLIS_SCENARIOS.includes(row.scenario)) {
-      const authRoute = await fetch(`http://${HOST}:${server.port}/api/auth/session`, { headers: { cookie: row.cookieList[0]! } })
-      if (authRoute.status !== 200) throw new Error(`${row.name}: GET /api/auth/session answered ${authRoute.status}`)
-      await authRoute.body?.cancel()
-    }
+    if (PORTCULLIS_SCENARIOS.includes(row.scenario)) await answerAuthRouteFirst(`http://${HOST}:${server.port}`, row.cookieList[0]!)
     const response = await fetch(url, { headers: { cookie: row.cookieList[0]! } })
     const body = (await response.json()) as { user?: { name?: string } }
     if (response.status !== 200 || !body.user?.name) throw new Error(`${row.name}: ${response.status} ${JSON.stringify(body)}`)

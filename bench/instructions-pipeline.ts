@@ -27,7 +27,7 @@ const cookies = kind === 'cold' ? sealed : sealed.slice(0, WARM_COOKIES)
 
 const app = portcullisBenchApp()
 const socket = new Socket()
-// One auth route first, as bench/http.ts's servers answer before they are timed (its comment says why).
+// One auth route first, in process, as bench/http-sessions.ts's answerAuthRouteFirst does over HTTP (it says why).
 const authRoute = pipelineRequest(socket, '/api/auth/session', cookies[0]!)
 app(authRoute.req as never, authRoute.res as never)
 // Its first answer loads and compiles the router's code: under valgrind that takes a while of wall time.

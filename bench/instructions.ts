@@ -30,7 +30,7 @@
  * repeat (a window holds a major garbage collection or not: see docs/performance.md).
  *
  * Each server answers GET /api/auth/session once before the counted requests, as bench/http.ts's
- * servers do before they are timed (its comment says why).
+ * servers do before they are timed (bench/http-sessions.ts's answerAuthRouteFirst says why).
  *
  * Rows (bench/http.ts describes them): the plain route, the plain route with an await, the floor,
  * Portcullis JWT cold and warm, and GET /api/auth/session warm. Skipped, with a line, where
@@ -43,7 +43,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { HOST, jwtSessionCookies } from './http-sessions.js'
+import { answerAuthRouteFirst, HOST, jwtSessionCookies } from './http-sessions.js'
 import { ensureBuilt, QUICK } from './settings.js'
 import { printTable, thousands } from './table.js'
 
@@ -120,6 +120,7 @@ async function count(row: Row, requests: number): Promise<number> {
   if (PIPELINE) return countPipeline(row, requests)
   const log = join(dir, `${requests}.log`)
   const port = await freePort()
+  // requests + 1: the server exits after the counted requests and the auth route answered before them.
   const child = spawn(
     'valgrind',
     ['--tool=callgrind', `--log-file=${log}`, '--callgrind-out-file=/dev/null', process.execPath, '--single-threaded', '--import', 'tsx', server, String(port), String(requests + 1)],
@@ -131,10 +132,7 @@ async function count(row: Row, requests: number): Promise<number> {
     void exited.then((code) => reject(new Error(`instructions-server.ts exited (${code}) before it listened`)))
   })
   const cookies = cookiesOf(row)
-  // One auth route first, as bench/http.ts's servers answer before they are timed (its comment says why).
-  const authRoute = await fetch(`http://${HOST}:${port}/api/auth/session`, { headers: { cookie: cookies[0]! } })
-  if (authRoute.status !== 200) throw new Error(`GET /api/auth/session answered ${authRoute.status}`)
-  await authRoute.body?.cancel()
+  await answerAuthRouteFirst(`http://${HOST}:${port}`, cookies[0]!)
   let next = 0
   await autocannon({
     url: `http://${HOST}:${port}${row.path}`,
