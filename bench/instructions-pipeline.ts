@@ -1,29 +1,28 @@
 /**
  * The HTTP bench's Portcullis app driven in process, for `BENCH_INSTRUCTIONS=pipeline
- * npm run bench:instructions`: `node --import tsx bench/instructions-pipeline.ts <path> <requests>
- * <cookies> <sealed>` hands `requests` requests for `path` to Express's whole pipeline (`app(req, res)`,
- * router, route, `res.json`) without a socket, 50 to a turn of the event loop, and exits. No
- * network, no load generator: the count no longer depends on how requests happen to arrive, the
- * main source of the HTTP count's spread. What a socket costs the server (the HTTP parser, the
+ * npm run bench:instructions`: under `valgrind --tool=callgrind --instr-atstart=no`, `node --import tsx
+ * bench/instructions-pipeline.ts <path> <cold|warm> <warmup> <window>` hands `warmup` requests for
+ * `path` to Express's whole pipeline (`app(req, res)`, router, route, `res.json`) without a socket, 50
+ * to a turn of the event loop, then turns callgrind's count on, hands it `window` more, dumps the count
+ * and exits. No network, no load generator. What a socket costs the server (the HTTP parser, the
  * write) is left out, so a row's share of the plain route is larger here than over HTTP.
  *
- * `<cookies>`: `cold` (each request its own cookie) or `warm` (1,000 cookies in turn). Either way the
- * script seals `<sealed>` cookies first (at least `<requests>`), the same number for both of the
- * counts bench/instructions.ts subtracts, so that work cancels out.
+ * `cold`: each request its own cookie; `warm`: 1,000 cookies in turn. They are sealed before the
+ * warm-up, uncounted.
  */
 import { Socket } from 'node:net'
+import { callgrindControl } from './callgrind.js'
 import { pipelineRequest, portcullisBenchApp } from './http-portcullis-app.js'
 import { jwtSessionCookies } from './http-sessions.js'
 
 const WARM_COOKIES = 1_000
 const PER_TURN = 50
 
-const [path = '/plain', requestsArgument = '0', kind = 'warm', sealedArgument = '0'] = process.argv.slice(2)
-const requests = Number(requestsArgument)
-const count = Math.max(Number(sealedArgument), WARM_COOKIES)
-if (!(requests <= count) || !['cold', 'warm'].includes(kind)) throw new TypeError('usage: instructions-pipeline.ts <path> <requests> <cold|warm> <sealed ≥ requests>')
-const sealed = jwtSessionCookies(0, count)
-const cookies = kind === 'cold' ? sealed : sealed.slice(0, WARM_COOKIES)
+const [path = '/plain', kind = 'warm', warmupArgument = '0', windowArgument = '0'] = process.argv.slice(2)
+const warmup = Number(warmupArgument)
+const window = Number(windowArgument)
+if (!['cold', 'warm'].includes(kind) || !(warmup >= 0) || !(window > 0)) throw new TypeError('usage: instructions-pipeline.ts <path> <cold|warm> <warmup> <window>')
+const cookies = jwtSessionCookies(0, kind === 'cold' ? warmup + window : WARM_COOKIES)
 
 const app = portcullisBenchApp()
 const socket = new Socket()
@@ -35,13 +34,22 @@ for (let waited = 0; !authRoute.res.writableEnded; waited += 10) {
   if (waited >= 10_000) throw new Error('GET /api/auth/session was not answered within 10 s')
   await new Promise((resolve) => setTimeout(resolve, 10))
 }
-let unanswered = 0
-for (let i = 0; i < requests; i++) {
-  const { req, res } = pipelineRequest(socket, path, cookies[i % cookies.length]!)
-  app(req as never, res as never)
-  if (i % PER_TURN === PER_TURN - 1 || i === requests - 1) {
-    await new Promise((resolve) => setImmediate(resolve))
-    if (!res.writableEnded) unanswered++
+
+/** Hands `requests` requests to the app, from the `from`th cookie on, and waits for their answers. */
+async function run(from: number, requests: number): Promise<void> {
+  let unanswered = 0
+  for (let i = 0; i < requests; i++) {
+    const { req, res } = pipelineRequest(socket, path, cookies[(from + i) % cookies.length]!)
+    app(req as never, res as never)
+    if (i % PER_TURN === PER_TURN - 1 || i === requests - 1) {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (!res.writableEnded) unanswered++
+    }
   }
+  if (unanswered > 0) throw new Error(`${unanswered} turns ended with their last request unanswered`)
 }
-if (unanswered > 0) throw new Error(`${unanswered} turns ended with their last request unanswered`)
+
+await run(0, warmup)
+await callgrindControl(process.pid, '--instr=on')
+await run(warmup, window)
+await callgrindControl(process.pid, '--dump')
