@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto'
 import { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import express, { type Express } from 'express'
+import express, { type Express, type RequestHandler } from 'express'
 import type { PortcullisConfig } from '../src/index.js'
 import { floorDecryptFor } from './floor.js'
 import { benchUser, HOST, MAX_AGE, SECRET, SESSION_COOKIE } from './http-sessions.js'
@@ -44,48 +44,57 @@ const plainSession = (() => {
 
 const floorDecrypt = floorDecryptFor(SECRET, SESSION_COOKIE)
 
-/**
- * The reference routes, `/plain` (the ceiling), `/plain-async` and `/floor`. The HTTP bench measures them in the
- * Portcullis app, where they sit after the `/api/auth` mount, as `/me` and an app's own routes do:
- * the rows then differ by the session read alone (the mount's path check costs every later route
- * the same few µs).
- */
-export function referenceRoutes(app: Express): Express {
-  app.get('/plain', (_req, res) => {
+/** The reference routes' handlers by path: `/plain` (the ceiling), `/plain-async` and `/floor`. */
+const referenceHandlers: Record<string, RequestHandler> = {
+  '/plain': (_req, res) => {
     res.json(plainSession)
-  })
+  },
   // The same body sent after an `await` of a settled promise, as `GET /me` sends the session after
   // `await auth(req, res)`: what a route's `await` costs (Node's stream and HTTP bookkeeping for a
   // response sent from a microtask), apart from the read.
-  app.get('/plain-async', async (_req, res) => {
+  '/plain-async': async (_req, res) => {
     const body = await Promise.resolve(plainSession)
     res.json(body)
-  })
+  },
   // The floor (bench/floor.ts) inline: the cookie's value after `name=`, decrypted, no checks.
-  app.get('/floor', (req, res) => {
+  '/floor': (req, res) => {
     const cookie = req.headers.cookie ?? ''
     const claims = floorDecrypt(cookie.slice(cookie.indexOf('=') + 1)) as { sub: string; name: string; email: string; picture: string; exp: number }
     res.json({ user: { id: claims.sub, name: claims.name, email: claims.email, image: claims.picture }, expires: new Date(claims.exp * 1000).toISOString() })
-  })
+  },
+}
+
+/** The reference routes as an app's own routes, one `app.get` each (the other libraries' apps, bench/http-apps.ts). */
+export function referenceRoutes(app: Express): Express {
+  for (const [path, handler] of Object.entries(referenceHandlers)) app.get(path, handler)
   return app
 }
 
 /**
  * Portcullis as its README shows it: the auth routes mounted, `await auth(req, res)` in `GET /me`,
- * and the reference routes.
+ * and the reference routes. `/me` and the reference routes are one Express route (`/:route`, the
+ * handler looked up by path), so that every row passes the same layers and the rows differ by the
+ * session read alone: Express tries an app's routes in turn, and each route tried before the one
+ * that answers costs the request about 670 instructions on Node 24 (bench/instructions.ts), so with
+ * a route each `/me`, registered after the three, paid about 2,000 more than `/plain`.
  */
 export function portcullisBenchApp(config: Pick<PortcullisConfig, 'adapter' | 'session'> = {}, { Portcullis, Credentials }: PortcullisBuild = distBuild): Express {
   const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, ...config, providers: [Credentials({ authorize: () => null })] })
   const app = express()
   app.use('/api/auth', handlers)
-  referenceRoutes(app)
-  app.get('/me', async (req, res) => {
+  const routes = new Map<string, RequestHandler>(Object.entries(referenceHandlers))
+  routes.set('/me', async (req, res) => {
     const current = await auth(req, res)
     if (!current) {
       res.status(401).json({ message: 'Not authenticated' })
       return
     }
     res.json(current)
+  })
+  app.get('/:route', (req, res, next) => {
+    const route = routes.get(req.path)
+    if (route) return route(req, res, next)
+    next()
   })
   return app
 }
