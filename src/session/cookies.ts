@@ -84,8 +84,8 @@ export interface ChunkedCookieForms {
 
 /**
  * Reads both forms of a possibly chunked cookie apart, for a caller that can tell which one is
- * genuine (the JWT session opens each). Only the names `name.0` … `name.9` are looked up, so the
- * cost does not grow with the cookies a request carries, and `name.01` is no chunk.
+ * genuine (the JWT session opens each). Only the names `name.0` … `name.9` are looked up, and only
+ * when a name of that shape is there, so `name.01` is no chunk.
  *
  * @param cookies The request's cookies.
  * @param name The cookie's name, e.g. `authjs.session-token`.
@@ -96,6 +96,7 @@ export interface ChunkedCookieForms {
  * ```
  */
 export function readChunkedCookieForms(cookies: Readonly<Record<string, string | undefined>>, name: string): ChunkedCookieForms {
+  if (!hasChunkName(cookies, name)) return { whole: cookies[name] || undefined, chunked: undefined, chunkNames: [] }
   const chunks: string[] = []
   const chunkNames: string[] = []
   let contiguous = true
@@ -111,6 +112,19 @@ export function readChunkedCookieForms(cookies: Readonly<Record<string, string |
   }
   return { whole: cookies[name] || undefined, chunked: chunks.length > 0 ? chunks.join('') : undefined, chunkNames }
 }
+
+/**
+ * Whether any of the cookies' names could be one of `name`'s chunks: `name.` and one character more.
+ * Most requests carry no chunk, and looking at the names a request carries (a handful; cookie
+ * parsing already went through each) costs a fraction of looking up all ten chunk names in them.
+ */
+function hasChunkName(cookies: Readonly<Record<string, string | undefined>>, name: string): boolean {
+  const length = name.length + 2
+  for (const key in cookies) if (key.length === length && key.charCodeAt(length - 2) === DOT && key.startsWith(name)) return true
+  return false
+}
+
+const DOT = 46
 
 /**
  * `name.0` … `name.9`, made once per cookie name: this runs on every session read. The names are the

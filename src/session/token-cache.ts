@@ -53,6 +53,10 @@ interface Cache {
 
 const caches = new WeakMap<KeyRing, Cache>()
 
+/** The base64url length of the tag of the session's encryption, A256CBC-HS512 (32 bytes), and `.`. */
+const TAG_LENGTH = 43
+const DOT = 46
+
 /**
  * Opens `sealed` with `ring`, from the cache when this instance opened it before.
  *
@@ -135,7 +139,10 @@ function seenBefore(cache: Cache, print: number): boolean {
  * billion.
  */
 function tagFingerprint(sealed: string): number {
-  const tag = sealed.lastIndexOf('.') + 1
+  // A256CBC-HS512's tag is 32 bytes, 43 characters: where a token has that shape, the tag is found
+  // without a search (`lastIndexOf` is a call into the engine's runtime, about 400 instructions on V8).
+  const end = sealed.length - TAG_LENGTH
+  const tag = sealed.charCodeAt(end - 1) === DOT ? end : sealed.lastIndexOf('.') + 1
   let print = 0
   for (let i = tag; i < tag + 5; i++) print = (print << 6) ^ sealed.charCodeAt(i)
   return print & 0x3fffffff

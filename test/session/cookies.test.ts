@@ -177,4 +177,21 @@ describe('readChunkedCookieForms', () => {
       chunkNames: ['authjs.session-token.0'],
     })
   })
+
+  it('finds a chunk among many other cookies, and none in names that only look like one (other length, other separator)', () => {
+    const others = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`cookie${i}`, 'v']))
+    const lookalikes = { 'authjs.session-token.': 'x', 'authjs.session-token-0': 'x', 'authjs.session-tokeN.0': 'x', 'authjs.session-token.10': 'x', 'xauthjs.session-token.0': 'x' }
+    expect(readChunkedCookieForms({ ...others, ...lookalikes, 'authjs.session-token': 'whole' }, 'authjs.session-token')).toEqual({ whole: 'whole', chunked: undefined, chunkNames: [] })
+    expect(readChunkedCookieForms({ ...others, ...lookalikes, 'authjs.session-token.0': 'a' }, 'authjs.session-token')).toEqual({
+      whole: undefined,
+      chunked: 'a',
+      chunkNames: ['authjs.session-token.0'],
+    })
+  })
+
+  it('takes no chunk from the prototype: only the cookies the request carries', () => {
+    const inherited = Object.create({ 'authjs.session-token.0': 'planted' }) as Record<string, string>
+    inherited['authjs.session-token'] = 'whole'
+    expect(readChunkedCookieForms(inherited, 'authjs.session-token')).toEqual({ whole: 'whole', chunked: undefined, chunkNames: [] })
+  })
 })
