@@ -53,8 +53,9 @@ interface Cache {
 
 const caches = new WeakMap<KeyRing, Cache>()
 
-/** The base64url length of the tag of the session's encryption, A256CBC-HS512 (32 bytes), and `.`. */
+/** How many base64url characters the tag of the session's encryption (A256CBC-HS512: 32 bytes) takes. */
 const TAG_LENGTH = 43
+/** `.`, which ends each part of a compact JWE but the last. */
 const DOT = 46
 
 /**
