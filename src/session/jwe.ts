@@ -76,7 +76,7 @@ const CBC_TAG_BYTES = 32
 const GCM_TAG_BYTES = 16
 /** Encoded lengths of the fixed-size parts, checked before decoding anything. */
 const CBC_IV_CHARS = 22
-const CBC_TAG_CHARS = 43
+export const CBC_TAG_CHARS = 43
 const GCM_IV_CHARS = 16
 const GCM_TAG_CHARS = 22
 

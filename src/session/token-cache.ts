@@ -29,6 +29,7 @@
  */
 import { deepFreeze } from '../freeze.js'
 import type { JWT } from '../types.js'
+import { CBC_TAG_CHARS } from './jwe.js'
 import type { KeyRing } from './keys.js'
 import { CLOCK_TOLERANCE, openSessionToken, type OpenedToken } from './token.js'
 
@@ -53,8 +54,6 @@ interface Cache {
 
 const caches = new WeakMap<KeyRing, Cache>()
 
-/** How many base64url characters the tag of the session's encryption (A256CBC-HS512: 32 bytes) takes. */
-const TAG_LENGTH = 43
 /** `.`, which ends each part of a compact JWE but the last. */
 const DOT = 46
 
@@ -142,7 +141,7 @@ function seenBefore(cache: Cache, print: number): boolean {
 function tagFingerprint(sealed: string): number {
   // A256CBC-HS512's tag is 32 bytes, 43 characters: where a token has that shape, the tag is found
   // without a search (`lastIndexOf` is a call into the engine's runtime, about 400 instructions on V8).
-  const end = sealed.length - TAG_LENGTH
+  const end = sealed.length - CBC_TAG_CHARS
   const tag = sealed.charCodeAt(end - 1) === DOT ? end : sealed.lastIndexOf('.') + 1
   let print = 0
   for (let i = tag; i < tag + 5; i++) print = (print << 6) ^ sealed.charCodeAt(i)
