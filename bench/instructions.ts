@@ -16,9 +16,8 @@
  * Express's and Portcullis's functions past the 10,000th request), and 20,000 requests hold the
  * garbage collector's cycles many times over. Runs of a row agree within 1% on Node 24 (2026-11-27;
  * the cold row's within 2%, a few late compilations falling in its window or not) and within 3% on
- * Node 20; the method before it, the
- * difference of two processes' whole counts between the 3,000th and 7,000th request, spread by 10%
- * between runs, the compilations it held included. The kernel's share of a request (the socket's
+ * Node 20; the method before it, the difference of two processes' whole counts between the 3,000th
+ * and 7,000th request, spread by 10% between runs, the compilations it held included. The kernel's share of a request (the socket's
  * system calls) is not counted, so the ratios here overstate a row's share of the server's CPU time
  * a little. About a minute a row on Node 24, two and a half on Node 20; BENCH_QUICK=1 counts a few
  * hundred requests, early: a check that it runs, not figures.
