@@ -10,12 +10,10 @@
  * signed out. One browser for the file; each test its own contexts (cookies, authenticator).
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
 import type { Knex } from 'knex'
 import type { BrowserContext, CDPSession, Page } from 'playwright-core'
-import { useBrowserRig } from '../support/browser-rig.js'
+import { closeLocal, listenLocal, useBrowserRig } from '../support/browser-rig.js'
 import { describeWithChromium } from '../support/chromium.js'
 import { passkeyApp, passkeyDatabase, type PasskeyApp } from './passkey-app.js'
 
@@ -58,15 +56,9 @@ function browserSuite() {
     db = await passkeyDatabase()
     app = passkeyApp(db, rig.origin)
     rig.serve(app.app)
-    otherServer = createServer(app.app)
-    otherServer.listen(0, '127.0.0.1')
-    await once(otherServer, 'listening')
-    otherOrigin = `http://localhost:${(otherServer.address() as AddressInfo).port}`
+    ;({ server: otherServer, origin: otherOrigin } = await listenLocal(app.app))
     let jwtApp: PasskeyApp['app'] | undefined
-    jwtServer = createServer((req, res) => jwtApp!(req, res))
-    jwtServer.listen(0, '127.0.0.1')
-    await once(jwtServer, 'listening')
-    jwtOrigin = `http://localhost:${(jwtServer.address() as AddressInfo).port}`
+    ;({ server: jwtServer, origin: jwtOrigin } = await listenLocal((req, res) => jwtApp!(req, res)))
     jwtApp = passkeyApp(db, jwtOrigin, {
       config: {
         session: { strategy: 'jwt' },
@@ -76,8 +68,7 @@ function browserSuite() {
     }).app
   })
   afterAll(async () => {
-    for (const server of [otherServer, jwtServer]) server?.closeAllConnections()
-    await Promise.all([otherServer, jwtServer].map((server) => new Promise((resolve) => server?.close(resolve))))
+    await Promise.all([otherServer, jwtServer].filter(Boolean).map(closeLocal))
     await db?.destroy()
   })
 

@@ -11,9 +11,7 @@
  * each test its own contexts. Two screenshots (sign-up and reset pages) go to os.tmpdir().
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from '@jest/globals'
-import { once } from 'node:events'
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import knex, { type Knex } from 'knex'
@@ -22,7 +20,7 @@ import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Password, { scryptHasher, type PasswordOptions } from 'portcullis/providers/password'
 import type { BrowserContext, Locator, Page } from 'playwright-core'
 import { authApp, type AuthApp } from '../support/app-rig.js'
-import { useBrowserRig } from '../support/browser-rig.js'
+import { closeLocal, listenLocal, useBrowserRig } from '../support/browser-rig.js'
 import { describeWithChromium } from '../support/chromium.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 
@@ -70,14 +68,10 @@ function browserSuite() {
     smtp = await startSmtpServer()
     db = await passwordDatabase()
     rig.serve(passwordApp(db, smtp).app)
-    strictServer = createServer(passwordApp(db, smtp, { requireEmailVerification: true }).app)
-    strictServer.listen(0, '127.0.0.1')
-    await once(strictServer, 'listening')
-    strictOrigin = `http://localhost:${(strictServer.address() as AddressInfo).port}`
+    ;({ server: strictServer, origin: strictOrigin } = await listenLocal(passwordApp(db, smtp, { requireEmailVerification: true }).app))
   })
   afterAll(async () => {
-    strictServer?.closeAllConnections()
-    if (strictServer?.listening) await new Promise((resolve) => strictServer.close(resolve))
+    if (strictServer) await closeLocal(strictServer)
     await db?.destroy()
     await smtp?.close()
   })
