@@ -13,10 +13,11 @@
  * on`), the server answers `WINDOW` more, and callgrind writes its count (`callgrind_control
  * --dump`): the row's figure is that count over `WINDOW`. The window is the server's steady state:
  * the JIT has compiled the route's code long before it (on Node 24 TurboFan was still compiling
- * Express's and Portcullis's functions past the 10,000th request), and 20,000 requests hold the
- * garbage collector's cycles many times over. Runs of a row agree within 1% on Node 24 (2026-11-27;
- * the cold row's within 2%, a few late compilations falling in its window or not) and within 3% on
- * Node 20; the method before it, the difference of two processes' whole counts between the 3,000th
+ * Express's and Portcullis's functions past the 10,000th request), and 20,000 requests hold many
+ * young-generation collections but not always a major one. Runs of the plain, warm and session rows
+ * agree within 1% on Node 24 (2026-11-27), within 3% on Node 20; the floor's and the cold row's move
+ * by about 6% as a mark-compact falls in their window or not (docs/performance.md, "The steady
+ * state, counted"), which is more than a 5% target allows. The method before it, the difference of two processes' whole counts between the 3,000th
  * and 7,000th request, spread by 10% between runs, the compilations it held included. The kernel's share of a request (the socket's
  * system calls) is not counted, so the ratios here overstate a row's share of the server's CPU time
  * a little. About a minute a row on Node 24, two and a half on Node 20; BENCH_QUICK=1 counts a few
