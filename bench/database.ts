@@ -20,6 +20,7 @@ import knex, { type Knex } from 'knex'
 import Portcullis from '../src/index.js'
 import { KnexAdapter, migrationSource } from '../src/adapters/knex/index.js'
 import Credentials from '../src/providers/credentials.js'
+import { seedSessions } from './seed.js'
 import { QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
@@ -52,19 +53,13 @@ function requestWithCookie(token: string): IncomingMessage {
 
 async function seed(db: Knex): Promise<string[]> {
   await db.migrate.latest({ migrationSource: migrationSource() })
-  const tokens: string[] = []
-  // Sessions created "now": not due for an update for a day (the default updateAge). Through the
-  // adapter, as sign-ins create them; in one transaction, so seeding PostgreSQL is quick.
+  const tokens = Array.from({ length: SESSIONS }, () => randomBytes(32).toString('hex'))
+  // Sessions created "now": not due for an update for a day (the default updateAge).
   const expires = new Date(Date.now() + MAX_AGE * 1000)
-  await db.transaction(async (trx) => {
-    const adapter = KnexAdapter(trx)
-    for (let i = 0; i < SESSIONS; i++) {
-      const user = await adapter.createUser({ name: `Ada Lovelace ${i}`, email: `ada.${i}@analytical-engine.example.com`, image: `https://avatars.example.com/u/${i}`, emailVerified: null })
-      const sessionToken = randomBytes(32).toString('hex')
-      await adapter.createSession({ sessionToken, userId: user.id, expires })
-      tokens.push(sessionToken)
-    }
-  })
+  await seedSessions(db, KnexAdapter, SESSIONS, expires, (i) => ({
+    user: { name: `Ada Lovelace ${i}`, email: `ada.${i}@analytical-engine.example.com`, image: `https://avatars.example.com/u/${i}`, emailVerified: null },
+    sessionToken: tokens[i]!,
+  }))
   return tokens
 }
 

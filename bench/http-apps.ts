@@ -26,6 +26,7 @@ import { Strategy as LocalStrategy } from 'passport-local'
 import { ExpressAuth, getSession } from '@auth/express'
 import CredentialsAuthjs from '@auth/core/providers/credentials'
 import { dist, portcullisBenchApp, referenceRoutes } from './http-portcullis-app.js'
+import { seedSessions } from './seed.js'
 import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, storeSessionId, type BenchUser } from './http-sessions.js'
 
 const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as typeof import('../src/adapters/knex/index.js')
@@ -107,15 +108,10 @@ async function storeApp({ sessions }: BenchAppOptions): Promise<BenchApp> {
 
 async function databaseApp(db: Knex, { sessions }: BenchAppOptions): Promise<BenchApp> {
   await db.migrate.latest({ migrationSource: migrationSource() })
-  // Through the adapter, as sign-ins create them; one transaction, so seeding PostgreSQL is quick.
   const expires = new Date(Date.now() + MAX_AGE * 1000)
-  await db.transaction(async (trx) => {
-    const adapter = KnexAdapter(trx)
-    for (let i = 0; i < sessions; i++) {
-      const { name, email, image } = benchUser(i)
-      const user = await adapter.createUser({ name, email, image, emailVerified: null })
-      await adapter.createSession({ sessionToken: databaseSessionToken(i), userId: user.id, expires })
-    }
+  await seedSessions(db, KnexAdapter, sessions, expires, (i) => {
+    const { name, email, image } = benchUser(i)
+    return { user: { name, email, image, emailVerified: null }, sessionToken: databaseSessionToken(i) }
   })
   const { app } = portcullisApp(KnexAdapter(db))
   return { app, close: () => db.destroy() }
