@@ -17,10 +17,11 @@
  * young-generation collections but not always a major one. Runs of the plain, warm and session rows
  * agree within 1% on Node 24 (2026-11-27), within 3% on Node 20; the floor's and the cold row's move
  * by about 6% as a mark-compact falls in their window or not (docs/performance.md, "The steady
- * state, counted"), which is more than a 5% target allows. The method before it, the difference of two processes' whole counts between the 3,000th
- * and 7,000th request, spread by 10% between runs, the compilations it held included. The kernel's share of a request (the socket's
- * system calls) is not counted, so the ratios here overstate a row's share of the server's CPU time
- * a little. About a minute a row on Node 24, two and a half on Node 20; BENCH_QUICK=1 counts a few
+ * state, counted"), which is more than a 5% target allows. The method before it, the difference
+ * of two processes' whole counts between the 3,000th and 7,000th request, spread by 10% between
+ * runs, the compilations it held included. The kernel's share of a request (the socket's system
+ * calls) is not counted, so the ratios here overstate a row's share of the server's CPU time a
+ * little. About a minute a row on Node 24, two and a half on Node 20; BENCH_QUICK=1 counts a few
  * hundred requests, early: a check that it runs, not figures.
  *
  * BENCH_INSTRUCTIONS=pipeline counts the same rows with the app driven in process instead
