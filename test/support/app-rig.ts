@@ -5,7 +5,7 @@
  * by `closeAll()`; a suite registers it once with `afterAll(closeAll)`.
  */
 import { recordingLogger } from './logger.js'
-import { createServer, type Server, type ServerOptions } from 'node:http'
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import Portcullis, { type PortcullisConfig, type PortcullisResult } from 'portcullis'
@@ -34,7 +34,7 @@ export function authApp(config: PortcullisConfig, createExpress: ExpressFactory 
 const servers = new Set<Server>()
 
 /** `app` listening on 127.0.0.1 at an ephemeral port (with Node's `serverOptions`, e.g. `maxHeaderSize`). */
-export async function listenApp(app: express.Express, serverOptions: ServerOptions = {}): Promise<{ server: Server; origin: string }> {
+export async function listenApp(app: RequestListener, serverOptions: ServerOptions = {}): Promise<{ server: Server; origin: string }> {
   const server = createServer(serverOptions, app)
   servers.add(server)
   await new Promise<void>((resolve, reject) => {
@@ -49,14 +49,12 @@ export async function listenApp(app: express.Express, serverOptions: ServerOptio
 
 /** Closes every server `listenApp` started. */
 export async function closeAll(): Promise<void> {
-  await Promise.all(
-    [...servers].map(
-      (server) =>
-        new Promise<void>((resolve, reject) => {
-          servers.delete(server)
-          server.closeAllConnections()
-          server.close((error) => (error ? reject(error) : resolve()))
-        }),
-    ),
-  )
+  await Promise.all([...servers].map(closeServer))
+}
+
+/** Closes one server `listenApp` started, with every connection it has. */
+export async function closeServer(server: Server): Promise<void> {
+  servers.delete(server)
+  server.closeAllConnections()
+  if (server.listening) await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
 }

@@ -6,12 +6,12 @@
  * URL at the IdP needs the port: until `serve` is called it answers 503, so a test that runs too
  * early fails instead of hanging. Everything is closed after the suite.
  */
+import { closeServer, listenApp } from './app-rig.js'
 import { recordingLogger } from './logger.js'
 import { afterAll, beforeAll } from '@jest/globals'
 import { execFileSync } from 'node:child_process'
-import { once } from 'node:events'
 import { existsSync } from 'node:fs'
-import { createServer, type RequestListener, type Server } from 'node:http'
+import type { RequestListener, Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -101,18 +101,13 @@ export function useBrowserRig(): BrowserRig {
  * `closeLocal` closes the connections left open.
  */
 export async function listenLocal(listener: RequestListener): Promise<{ server: Server; origin: string }> {
-  const server = createServer(listener)
+  const { server } = await listenApp(listener)
   server.keepAliveTimeout = 0
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
   return { server, origin: `http://localhost:${(server.address() as AddressInfo).port}` }
 }
 
 /** Closes a server of `listenLocal` with every connection it has. */
-export async function closeLocal(server: Server): Promise<void> {
-  server.closeAllConnections()
-  if (server.listening) await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())))
-}
+export const closeLocal = closeServer
 
 /**
  * examples/express (createApp, an in-memory SQLite database) served by `rig` before the suite, its
