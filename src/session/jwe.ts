@@ -81,8 +81,11 @@ const GCM_IV_CHARS = 16
 const GCM_TAG_CHARS = 22
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/
-/** Value of each base64url character, to check that the last one carries no stray low bits. */
-const SEXTET = new Int8Array(128).fill(-1)
+/**
+ * Value of each base64url character by its code (-1 for others), to check that the last one carries
+ * no stray low bits, and for the token cache's fingerprints (token-cache.ts).
+ */
+export const SEXTET = new Int8Array(128).fill(-1)
 for (let i = 0; i < 64; i++) {
   SEXTET['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charCodeAt(i)] = i
 }

@@ -29,7 +29,7 @@
  */
 import { deepFreeze } from '../freeze.js'
 import type { JWT } from '../types.js'
-import { CBC_TAG_CHARS } from './jwe.js'
+import { CBC_TAG_CHARS, SEXTET } from './jwe.js'
 import type { KeyRing } from './keys.js'
 import { CLOCK_TOLERANCE, openSessionToken, type OpenedToken } from './token.js'
 
@@ -134,16 +134,18 @@ function seenBefore(cache: Cache, print: number): boolean {
 
 /**
  * The first 5 characters of the compact JWE's last part (its authentication tag; the whole value
- * when it has no dot) folded into 30 bits: a small integer, so a map keyed by it allocates and
- * hashes nothing. The tag is an HMAC, so two tokens share a fingerprint by chance about once in a
- * billion.
+ * when it has no dot), 6 bits each: a 30-bit integer, so a map keyed by it allocates and hashes
+ * nothing. The tag is an HMAC, so two tokens share a fingerprint by chance once in 2^30 (about a
+ * billion): the characters' values, not their codes, which overlap when shifted by 6 bits.
+ * Exported for tests.
  */
-function tagFingerprint(sealed: string): number {
+export function tagFingerprint(sealed: string): number {
   // A256CBC-HS512's tag is 32 bytes, 43 characters: where a token has that shape, the tag is found
   // without a search (`lastIndexOf` is a call into the engine's runtime, about 400 instructions on V8).
   const end = sealed.length - CBC_TAG_CHARS
   const tag = sealed.charCodeAt(end - 1) === DOT ? end : sealed.lastIndexOf('.') + 1
   let print = 0
-  for (let i = tag; i < tag + 5; i++) print = (print << 6) ^ sealed.charCodeAt(i)
-  return print & 0x3fffffff
+  // A character outside the alphabet (or past the end) gives some 6 bits; such a token does not open anyway.
+  for (let i = tag; i < tag + 5; i++) print = (print << 6) | (SEXTET[sealed.charCodeAt(i) & 127]! & 63)
+  return print
 }

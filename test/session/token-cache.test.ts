@@ -9,7 +9,7 @@ import { describe, expect, it } from '@jest/globals'
 import Portcullis, { InvalidConfigurationError } from 'portcullis'
 import { deriveKeyRing } from 'portcullis/session/keys'
 import { sealSessionToken } from 'portcullis/session/token'
-import { cachedTokenCount, openCachedSessionToken, ownClaims } from 'portcullis/session/token-cache'
+import { cachedTokenCount, openCachedSessionToken, ownClaims, tagFingerprint } from 'portcullis/session/token-cache'
 import type { JWT } from 'portcullis'
 import { SECRET, credentialsProvider, signInWithPassword } from '../support/flow.js'
 import { recordingLogger } from '../support/logger.js'
@@ -85,6 +85,23 @@ describe('openCachedSessionToken', () => {
     expect(openCachedSessionToken(late, ring, NOW, size)?.shared).toBeUndefined()
     expect(openCachedSessionToken(late, ring, NOW, size)?.shared).toBe(true)
     expect(cachedTokenCount(ring)).toBe(2)
+  })
+
+  it('tells apart every two tags that differ in their first five characters (a chance match is once in 2^30)', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const rest = 'Q'.repeat(38)
+    // Every pair of values at each two neighbouring places of the five: where the characters' codes
+    // were folded together, neighbours overlapped by a bit ('0' and 'p' first, say, gave one print).
+    for (let place = 0; place < 4; place++) {
+      const prints = new Set<number>()
+      for (const a of alphabet) {
+        for (const b of alphabet) {
+          const tag = `${'A'.repeat(place)}${a}${b}${'A'.repeat(3 - place)}${rest}`
+          prints.add(tagFingerprint(`eyJ..${'i'.repeat(22)}.${'c'.repeat(64)}.${tag}`))
+        }
+      }
+      expect(prints.size).toBe(64 * 64)
+    }
   })
 
   it('a token whose tag shares a cached one\'s fingerprint takes its place, and comes in at the young end like any new token', () => {
