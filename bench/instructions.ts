@@ -9,15 +9,18 @@
  * `valgrind --tool=callgrind --instr-atstart=no` with `node --single-threaded` (the garbage
  * collector and the JIT compilers on the main thread, so their work is counted too). It answers
  * `WARMUP` requests from autocannon (10 connections, the row's cookies in turn) uncounted, as fast
- * as valgrind runs code it does not count; then callgrind starts counting (`callgrind_control -i
- * on`), the server answers `WINDOW` more, and callgrind writes its count (`callgrind_control
- * --dump`): the row's figure is that count over `WINDOW`. The window is the server's steady state:
- * the JIT has compiled the route's code long before it (on Node 24 TurboFan was still compiling
- * Express's and Portcullis's functions past the 10,000th request), and 20,000 requests hold many
- * young-generation collections but not always a major one. Runs of the plain, warm and session rows
- * agree within 1% on Node 24 (2026-11-27), within 3% on Node 20; the floor's and the cold row's move
- * by about 6% as a mark-compact falls in their window or not (docs/performance.md, "The steady
- * state, counted"), which is more than a 5% target allows. The method before it, the difference
+ * as valgrind runs code it does not count (the cold row's first 1,200 cookies twice, for the reason
+ * bench/callgrind.ts's RETURNING_COOKIES gives); then callgrind starts counting
+ * (`callgrind_control -i on`), the server answers `WINDOW` more, and callgrind writes its count
+ * (`callgrind_control --dump`): the row's figure is that count over `WINDOW`. The window is the
+ * server's steady state: the JIT has compiled the route's code long before it (on Node 24 TurboFan
+ * was still compiling Express's and Portcullis's functions past the 10,000th request), and 20,000
+ * requests hold many young-generation collections. Node runs with `--no-memory-reducer`: V8's
+ * memory reducer starts a mark-compact once 100 s have passed since the last one, however busy the
+ * heap, which a server answering 20,000 requests in two seconds meets once in 100 s, and valgrind,
+ * taking one to two minutes over them, in about every other window; such a collection moved the
+ * floor's and the cold row's counts by 6% (docs/performance.md, "The steady state, counted"). Runs
+ * of a row agree within 1% on Node 24, within 3% on Node 20. The method before it, the difference
  * of two processes' whole counts between the 3,000th and 7,000th request, spread by 10% between
  * runs, the compilations it held included. The kernel's share of a request (the socket's system
  * calls) is not counted, so the ratios here overstate a row's share of the server's CPU time a
@@ -44,7 +47,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
-import { callgrindControl } from './callgrind.js'
+import { callgrindControl, RETURNING_COOKIES } from './callgrind.js'
 import { answerAuthRouteFirst, HOST, jwtSessionCookies } from './http-sessions.js'
 import { ensureBuilt, QUICK } from './settings.js'
 import { printTable, thousands } from './table.js'
@@ -54,6 +57,7 @@ const PIPELINE = process.env.BENCH_INSTRUCTIONS === 'pipeline'
 const WARMUP = QUICK ? 300 : 30_000
 const WINDOW = QUICK ? 500 : 20_000
 const WARM_COOKIES = 1_000
+const RETURNING = Math.min(RETURNING_COOKIES, WARMUP)
 
 interface Row {
   name: string
@@ -92,6 +96,8 @@ const callgrind = (dir: string, ...node: string[]) => [
   `--callgrind-out-file=${join(dir, 'out')}`,
   process.execPath,
   '--single-threaded',
+  // Valgrind's slowness would meet the memory reducer's 100-second watchdog (see the method above).
+  '--no-memory-reducer',
   '--import',
   'tsx',
   ...node,
@@ -139,6 +145,7 @@ async function countHttp(row: Row, dir: string): Promise<number> {
       void exited.then((code) => reject(new Error(`instructions-server.ts exited (${code}) before it listened; callgrind's log: ${join(dir, 'log')}`)))
     })
     await answerAuthRouteFirst(`http://${HOST}:${port}`, cookiesOf(row)[0]!)
+    if (row.kind === 'cold') await load(port, row, 0, RETURNING)
     await load(port, row, 0, WARMUP)
     await callgrindControl(child.pid!, '--instr=on')
     await load(port, row, WARMUP, WINDOW)
