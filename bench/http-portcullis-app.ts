@@ -31,6 +31,7 @@ export async function loadBuild(url: string | URL): Promise<PortcullisBuild> {
 
 /** dist/, the build every bench measures (bench/ab.ts sets another beside it). */
 const distBuild = await loadBuild(dist(''))
+const { isoDate } = (await import(dist('session/iso-date.js'))) as typeof import('../src/session/iso-date.js')
 
 /**
  * What `/plain` answers: a session-shaped body of the same size, read from nowhere. The JWT rows'
@@ -56,11 +57,14 @@ const referenceHandlers: Record<string, RequestHandler> = {
     const body = await Promise.resolve(plainSession)
     res.json(body)
   },
-  // The floor (bench/floor.ts) inline: the cookie's value after `name=`, decrypted, no checks.
+  // The floor (bench/floor.ts) inline: the cookie's value after `name=`, decrypted, no checks. Its
+  // `expires` is formatted as `/me`'s is, by Portcullis's isoDate: with `Date#toISOString` (V8
+  // formats through vsnprintf) the floor cost 5,000 instructions a request more than with it on
+  // Node 24 (bench/instructions.ts), a difference between the rows that is not the read's.
   '/floor': (req, res) => {
     const cookie = req.headers.cookie ?? ''
     const claims = floorDecrypt(cookie.slice(cookie.indexOf('=') + 1)) as { sub: string; name: string; email: string; picture: string; exp: number }
-    res.json({ user: { id: claims.sub, name: claims.name, email: claims.email, image: claims.picture }, expires: new Date(claims.exp * 1000).toISOString() })
+    res.json({ user: { id: claims.sub, name: claims.name, email: claims.email, image: claims.picture }, expires: isoDate(claims.exp * 1000) })
   },
 }
 
