@@ -87,11 +87,12 @@ describe('openCachedSessionToken', () => {
     expect(cachedTokenCount(ring)).toBe(2)
   })
 
-  it('tells apart every two tags that differ in their first five characters (a chance match is once in 2^30)', () => {
+  it('gives tags a fingerprint of their own whatever two neighbouring characters of the first five differ', () => {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
     const rest = 'Q'.repeat(38)
     // Every pair of values at each two neighbouring places of the five: where the characters' codes
-    // were folded together, neighbours overlapped by a bit ('0' and 'p' first, say, gave one print).
+    // were folded together, each overlapped its neighbour by a bit and the first lost its top one
+    // ('0' and 'p' first gave one print), so the 30 bits held far fewer values than 2^30.
     for (let place = 0; place < 4; place++) {
       const prints = new Set<number>()
       for (const a of alphabet) {
