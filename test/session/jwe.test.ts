@@ -268,6 +268,21 @@ describe('decryptJwe rejects every tampered token', () => {
     expect(decryptJwe([parts[0], '', parts[2], standard, parts[4]].join('.'), ring)).toBeNull()
   })
 
+  it('a character past ASCII whose low byte is the alphabet\'s, which Node decodes to the same bytes', () => {
+    // Node's decoder reads a two-byte string's characters by their low byte: `Ł` (U+0141) as `A`.
+    const parts = cbcToken.split('.')
+    for (const index of [2, 3, 4]) {
+      const part = parts[index] ?? ''
+      for (const at of [0, 7, part.length - 1]) {
+        const twin = String.fromCharCode(0x100 + part.charCodeAt(at))
+        const spliced = [...parts]
+        spliced[index] = part.slice(0, at) + twin + part.slice(at + 1)
+        expect(Buffer.from(spliced[index] ?? '', 'base64url')).toEqual(Buffer.from(part, 'base64url'))
+        expect(decryptJwe(spliced.join('.'), ring)).toBeNull()
+      }
+    }
+  })
+
   it('every truncation, and trailing garbage', () => {
     for (let length = 0; length < cbcToken.length; length++) {
       expect(decryptJwe(cbcToken.slice(0, length), ring)).toBeNull()
