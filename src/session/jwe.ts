@@ -89,6 +89,9 @@ for (let i = 0; i < 64; i++) {
   SEXTET['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.charCodeAt(i)] = i
 }
 
+/** `.`, which ends each part of a compact JWE but the last. */
+export const DOT = 46
+
 /** SHA-512's output size in bytes (its block size comes with the pads, keys.ts). */
 const SHA512_BYTES = 64
 
@@ -103,43 +106,34 @@ interface ParsedHeader {
 
 function open(token: string, ring: KeyRing): string | null {
   if (typeof token !== 'string') return null
-  // Compact serialization: exactly five parts, found without allocating an array.
+  // Every part is strict base64url (RFC 7515 §2), so the whole token is refused at once for what
+  // Node's decoder would take there: a character past ASCII (read by its low byte: `Ł`, U+0141, as
+  // `A`) and the standard alphabet's `+` and `/`. decodeBase64url refuses everything else.
+  if (Buffer.byteLength(token, 'utf8') !== token.length || token.indexOf('+') !== -1 || token.indexOf('/') !== -1) return null
+  // Compact serialization: header, an empty encrypted key (`dir` uses the shared key directly, RFC
+  // 7518 §4.5), IV, ciphertext and tag. The IV and tag have fixed lengths per `enc`, so only the
+  // header's end is searched for; a sixth part would leave a `.` inside one of the others, which
+  // decodeBase64url refuses.
   const d1 = token.indexOf('.')
-  const d2 = token.indexOf('.', d1 + 1)
-  const d3 = token.indexOf('.', d2 + 1)
-  const d4 = token.indexOf('.', d3 + 1)
-  if (d1 <= 0 || d4 < 0 || token.indexOf('.', d4 + 1) >= 0) return null
-  // `dir` uses the shared key directly, so the JWE Encrypted Key must be empty (RFC 7518 §4.5).
-  if (d2 !== d1 + 1) return null
+  if (d1 <= 0 || token.charCodeAt(d1 + 1) !== DOT) return null
 
   const encodedHeader = token.slice(0, d1)
   const header = encodedHeader === lastHeader ? lastParsed : parseHeader(encodedHeader)
   if (header === null) return null
-
-  const encodedIv = token.slice(d2 + 1, d3)
-  const encodedCiphertext = token.slice(d3 + 1, d4)
-  const encodedTag = token.slice(d4 + 1)
+  const cbc = header.enc === 'A256CBC-HS512'
+  const d3 = d1 + 2 + (cbc ? CBC_IV_CHARS : GCM_IV_CHARS)
+  const d4 = token.length - 1 - (cbc ? CBC_TAG_CHARS : GCM_TAG_CHARS)
+  if (d4 <= d3 || token.charCodeAt(d3) !== DOT || token.charCodeAt(d4) !== DOT) return null
   const keys = ring.keysFor(header.enc, header.kid)
   if (keys.length === 0) return null
 
-  let plaintext: Buffer | null = null
-  if (header.enc === 'A256CBC-HS512') {
-    if (encodedIv.length !== CBC_IV_CHARS || encodedTag.length !== CBC_TAG_CHARS) return null
-    const iv = decodeBase64url(encodedIv)
-    const ciphertext = decodeBase64url(encodedCiphertext)
-    const tag = decodeBase64url(encodedTag)
-    // PKCS#7 output is a non-empty whole number of AES blocks.
-    if (iv === null || tag === null || ciphertext === null) return null
-    if (ciphertext.length === 0 || ciphertext.length % 16 !== 0) return null
-    plaintext = openCbc(keys, encodedHeader, iv, ciphertext, tag)
-  } else {
-    if (encodedIv.length !== GCM_IV_CHARS || encodedTag.length !== GCM_TAG_CHARS) return null
-    const iv = decodeBase64url(encodedIv)
-    const ciphertext = decodeBase64url(encodedCiphertext)
-    const tag = decodeBase64url(encodedTag)
-    if (iv === null || tag === null || ciphertext === null) return null
-    plaintext = openGcm(keys, encodedHeader, iv, ciphertext, tag)
-  }
+  const iv = decodeBase64url(token.slice(d1 + 2, d3))
+  const ciphertext = decodeBase64url(token.slice(d3 + 1, d4))
+  const tag = decodeBase64url(token.slice(d4 + 1))
+  if (iv === null || tag === null || ciphertext === null) return null
+  // PKCS#7 output is a non-empty whole number of AES blocks.
+  if (cbc && (ciphertext.length === 0 || ciphertext.length % 16 !== 0)) return null
+  const plaintext = cbc ? openCbc(keys, encodedHeader, iv, ciphertext, tag) : openGcm(keys, encodedHeader, iv, ciphertext, tag)
   if (plaintext === null || !isUtf8(plaintext)) return null
   return stripBom(plaintext.toString('utf8'))
 }
@@ -247,8 +241,10 @@ function parseHeader(encoded: string): ParsedHeader | null {
 }
 
 /**
- * Strict base64url (RFC 4648 §5, unpadded, as RFC 7515 §2 requires): only the URL-safe alphabet,
- * no padding, and no stray bits in the last character, so that each encoded string has one meaning.
+ * Strict base64url (RFC 4648 §5, unpadded, as RFC 7515 §2 requires) for a part of a token that
+ * `open` has checked to hold only ASCII and neither `+` nor `/`: no padding, no character outside
+ * the URL-safe alphabet, and no stray bits in the last character, so that each encoded string has
+ * one meaning.
  */
 function decodeBase64url(encoded: string): Buffer | null {
   const length = encoded.length
@@ -258,14 +254,11 @@ function decodeBase64url(encoded: string): Buffer | null {
     // 2 leftover chars carry 1 byte + 4 unused bits; 3 chars carry 2 bytes + 2 unused bits.
     if ((last & (length % 4 === 2 ? 0x0f : 0x03)) !== 0) return null
   }
-  // Node's decoder takes both alphabets and skips any other ASCII character, padding and
-  // whitespace included, so a result shorter than the length promises means one was there; the
-  // standard alphabet's two are searched for, and a character past ASCII refused by the byte count
-  // (the decoder reads `Ł`, U+0141, as `A`). A regular expression over the value gave the same
-  // answers at twice the cost of all this.
+  // Node's decoder skips any other ASCII character, padding, whitespace and `.` included, so a
+  // result shorter than the length promises means one was there. A regular expression over the
+  // value gave the same answers at twice the cost.
   const bytes = Buffer.from(encoded, 'base64url')
-  if (bytes.length !== Math.floor((length * 3) / 4) || encoded.indexOf('+') !== -1 || encoded.indexOf('/') !== -1) return null
-  return Buffer.byteLength(encoded, 'utf8') === length ? bytes : null
+  return bytes.length === Math.floor((length * 3) / 4) ? bytes : null
 }
 
 /** TextDecoder (which jose uses) drops a leading byte order mark; do the same. */

@@ -29,7 +29,7 @@
  */
 import { deepFreeze } from '../freeze.js'
 import type { JWT } from '../types.js'
-import { CBC_TAG_CHARS, SEXTET } from './jwe.js'
+import { CBC_TAG_CHARS, DOT, SEXTET } from './jwe.js'
 import type { KeyRing } from './keys.js'
 import { CLOCK_TOLERANCE, openSessionToken, type OpenedToken } from './token.js'
 
@@ -53,9 +53,6 @@ interface Cache {
 }
 
 const caches = new WeakMap<KeyRing, Cache>()
-
-/** `.`, which ends each part of a compact JWE but the last. */
-const DOT = 46
 
 /**
  * Opens `sealed` with `ring`, from the cache when this instance opened it before.

@@ -301,6 +301,18 @@ describe('decryptJwe rejects every tampered token', () => {
     expect(decryptJwe('.....', ring)).toBeNull()
   })
 
+  it('an A256GCM token of an empty plaintext without its (empty) ciphertext part', () => {
+    // The IV and tag have fixed lengths, so a reader that located the parts by them alone would
+    // find a ciphertext part here, the IV's dot and the tag's being one.
+    const iv = Buffer.alloc(12, 3)
+    const header = b64(JSON.stringify({ alg: 'dir', enc: 'A256GCM' }))
+    const encrypt = createCipheriv('aes-256-gcm', gcmKey, iv).setAAD(Buffer.from(header))
+    const sealed = Buffer.concat([encrypt.update(''), encrypt.final()])
+    const tag = b64(encrypt.getAuthTag())
+    expect(decryptJwe(`${header}..${b64(iv)}.${b64(sealed)}.${tag}`, ring)).toBe('')
+    expect(decryptJwe(`${header}..${b64(iv)}.${tag}`, ring)).toBeNull()
+  })
+
   it('a non-empty encrypted key', () => {
     const parts = cbcToken.split('.')
     parts[1] = 'AAAA'
