@@ -19,8 +19,9 @@ import { clientDetails, newSessionId, SESSION_ID_CLAIM, sessionIdOf, sessionStan
 import type { SessionStore } from './store/types.js'
 
 /**
- * Reads the session of a request. The common read (no store, callbacks or `session` event, and no
- * re-issue due) answers without an await, so `auth()` costs one turn of the event loop, not several.
+ * Reads the session of a request. The common read (no callbacks or `session` event, no re-issue due,
+ * and, with a store, a session it is known to keep) answers without an await, so `auth()` costs one
+ * turn of the event loop, not several.
  *
  * @param update With POST /session: the `data` passed to the `jwt` callback (`trigger: 'update'`);
  *   the cookie is then always re-sealed.
@@ -39,21 +40,40 @@ function sessionFromCookie(request: SessionRequest, { present, opened, clearOthe
     return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
   }
   const { callbacks, events, session } = config
+  const { store } = session
+  // The store's answer is usually known without an await (revocation.ts), and an await costs a turn.
+  const stands = store ? sessionStands(config, store, opened.payload, now * 1000) : true
   const plainRead =
-    update === undefined && session.store === undefined && callbacks.jwt === undefined && callbacks.session === undefined && events.session === undefined
-  if (plainRead && now - issuedAt(opened) < session.updateAge) {
+    update === undefined &&
+    stands === true &&
+    callbacks.jwt === undefined &&
+    callbacks.session === undefined &&
+    events.session === undefined &&
+    now - issuedAt(opened) < session.updateAge &&
+    // With a store, a token without a session id is given one (re-sealed) below.
+    (store === undefined || sessionIdOf(opened.payload) !== undefined)
+  if (plainRead) {
     const token = opened.payload as JWT
     return { session: defaultSession(token, sessionExpires(opened, request)), token, cookies: clearOther }
   }
-  return readWithAppCode(request, opened, clearOther, update)
+  return readWithAppCode(request, opened, clearOther, update, stands)
 }
 
-/** The rest of a read: the store's answer, the app's callbacks and events, and the re-issue when due. */
-async function readWithAppCode(request: SessionRequest, opened: OpenedToken, clearOther: OutgoingCookie[], update: { data: unknown } | undefined): Promise<SessionResult> {
+/**
+ * The rest of a read: the store's answer awaited, the app's callbacks and events, and the re-issue
+ * when due.
+ *
+ * @param stands The store's answer (sessionStands), or `true` without a store.
+ */
+async function readWithAppCode(
+  request: SessionRequest,
+  opened: OpenedToken,
+  clearOther: OutgoingCookie[],
+  update: { data: unknown } | undefined,
+  stands: boolean | Promise<boolean>,
+): Promise<SessionResult> {
   const { config, cookieSet, requestCookies, now } = request
   const store = config.session.store
-  // Awaited only when the store is asked: the common answer is synchronous, and an await costs a turn.
-  const stands = store ? sessionStands(config, store, opened.payload, now * 1000) : true
   if (!(stands === true || (stands !== false && (await stands)))) {
     config.logger.debug('SessionRevoked', 'The session was ended (signed out, revoked or signed out everywhere); its cookie is cleared.')
     return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }

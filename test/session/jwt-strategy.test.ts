@@ -251,6 +251,25 @@ describe('what the session cookie and app code are given', () => {
     expect(seen).toEqual([expect.stringMatching(/^[A-Za-z0-9_-]{16,}$/)])
   })
 
+  it('with a session store, a token sealed before the store was configured is re-sealed with a session id whenever it is read, the new one is not', async () => {
+    const cookie = setCookie(await signInWithPassword(request.agent(appFor())), 'authjs.session-token')!.split(';')[0]!
+    const app = appFor({ session: { strategy: 'jwt', store: 'memory' } })
+    const agent = request.agent(app)
+    agent.jar.setCookie(cookie)
+    const first = await agent.get('/me').expect(200)
+    expect(first.body.user.id).toBe('user-1')
+    expect(setCookie(first, 'authjs.session-token')).toMatch(/^authjs\.session-token=eyJ/)
+    expect(await list(agent)).toHaveLength(1)
+    const next = await agent.get('/me').expect(200)
+    expect(next.body.user.id).toBe('user-1')
+    expect(setCookie(next, 'authjs.session-token')).toBeUndefined()
+    // The old cookie again (a request that left before the new one came back): the process knows
+    // it stands now, and it is still given an id of its own rather than let in as it is.
+    const copy = request.agent(app)
+    copy.jar.setCookie(cookie)
+    expect(setCookie(await copy.get('/me').expect(200), 'authjs.session-token')).toMatch(/^authjs\.session-token=eyJ/)
+  })
+
   it('with a custom codec whose tokens carry no exp, a session lasts maxAge from the read', async () => {
     const start = Date.UTC(2026, 10, 20, 12)
     setNow(start)
