@@ -42,13 +42,12 @@
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
-import { callgrindControl, RETURNING_COOKIES } from './callgrind.js'
-import { answerAuthRouteFirst, HOST, jwtSessionCookies } from './http-sessions.js'
+import { callgrindControl } from './callgrind.js'
+import { jwtSessionCookies } from './http-sessions.js'
+import { sendRequests, steadyRows, WARM_COOKIES, warmServer, type SteadyRow } from './steady-server.js'
 import { ensureBuilt, QUICK } from './settings.js'
 import { printTable, thousands } from './table.js'
 
@@ -56,15 +55,8 @@ import { printTable, thousands } from './table.js'
 const PIPELINE = process.env.BENCH_INSTRUCTIONS === 'pipeline'
 const WARMUP = QUICK ? 300 : 30_000
 const WINDOW = QUICK ? 500 : 20_000
-const WARM_COOKIES = 1_000
-const RETURNING = Math.min(RETURNING_COOKIES, WARMUP)
 
-interface Row {
-  name: string
-  path: string
-  /** The cookies sent in turn: each once (`cold`), or the first 1,000 over and over (`warm`). */
-  kind: 'cold' | 'warm'
-}
+type Row = SteadyRow
 
 for (const tool of ['valgrind', 'callgrind_control']) {
   if (spawnSync(tool, ['--version']).error) {
@@ -76,14 +68,7 @@ ensureBuilt()
 // Over HTTP autocannon sends cookies sealed here; in process, bench/instructions-pipeline.ts seals its own.
 const cold = PIPELINE ? [] : jwtSessionCookies(0, WARMUP + WINDOW)
 const cookiesOf = (row: Row) => (row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES))
-const rows: Row[] = [
-  { name: 'plain route (no session read)', path: '/plain', kind: 'cold' },
-  { name: 'plain route with an await (no session read)', path: '/plain-async', kind: 'cold' },
-  { name: 'floor (bare decrypt inline, cold cookies)', path: '/floor', kind: 'cold' },
-  { name: `Portcullis JWT, cold (${thousands(WARMUP + WINDOW)} cookies, each once)`, path: '/me', kind: 'cold' },
-  { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/me', kind: 'warm' },
-  { name: `Portcullis GET /api/auth/session, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/api/auth/session', kind: 'warm' },
-]
+const rows = steadyRows(WARMUP + WINDOW)
 
 const server = fileURLToPath(new URL('instructions-server.ts', import.meta.url))
 const pipeline = fileURLToPath(new URL('instructions-pipeline.ts', import.meta.url))
@@ -110,45 +95,13 @@ function dumped(row: Row, dir: string): number {
   return Number(totals[1])
 }
 
-/** A port free on loopback now (the server, slow to start under valgrind, listens on it later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject)
-    probe.listen(0, HOST, () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
-
-/** `amount` requests of `row` from autocannon, the cookies taken in turn from the `from`th. */
-async function load(port: number, row: Row, from: number, amount: number): Promise<void> {
-  const cookies = cookiesOf(row)
-  let next = from
-  const result = await autocannon({
-    url: `http://${HOST}:${port}${row.path}`,
-    connections: 10,
-    amount,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, cookie: cookies[next++ % cookies.length]! } }) }],
-  })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${row.name}: ${result.non2xx} answers not 2xx, ${result.errors} errors`)
-}
-
 /** The instructions the server executes over `WINDOW` requests of `row`, after `WARMUP` uncounted ones. */
 async function countHttp(row: Row, dir: string): Promise<number> {
-  const port = await freePort()
-  const child = spawn('valgrind', callgrind(dir, server, String(port)), { stdio: ['ignore', 'pipe', 'inherit'] })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  const cookies = cookiesOf(row)
+  const { port, child, exited } = await warmServer('valgrind', callgrind(dir, server), row, cookies, WARMUP, `; callgrind's log: ${join(dir, 'log')}`)
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve())
-      void exited.then((code) => reject(new Error(`instructions-server.ts exited (${code}) before it listened; callgrind's log: ${join(dir, 'log')}`)))
-    })
-    await answerAuthRouteFirst(`http://${HOST}:${port}`, cookiesOf(row)[0]!)
-    if (row.kind === 'cold') await load(port, row, 0, RETURNING)
-    await load(port, row, 0, WARMUP)
     await callgrindControl(child.pid!, '--instr=on')
-    await load(port, row, WARMUP, WINDOW)
+    await sendRequests(port, row, cookies, WARMUP, WINDOW)
     await callgrindControl(child.pid!, '--dump')
   } finally {
     child.kill()

@@ -1,12 +1,13 @@
 /**
  * Server CPU per request in the steady state (`npm run bench:steady-cpu`, not part of `npm run
  * bench`): the rows and the warm-up of the instruction count (bench/instructions.ts), timed natively
- * instead of counted. Each row's server (bench/instructions-server.ts) runs with the count's node
- * flags (`--single-threaded --no-memory-reducer`), answers `WARMUP` requests from autocannon (10
- * connections) uncounted, then `WINDOW` more, and the row's figure is the user CPU time its process
- * spent over those (`/proc/<pid>/stat`, in ticks of 10 ms: a window of 60,000 requests is 100 ticks
- * or more). The rows take turns over `ROUNDS` rounds, each in a fresh server; a row gives the median
- * of its rounds. Only where /proc is (Linux).
+ * instead of counted. Each row's server (bench/instructions-server.ts, started and warmed up by
+ * bench/steady-server.ts) runs with the count's node flags (`--single-threaded
+ * --no-memory-reducer`), answers `WARMUP` requests uncounted, then `WINDOW` more, and the row's
+ * figure is the user CPU time its process spent over those (`/proc/<pid>/stat`, in ticks of 10 ms:
+ * a window of 60,000 requests is 90 ticks or more, so a tick is about 1% of a row). The rows take
+ * turns over `ROUNDS` rounds, each in a fresh server; a row gives the median of its rounds. Only
+ * where /proc is (Linux).
  *
  * Why both: a count repeats within 1-2% and shows differences of a few hundred instructions, but
  * not what they cost in time. Measured on 2026-11-28 (docs/performance.md, "The steady state,
@@ -16,29 +17,18 @@
  * Kernel time (the socket's system calls) is left out, as in the count: it is the same for every
  * row. BENCH_QUICK=1 measures a few thousand requests: a check that it runs, not figures.
  */
-import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
-import { RETURNING_COOKIES } from './callgrind.js'
-import { answerAuthRouteFirst, HOST, jwtSessionCookies } from './http-sessions.js'
+import { jwtSessionCookies } from './http-sessions.js'
 import { ensureBuilt, QUICK } from './settings.js'
+import { sendRequests, steadyRows, WARM_COOKIES, warmServer, type SteadyRow } from './steady-server.js'
 import { printTable } from './table.js'
 
 const WARMUP = QUICK ? 1_000 : 30_000
 const WINDOW = QUICK ? 2_000 : 60_000
 const ROUNDS = QUICK ? 1 : 3
-const WARM_COOKIES = 1_000
 /** Clock ticks a second (`getconf CLK_TCK`; 100 on Linux). */
 const TICKS = 100
-
-interface Row {
-  name: string
-  path: string
-  /** The cookies sent in turn: each once (`cold`), or the first 1,000 over and over (`warm`). */
-  kind: 'cold' | 'warm'
-}
 
 if (!existsSync('/proc/self/stat')) {
   console.log('bench/steady-cpu.ts reads a process\'s CPU time from /proc (Linux): nothing measured.')
@@ -46,14 +36,7 @@ if (!existsSync('/proc/self/stat')) {
 }
 ensureBuilt()
 const cold = jwtSessionCookies(0, WARMUP + ROUNDS * WINDOW)
-const rows: Row[] = [
-  { name: 'plain route (no session read)', path: '/plain', kind: 'cold' },
-  { name: 'plain route with an await (no session read)', path: '/plain-async', kind: 'cold' },
-  { name: 'floor (bare decrypt inline, cold cookies)', path: '/floor', kind: 'cold' },
-  { name: 'Portcullis JWT, cold (each cookie once)', path: '/me', kind: 'cold' },
-  { name: `Portcullis JWT, warm (${WARM_COOKIES.toLocaleString('en')} cookies)`, path: '/me', kind: 'warm' },
-  { name: `Portcullis GET /api/auth/session, warm (${WARM_COOKIES.toLocaleString('en')} cookies)`, path: '/api/auth/session', kind: 'warm' },
-]
+const rows = steadyRows(WARMUP + ROUNDS * WINDOW)
 const server = fileURLToPath(new URL('instructions-server.ts', import.meta.url))
 
 /** The user CPU time of process `pid` so far, in ticks. */
@@ -62,44 +45,14 @@ function userTicks(pid: number): number {
   return Number(fields[11])
 }
 
-async function load(port: number, row: Row, cookies: string[], from: number, amount: number): Promise<void> {
-  let next = from
-  const result = await autocannon({
-    url: `http://${HOST}:${port}${row.path}`,
-    connections: 10,
-    amount,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, cookie: cookies[next++ % cookies.length]! } }) }],
-  })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${row.name}: ${result.non2xx} answers not 2xx, ${result.errors} errors`)
-}
-
-/** A port free on loopback now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject)
-    probe.listen(0, HOST, () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
-}
-
 /** µs of user CPU a request over the window of one fresh server for `row`, the cold cookies from `from`. */
-async function measure(row: Row, from: number): Promise<number> {
-  const port = await freePort()
+async function measure(row: SteadyRow, from: number): Promise<number> {
   const cookies = row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES)
-  const child = spawn(process.execPath, ['--single-threaded', '--no-memory-reducer', '--import', 'tsx', server, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  const node = ['--single-threaded', '--no-memory-reducer', '--import', 'tsx', server]
+  const { port, child, exited } = await warmServer(process.execPath, node, row, cookies, WARMUP)
   try {
-    await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve())
-      void exited.then((code) => reject(new Error(`instructions-server.ts exited (${code}) before it listened`)))
-    })
-    await answerAuthRouteFirst(`http://${HOST}:${port}`, cookies[0]!)
-    if (row.kind === 'cold') await load(port, row, cookies, 0, Math.min(RETURNING_COOKIES, WARMUP))
-    await load(port, row, cookies, 0, WARMUP)
     const before = userTicks(child.pid!)
-    await load(port, row, cookies, from, WINDOW)
+    await sendRequests(port, row, cookies, from, WINDOW)
     return ((userTicks(child.pid!) - before) * (1e6 / TICKS)) / WINDOW
   } finally {
     child.kill()

@@ -1,0 +1,90 @@
+/**
+ * What the instruction count (bench/instructions.ts) and its timed twin (bench/steady-cpu.ts) share:
+ * their rows, and a server of the HTTP bench's Portcullis app (bench/instructions-server.ts) brought
+ * to its steady state by a warm-up from autocannon (10 connections, the row's cookies in turn).
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import autocannon from 'autocannon'
+import { RETURNING_COOKIES } from './callgrind.js'
+import { answerAuthRouteFirst, HOST } from './http-sessions.js'
+import { thousands } from './table.js'
+
+export interface SteadyRow {
+  name: string
+  path: string
+  /** The cookies sent in turn: each once (`cold`), or the first `WARM_COOKIES` over and over (`warm`). */
+  kind: 'cold' | 'warm'
+}
+
+export const WARM_COOKIES = 1_000
+
+/** The rows, the cold one named with how many cookies it sends (`coldCookies`). */
+export function steadyRows(coldCookies: number): SteadyRow[] {
+  return [
+    { name: 'plain route (no session read)', path: '/plain', kind: 'cold' },
+    { name: 'plain route with an await (no session read)', path: '/plain-async', kind: 'cold' },
+    { name: 'floor (bare decrypt inline, cold cookies)', path: '/floor', kind: 'cold' },
+    { name: `Portcullis JWT, cold (${thousands(coldCookies)} cookies, each once)`, path: '/me', kind: 'cold' },
+    { name: `Portcullis JWT, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/me', kind: 'warm' },
+    { name: `Portcullis GET /api/auth/session, warm (${thousands(WARM_COOKIES)} cookies)`, path: '/api/auth/session', kind: 'warm' },
+  ]
+}
+
+/** A port free on loopback now (a server slow to start, as under valgrind, listens on it later). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().once('error', reject)
+    probe.listen(0, HOST, () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
+/** `amount` requests of `row` from autocannon, the cookies taken in turn from the `from`th. */
+export async function sendRequests(port: number, row: SteadyRow, cookies: readonly string[], from: number, amount: number): Promise<void> {
+  let next = from
+  const result = await autocannon({
+    url: `http://${HOST}:${port}${row.path}`,
+    connections: 10,
+    amount,
+    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, cookie: cookies[next++ % cookies.length]! } }) }],
+  })
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${row.name}: ${result.non2xx} answers not 2xx, ${result.errors} errors`)
+}
+
+/**
+ * Runs `command` with `args` and the port, waits for the server's `ready`, and warms it up: GET
+ * /api/auth/session once (bench/http-sessions.ts's answerAuthRouteFirst says why), for the cold row
+ * its first RETURNING_COOKIES cookies (bench/callgrind.ts says why), then `warmup` requests.
+ *
+ * @param failure What to add to the error when the server exits before it listens.
+ * @returns The server's process and its exit; the caller stops it.
+ */
+export async function warmServer(
+  command: string,
+  args: readonly string[],
+  row: SteadyRow,
+  cookies: readonly string[],
+  warmup: number,
+  failure = '',
+): Promise<{ port: number; child: ChildProcess; exited: Promise<number | null> }> {
+  const port = await freePort()
+  const child = spawn(command, [...args, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve())
+      void exited.then((code) => reject(new Error(`instructions-server.ts exited (${code}) before it listened${failure}`)))
+    })
+    await answerAuthRouteFirst(`http://${HOST}:${port}`, cookies[0]!)
+    if (row.kind === 'cold') await sendRequests(port, row, cookies, 0, Math.min(RETURNING_COOKIES, warmup))
+    await sendRequests(port, row, cookies, 0, warmup)
+  } catch (error) {
+    child.kill()
+    await exited
+    throw error
+  }
+  return { port, child, exited }
+}
