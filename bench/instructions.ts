@@ -3,7 +3,9 @@
  * bench's JWT routes counted by valgrind's callgrind instead of timed. On the project's shared
  * 2-core virtual machine a round of bench/http.ts swings by 20-50% and a row's median by 10%, so a
  * 5% difference between two rows (issue 24's targets) drowns; a count does not depend on what else
- * the machine is doing.
+ * the machine is doing. But a count is not a time: bench/steady-cpu.ts times the same rows natively,
+ * and on 2026-11-28 the instructions Portcullis adds to a route took four to five times their share
+ * of the instructions in CPU time (docs/performance.md).
  *
  * Method: for each row, the HTTP bench's Portcullis app (bench/instructions-server.ts) runs under
  * `valgrind --tool=callgrind --instr-atstart=no` with `node --single-threaded` (the garbage
