@@ -254,9 +254,9 @@ function parseHeader(encoded: string): ParsedHeader | null {
 
 /**
  * Strict base64url (RFC 4648 §5, unpadded, as RFC 7515 §2 requires) for a part of a token that
- * `open` has checked to hold only ASCII and neither `+` nor `/`: no padding, no character outside
- * the URL-safe alphabet, and no stray bits in the last character, so that each encoded string has
- * one meaning.
+ * `open` has checked to hold nothing past U+00FF and neither `+` nor `/`: no padding, no character
+ * outside the URL-safe alphabet, and no stray bits in the last character, so that each encoded
+ * string has one meaning.
  */
 function decodeBase64url(encoded: string): Buffer | null {
   const length = encoded.length
@@ -266,8 +266,8 @@ function decodeBase64url(encoded: string): Buffer | null {
     // 2 leftover chars carry 1 byte + 4 unused bits; 3 chars carry 2 bytes + 2 unused bits.
     if ((last & (length % 4 === 2 ? 0x0f : 0x03)) !== 0) return null
   }
-  // Node's decoder skips any other ASCII character, padding, whitespace and `.` included, so a
-  // result shorter than the length promises means one was there. A regular expression over the
+  // Node's decoder skips any other character up to U+00FF, padding, whitespace and `.` included, so
+  // a result shorter than the length promises means one was there. A regular expression over the
   // value gave the same answers at twice the cost.
   const bytes = Buffer.from(encoded, 'base64url')
   return bytes.length === Math.floor((length * 3) / 4) ? bytes : null
