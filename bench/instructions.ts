@@ -49,7 +49,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { callgrindControl } from './callgrind.js'
 import { jwtSessionCookies } from './http-sessions.js'
-import { sendRequests, steadyRows, WARM_COOKIES, warmServer, type SteadyRow } from './steady-server.js'
+import { rowCookies, sendRequests, steadyRows, warmServer, type SteadyRow } from './steady-server.js'
 import { ensureBuilt, QUICK } from './settings.js'
 import { printTable, thousands } from './table.js'
 
@@ -69,7 +69,6 @@ for (const tool of ['valgrind', 'callgrind_control']) {
 ensureBuilt()
 // Over HTTP autocannon sends cookies sealed here; in process, bench/instructions-pipeline.ts seals its own.
 const cold = PIPELINE ? [] : jwtSessionCookies(0, WARMUP + WINDOW)
-const cookiesOf = (row: Row) => (row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES))
 const rows = steadyRows(WARMUP + WINDOW)
 
 const server = fileURLToPath(new URL('instructions-server.ts', import.meta.url))
@@ -99,7 +98,7 @@ function dumped(row: Row, dir: string): number {
 
 /** The instructions the server executes over `WINDOW` requests of `row`, after `WARMUP` uncounted ones. */
 async function countHttp(row: Row, dir: string): Promise<number> {
-  const cookies = cookiesOf(row)
+  const cookies = rowCookies(row, cold)
   const { port, child, exited } = await warmServer('valgrind', callgrind(dir, server), row, cookies, WARMUP, `; callgrind's log: ${join(dir, 'log')}`)
   try {
     await callgrindControl(child.pid!, '--instr=on')

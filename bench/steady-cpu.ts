@@ -21,7 +21,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { jwtSessionCookies } from './http-sessions.js'
 import { ensureBuilt, QUICK } from './settings.js'
-import { sendRequests, steadyRows, WARM_COOKIES, warmServer, type SteadyRow } from './steady-server.js'
+import { rowCookies, sendRequests, steadyRows, warmServer, type SteadyRow } from './steady-server.js'
 import { printTable } from './table.js'
 
 const WARMUP = QUICK ? 1_000 : 30_000
@@ -47,7 +47,7 @@ function userTicks(pid: number): number {
 
 /** µs of user CPU a request over the window of one fresh server for `row`, the cold cookies from `from`. */
 async function measure(row: SteadyRow, from: number): Promise<number> {
-  const cookies = row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES)
+  const cookies = rowCookies(row, cold)
   const node = ['--single-threaded', '--no-memory-reducer', '--import', 'tsx', server]
   const { port, child, exited } = await warmServer(process.execPath, node, row, cookies, WARMUP)
   try {

@@ -17,7 +17,12 @@ export interface SteadyRow {
   kind: 'cold' | 'warm'
 }
 
-export const WARM_COOKIES = 1_000
+const WARM_COOKIES = 1_000
+
+/** The cookies `row` sends in turn, of `cold` (distinct cookies, as many as its requests). */
+export function rowCookies(row: SteadyRow, cold: readonly string[]): readonly string[] {
+  return row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES)
+}
 
 /** The rows, the cold one named with how many cookies it sends (`coldCookies`). */
 export function steadyRows(coldCookies: number): SteadyRow[] {
