@@ -1,0 +1,89 @@
+/**
+ * Where a warm `GET /me` spends its CPU time over the plain route (`npm run bench:steady-split`, not
+ * part of `npm run bench`): one server of the HTTP bench's Portcullis app with two routes more
+ * (bench/steady-split-server.ts), its routes taking turns in windows of `WINDOW` requests, each
+ * window's figure the CPU time the server's main thread ran for over it (`/proc/<pid>/schedstat`,
+ * in ns: user and system time together, as the scheduler counts it). Each route's figure in a round
+ * is divided by the plain route's in the same round, and a row gives the median of those ratios
+ * and their spread.
+ *
+ * Why one server and paired ratios: bench/steady-cpu.ts starts a fresh server per row and round, the
+ * way the instruction count does; fresh servers of the same row differ by up to 10% in CPU time (the
+ * JIT's choices, the heap's layout), more than the parts measured here. In one server every route
+ * runs on the same compiled Express and Node code, and taking turns cancels the machine's drift.
+ *
+ * The rows, all warm (the first 1,000 cookies in turn):
+ *
+ *   plain          GET /plain: Express, the same body, no session
+ *   plain + await  GET /plain-async: the same after an `await` of a settled promise
+ *   read           GET /read: the session read alone, answered at once (no await, no req.auth)
+ *   read + await   GET /read-await: the same read, its result awaited first
+ *   auth()         GET /me: `await auth(req, res)`, what the README shows and bench/http.ts times
+ *
+ * So `read` ÷ plain is the read's own cost, `read + await` ÷ `read` the await's, and `auth()` ÷
+ * `read + await` what auth() adds to the read (its record of the request's read, `req.auth`, its
+ * promise). Everything runs with the count's node flags (`--single-threaded --no-memory-reducer`).
+ * Only where /proc is (Linux). BENCH_QUICK=1: a few thousand requests, a check that it runs.
+ */
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { jwtSessionCookies } from './http-sessions.js'
+import { ensureBuilt, QUICK, rounds } from './settings.js'
+import { sendRequests, warmServer, type SteadyRow } from './steady-server.js'
+import { printTable } from './table.js'
+
+const WARMUP = QUICK ? 1_000 : 30_000
+const WINDOW = QUICK ? 1_000 : 30_000
+const ROUNDS = rounds(8)
+
+if (!existsSync('/proc/self/schedstat')) {
+  console.log('bench/steady-split.ts reads a process\'s CPU time from /proc/<pid>/schedstat (Linux): nothing measured.')
+  process.exit(0)
+}
+ensureBuilt()
+
+const rows: SteadyRow[] = [
+  { name: 'plain (no session read)', path: '/plain', kind: 'warm' },
+  { name: 'plain + await', path: '/plain-async', kind: 'warm' },
+  { name: 'read (the session read alone)', path: '/read', kind: 'warm' },
+  { name: 'read + await', path: '/read-await', kind: 'warm' },
+  { name: 'auth() (GET /me)', path: '/me', kind: 'warm' },
+]
+const cookies = jwtSessionCookies(0, 1_000)
+const server = fileURLToPath(new URL('steady-split-server.ts', import.meta.url))
+
+/** ns the main thread of process `pid` has run for so far. */
+const ranFor = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
+
+const { port, child, exited } = await warmServer(process.execPath, ['--single-threaded', '--no-memory-reducer', '--import', 'tsx', server], rows[0]!, cookies, WARMUP)
+const perRequest: number[][] = rows.map(() => [])
+try {
+  for (const row of rows.slice(1)) await sendRequests(port, row, cookies, 0, WARMUP)
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, row] of rows.entries()) {
+      const before = ranFor(child.pid!)
+      await sendRequests(port, row, cookies, 0, WINDOW)
+      perRequest[i]!.push((ranFor(child.pid!) - before) / 1000 / WINDOW)
+    }
+  }
+} finally {
+  child.kill()
+  await exited
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+/** The ratios of row `i` to row `j`, round by round. */
+const ratios = (i: number, j: number) => perRequest[i]!.map((value, round) => value / perRequest[j]![round]!)
+const spread = (values: number[]) => `${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)}`
+
+console.log(
+  `\nNode ${process.version}, one server, the rows taking turns in windows of ${WINDOW.toLocaleString('en')} requests (${ROUNDS} rounds, after ${WARMUP.toLocaleString('en')} a row uncounted); CPU time of the server's main thread a request, user and system\n`,
+)
+printTable(
+  ['warm, 1,000 cookies', 'µs/req (median)', 'x plain (median of rounds)', 'spread'],
+  rows.map((row, i) => [row.name, median(perRequest[i]!).toFixed(2), median(ratios(i, 0)).toFixed(3), spread(ratios(i, 0))]),
+)
+const [plainAwait, read, readAwait, me] = [1, 2, 3, 4]
+console.log(
+  `\nthe read alone = ${median(ratios(read, 0)).toFixed(3)}x plain; its await = ${median(ratios(readAwait, read)).toFixed(3)}x the read; what auth() adds = ${median(ratios(me, readAwait)).toFixed(3)}x the awaited read; plain + await = ${median(ratios(plainAwait, 0)).toFixed(3)}x plain`,
+)
