@@ -35,6 +35,13 @@
  * generator. The socket's share (the HTTP parser, the write) is left out, so each row's difference
  * from the plain route is a larger fraction here than over HTTP.
  *
+ * BENCH_CACHE_SIM=1 has callgrind simulate the caches and the branch predictor too (about twice as
+ * slow) and prints, beside the counts, each row's misses of the L1 instruction and data caches and
+ * of the last level, and its mispredicted branches, a request: what makes an instruction cost more
+ * time in one row than in another, which the count alone does not show (docs/performance.md, "Where
+ * the warm read's time goes"). The simulated caches are callgrind's model of this machine's, not
+ * the machine's own counters (a virtual machine here has none).
+ *
  * Each server answers GET /api/auth/session once before the counted requests, as bench/http.ts's
  * servers do before they are timed (bench/http-sessions.ts's answerAuthRouteFirst says why).
  *
@@ -55,6 +62,8 @@ import { printTable, thousands } from './table.js'
 
 /** `BENCH_INSTRUCTIONS=pipeline`: the app driven in process, no socket (bench/instructions-pipeline.ts). */
 const PIPELINE = process.env.BENCH_INSTRUCTIONS === 'pipeline'
+/** `BENCH_CACHE_SIM=1`: the caches and the branch predictor simulated too. */
+const CACHE_SIM = process.env.BENCH_CACHE_SIM === '1'
 const WARMUP = QUICK ? 300 : 30_000
 const WINDOW = QUICK ? 500 : 20_000
 
@@ -77,6 +86,7 @@ const pipeline = fileURLToPath(new URL('instructions-pipeline.ts', import.meta.u
 /** callgrind under `dir`, counting nothing until told, and its arguments for the node process it runs. */
 const callgrind = (dir: string, ...node: string[]) => [
   '--tool=callgrind',
+  ...(CACHE_SIM ? ['--cache-sim=yes', '--branch-sim=yes'] : []),
   '--instr-atstart=no',
   `--log-file=${join(dir, 'log')}`,
   `--callgrind-out-file=${join(dir, 'out')}`,
@@ -89,15 +99,22 @@ const callgrind = (dir: string, ...node: string[]) => [
   ...node,
 ]
 
-/** The count of callgrind's first dump in `dir` (`out.1`, written by `callgrind_control --dump`). */
-function dumped(row: Row, dir: string): number {
-  const totals = /^totals: (\d+)/m.exec(readFileSync(join(dir, 'out.1'), 'utf8'))
-  if (!totals) throw new Error(`callgrind's dump for ${row.name} holds no totals (${dir})`)
-  return Number(totals[1])
+/**
+ * The totals of callgrind's first dump in `dir` (`out.1`, written by `callgrind_control --dump`), by
+ * event: `Ir` (instructions), and with the simulation `I1mr`, `D1mr`, `D1mw`, `ILmr`, `DLmr`, `DLmw`,
+ * `Bcm`, `Bim` (callgrind's names).
+ */
+function dumped(row: Row, dir: string): Record<string, number> {
+  const dump = readFileSync(join(dir, 'out.1'), 'utf8')
+  const events = /^events: (.+)$/m.exec(dump)
+  const totals = /^totals: ([\d ]+)$/m.exec(dump)
+  if (!events || !totals) throw new Error(`callgrind's dump for ${row.name} holds no totals (${dir})`)
+  const values = totals[1]!.trim().split(' ').map(Number)
+  return Object.fromEntries(events[1]!.trim().split(' ').map((name, i) => [name, values[i] ?? 0]))
 }
 
 /** The instructions the server executes over `WINDOW` requests of `row`, after `WARMUP` uncounted ones. */
-async function countHttp(row: Row, dir: string): Promise<number> {
+async function countHttp(row: Row, dir: string): Promise<Record<string, number>> {
   const cookies = rowCookies(row, cold)
   const { port, child, exited } = await warmServer('valgrind', callgrind(dir, server), row, cookies, WARMUP, `; callgrind's log: ${join(dir, 'log')}`)
   try {
@@ -112,19 +129,22 @@ async function countHttp(row: Row, dir: string): Promise<number> {
 }
 
 /** The same, in process: the script turns the count on and dumps it itself. */
-async function countPipeline(row: Row, dir: string): Promise<number> {
+async function countPipeline(row: Row, dir: string): Promise<Record<string, number>> {
   const child = spawn('valgrind', callgrind(dir, pipeline, row.path, row.kind, String(WARMUP), String(WINDOW)), { stdio: ['ignore', 'inherit', 'inherit'] })
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
   if (code !== 0) throw new Error(`instructions-pipeline.ts ${row.path} exited (${code}); callgrind's log: ${join(dir, 'log')}`)
   return dumped(row, dir)
 }
 
-const perRequest: number[] = []
+const counted: Record<string, number>[] = []
 for (const row of rows) {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-callgrind-'))
-  perRequest.push((await (PIPELINE ? countPipeline : countHttp)(row, dir)) / WINDOW)
+  counted.push(await (PIPELINE ? countPipeline : countHttp)(row, dir))
   rmSync(dir, { recursive: true, force: true })
 }
+/** The events `names` together a request, per row (an event callgrind did not record counts 0). */
+const eachRequest = (...names: string[]) => counted.map((events) => names.reduce((sum, name) => sum + (events[name] ?? 0), 0) / WINDOW)
+const perRequest = eachRequest('Ir')
 
 const [plain, plainAwait, floor, coldMe, warmMe, sessionRoute] = perRequest as [number, number, number, number, number, number]
 const how = PIPELINE ? 'in process, no socket (BENCH_INSTRUCTIONS=pipeline)' : '10 connections'
@@ -138,3 +158,17 @@ printTable(
 console.log(`\nPortcullis JWT warm costs ${thousands(warmMe - plain)} instructions a request over the plain route (${((100 * (warmMe - plain)) / plain).toFixed(1)}%),`)
 console.log(`${thousands(warmMe - plainAwait)} over the plain route with an await (${((100 * (warmMe - plainAwait)) / plainAwait).toFixed(1)}%; the await alone: ${thousands(plainAwait - plain)}),`)
 console.log(`cold ${thousands(coldMe - floor)} over the floor (${((100 * (coldMe - floor)) / floor).toFixed(1)}%), GET /api/auth/session warm ${thousands(sessionRoute - plain)} over plain.`)
+if (CACHE_SIM) {
+  // Misses of the simulated caches and predictors a request (callgrind's model, BENCH_CACHE_SIM=1), each x plain's.
+  const columns: [string, number[]][] = [
+    ['L1 instruction misses', eachRequest('I1mr')],
+    ['L1 data misses', eachRequest('D1mr', 'D1mw')],
+    ['last-level misses', eachRequest('ILmr', 'DLmr', 'DLmw')],
+    ['branches mispredicted', eachRequest('Bcm', 'Bim')],
+  ]
+  console.log('\nSimulated caches and branch predictor (BENCH_CACHE_SIM=1), a request, and x plain:\n')
+  printTable(
+    ['HTTP, a request', ...columns.map(([name]) => name)],
+    rows.map((row, i) => [row.name, ...columns.map(([, values]) => `${thousands(values[i]!)} (${(values[i]! / values[0]!).toFixed(3)})`)]),
+  )
+}
