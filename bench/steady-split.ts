@@ -22,7 +22,13 @@
  *
  * So `read` ÷ plain is the read's own cost, `read + await` ÷ `read` the await's, and `auth()` ÷
  * `read + await` what auth() adds to the read (its record of the request's read, `req.auth`, its
- * promise). Everything runs with the count's node flags (`--single-threaded --no-memory-reducer`).
+ * promise). And cold, against the floor (cookies each sent once in `COLD_COOKIES` requests: a
+ * cookie comes back only long after the token cache's record of cookies seen once has forgotten it):
+ *
+ *   floor          GET /floor: the cookie decrypted inline (bench/floor.ts), the session answered
+ *   read, cold     GET /read on those cookies
+ *   auth(), cold   GET /me on those cookies
+ * Everything runs with the count's node flags (`--single-threaded --no-memory-reducer`).
  * Only where /proc is (Linux). BENCH_QUICK=1: windows of 1,000 requests, 3 rounds: a check that it
  * runs, not figures.
  */
@@ -49,21 +55,36 @@ const rows: SteadyRow[] = [
   { name: 'read (the session read alone)', path: '/read', kind: 'warm' },
   { name: 'read + await', path: '/read-await', kind: 'warm' },
   { name: 'auth() (GET /me)', path: '/me', kind: 'warm' },
+  { name: 'floor (bare decrypt inline)', path: '/floor', kind: 'cold' },
+  { name: 'read, cold', path: '/read', kind: 'cold' },
+  { name: 'auth(), cold', path: '/me', kind: 'cold' },
 ]
-const cookies = jwtSessionCookies(0, 1_000)
+const [plainAwait, read, readAwait, me, floor, coldRead, coldMe] = [1, 2, 3, 4, 5, 6, 7]
+const COLD_COOKIES = QUICK ? 5_000 : 50_000
+const warmCookies = jwtSessionCookies(0, 1_000)
+const coldCookies = jwtSessionCookies(1_000, COLD_COOKIES)
+const cookiesOf = (row: SteadyRow) => (row.kind === 'cold' ? coldCookies : warmCookies)
+/** Where each row goes on in its cookies: a cold row's next window starts where its last one stopped. */
+const next = rows.map(() => 0)
+/** Sends `amount` requests of row `i`. */
+async function send(i: number, amount: number): Promise<void> {
+  const row = rows[i]!
+  await sendRequests(port, row, cookiesOf(row), next[i]!, amount)
+  if (row.kind === 'cold') next[i] = (next[i]! + amount) % COLD_COOKIES
+}
 const server = fileURLToPath(new URL('steady-split-server.ts', import.meta.url))
 
 /** ns the main thread of process `pid` has run for so far. */
 const ranFor = (pid: number) => Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0])
 
-const { port, child, exited } = await warmServer(process.execPath, ['--single-threaded', '--no-memory-reducer', '--import', 'tsx', server], rows[0]!, cookies, WARMUP)
+const { port, child, exited } = await warmServer(process.execPath, ['--single-threaded', '--no-memory-reducer', '--import', 'tsx', server], rows[0]!, warmCookies, WARMUP)
 const perRequest: number[][] = rows.map(() => [])
 try {
-  for (const row of rows.slice(1)) await sendRequests(port, row, cookies, 0, WARMUP)
+  for (let i = 1; i < rows.length; i++) await send(i, WARMUP)
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [i, row] of rows.entries()) {
+    for (let i = 0; i < rows.length; i++) {
       const before = ranFor(child.pid!)
-      await sendRequests(port, row, cookies, 0, WINDOW)
+      await send(i, WINDOW)
       perRequest[i]!.push((ranFor(child.pid!) - before) / 1000 / WINDOW)
     }
   }
@@ -80,11 +101,12 @@ const spread = (values: number[]) => `${Math.min(...values).toFixed(3)}-${Math.m
 console.log(
   `\nNode ${process.version}, one server, the rows taking turns in windows of ${WINDOW.toLocaleString('en')} requests (${ROUNDS} rounds, after ${WARMUP.toLocaleString('en')} a row uncounted); CPU time of the server's main thread a request, user and system\n`,
 )
-printTable(
-  ['warm, 1,000 cookies', 'µs/req (median)', 'x plain (median of rounds)', 'spread'],
-  rows.map((row, i) => [row.name, median(perRequest[i]!).toFixed(2), median(ratios(i, 0)).toFixed(3), spread(ratios(i, 0))]),
-)
-const [plainAwait, read, readAwait, me] = [1, 2, 3, 4]
+/** Row `i` against row `base`: its µs a request, and the median and spread of its ratios. */
+const against = (i: number, base: number) => [rows[i]!.name, median(perRequest[i]!).toFixed(2), median(ratios(i, base)).toFixed(3), spread(ratios(i, base))]
+printTable(['warm, 1,000 cookies', 'µs/req (median)', 'x plain (median of rounds)', 'spread'], [0, plainAwait, read, readAwait, me].map((i) => against(i, 0)))
+console.log('')
+printTable([`cold, ${COLD_COOKIES.toLocaleString('en')} cookies in turn`, 'µs/req (median)', 'x floor (median of rounds)', 'spread'], [floor, coldRead, coldMe].map((i) => against(i, floor)))
 console.log(
-  `\nthe read alone = ${median(ratios(read, 0)).toFixed(3)}x plain; its await = ${median(ratios(readAwait, read)).toFixed(3)}x the read; what auth() adds = ${median(ratios(me, readAwait)).toFixed(3)}x the awaited read; plain + await = ${median(ratios(plainAwait, 0)).toFixed(3)}x plain`,
+  `\nwarm: the read alone = ${median(ratios(read, 0)).toFixed(3)}x plain; its await = ${median(ratios(readAwait, read)).toFixed(3)}x the read; what auth() adds = ${median(ratios(me, readAwait)).toFixed(3)}x the awaited read; plain + await = ${median(ratios(plainAwait, 0)).toFixed(3)}x plain`,
 )
+console.log(`cold: the read alone = ${median(ratios(coldRead, floor)).toFixed(3)}x the floor; auth() = ${median(ratios(coldMe, floor)).toFixed(3)}x the floor, ${median(ratios(coldMe, coldRead)).toFixed(3)}x the read alone`)
