@@ -12,7 +12,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc7516#section-7.1 JWE Compact Serialization
  * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.2 AES_CBC_HMAC_SHA2
  */
-import { createCipheriv, createDecipheriv, hash, randomBytes, timingSafeEqual, type Decipher } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, hash, randomBytes, timingSafeEqual, type Decipher } from 'node:crypto'
 import { isUtf8 } from 'node:buffer'
 import v8 from 'node:v8'
 import { SHA512_BLOCK_BYTES, type CbcKey, type ContentEncryption, type KeyRing, type SessionKey } from './keys.js'
@@ -100,9 +100,6 @@ const oneByte = (v8 as { isStringOneByteRepresentation?: (text: string) => boole
 
 /** `.`, which ends each part of a compact JWE but the last. */
 export const DOT = 46
-
-/** SHA-512's output size in bytes (its block size comes with the pads, keys.ts). */
-const SHA512_BYTES = 64
 
 /** The one header seen last, parsed: every valid cookie of a deployment carries the same header. */
 let lastHeader = ''
@@ -207,8 +204,12 @@ function openGcm(keys: readonly SessionKey[], aad: string, iv: Buffer, ciphertex
  * @see https://www.rfc-editor.org/rfc/rfc2104#section-2
  */
 function cbcTag(key: CbcKey, aad: string, iv: Buffer, ciphertext: Buffer): Buffer {
-  const inner = Buffer.allocUnsafe(SHA512_BLOCK_BYTES + aad.length + iv.length + ciphertext.length + 8)
-  key.innerPad.copy(inner, 0)
+  const { innerBlock, outerBlock } = key
+  const length = SHA512_BLOCK_BYTES + aad.length + iv.length + ciphertext.length + 8
+  // The message goes after the pad in the key's own block (keys.ts): no pad copied, no buffer made.
+  // One too long for it is written at the same place in a buffer of its own, which never holds the
+  // pad: the pad and the message then go to the hash one after the other.
+  const inner = length <= innerBlock.length ? innerBlock : Buffer.allocUnsafe(length)
   // The encoded header is base64url, so one byte per character.
   let offset = SHA512_BLOCK_BYTES + inner.write(aad, SHA512_BLOCK_BYTES, 'latin1')
   offset += iv.copy(inner, offset)
@@ -216,14 +217,12 @@ function cbcTag(key: CbcKey, aad: string, iv: Buffer, ciphertext: Buffer): Buffe
   const bits = aad.length * 8
   inner.writeUInt32BE(Math.floor(bits / 0x1_0000_0000), offset)
   inner.writeUInt32BE(bits >>> 0, offset + 4)
-  const outer = Buffer.allocUnsafe(SHA512_BLOCK_BYTES + SHA512_BYTES)
-  key.outerPad.copy(outer, 0)
-  hash('sha512', inner, 'buffer').copy(outer, SHA512_BLOCK_BYTES)
-  const tag = hash('sha512', outer, 'buffer').subarray(0, CBC_TAG_BYTES)
-  // allocUnsafe hands out slices of a shared pool: leave no key material behind in it.
-  inner.fill(0, 0, SHA512_BLOCK_BYTES)
-  outer.fill(0, 0, SHA512_BLOCK_BYTES)
-  return tag
+  const innerHash =
+    inner === innerBlock
+      ? hash('sha512', inner.subarray(0, length), 'buffer')
+      : createHash('sha512').update(innerBlock.subarray(0, SHA512_BLOCK_BYTES)).update(inner.subarray(SHA512_BLOCK_BYTES)).digest()
+  innerHash.copy(outerBlock, SHA512_BLOCK_BYTES)
+  return hash('sha512', outerBlock, 'buffer').subarray(0, CBC_TAG_BYTES)
 }
 
 /**

@@ -40,11 +40,15 @@ export interface SessionKey {
 export interface CbcKey {
   /**
    * HMAC-SHA-512 with MAC_KEY (the first 32 bytes), as RFC 2104 defines it: the key zero-padded to
-   * SHA-512's 128-byte block, XORed with 0x36 (inner) and 0x5c (outer).
+   * SHA-512's 128-byte block, XORed with 0x36 (inner) and 0x5c (outer). Each pad is the start of a
+   * block of this key's own, where jwe.ts writes the rest of the hash's input per token:
+   * `innerBlock` has room for `CBC_MESSAGE_ROOM` bytes of message after its pad, `outerBlock` for
+   * the inner hash. Made with `Buffer.alloc`, never from Node's shared pool, so the pads are in no
+   * memory that other code is handed; read or written only inside one synchronous call.
    * @see https://www.rfc-editor.org/rfc/rfc2104#section-2
    */
-  readonly innerPad: Buffer
-  readonly outerPad: Buffer
+  readonly innerBlock: Buffer
+  readonly outerBlock: Buffer
   /**
    * AES-256 in ECB mode on ENC_KEY, without padding: the bare block decryption, from which jwe.ts
    * builds CBC decryption. Made once and used for every token; it keeps no state between calls
@@ -143,19 +147,30 @@ function deriveSessionKey(secret: string, salt: string, enc: ContentEncryption):
   return Object.freeze(key)
 }
 
-/** SHA-512's block size in bytes: HMAC pads its key to this (the length of `innerPad` and `outerPad`). */
+/** SHA-512's block size in bytes: HMAC pads its key to this (the pads at the start of `innerBlock` and `outerBlock`). */
 export const SHA512_BLOCK_BYTES = 128
+/** SHA-512's output in bytes (the inner hash, after the outer pad in `outerBlock`). */
+const SHA512_BYTES = 64
+/**
+ * The message bytes `innerBlock` holds after its pad: the header, IV, ciphertext and length of a
+ * token of up to about 8 KB (a session token is at most `jwt.maxSize`, 4,096 by default; chunked
+ * ones are joined before they are opened). A longer message is hashed after the pad without being
+ * put next to it (jwe.ts).
+ */
+export const CBC_MESSAGE_ROOM = 8 * 1024
 
 function cbcKey(macKey: Buffer, encryptionKey: Buffer): CbcKey {
-  const innerPad = Buffer.alloc(SHA512_BLOCK_BYTES, 0x36)
-  const outerPad = Buffer.alloc(SHA512_BLOCK_BYTES, 0x5c)
+  const innerBlock = Buffer.alloc(SHA512_BLOCK_BYTES + CBC_MESSAGE_ROOM)
+  const outerBlock = Buffer.alloc(SHA512_BLOCK_BYTES + SHA512_BYTES)
+  innerBlock.fill(0x36, 0, SHA512_BLOCK_BYTES)
+  outerBlock.fill(0x5c, 0, SHA512_BLOCK_BYTES)
   for (let i = 0; i < macKey.length; i++) {
-    innerPad[i]! ^= macKey[i]!
-    outerPad[i]! ^= macKey[i]!
+    innerBlock[i]! ^= macKey[i]!
+    outerBlock[i]! ^= macKey[i]!
   }
   const blockDecipher = createDecipheriv('aes-256-ecb', createSecretKey(encryptionKey), null)
   blockDecipher.setAutoPadding(false)
-  return Object.freeze({ innerPad, outerPad, blockDecipher })
+  return Object.freeze({ innerBlock, outerBlock, blockDecipher })
 }
 
 /**

@@ -83,8 +83,11 @@ describe('keys', () => {
     expect(ring.current.enc).toBe('A256CBC-HS512')
     // HMAC-SHA-512's pads of MAC_KEY (RFC 2104): the first 32 bytes, zero-padded to 128, XOR 0x36 / 0x5c.
     const macKey = Buffer.concat([cbcKey.subarray(0, 32), Buffer.alloc(96)])
-    expect(ring.current.cbc?.innerPad).toEqual(Buffer.from(macKey.map((byte) => byte ^ 0x36)))
-    expect(ring.current.cbc?.outerPad).toEqual(Buffer.from(macKey.map((byte) => byte ^ 0x5c)))
+    const { innerBlock, outerBlock } = ring.current.cbc!
+    expect(innerBlock.subarray(0, 128)).toEqual(Buffer.from(macKey.map((byte) => byte ^ 0x36)))
+    expect(outerBlock.subarray(0, 128)).toEqual(Buffer.from(macKey.map((byte) => byte ^ 0x5c)))
+    // Each block is memory of its own, not a slice of Node's shared pool that other code is handed.
+    for (const block of [innerBlock, outerBlock]) expect([block.byteOffset, block.buffer.byteLength]).toEqual([0, block.length])
     expect(ring.current.encryptionKey.export()).toEqual(Buffer.from(cbcKey.subarray(32)))
   })
 
@@ -412,6 +415,26 @@ describe('decryptJwe rejects every tampered token', () => {
       const plaintext = `"${'x'.repeat(length)}"`
       const token = await new CompactEncrypt(new TextEncoder().encode(plaintext)).setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512' }).encrypt(cbcKey)
       expect(decryptJwe(token, ring)).toBe(plaintext)
+    }
+  })
+
+  it('opens tokens too long for the key\'s block and shorter ones after them, and still writes tokens jose reads', async () => {
+    // The hash's input is written after the pad in the key's own block (keys.ts); a longer one is
+    // hashed after the pad from a buffer of its own. Both sides of that boundary, in turn: neither
+    // may disturb the pad or leave a stale message behind for the next token.
+    const room = ring.current.cbc!.innerBlock.length
+    const header = base64url.encode(JSON.stringify({ alg: 'dir', enc: 'A256CBC-HS512' }))
+    // The message: header, 16-byte IV, ciphertext (the JSON string's bytes padded to whole blocks), 8-byte length.
+    const jsonLength = (ciphertext: number) => ciphertext - 1 - 2
+    const lengths = []
+    for (let ciphertext = room - 128 - header.length - 24 - 64; ciphertext <= room - 128 - header.length - 24 + 64; ciphertext += 16) lengths.push(jsonLength(ciphertext))
+    for (const length of lengths) {
+      const long = `"${'y'.repeat(length)}"`
+      const token = await new CompactEncrypt(new TextEncoder().encode(long)).setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512' }).encrypt(cbcKey)
+      expect(decryptJwe(token, ring)).toBe(long)
+      expect(decryptJwe(token.slice(0, -2) + (token.endsWith('A') ? 'B' : 'A') + token.at(-1), ring)).toBeNull()
+      expect(decryptJwe(encryptJwe(PLAINTEXT, ring.current), ring)).toBe(PLAINTEXT)
+      expect(new TextDecoder().decode((await compactDecrypt(encryptJwe(long, ring.current), cbcKey)).plaintext)).toBe(long)
     }
   })
 
