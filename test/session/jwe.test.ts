@@ -432,7 +432,8 @@ describe('decryptJwe rejects every tampered token', () => {
       const long = `"${'y'.repeat(length)}"`
       const token = await new CompactEncrypt(new TextEncoder().encode(long)).setProtectedHeader({ alg: 'dir', enc: 'A256CBC-HS512' }).encrypt(cbcKey)
       expect(decryptJwe(token, ring)).toBe(long)
-      expect(decryptJwe(token.slice(0, -2) + (token.endsWith('A') ? 'B' : 'A') + token.at(-1), ring)).toBeNull()
+      // Another tag: its second-to-last character changed (the last one carries stray bits).
+      expect(decryptJwe(token.slice(0, -2) + (token.at(-2) === 'A' ? 'B' : 'A') + token.at(-1), ring)).toBeNull()
       expect(decryptJwe(encryptJwe(PLAINTEXT, ring.current), ring)).toBe(PLAINTEXT)
       expect(new TextDecoder().decode((await compactDecrypt(encryptJwe(long, ring.current), cbcKey)).plaintext)).toBe(long)
     }
