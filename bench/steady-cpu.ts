@@ -22,7 +22,7 @@ import { fileURLToPath } from 'node:url'
 import { jwtSessionCookies } from './http-sessions.js'
 import { ensureBuilt, QUICK } from './settings.js'
 import { rowCookies, sendRequests, steadyRows, warmServer, type SteadyRow } from './steady-server.js'
-import { printTable } from './table.js'
+import { median, printTable } from './table.js'
 
 const WARMUP = QUICK ? 1_000 : 30_000
 const WINDOW = QUICK ? 2_000 : 60_000
@@ -64,7 +64,6 @@ const rounds: number[][] = rows.map(() => [])
 for (let round = 0; round < ROUNDS; round++) {
   for (const [i, row] of rows.entries()) rounds[i]!.push(await measure(row, WARMUP + round * WINDOW))
 }
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const perRequest = rounds.map(median)
 const [plain, plainAwait, floor, coldMe, warmMe, sessionRoute] = perRequest as [number, number, number, number, number, number]
 console.log(

@@ -28,6 +28,7 @@
  *   floor          GET /floor: the cookie decrypted inline (bench/floor.ts), the session answered
  *   read, cold     GET /read on those cookies
  *   auth(), cold   GET /me on those cookies
+ *
  * Everything runs with the count's node flags (`--single-threaded --no-memory-reducer`).
  * Only where /proc is (Linux). BENCH_QUICK=1: windows of 1,000 requests, 3 rounds: a check that it
  * runs, not figures.
@@ -37,7 +38,7 @@ import { fileURLToPath } from 'node:url'
 import { jwtSessionCookies } from './http-sessions.js'
 import { ensureBuilt, QUICK, rounds } from './settings.js'
 import { sendRequests, warmServer, type SteadyRow } from './steady-server.js'
-import { printTable } from './table.js'
+import { median, printTable, spread } from './table.js'
 
 const WARMUP = QUICK ? 1_000 : 30_000
 const WINDOW = QUICK ? 1_000 : 30_000
@@ -93,16 +94,14 @@ try {
   await exited
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 /** The ratios of row `i` to row `j`, round by round. */
 const ratios = (i: number, j: number) => perRequest[i]!.map((value, round) => value / perRequest[j]![round]!)
-const spread = (values: number[]) => `${Math.min(...values).toFixed(3)}-${Math.max(...values).toFixed(3)}`
 
 console.log(
   `\nNode ${process.version}, one server, the rows taking turns in windows of ${WINDOW.toLocaleString('en')} requests (${ROUNDS} rounds, after ${WARMUP.toLocaleString('en')} a row uncounted); CPU time of the server's main thread a request, user and system\n`,
 )
 /** Row `i` against row `base`: its µs a request, and the median and spread of its ratios. */
-const against = (i: number, base: number) => [rows[i]!.name, median(perRequest[i]!).toFixed(2), median(ratios(i, base)).toFixed(3), spread(ratios(i, base))]
+const against = (i: number, base: number) => [rows[i]!.name, median(perRequest[i]!).toFixed(2), median(ratios(i, base)).toFixed(3), spread(ratios(i, base), (ratio) => ratio.toFixed(3))]
 printTable(['warm, 1,000 cookies', 'µs/req (median)', 'x plain (median of rounds)', 'spread'], [0, plainAwait, read, readAwait, me].map((i) => against(i, 0)))
 console.log('')
 printTable([`cold, ${COLD_COOKIES.toLocaleString('en')} cookies in turn`, 'µs/req (median)', 'x floor (median of rounds)', 'spread'], [floor, coldRead, coldMe].map((i) => against(i, floor)))
