@@ -157,7 +157,7 @@ const SHA512_BYTES = 64
  * ones are joined before they are opened). A longer message is hashed after the pad without being
  * put next to it (jwe.ts).
  */
-export const CBC_MESSAGE_ROOM = 8 * 1024
+const CBC_MESSAGE_ROOM = 8 * 1024
 
 function cbcKey(macKey: Buffer, encryptionKey: Buffer): CbcKey {
   const innerBlock = Buffer.alloc(SHA512_BLOCK_BYTES + CBC_MESSAGE_ROOM)
