@@ -17,6 +17,7 @@
  * (the first rotating) by swapping which Portcullis the app server runs. A row reports the median
  * of its rounds' sign-ins/s, their spread (min–max), p50 and p95 of all its sign-ins, and its median
  * over the first row's. BENCH_QUICK=1: 3 rounds of 4 and 10. BENCH_SQLITE=0 skips the database rows.
+ * BENCH_SIGNIN_STEPS=1 also times the steps of each sign-in (bench/signin-steps.ts) and prints them.
  */
 import { subscribe } from 'node:diagnostics_channel'
 import { createServer, type RequestListener, type ServerResponse } from 'node:http'
@@ -28,12 +29,20 @@ import type { PortcullisConfig } from '../src/index.js'
 import { Browser } from '../test/support/browser.js'
 import { startIdp } from '../test/support/idp.js'
 import { ensureBuilt, QUICK, rounds, sqliteUnavailable } from './settings.js'
+import { STEPS, timedDist } from './signin-steps.js'
 import { median, printTable, spread } from './table.js'
 
 // Portcullis as an app installs it: the built dist/ (typed from src/, which it is built from), as
 // in the HTTP bench. Through tsx, src/ keeps function names at a cost on every closure.
 ensureBuilt()
-const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href
+const STEP_TIMES = process.env.BENCH_SIGNIN_STEPS === '1'
+// A step's time goes to the sign-in being timed (signIn() sets `current`), none to the unmeasured ones.
+const distDir = STEP_TIMES
+  ? timedDist((label, ns) => {
+      if (current !== unmeasured) current.steps[label] = (current.steps[label] ?? 0) + ns
+    })
+  : new URL('../dist/', import.meta.url)
+const dist = (path: string) => new URL(path, distDir).href
 const { default: Portcullis } = (await import(dist('index.js'))) as typeof import('../src/index.js')
 const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as typeof import('../src/adapters/knex/index.js')
 const { default: OIDC } = (await import(dist('providers/oidc.js'))) as typeof import('../src/providers/oidc.js')
@@ -56,6 +65,8 @@ interface Split {
   providerFront: number
   providerBack: number
   requests: { app: number; providerFront: number; providerBack: number }
+  /** BENCH_SIGNIN_STEPS=1: nanoseconds by step label. */
+  steps: Record<string, number>
 }
 
 const newSplit = (): Split => ({
@@ -66,6 +77,7 @@ const newSplit = (): Split => ({
   providerFront: 0,
   providerBack: 0,
   requests: { app: 0, providerFront: 0, providerBack: 0 },
+  steps: {},
 })
 
 // The sign-in being timed (between two, a scratch split nobody reads: the CSRF fetch lands there),
@@ -268,6 +280,20 @@ console.log('\n/signin: of Portcullis, the POST /signin handler (the rest is the
 console.log("Portcullis's own requests (discovery, JWKS, token, userinfo). requests: to the app + to the provider from the")
 console.log('browser + to the provider from Portcullis. A first sign-in discovers the issuer and fetches its JWKS; the very')
 console.log("first also loads the OAuth code; the database's first also creates the user.")
+
+if (STEP_TIMES) {
+  const us = (splits: Split[], part: (split: Split) => number) => (mean(splits.map(part)) / 1e3).toFixed(0)
+  console.log('\nBENCH_SIGNIN_STEPS=1: µs a sign-in (means), each step from its call until it returns or its promise settles; the')
+  console.log("timing's own cost (about 1 µs a call in a loop, 20 calls a sign-in) is in the tables above too (bench/signin-steps.ts)")
+  printTable(
+    ['step', ...rows.map((row) => row.name)],
+    [
+      ...STEPS.map(([, , label]) => [label, ...rows.map((row) => us(row.splits, (split) => split.steps[label] ?? 0))]),
+      ["Portcullis (handlers less the provider's requests in flight)", ...rows.map((row) => us(row.splits, (split) => split.appHandlers - split.backChannelInFlight))],
+      ["the provider's requests in flight (undici: created to trailers)", ...rows.map((row) => us(row.splits, (split) => split.backChannelInFlight))],
+    ],
+  )
+}
 
 /** A server listening before its app exists, so the provider can register the exact redirect URI. */
 async function listen() {
