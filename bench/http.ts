@@ -45,12 +45,11 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { loadavg } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import type { Scenario } from './http-apps.js'
 import type { ServerMessage } from './http-server.js'
 import { answerAuthRouteFirst, databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
-import { CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
+import { benchFile, CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
 const CONNECTIONS = 50
@@ -70,11 +69,12 @@ interface Server {
   stop: () => void
 }
 
-/** Starts `http-server.ts <scenario>` in a fresh Node (with tsx) and waits until it listens. */
+/** Starts `http-server.ts <scenario>` in a fresh Node and waits until it listens. */
 function startServer(scenario: Scenario): Promise<Server | { skipped: string }> {
-  const child: ChildProcess = fork(fileURLToPath(new URL('http-server.ts', import.meta.url)), [scenario], {
+  const server = benchFile('http-server')
+  const child: ChildProcess = fork(server.path, [scenario], {
     // BENCH_CPU_PROF=dir: each server writes a V8 CPU profile there when it stops (bench/README.md).
-    execArgv: ['--import', 'tsx', ...(CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
+    execArgv: [...server.execArgv, ...(CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : [])],
     env: { ...process.env, BENCH_SESSIONS: String(SESSIONS) },
   })
   // One question at a time: each answer settles the question asked last.

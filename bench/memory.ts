@@ -26,10 +26,9 @@ import { fork } from 'node:child_process'
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { loadavg } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { createBenchApp, type BenchApp } from './http-apps.js'
 import { HOST, jwtSessionCookies } from './http-sessions.js'
-import { QUICK } from './settings.js'
+import { benchFile, QUICK } from './settings.js'
 import { printTable, spread } from './table.js'
 
 const REQUESTS = QUICK ? 20_000 : 48_000
@@ -51,9 +50,10 @@ else await parent()
 
 async function parent(): Promise<void> {
   // The rows run side by side: each process measures only its own heap.
+  const self = benchFile('memory')
   const results = await Promise.all(
     ROWS.map((row) => {
-      const worker = fork(fileURLToPath(import.meta.url), ['--child', row.id], { execArgv: ['--expose-gc', '--import', 'tsx'] })
+      const worker = fork(self.path, ['--child', row.id], { execArgv: ['--expose-gc', ...self.execArgv] })
       return new Promise<Heaps>((resolve, reject) => {
         worker.once('message', (message) => resolve(message as Heaps))
         worker.once('exit', (code) => reject(new Error(`memory.ts --child ${row.id} exited (${code}) without a result`)))

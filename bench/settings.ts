@@ -61,6 +61,16 @@ export function sqliteUnavailable(): string | undefined {
 }
 
 const root = fileURLToPath(new URL('..', import.meta.url))
+
+/**
+ * How to start another bench file in a child Node. Under `npm run bench` the benches run as the
+ * bundles bench/run.mjs wrote to .bench/, so the child is the bundle beside this one, in plain Node;
+ * run with tsx, it is the .ts file under tsx's loader.
+ */
+export function benchFile(name: string): { path: string; execArgv: string[] } {
+  if (import.meta.url.endsWith('.ts')) return { path: fileURLToPath(new URL(`${name}.ts`, import.meta.url)), execArgv: ['--import', 'tsx'] }
+  return { path: fileURLToPath(new URL(`${name}.js`, import.meta.url)), execArgv: [] }
+}
 const newest = (dir: string): number =>
   Math.max(...readdirSync(dir, { withFileTypes: true }).map((entry) => (entry.isDirectory() ? newest(join(dir, entry.name)) : statSync(join(dir, entry.name)).mtimeMs)))
 

@@ -1,0 +1,52 @@
+// `npm run bench`: the benchmark groups one after another, each in a fresh `node` (bench/README.md).
+//
+//   node bench/run.mjs              every group, in the order below
+//   node bench/run.mjs http memory  only those groups (their file names without .ts)
+//
+// The groups and the servers and children they start are TypeScript. Under tsx every one of those
+// processes pays for its loader: about 0.75 s of CPU to start an HTTP bench server instead of 0.4 s,
+// and the tsx command adds a process of its own. So the files are first bundled with esbuild into
+// .bench/ (what tsx does to each file, `keepNames` included, without the loader), and plain `node`
+// runs the bundles. `.bench/` sits beside bench/, so the bundles' paths to ../dist/ stay the same.
+// Each file still runs alone with `npx tsx bench/<file>.ts`; settings.ts's benchFile() starts the
+// children of whichever form is running.
+import { spawnSync } from 'node:child_process'
+import { rmSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
+
+const GROUPS = ['session', 'database', 'signin', 'password', 'http', 'startup', 'memory']
+/** Files a group starts in child processes of their own (settings.ts's benchFile). */
+const CHILDREN = { http: ['http-server'] }
+
+const asked = process.argv.slice(2)
+const unknown = asked.filter((group) => !GROUPS.includes(group))
+if (unknown.length > 0) {
+  console.error(`bench/run.mjs: no group ${unknown.join(', ')}; the groups are ${GROUPS.join(', ')} (other benches: npx tsx bench/<file>.ts)`)
+  process.exit(2)
+}
+const groups = asked.length > 0 ? GROUPS.filter((group) => asked.includes(group)) : GROUPS
+
+const bench = fileURLToPath(new URL('.', import.meta.url))
+const outdir = fileURLToPath(new URL('../.bench/', import.meta.url))
+rmSync(outdir, { recursive: true, force: true })
+await build({
+  entryPoints: groups.flatMap((group) => [group, ...(CHILDREN[group] ?? [])]).map((file) => `${bench}${file}.ts`),
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: `node${process.versions.node}`,
+  packages: 'external',
+  keepNames: true,
+  logLevel: 'warning',
+})
+
+for (const group of groups) {
+  const { status, signal } = spawnSync(process.execPath, [`${outdir}${group}.js`], { stdio: 'inherit' })
+  if (status !== 0) {
+    console.error(`bench/run.mjs: ${group} ${signal ? `was killed by ${signal}` : `exited with ${status}`}`)
+    process.exit(status || 1)
+  }
+}
