@@ -1,7 +1,8 @@
 /**
  * One app of the HTTP bench in a process of its own, so the load generator (bench/http.ts) never
- * shares its event loop: `node --import tsx bench/http-server.ts <scenario>` (bench/http-apps.ts
- * lists the scenarios; BENCH_SESSIONS sets how many database or Passport sessions to create).
+ * shares its event loop: `node --import tsx bench/http-server.ts <scenario>`, or its bundle in
+ * .bench/ under `npm run bench` (bench/run.mjs). bench/http-apps.ts lists the scenarios;
+ * BENCH_SESSIONS sets how many database or Passport sessions to create.
  *
  * Started by bench/http.ts with an IPC channel: it answers `{ port }` once listening on loopback (or
  * `{ skipped }`), `{ cpuMicros }` (user + system CPU so far) to `'cpu'`, and closes on `'stop'` or

@@ -4,7 +4,7 @@
 //   node bench/run.mjs http memory  only those groups (their file names without .ts)
 //
 // The groups and the servers and children they start are TypeScript. Under tsx every one of those
-// processes pays for its loader: about 0.75 s of CPU to start an HTTP bench server instead of 0.4 s,
+// processes pays for its loader: 1.1-1.2 s of CPU to start an HTTP bench server instead of 0.4 s,
 // and the tsx command adds a process of its own. So the files are first bundled with esbuild into
 // .bench/ (what tsx does to each file, `keepNames` included, without the loader), and plain `node`
 // runs the bundles. `.bench/` sits beside bench/, so the bundles' paths to ../dist/ stay the same.
