@@ -33,7 +33,7 @@
  * each row runs 6 rounds (BENCH_ROUNDS) of 0.8 s (BENCH_ROUND_SECONDS) at 50 connections, its
  * servers taking turns (three rounds each), the rows taking turns within a round so a slow spell
  * of the machine is spread over all of them. Two processes of the same code can differ by several
- * per cent for their whole life (docs/performance.md, Node 24): a row measured on one would carry
+ * per cent for their whole life (docs/performance-record.md, Node 24): a row measured on one would carry
  * that into its ratio. Each request takes the row's next cookie. A row reports the median of its
  * rounds (req/s, and autocannon's p50 and p99 latency in whole ms), the spread of req/s (min–max),
  * the server process's CPU time per request (all its threads, GC included: what the row costs,

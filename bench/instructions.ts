@@ -21,7 +21,7 @@
  * memory reducer starts a mark-compact once 100 s have passed since the last one, however busy the
  * heap: natively once in some fifty windows' worth of requests, but valgrind, taking one to two
  * minutes over a window, met it in about every other one, and such a collection moved the floor's
- * and the cold row's counts by 6% (docs/performance.md, "The steady state, counted"). Runs
+ * and the cold row's counts by 6% (docs/performance-record.md, "The steady state, counted"). Runs
  * of a row agree within 1% on Node 24, within 3% on Node 20. The method before it, the difference
  * of two processes' whole counts between the 3,000th and 7,000th request, spread by 10% between
  * runs, the compilations it held included. The kernel's share of a request (the socket's system

@@ -10,8 +10,8 @@
  * where /proc is (Linux).
  *
  * Why both: a count repeats within 1-2% and shows differences of a few hundred instructions, but
- * not what they cost in time. Measured on 2026-11-28 (docs/performance.md, "The steady state,
- * counted"), the instructions a warm read adds to the plain route took four to five times the share
+ * not what they cost in time. Measured on 2026-11-28 (docs/performance.md, "Instructions and
+ * CPU time"), the instructions a warm read adds to the plain route took four to five times the share
  * of CPU time that they are of its instructions.
  *
  * Kernel time (the socket's system calls) is left out, as in the count: it is the same for every
