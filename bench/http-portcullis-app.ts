@@ -9,6 +9,8 @@ import { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import express, { type Express, type RequestHandler } from 'express'
 import type { PortcullisConfig } from '../src/index.js'
+// The floor formats `expires` with Portcullis's own function, which dist/ does not export.
+import { isoDate } from '../src/session/iso-date.js'
 import { floorDecryptFor } from './floor.js'
 import { benchUser, HOST, MAX_AGE, SECRET, SESSION_COOKIE } from './http-sessions.js'
 import { ensureBuilt } from './settings.js'
@@ -31,7 +33,6 @@ export async function loadBuild(url: string | URL): Promise<PortcullisBuild> {
 
 /** dist/, the build every bench measures (bench/ab.ts sets another beside it). */
 const distBuild = await loadBuild(dist(''))
-const { isoDate } = (await import(dist('session/iso-date.js'))) as typeof import('../src/session/iso-date.js')
 
 /**
  * What `/plain` answers: a session-shaped body of the same size, read from nowhere. The JWT rows'

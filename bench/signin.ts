@@ -41,7 +41,7 @@ ensureBuilt()
 const STEP_TIMES = process.env.BENCH_SIGNIN_STEPS === '1'
 // A step's time goes to the sign-in being timed (signIn() sets `current`), none to the unmeasured ones.
 const distDir = STEP_TIMES
-  ? timedDist((label, ns) => {
+  ? await timedDist((label, ns) => {
       if (current !== unmeasured) current.steps[label] = (current.steps[label] ?? 0) + ns
     })
   : new URL('../dist/', import.meta.url)

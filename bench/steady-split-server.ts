@@ -10,13 +10,14 @@
  * `node --import tsx bench/steady-split-server.ts <port>` prints `ready` once listening on loopback.
  */
 import type { RequestHandler } from 'express'
+// The read's own modules, which dist/ does not export, from src/, compiled by tsx as esbuild compiles
+// dist/; `/me` and the rest of the app run dist/.
+import { resolveConfig } from '../src/config/resolve.js'
+import Credentials from '../src/providers/credentials.js'
+import { readSession } from '../src/session/strategy.js'
+import { sessionRequestFor } from '../src/http/request.js'
 import { HOST, SECRET } from './http-sessions.js'
-import { dist, portcullisBenchApp } from './http-portcullis-app.js'
-
-const { resolveConfig } = (await import(dist('config/resolve.js'))) as typeof import('../src/config/resolve.js')
-const { readSession } = (await import(dist('session/strategy.js'))) as typeof import('../src/session/strategy.js')
-const { sessionRequestFor } = (await import(dist('http/request.js'))) as typeof import('../src/http/request.js')
-const { default: Credentials } = (await import(dist('providers/credentials.js'))) as typeof import('../src/providers/credentials.js')
+import { portcullisBenchApp } from './http-portcullis-app.js'
 
 // The bench app's options (trustHost, the secret), resolved once as Portcullis() resolves them.
 const config = resolveConfig({ secret: SECRET, trustHost: true, providers: [Credentials({ authorize: () => null })] })

@@ -1,14 +1,22 @@
-// Builds dist/: the ESM output of tsc, plus one small CommonJS wrapper per public entry point.
-// The wrappers load the ESM build through require(esm) (Node >= 20.19), so ESM and CommonJS apps
-// share one instance of the library (one AsyncLocalStorage, one set of error classes) instead of
-// the two copies a dual build would give them.
+// Builds dist/: the type declarations and the browser module (dist/client/) from tsc, the server
+// code bundled by esbuild (scripts/bundle.mjs), plus one small CommonJS wrapper per public entry
+// point. The wrappers load the ESM build through require(esm) (Node >= 20.19), so ESM and CommonJS
+// apps share one instance of the library (one AsyncLocalStorage, one set of error classes) instead
+// of the two copies a dual build would give them.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { basename, dirname, relative } from 'node:path'
+import { basename, dirname, join, relative } from 'node:path'
+import { bundleServer } from './bundle.mjs'
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
 rmSync('dist', { recursive: true, force: true })
 execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' })
+// tsc's JavaScript of the server code gives way to the bundle; its declarations stay.
+for (const entry of readdirSync('dist', { recursive: true, withFileTypes: true })) {
+  const path = join(entry.parentPath, entry.name)
+  if (entry.isFile() && /\.js(\.map)?$/.test(entry.name) && !path.startsWith(join('dist', 'client'))) rmSync(path)
+}
+await bundleServer()
 
 for (const [entry, target] of expandPatterns(pkg.exports)) {
   if (typeof target?.require !== 'string') continue

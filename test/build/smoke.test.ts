@@ -5,7 +5,7 @@
  * broken `exports` map or a CommonJS interop mistake.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it, beforeAll } from '@jest/globals'
 
@@ -77,6 +77,19 @@ describe('built package', () => {
     expect(result.beforeSetup).toEqual([])
     expect(result.afterSetup).toBeGreaterThan(0)
     expect(result).toMatchObject({ signInStatus: 302, signedIn: 'lazy@example.com', setupStatus: 200, qr: true })
+  })
+
+  it('bundles each module once across the entry points (one class per error) and keeps the error classes\' names', () => {
+    // dist/ is bundled (scripts/bundle.mjs): code that two entry points share must sit in one chunk, or
+    // an error thrown by one entry point's copy fails `instanceof` against the class another exports.
+    const files = readdirSync(`${root}dist`, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name.endsWith('.js'))
+    const defining = files.filter((entry) => /\bclass AuthError\b|\bAuthError = class\b/.test(readFileSync(`${entry.parentPath}/${entry.name}`, 'utf8')))
+    expect(defining).toHaveLength(1)
+    // `error.name` is the class's own name (new.target.name), which a bundler may rename on a clash.
+    const script = "const m = await import('portcullis'); console.log(JSON.stringify(Object.entries(m).filter(([k, v]) => typeof v === 'function' && /Error$/.test(k)).map(([k, v]) => [k, v.name, new v('x', {}).name])))"
+    const names = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })) as [string, string, string][]
+    expect(names.length).toBeGreaterThan(20)
+    expect(names.filter(([exported, name, instance]) => name !== exported || instance !== exported)).toEqual([])
   })
 
   // The TypeScript consumers (consumer-*.mts/cts, augment.mts) are type-checked against the
