@@ -142,6 +142,29 @@ export const SCOPES = {
   // The Knex adapter's user, verification-token and second-factor methods (createUser … deleteUser,
   // createVerificationToken and useVerificationToken, getTwoFactor … deleteTwoFactor), by the line
   // ranges those methods have today: found by name, so an edit elsewhere in the file cannot shift them.
+  // Password accounts (the hashes, the policy, sign-up, verification and reset links, their mails);
+  // the list of common passwords is data, left out.
+  password: {
+    mutate: ['src/password/{accounts,hash,links,mail,policy}.ts'],
+    tests: [
+      'test/password/attacks.test.ts',
+      'test/password/config.test.ts',
+      'test/password/flow.test.ts',
+      'test/password/hash.test.ts',
+      'test/password/policy.test.ts',
+      'test/two-factor/flow.test.ts',
+    ],
+  },
+  // The second factor: TOTP, recovery codes, the pending step between the factors, enrolment.
+  'two-factor': {
+    mutate: ['src/two-factor/*.ts'],
+    tests: ['test/two-factor/*.test.ts', 'test/password/flow.test.ts', 'test/email/callback-edges.test.ts'],
+  },
+  // Passkeys: the WebAuthn options, the browser's response read strictly, its verification.
+  webauthn: {
+    mutate: ['src/webauthn/*.ts'],
+    tests: ['test/passkey/api.test.ts', 'test/passkey/ceremony.test.ts'],
+  },
   'knex-adapter': {
     mutate: [methodLines('createUser', 'linkAccount'), methodLines('createVerificationToken', 'getAccount'), methodLines('getTwoFactor', 'prune')],
     tests: ['test/adapters/knex-sqlite.test.ts', 'test/adapters/knex-postgres.test.ts', 'test/adapters/knex-mariadb.test.ts', 'test/email/flow.test.ts', 'test/security/email-lookup.test.ts'],

@@ -10,6 +10,8 @@ import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../su
 import { listen, closeListeners, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
 import type { AuthApp } from '../support/app-rig.js'
 import { afterAll, beforeAll } from '@jest/globals'
+import { recordingLogger } from '../support/logger.js'
+import { SECRET } from '../support/flow.js'
 import { Browser, codeAt, enrol, freezeClock, giveCode, mountTwoFactorApp, post, recoveryCodesOf, signIn, T0 } from './two-factor-app.js'
 
 let listener: Listener
@@ -228,6 +230,64 @@ function suite(kind: DatabaseKind) {
       const laptop = new Browser()
       expect((await signIn(laptop, url(), 'ada@example.com')).headers.get('location')).toBe(`${url()}/dashboard`)
       expect((await sessionOf(laptop, url()))?.user.email).toBe('ada@example.com')
+    })
+
+    it('stores the RFC 6238 counter of the code last used (what a later version reads back) and when the enrolment was confirmed', async () => {
+      freezeClock(T0)
+      mount()
+      const { secret } = await enrolled()
+      const row = async () => (await db.knex('TwoFactor').select('lastUsedStep', 'enabledAt'))[0] as { lastUsedStep: number | string; enabledAt: Date | string | number }
+      // T = floor(unix time / 30): the step of T0, whose code confirmed the enrolment.
+      expect(Number((await row()).lastUsedStep)).toBe(T0 / 1000 / 30)
+      expect(new Date((await row()).enabledAt).getTime()).toBe(T0)
+      const later = T0 + 10 * 60_000 + 7_000
+      freezeClock(later)
+      const laptop = new Browser()
+      await signIn(laptop, url(), 'ada@example.com')
+      expect((await giveCode(laptop, url(), codeAt(secret, later))).status).toBe(302)
+      expect(Number((await row()).lastUsedStep)).toBe(Math.floor(later / 1000 / 30))
+    })
+
+    it('asks for the code after the password with requireForEmail off (the e-mail option governs e-mail links only)', async () => {
+      freezeClock(T0)
+      mount({ twoFactor: { issuer: 'Portcullis tests', requireForEmail: false } })
+      await enrolled()
+      const laptop = new Browser()
+      const first = await signIn(laptop, url(), 'ada@example.com')
+      expect(first.headers.get('location')).toBe(`${url()}/api/auth/two-factor`)
+      expect(await sessionOf(laptop, url())).toBeNull()
+    })
+
+    it('refuses every code, and logs why, when no configured secret opens the stored key (AUTH_SECRET rotated without the old one)', async () => {
+      freezeClock(T0)
+      mount()
+      const { secret } = await enrolled()
+      const logger = recordingLogger()
+      mount({ secret: 'another-secret-of-at-least-32-characters!', logger })
+      freezeClock(T0 + 60_000)
+      const laptop = new Browser()
+      expect((await signIn(laptop, url(), 'ada@example.com')).headers.get('location')).toBe(`${url()}/api/auth/two-factor`)
+      expect((await giveCode(laptop, url(), codeAt(secret, T0 + 60_000))).status).toBe(400)
+      expect(await sessionOf(laptop, url())).toBeNull()
+      const line = logger.lines.find((entry) => entry.code === 'TwoFactorSecretUnreadable')
+      expect(line?.level).toBe('error')
+      expect(String(line?.message[0])).toMatch(/^The TOTP secret of user \S+ opens with none of the configured secrets/)
+      // The old secret listed again (rotation): the same code's step is accepted.
+      mount({ secret: ['another-secret-of-at-least-32-characters!', SECRET] })
+      const again = new Browser()
+      await signIn(again, url(), 'ada@example.com')
+      expect((await giveCode(again, url(), codeAt(secret, T0 + 60_000))).status).toBe(302)
+    })
+
+    it('shows the key as a QR code: an inline <svg> with an accessible name, without the XML declaration', async () => {
+      freezeClock(T0)
+      mount()
+      await createUser('ada@example.com')
+      const browser = new Browser()
+      await signIn(browser, url(), 'ada@example.com')
+      const page = await (await browser.request(`${url()}/api/auth/two-factor/setup`)).text()
+      expect(page).not.toContain('<?xml')
+      expect(page).toMatch(/>\s*<svg role="img" aria-label="QR code of the authenticator app secret" xmlns="http:\/\/www\.w3\.org\/2000\/svg"/)
     })
   }
 }
