@@ -5,6 +5,7 @@
 // a route imports on first use (`await import(...)`: OpenID Connect, e-mail, passwords, the second
 // factor) is an entry point too, so it stays out of the import until then, under its own path.
 import { readdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
 /** The modules an app imports by name (package.json `exports`), and the migration files' helper. */
@@ -21,10 +22,9 @@ function publicEntryPoints(root) {
  * @param {{ root?: URL, outdir?: string, plugins?: import('esbuild').Plugin[] }} [options]
  */
 export async function bundleServer({ root = new URL('../', import.meta.url), outdir = 'dist', plugins = [] } = {}) {
-  const cwd = new URL(root).pathname
   /** @type {import('esbuild').BuildOptions} */
   const options = {
-    absWorkingDir: cwd,
+    absWorkingDir: fileURLToPath(root),
     outbase: 'src',
     outdir,
     bundle: true,
