@@ -25,15 +25,18 @@ function markdownFiles(): string[] {
   return files
 }
 
+/** A fenced code block, from its opening fence to its closing one. */
+const FENCED = /^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm
+
 /** The text outside fenced code blocks and inline code, where a link is a link. */
 function prose(markdown: string): string {
-  return markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '')
+  return markdown.replace(FENCED, '').replace(/`[^`\n]*`/g, '')
 }
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens, repeats numbered. */
 function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>()
-  const text = markdown.replace(/^(```|~~~)[^\n]*\n[\s\S]*?^\1[^\n]*$/gm, '')
+  const text = markdown.replace(FENCED, '')
   for (const [, heading = ''] of text.matchAll(/^#{1,6}[ \t]+(.+?)[ \t#]*$/gm)) {
     const base = heading
       .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
