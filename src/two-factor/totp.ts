@@ -54,8 +54,8 @@ export function totpUri(secret: string, issuer: string, label: string): string {
 /** The QR code of `uri` as an SVG element (no script, no external reference). */
 export async function qrCodeSvg(uri: string): Promise<string> {
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })
-  // An <svg> element to put in a page: without the XML declaration, with an accessible name.
-  return svg.replace(/^<\?xml[^>]*>\s*/, '').replace('<svg ', '<svg role="img" aria-label="QR code of the authenticator app secret" ')
+  // An <svg> element to put in a page (qrcode's string form has no XML declaration), with an accessible name.
+  return svg.replace('<svg ', '<svg role="img" aria-label="QR code of the authenticator app secret" ')
 }
 
 /** The secret as stored: encrypted with a key derived from the secret (`AUTH_SECRET`), so a database dump does not hold it. */
