@@ -1,5 +1,5 @@
 // The JavaScript of dist/ (all but the browser module dist/client/): the package's entry points built
-// from src/ by esbuild, with the code they share in dist/chunks/. Importing Portcullis opens 19 files
+// from src/ by esbuild, with the code they share in dist/chunks/. Importing Portcullis opens 18 files
 // instead of the 120 modules tsc writes, which Node's ESM loader took about 40 ms more to load (the
 // package and five providers: 44 ms against 82 on Node 20, 58 against 116 on Node 24). Every module
 // a route imports on first use (`await import(...)`: OpenID Connect, e-mail, passwords, the second
