@@ -4,16 +4,32 @@
 // package and five providers: 44 ms against 82 on Node 20, 58 against 116 on Node 24). Every module
 // a route imports on first use (`await import(...)`: OpenID Connect, e-mail, passwords, the second
 // factor) is an entry point too, so it stays out of the import until then, under its own path.
-import { readdirSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
-/** The modules an app imports by name (package.json `exports`), and the migration files' helper. */
+/**
+ * The modules an app imports by name: package.json's `exports` that have an `import` (the browser
+ * module, built by tsc, has none), each pattern (`./providers/*`) as every source file of its folder
+ * but those the map closes with `null`; and the migration files' helper (migrations/*.js import it).
+ */
 function publicEntryPoints(root) {
-  const providers = readdirSync(new URL('src/providers/', root))
-    .filter((file) => file.endsWith('.ts') && file !== 'overrides.ts')
-    .map((file) => `src/providers/${file}`)
-  return ['src/index.ts', 'src/jwt.ts', 'src/adapters/knex/index.ts', 'src/adapters/knex/migrations.ts', ...providers]
+  const { exports } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))
+  const source = (path) => path.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')
+  const entries = ['src/adapters/knex/migrations.ts']
+  for (const [name, target] of Object.entries(exports)) {
+    if (typeof target?.import !== 'string') continue
+    if (!name.includes('*')) {
+      entries.push(source(target.import))
+      continue
+    }
+    const [before, after] = source(target.import).split('*')
+    for (const file of readdirSync(new URL(before, root))) {
+      if (!file.endsWith(after) || exports[name.replace('*', file.slice(0, -after.length))] === null) continue
+      entries.push(`${before}${file}`)
+    }
+  }
+  return entries
 }
 
 /**
