@@ -139,9 +139,6 @@ export const SCOPES = {
       'test/providers/twitter.test.ts',
     ],
   },
-  // The Knex adapter's user, verification-token and second-factor methods (createUser … deleteUser,
-  // createVerificationToken and useVerificationToken, getTwoFactor … deleteTwoFactor), by the line
-  // ranges those methods have today: found by name, so an edit elsewhere in the file cannot shift them.
   // Password accounts (the hashes, the policy, sign-up, verification and reset links, their mails);
   // the list of common passwords is data, left out.
   password: {
@@ -168,6 +165,9 @@ export const SCOPES = {
     mutate: ['src/webauthn/*.ts'],
     tests: ['test/passkey/api.test.ts', 'test/passkey/ceremony.test.ts', 'test/passkey/browser.test.ts'],
   },
+  // The Knex adapter's user, verification-token and second-factor methods (createUser … deleteUser,
+  // createVerificationToken and useVerificationToken, getTwoFactor … deleteTwoFactor), by the line
+  // ranges those methods have today: found by name, so an edit elsewhere in the file cannot shift them.
   'knex-adapter': {
     mutate: [methodLines('createUser', 'linkAccount'), methodLines('createVerificationToken', 'getAccount'), methodLines('getTwoFactor', 'prune')],
     tests: ['test/adapters/knex-sqlite.test.ts', 'test/adapters/knex-postgres.test.ts', 'test/adapters/knex-mariadb.test.ts', 'test/email/flow.test.ts', 'test/security/email-lookup.test.ts'],
