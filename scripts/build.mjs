@@ -5,8 +5,8 @@
 // of the two copies a dual build would give them.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join, relative } from 'node:path'
-import { bundleServer } from './bundle.mjs'
+import { dirname, join, relative } from 'node:path'
+import { bundleServer, expandPatterns } from './bundle.mjs'
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'))
 rmSync('dist', { recursive: true, force: true })
@@ -25,27 +25,6 @@ for (const [entry, target] of expandPatterns(pkg.exports)) {
   if (!esmPath.startsWith('.')) esmPath = `./${esmPath}`
   mkdirSync(dirname(cjsFile), { recursive: true })
   writeFileSync(cjsFile, wrapper(entry, esmPath))
-}
-
-// A pattern entry (`./providers/*`) stands for every module tsc wrote to its folder, less the
-// entries the map closes with `null` (internal modules such as providers/overrides).
-function expandPatterns(exports) {
-  const entries = []
-  for (const [entry, target] of Object.entries(exports)) {
-    if (!entry.includes('*')) {
-      entries.push([entry, target])
-      continue
-    }
-    const folder = dirname(target.import)
-    for (const file of readdirSync(folder)) {
-      if (!file.endsWith('.js')) continue
-      const name = basename(file, '.js')
-      const concrete = entry.replace('*', name)
-      if (concrete in exports) continue
-      entries.push([concrete, Object.fromEntries(Object.entries(target).map(([key, path]) => [key, path.replace('*', name)]))])
-    }
-  }
-  return entries
 }
 
 // `require('portcullis')` returns the init function itself (with the named exports on it), the way

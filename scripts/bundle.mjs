@@ -8,28 +8,43 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
+/** The source file (`src/…ts`) of a path in dist/ (`./dist/…js`). */
+const sourceOf = (path) => path.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')
+
 /**
- * The modules an app imports by name: package.json's `exports` that have an `import` (the browser
- * module, built by tsc, has none), each pattern (`./providers/*`) as every source file of its folder
- * but those the map closes with `null`; and the migration files' helper (migrations/*.js import it).
+ * package.json's `exports` as `[name, target]` pairs, each pattern (`./providers/*`) expanded to every
+ * source module of its folder, less the names the map lists itself (those it closes with `null` are
+ * internal modules such as providers/overrides). The bundle has one entry point per such module, so
+ * the same pairs hold for dist/ once built (scripts/build.mjs writes the CommonJS wrappers from them).
  */
-function publicEntryPoints(root) {
-  const { exports } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))
-  const source = (path) => path.replace(/^\.\/dist\//, 'src/').replace(/\.js$/, '.ts')
-  const entries = ['src/adapters/knex/migrations.ts']
-  for (const [name, target] of Object.entries(exports)) {
-    if (typeof target?.import !== 'string') continue
-    if (!name.includes('*')) {
-      entries.push(source(target.import))
+export function expandPatterns(exports, root = new URL('../', import.meta.url)) {
+  const entries = []
+  for (const [entry, target] of Object.entries(exports)) {
+    if (!entry.includes('*')) {
+      entries.push([entry, target])
       continue
     }
-    const [before, after] = source(target.import).split('*')
-    for (const file of readdirSync(new URL(before, root))) {
-      if (!file.endsWith(after) || exports[name.replace('*', file.slice(0, -after.length))] === null) continue
-      entries.push(`${before}${file}`)
+    const pattern = sourceOf(target.import)
+    const folder = pattern.slice(0, pattern.lastIndexOf('/') + 1)
+    for (const file of readdirSync(new URL(folder, root))) {
+      if (!file.endsWith('.ts')) continue
+      const name = file.slice(0, -'.ts'.length)
+      const concrete = entry.replace('*', name)
+      if (concrete in exports) continue
+      entries.push([concrete, Object.fromEntries(Object.entries(target).map(([key, path]) => [key, path.replace('*', name)]))])
     }
   }
   return entries
+}
+
+/**
+ * The modules an app imports by name: the expanded `exports` that have an `import` (the browser
+ * module, built by tsc, has none); and the migration files' helper (migrations/*.js import it).
+ */
+function publicEntryPoints(root) {
+  const { exports } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'))
+  const imported = expandPatterns(exports, root).filter(([, target]) => typeof target?.import === 'string')
+  return ['src/adapters/knex/migrations.ts', ...imported.map(([, target]) => sourceOf(target.import))]
 }
 
 /**
