@@ -13,10 +13,13 @@ import bcryptjs from 'bcryptjs'
 const realCrypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')
 /** The N of every scrypt run since the last reset. */
 const scryptRuns: number[] = []
+/** While true, scrypt is recorded and answers a key of zeros at once (to reach the bounds' edges without gigabytes and seconds). */
+let skipScrypt = false
 jest.unstable_mockModule('node:crypto', () => ({
   ...realCrypto,
   scrypt: (...args: Parameters<typeof realCrypto.scrypt>) => {
     scryptRuns.push((args[3] as { N: number }).N)
+    if (skipScrypt) return (args[4] as (error: null, key: Buffer) => void)(null, Buffer.alloc(args[2]))
     return (realCrypto.scrypt as (...a: unknown[]) => void)(...args)
   },
 }))
@@ -37,6 +40,7 @@ const flip = (text: string, index: number) => `${text.slice(0, index)}${text[ind
 
 beforeEach(() => {
   scryptRuns.length = 0
+  skipScrypt = false
 })
 
 describe('scryptHasher', () => {
@@ -89,12 +93,24 @@ describe('scryptHasher', () => {
     ['a leading zero', () => withField(2, 'ln=014,r=8,p=1')],
     ['the parameters in another order', () => withField(2, 'r=8,ln=14,p=1')],
     ['an extra field', () => `${stored}$x`],
+    ['something before it', () => `x${stored}`],
     ['trailing white space', () => `${stored} `],
     ['another algorithm name', () => withField(1, 'scrypt2')],
     ['an upper-case name', () => withField(1, 'SCRYPT')],
   ])('refuses, without running scrypt, a stored string with %s', async (_what, tamper) => {
     expect(await hasher.verify(PASSWORD, tamper())).toBe(false)
     expect(scryptRuns).toEqual([])
+  })
+
+  it.each([
+    ['ln=10, the least N', 'ln=10,r=8,p=1'],
+    ['ln=22, the most N', 'ln=22,r=1,p=1'],
+    ['r=64 and p=64, the most of each', 'ln=10,r=64,p=64'],
+    ['exactly 1 GiB of memory and 2^23 work (ln=20, r=8)', 'ln=20,r=8,p=1'],
+  ])('runs scrypt for a stored hash at the edge of the bounds: %s', async (_what, parameters) => {
+    skipScrypt = true
+    expect(await hasher.verify(PASSWORD, withField(2, parameters))).toBe(false)
+    expect(scryptRuns).toEqual([2 ** Number(/ln=(\d+)/.exec(parameters)![1])])
   })
 
   it.each([
@@ -125,7 +141,9 @@ describe('scryptHasher', () => {
 
   it('throws a TypeError when the password is not a string (a programming error)', async () => {
     await expect(hasher.verify(['an', 'array'] as unknown as string, stored)).rejects.toThrow(TypeError)
+    await expect(hasher.verify(['an', 'array'] as unknown as string, stored)).rejects.toThrow('PasswordHasher.verify: the password must be a string')
     await expect(hasher.hash(undefined as unknown as string)).rejects.toThrow(TypeError)
+    await expect(hasher.hash(undefined as unknown as string)).rejects.toThrow('PasswordHasher.hash: the password must be a string')
   })
 })
 
@@ -163,13 +181,22 @@ describe('parameters', () => {
     ['N not a power of two', { N: 20_000 }, /power of two/],
     ['N below 2^14', { N: 2 ** 13 }, /at least 2\^14/],
     ['N not a number', { N: '16384' as unknown as number }, /power of two/],
+    ['parameters that are no object', 16384 as unknown as object, /parameters must be an object/],
+    ['null parameters', null as unknown as object, /parameters must be an object/],
     ['r of 0', { r: 0 }, /r must be/],
+    ['p of 0', { p: 0 }, /p must be/],
     ['p of 1.5', { p: 1.5 }, /p must be/],
     ['r above 64', { N: 2 ** 14, r: 65 }, /r must be at most 64/],
     ['more memory than verify accepts (N = 2^21, r = 8: 2 GiB)', { N: 2 ** 21 }, /memory/],
+    ['more work than verify accepts (N = 2^20, r = 8, p = 2)', { N: 2 ** 20, p: 2 }, /work one hash takes/],
   ])('throws a TypeError for %s', (_what, parameters, message) => {
-    expect(() => scryptHasher(parameters)).toThrow(TypeError)
-    expect(() => scryptHasher(parameters)).toThrow(message)
+    expect(() => scryptHasher(parameters as Partial<import('../../src/password/hash.js').ScryptParameters>)).toThrow(TypeError)
+    expect(() => scryptHasher(parameters as Partial<import('../../src/password/hash.js').ScryptParameters>)).toThrow(message)
+  })
+
+  it('accepts parameters at the bounds: r = 1 and p = 1, and N = 2^20 with r = 8 (exactly 1 GiB and 2^23 work)', () => {
+    expect(() => scryptHasher({ N: 2 ** 14, r: 1, p: 1 })).not.toThrow()
+    expect(() => scryptHasher({ N: 2 ** 20, r: 8 })).not.toThrow()
   })
 })
 
@@ -194,7 +221,12 @@ describe('bcrypt hashes imported from another app', () => {
     const rest = imported.slice(3)
     expect(isBcryptHash(imported)).toBe(true)
     for (const version of ['2a', '2b', '2y']) expect(isBcryptHash(`$${version}${rest}`)).toBe(true)
-    for (const other of [`$2x${rest}`, `$2${rest}`, `${imported}x`, imported.slice(0, -1), stored, '']) expect(isBcryptHash(other)).toBe(false)
+    for (const other of [`$2x${rest}`, `$2${rest}`, `${imported}x`, `x${imported}`, imported.slice(0, -1), stored, '']) expect(isBcryptHash(other)).toBe(false)
+    // Costs 04 to 31, two digits.
+    for (const cost of ['04', '09', '10', '29', '30', '31']) expect(isBcryptHash(`$2b$${cost}$${imported.slice(7)}`)).toBe(true)
+    for (const cost of ['00', '03', '32', '39', '4', '100']) expect(isBcryptHash(`$2b$${cost}$${imported.slice(7)}`)).toBe(false)
+    // Not a string holding one (an array would be turned into its text by a regular expression).
+    expect(isBcryptHash([imported] as unknown as string)).toBe(false)
   })
 
   it('verifies the right password and refuses a wrong one (bcryptjs.hashSync)', async () => {
@@ -225,5 +257,40 @@ describe('bcrypt hashes imported from another app', () => {
       expect(await without.verify(PASSWORD, stored)).toBe(true)
       expect(await without.verify('correct horse', 'not a hash')).toBe(false)
     })
+  })
+
+  /** A hasher of a fresh copy of hash.ts that loads `bcryptjs` as `factory` makes it. */
+  async function withBcryptjs<T>(factory: () => unknown, use: (hasher: ReturnType<typeof scryptHasher>) => Promise<T>): Promise<T> {
+    let result: T | undefined
+    await jest.isolateModulesAsync(async () => {
+      jest.unstable_mockModule('bcryptjs', factory as () => Record<string, unknown>)
+      result = await use((await import('../../src/password/hash.js')).scryptHasher(FAST))
+    })
+    return result!
+  }
+
+  it('runs bcrypt for a cost of 16, the most it verifies, through bcryptjs 2 (default export) or 3 (named export)', async () => {
+    const calls: string[] = []
+    const compare = async (_password: string, hash: string) => (calls.push(hash.slice(0, 7)), true)
+    expect(await withBcryptjs(() => ({ default: { compare } }), (hasher) => hasher.verify('correct horse', `$2b$16$${imported.slice(7)}`))).toBe(true)
+    expect(await withBcryptjs(() => ({ compare, default: undefined }), (hasher) => hasher.verify('correct horse', `$2b$16$${imported.slice(7)}`))).toBe(true)
+    expect(await withBcryptjs(() => ({ default: { compare } }), (hasher) => hasher.verify('correct horse', `$2b$17$${imported.slice(7)}`))).toBe(false)
+    expect(calls).toEqual(['$2b$16$', '$2b$16$'])
+  })
+
+  it('says which bcryptjs to install when the installed one has no compare(), and passes on an error of loading it other than its absence', async () => {
+    const hash = imported
+    await expect(withBcryptjs(() => ({ default: { hash: () => '' } }), (hasher) => hasher.verify('correct horse', hash))).rejects.toThrow('no compare(): install bcryptjs 2.4 or 3')
+    // CommonJS's code for a missing package is MODULE_NOT_FOUND: the same advice.
+    const missing = () => {
+      throw Object.assign(new Error("Cannot find module 'bcryptjs'"), { code: 'MODULE_NOT_FOUND' })
+    }
+    await expect(withBcryptjs(missing, (hasher) => hasher.verify('correct horse', hash))).rejects.toThrow('npm install bcryptjs')
+    const broken = () => {
+      throw new SyntaxError('Unexpected token in bcryptjs')
+    }
+    const error = await withBcryptjs(broken, (hasher) => hasher.verify('correct horse', hash).then(() => undefined, (thrown: unknown) => thrown))
+    expect(error).toBeInstanceOf(SyntaxError)
+    expect((error as Error).message).toBe('Unexpected token in bcryptjs')
   })
 })
