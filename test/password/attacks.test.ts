@@ -218,8 +218,25 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       const browser = new Browser()
       expect((await signIn(browser, url(), 'legacy@example.com', 'hunter2 but longer')).headers.get('location')).toBe(`${url()}/`)
       expect((await sessionOf(browser, url()))?.user.email).toBe('legacy@example.com')
-      expect(await adapter.getUserPassword(user.id)).toMatch(/^\$scrypt\$ln=14,r=8,p=1\$/)
+      const upgraded = await adapter.getUserPassword(user.id)
+      expect(upgraded).toMatch(/^\$scrypt\$ln=14,r=8,p=1\$/)
       expect((await signIn(new Browser(), url(), 'legacy@example.com', 'hunter2 but longer')).headers.get('location')).toBe(`${url()}/`)
+      // A hash with the current parameters is kept as it is.
+      expect(await adapter.getUserPassword(user.id)).toBe(upgraded)
+    })
+
+    it('signs in with an imported bcrypt hash of a password as typed, which Unicode normalisation changes (the ﬁ ligature), then accepts either spelling', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      const adapter = KnexAdapter(db.knex)
+      const user = await adapter.createUser({ email: 'ligature@example.com', emailVerified: new Date() })
+      // The other app hashed the input as typed; Portcullis hashes its NFKC form ('firewall …').
+      await adapter.setUserPassword(user.id, bcrypt.hashSync('\ufb01rewall dragon 4242', 4))
+      expect(redirectOf(await signIn(new Browser(), url(), 'ligature@example.com', 'firewall dragon 4242')).error).toBe('CredentialsSignin')
+      expect(await adapter.getUserPassword(user.id)).toMatch(/^\$2[ab]\$04\$/)
+      expect((await signIn(new Browser(), url(), 'ligature@example.com', '\ufb01rewall dragon 4242')).headers.get('location')).toBe(`${url()}/`)
+      // Rehashed from the normalised form: both spellings are the same password now.
+      expect(await adapter.getUserPassword(user.id)).toMatch(/^\$scrypt\$/)
+      expect((await signIn(new Browser(), url(), 'ligature@example.com', 'firewall dragon 4242')).headers.get('location')).toBe(`${url()}/`)
     })
   })
 
