@@ -149,6 +149,7 @@ export const SCOPES = {
       'test/password/flow.test.ts',
       'test/password/hash.test.ts',
       'test/password/policy.test.ts',
+      'test/password/send-mail.test.ts',
       'test/two-factor/flow.test.ts',
     ],
   },
