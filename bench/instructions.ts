@@ -42,6 +42,13 @@
  * the warm read's time goes"). The simulated caches are callgrind's model of this machine's, not
  * the machine's own counters (a virtual machine here has none).
  *
+ * Each row is also given without the garbage collector's own instructions (`COLLECTOR`, read from the
+ * dump by function name). Whether a scavenge or a stretch of incremental marking falls into a row's
+ * window moves its count by several percent, and a build that allocates the same can still collect at
+ * another rate when V8 sizes its young generation differently (docs/performance-record.md: on Node
+ * 24 the bundled build's windows held 45,000-63,000 collector instructions a request, the previous
+ * build's 900-2,500); `BENCH_SEMI_SPACE` pins that size. `BENCH_CALLGRIND_KEEP=1` keeps the dumps.
+ *
  * Each server answers GET /api/auth/session once before the counted requests, as bench/http.ts's
  * servers do before they are timed (bench/http-sessions.ts's answerAuthRouteFirst says why).
  *
@@ -64,6 +71,17 @@ import { printTable, thousands } from './table.js'
 const PIPELINE = process.env.BENCH_INSTRUCTIONS === 'pipeline'
 /** `BENCH_CACHE_SIM=1`: the caches and the branch predictor simulated too. */
 const CACHE_SIM = process.env.BENCH_CACHE_SIM === '1'
+/**
+ * `BENCH_SEMI_SPACE=16`: each semi-space of the young generation pinned at that many MB (V8's
+ * `--min-semi-space-size` and `--max-semi-space-size`). Unpinned, V8 grows it with the survival rate,
+ * so two builds of the same read can collect at different rates and a collection can fall into one
+ * row's window and not another's; pinned, every row scavenges once per the same number of bytes
+ * allocated.
+ */
+const SEMI_SPACE = process.env.BENCH_SEMI_SPACE
+if (SEMI_SPACE !== undefined && !/^[1-9]\d*$/.test(SEMI_SPACE)) throw new Error(`BENCH_SEMI_SPACE=${SEMI_SPACE}: a whole number of MB is expected`)
+/** `BENCH_CALLGRIND_KEEP=1`: each row's dump is kept (its path printed), for `callgrind_annotate`. */
+const KEEP_DUMPS = process.env.BENCH_CALLGRIND_KEEP === '1'
 const WARMUP = QUICK ? 300 : 30_000
 const WINDOW = QUICK ? 500 : 20_000
 
@@ -94,6 +112,7 @@ const callgrind = (dir: string, ...node: string[]) => [
   '--single-threaded',
   // Valgrind's slowness would meet the memory reducer's 100-second watchdog (see the method above).
   '--no-memory-reducer',
+  ...(SEMI_SPACE ? [`--min-semi-space-size=${SEMI_SPACE}`, `--max-semi-space-size=${SEMI_SPACE}`] : []),
   '--import',
   'tsx',
   ...node,
@@ -110,7 +129,30 @@ function dumped(row: Row, dir: string): Record<string, number> {
   const totals = /^totals: ([\d ]+)$/m.exec(dump)
   if (!events || !totals) throw new Error(`callgrind's dump for ${row.name} holds no totals (${dir})`)
   const values = totals[1]!.trim().split(' ').map(Number)
-  return Object.fromEntries(events[1]!.trim().split(' ').map((name, i) => [name, values[i] ?? 0]))
+  return { ...Object.fromEntries(events[1]!.trim().split(' ').map((name, i) => [name, values[i] ?? 0])), collector: collectorInstructions(dir) }
+}
+
+/**
+ * The functions of V8's garbage collector, by name: the scavenger, the mark-compact collector and its
+ * incremental marking, sweeping, evacuation, the remembered sets and the write barriers (which do
+ * work only while marking runs, or to record old-to-new pointers for the scavenger).
+ */
+const COLLECTOR = /Scaveng|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|SlotSet|WriteBarrier|GCTracer|CollectGarbage/
+
+/**
+ * The instructions of the collector's functions (`COLLECTOR`) in `dir`'s dump, their own cost
+ * (`callgrind_annotate --inclusive=no`): a request's count depends on whether a collection falls
+ * into the window, so the table also gives each row without them.
+ */
+function collectorInstructions(dir: string): number {
+  const annotated = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', '--auto=no', '--show=Ir', '--sort=Ir', join(dir, 'out.1')], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 })
+  if (annotated.status !== 0) throw new Error(`callgrind_annotate failed on ${dir}: ${annotated.stderr}`)
+  let sum = 0
+  for (const line of annotated.stdout.split('\n')) {
+    const fn = /^\s*([\d,]+) \([^)]*\)\s+(.+)$/.exec(line)
+    if (fn && !fn[2]!.startsWith('PROGRAM TOTALS') && COLLECTOR.test(fn[2]!)) sum += Number(fn[1]!.replaceAll(',', ''))
+  }
+  return sum
 }
 
 /** The instructions the server executes over `WINDOW` requests of `row`, after `WARMUP` uncounted ones. */
@@ -140,24 +182,29 @@ const counted: Record<string, number>[] = []
 for (const row of rows) {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-callgrind-'))
   counted.push(await (PIPELINE ? countPipeline : countHttp)(row, dir))
-  rmSync(dir, { recursive: true, force: true })
+  if (KEEP_DUMPS) console.log(`${row.name}: callgrind's dump kept in ${join(dir, 'out.1')}`)
+  else rmSync(dir, { recursive: true, force: true })
 }
 /** The events `names` together a request, per row (an event callgrind did not record counts 0). */
 const eachRequest = (...names: string[]) => counted.map((events) => names.reduce((sum, name) => sum + (events[name] ?? 0), 0) / WINDOW)
 const perRequest = eachRequest('Ir')
 
 const [plain, plainAwait, floor, coldMe, warmMe, sessionRoute] = perRequest as [number, number, number, number, number, number]
-const how = PIPELINE ? 'in process, no socket (BENCH_INSTRUCTIONS=pipeline)' : '10 connections'
+const how = [PIPELINE ? 'in process, no socket (BENCH_INSTRUCTIONS=pipeline)' : '10 connections', ...(SEMI_SPACE ? [`semi-spaces pinned at ${SEMI_SPACE} MB`] : [])].join('; ')
 console.log(
   `\nNode ${process.version}, callgrind, the server's instructions per request over ${thousands(WINDOW)} requests after ${thousands(WARMUP)} uncounted (${how})\n`,
 )
+const collector = eachRequest('collector')
+const without = perRequest.map((count, i) => count - collector[i]!)
 printTable(
-  ['HTTP, instructions per request', 'instructions', 'x plain'],
-  rows.map((row, i) => [row.name, thousands(perRequest[i]!), (perRequest[i]! / plain).toFixed(3)]),
+  ['HTTP, instructions per request', 'instructions', 'x plain', "the collector's", 'without them', 'x plain'],
+  rows.map((row, i) => [row.name, thousands(perRequest[i]!), (perRequest[i]! / plain).toFixed(3), thousands(collector[i]!), thousands(without[i]!), (without[i]! / without[0]!).toFixed(3)]),
 )
 console.log(`\nPortcullis JWT warm costs ${thousands(warmMe - plain)} instructions a request over the plain route (${((100 * (warmMe - plain)) / plain).toFixed(1)}%),`)
 console.log(`${thousands(warmMe - plainAwait)} over the plain route with an await (${((100 * (warmMe - plainAwait)) / plainAwait).toFixed(1)}%; the await alone: ${thousands(plainAwait - plain)}),`)
 console.log(`cold ${thousands(coldMe - floor)} over the floor (${((100 * (coldMe - floor)) / floor).toFixed(1)}%), GET /api/auth/session warm ${thousands(sessionRoute - plain)} over plain.`)
+const [, plainAwaitWithout, floorWithout, coldWithout, warmWithout] = without as [number, number, number, number, number]
+console.log(`Without the collector's functions: warm ${(warmWithout / plainAwaitWithout).toFixed(3)}× the plain route with an await, cold ${(coldWithout / floorWithout).toFixed(3)}× the floor.`)
 if (CACHE_SIM) {
   // Misses of the simulated caches and predictors a request (callgrind's model, BENCH_CACHE_SIM=1), each x plain's.
   const columns: [string, number[]][] = [
