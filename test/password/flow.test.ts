@@ -32,7 +32,7 @@ function flowSuite(kind: DatabaseKind) {
     it('signs up: a verification mail whose link, in the same browser, verifies the address and signs in; the password signs in after', async () => {
       mount()
       const browser = new Browser()
-      const response = await signUp(browser, url(), 'Ada@Example.com', GOOD_PASSWORD, { name: 'Ada', callbackUrl: '/dashboard' })
+      const response = await signUp(browser, url(), 'Ada@Example.com', GOOD_PASSWORD, { name: '  Ada  ', callbackUrl: '/dashboard' })
       expect(response.status).toBe(302)
       expect(redirectOf(response).url.href).toBe(`${url()}/api/auth/verify-request?provider=password&type=signup`)
       expect(await sessionOf(browser, url())).toBeNull()
@@ -49,6 +49,7 @@ function flowSuite(kind: DatabaseKind) {
       const verified = await browser.request(mail.link)
       expect(verified.status).toBe(302)
       expect(verified.headers.get('location')).toBe(`${url()}/dashboard`)
+      // The name as typed, trimmed.
       expect((await sessionOf(browser, url()))?.user).toMatchObject({ email: 'ada@example.com', name: 'Ada' })
       const [user] = await users(db.knex)
       expect(user.emailVerified).not.toBeNull()

@@ -1,10 +1,12 @@
 /**
  * The Password provider's mails through the app's own `sendMail` (instead of an SMTP server): each
  * of the three kinds arrives with its fields (kind, to, the link, its expiry, the reset link only
- * where there is one) and rendered, saying what its link does; the links work; a `sendMail` that
- * fails is logged, and the visitor's answer does not change.
+ * where there is one) and rendered, saying what its link does; the links work; the link is sent
+ * again only to an unverified password account; a `sendMail` that fails is logged, and the visitor's
+ * answer does not change.
  */
 import { expect, it } from '@jest/globals'
+import { KnexAdapter } from 'portcullis/adapters/knex'
 import type { PasswordMail } from 'portcullis/providers/password'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { recordingLogger } from '../support/logger.js'
@@ -31,7 +33,7 @@ await describeWithDatabase('sqlite', 'the Password provider with sendMail', (ser
       if (!mail) throw new Error('sendMail was not called')
       return mail
     }
-    return { logger, next }
+    return { logger, next, mails }
   }
 
   it('hands sendMail the verification, address-taken and reset mails, each with its fields and rendered text, and sends nothing over SMTP', async () => {
@@ -74,6 +76,30 @@ await describeWithDatabase('sqlite', 'the Password provider with sendMail', (ser
 
     // SMTP was not used.
     await expect(Promise.race([rig.smtp.nextMessage(), new Promise((resolve) => setTimeout(() => resolve('none'), 200))])).resolves.toBe('none')
+  })
+
+  it('sends the verification link again only to an unverified password account, and answers every address alike', async () => {
+    const { next, mails } = mount()
+    expect((await signUp(new Browser(), url(), 'waiting@example.com')).status).toBe(302)
+    expect((await next()).kind).toBe('verify-email')
+    const verified = new Browser()
+    expect((await signUp(verified, url(), 'verified@example.com')).status).toBe(302)
+    expect((await verified.request((await next()).url)).status).toBe(302)
+    // An address with no password (a magic-link or OAuth user), unverified.
+    await KnexAdapter(db.knex).createUser({ email: 'nopassword@example.com', emailVerified: null })
+
+    const answers = []
+    for (const email of ['verified@example.com', 'nopassword@example.com', 'nobody@example.com', 'waiting@example.com']) {
+      const response = await post(new Browser(), url(), 'verify-email/resend', { email })
+      answers.push([response.status, response.headers.get('location')])
+    }
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1)
+    const again = await next()
+    expect(again).toMatchObject({ kind: 'verify-email', to: 'waiting@example.com' })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(mails).toEqual([])
+    // The new link verifies the address.
+    expect((await new Browser().request(again.url)).status).toBe(200)
   })
 
   it('logs a sendMail that fails, without the link, and answers the visitor as when it works', async () => {
