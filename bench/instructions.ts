@@ -87,7 +87,7 @@ const WINDOW = QUICK ? 500 : 20_000
 
 type Row = SteadyRow
 
-for (const tool of ['valgrind', 'callgrind_control']) {
+for (const tool of ['valgrind', 'callgrind_control', 'callgrind_annotate']) {
   if (spawnSync(tool, ['--version']).error) {
     console.log(`${tool} is not installed: bench/instructions.ts counts with valgrind's callgrind tool (apt-get install valgrind). Nothing measured.`)
     process.exit(0)
@@ -197,7 +197,7 @@ console.log(
 const collector = eachRequest('collector')
 const without = perRequest.map((count, i) => count - collector[i]!)
 printTable(
-  ['HTTP, instructions per request', 'instructions', 'x plain', "the collector's", 'without them', 'x plain'],
+  ['HTTP, instructions per request', 'instructions', 'x plain', "the collector's", 'without them', 'x plain, without'],
   rows.map((row, i) => [row.name, thousands(perRequest[i]!), (perRequest[i]! / plain).toFixed(3), thousands(collector[i]!), thousands(without[i]!), (without[i]! / without[0]!).toFixed(3)]),
 )
 console.log(`\nPortcullis JWT warm costs ${thousands(warmMe - plain)} instructions a request over the plain route (${((100 * (warmMe - plain)) / plain).toFixed(1)}%),`)
