@@ -131,6 +131,36 @@ describe('signing in with a passkey', () => {
     expect((await db('Authenticator').where({ userId }).first()).counter).toBe(1)
   })
 
+  it('signs in again and again with a synced passkey, whose signature counter stays 0', async () => {
+    const { authenticator, userId } = await registered()
+    authenticator.countsSignatures = false
+    for (let time = 0; time < 2; time++) {
+      const browser = request.agent(app.app)
+      const response = await post(browser, { data: JSON.stringify(authenticator.authenticate(await optionsFor(browser, 'authenticate'))) })
+      expect(location(response).searchParams.get('error')).toBeNull()
+      expect((await browser.get('/me')).body?.user?.id).toBe(userId)
+    }
+    expect((await db('Authenticator').where({ userId }).first()).counter).toBe(0)
+  })
+
+  it('refuses an assertion whose counter is the one stored (a clone that signed as often as the original) or 0 after counting, and keeps the stored counter', async () => {
+    const { authenticator, userId } = await registered()
+    const first = request.agent(app.app)
+    expect(location(await post(first, { data: JSON.stringify(authenticator.authenticate(await optionsFor(first, 'authenticate'))) })).searchParams.get('error')).toBeNull()
+    // The clone's counter is where the original's was before that sign-in: its next assertion says 1 again.
+    authenticator.credentials.at(-1)!.counter = 0
+    const clone = request.agent(app.app)
+    const refused = location(await post(clone, { data: JSON.stringify(authenticator.authenticate(await optionsFor(clone, 'authenticate'))) }))
+    expect(Object.fromEntries(refused.searchParams)).toMatchObject({ error: 'WebAuthnVerificationError', code: 'counter_replayed' })
+    expect((await clone.get('/me')).body).toBeNull()
+    // Nor may a passkey that counted drop to 0, as a synced one would report.
+    authenticator.credentials.at(-1)!.counter = 0
+    authenticator.countsSignatures = false
+    const zero = request.agent(app.app)
+    expect(location(await post(zero, { data: JSON.stringify(authenticator.authenticate(await optionsFor(zero, 'authenticate'))) })).searchParams.get('code')).toBe('counter_replayed')
+    expect((await db('Authenticator').where({ userId }).first()).counter).toBe(1)
+  })
+
   it('uses a challenge once: the same assertion posted again is refused', async () => {
     const { authenticator } = await registered()
     const browser = request.agent(app.app)

@@ -31,6 +31,11 @@ const base64url = (data: Buffer | Uint8Array) => Buffer.from(data).toString('bas
 
 export class SoftwareAuthenticator {
   readonly credentials: Credential[] = []
+  /**
+   * Whether each assertion counts up the credential's signature counter. Synced passkeys (iCloud
+   * Keychain, Google Password Manager) keep it at 0: set false to answer as they do.
+   */
+  countsSignatures = true
 
   /** @param origin The page's origin, as a browser would write it into the client data. */
   constructor(private readonly origin: string) {}
@@ -71,7 +76,7 @@ export class SoftwareAuthenticator {
 
   /** An assertion by the last registered credential (or `credential`) for `options` (action=authenticate). */
   authenticate(options: PublicKeyCredentialRequestOptionsJSON, credential = this.credentials.at(-1)!): AuthenticationResponseJSON {
-    credential.counter += 1
+    if (this.countsSignatures) credential.counter += 1
     const authData = this.authenticatorData(options.rpId!, FLAG_USER_PRESENT | FLAG_USER_VERIFIED, credential.counter)
     const clientDataJSON = this.clientData('webauthn.get', options.challenge)
     const signature = sign('sha256', Buffer.concat([authData, sha256(Buffer.from(clientDataJSON, 'base64url'))]), credential.privateKey)
