@@ -9,6 +9,7 @@
 import { createRequire } from 'node:module'
 import { beforeEach, describe, expect, it, jest } from '@jest/globals'
 import bcryptjs from 'bcryptjs'
+import type { ScryptParameters } from '../../src/password/hash.js'
 
 const realCrypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')
 /** The N of every scrypt run since the last reset. */
@@ -190,8 +191,8 @@ describe('parameters', () => {
     ['more memory than verify accepts (N = 2^21, r = 8: 2 GiB)', { N: 2 ** 21 }, /memory/],
     ['more work than verify accepts (N = 2^20, r = 8, p = 2)', { N: 2 ** 20, p: 2 }, /work one hash takes/],
   ])('throws a TypeError for %s', (_what, parameters, message) => {
-    expect(() => scryptHasher(parameters as Partial<import('../../src/password/hash.js').ScryptParameters>)).toThrow(TypeError)
-    expect(() => scryptHasher(parameters as Partial<import('../../src/password/hash.js').ScryptParameters>)).toThrow(message)
+    expect(() => scryptHasher(parameters as Partial<ScryptParameters>)).toThrow(TypeError)
+    expect(() => scryptHasher(parameters as Partial<ScryptParameters>)).toThrow(message)
   })
 
   it('accepts parameters at the bounds: r = 1 and p = 1, and N = 2^20 with r = 8 (exactly 1 GiB and 2^23 work)', () => {
@@ -279,17 +280,16 @@ describe('bcrypt hashes imported from another app', () => {
   })
 
   it('says which bcryptjs to install when the installed one has no compare(), and passes on an error of loading it other than its absence', async () => {
-    const hash = imported
-    await expect(withBcryptjs(() => ({ default: { hash: () => '' } }), (hasher) => hasher.verify('correct horse', hash))).rejects.toThrow('no compare(): install bcryptjs 2.4 or 3')
+    await expect(withBcryptjs(() => ({ default: { hash: () => '' } }), (hasher) => hasher.verify('correct horse', imported))).rejects.toThrow('no compare(): install bcryptjs 2.4 or 3')
     // CommonJS's code for a missing package is MODULE_NOT_FOUND: the same advice.
     const missing = () => {
       throw Object.assign(new Error("Cannot find module 'bcryptjs'"), { code: 'MODULE_NOT_FOUND' })
     }
-    await expect(withBcryptjs(missing, (hasher) => hasher.verify('correct horse', hash))).rejects.toThrow('npm install bcryptjs')
+    await expect(withBcryptjs(missing, (hasher) => hasher.verify('correct horse', imported))).rejects.toThrow('npm install bcryptjs')
     const broken = () => {
       throw new SyntaxError('Unexpected token in bcryptjs')
     }
-    const error = await withBcryptjs(broken, (hasher) => hasher.verify('correct horse', hash).then(() => undefined, (thrown: unknown) => thrown))
+    const error = await withBcryptjs(broken, (hasher) => hasher.verify('correct horse', imported).then(() => undefined, (thrown: unknown) => thrown))
     expect(error).toBeInstanceOf(SyntaxError)
     expect((error as Error).message).toBe('Unexpected token in bcryptjs')
   })
