@@ -69,6 +69,13 @@ async function registered(): Promise<{ authenticator: SoftwareAuthenticator; use
 }
 
 const location = (response: { headers: Record<string, string> }) => new URL(response.headers.location!)
+
+/** A new browser signing in with `authenticator`'s passkey; where it was sent. */
+async function passkeySignIn(authenticator: SoftwareAuthenticator): Promise<{ browser: request.Agent; to: URL }> {
+  const browser = request.agent(app.app)
+  const response = await post(browser, { data: JSON.stringify(authenticator.authenticate(await optionsFor(browser, 'authenticate'))) })
+  return { browser, to: location(response) }
+}
 const clearsChallenge = (response: { headers: Record<string, unknown> }) => ((response.headers['set-cookie'] as string[] | undefined) ?? []).some((cookie) => /^authjs\.challenge=;/.test(cookie))
 
 describe('registering a passkey', () => {
@@ -135,9 +142,8 @@ describe('signing in with a passkey', () => {
     const { authenticator, userId } = await registered()
     authenticator.countsSignatures = false
     for (let time = 0; time < 2; time++) {
-      const browser = request.agent(app.app)
-      const response = await post(browser, { data: JSON.stringify(authenticator.authenticate(await optionsFor(browser, 'authenticate'))) })
-      expect(location(response).searchParams.get('error')).toBeNull()
+      const { browser, to } = await passkeySignIn(authenticator)
+      expect(to.searchParams.get('error')).toBeNull()
       expect((await browser.get('/me')).body?.user?.id).toBe(userId)
     }
     expect((await db('Authenticator').where({ userId }).first()).counter).toBe(0)
@@ -145,19 +151,16 @@ describe('signing in with a passkey', () => {
 
   it('refuses an assertion whose counter is the one stored (a clone that signed as often as the original) or 0 after counting, and keeps the stored counter', async () => {
     const { authenticator, userId } = await registered()
-    const first = request.agent(app.app)
-    expect(location(await post(first, { data: JSON.stringify(authenticator.authenticate(await optionsFor(first, 'authenticate'))) })).searchParams.get('error')).toBeNull()
+    expect((await passkeySignIn(authenticator)).to.searchParams.get('error')).toBeNull()
     // The clone's counter is where the original's was before that sign-in: its next assertion says 1 again.
     authenticator.credentials.at(-1)!.counter = 0
-    const clone = request.agent(app.app)
-    const refused = location(await post(clone, { data: JSON.stringify(authenticator.authenticate(await optionsFor(clone, 'authenticate'))) }))
-    expect(Object.fromEntries(refused.searchParams)).toMatchObject({ error: 'WebAuthnVerificationError', code: 'counter_replayed' })
-    expect((await clone.get('/me')).body).toBeNull()
+    const clone = await passkeySignIn(authenticator)
+    expect(Object.fromEntries(clone.to.searchParams)).toMatchObject({ error: 'WebAuthnVerificationError', code: 'counter_replayed' })
+    expect((await clone.browser.get('/me')).body).toBeNull()
     // Nor may a passkey that counted drop to 0, as a synced one would report.
     authenticator.credentials.at(-1)!.counter = 0
     authenticator.countsSignatures = false
-    const zero = request.agent(app.app)
-    expect(location(await post(zero, { data: JSON.stringify(authenticator.authenticate(await optionsFor(zero, 'authenticate'))) })).searchParams.get('code')).toBe('counter_replayed')
+    expect((await passkeySignIn(authenticator)).to.searchParams.get('code')).toBe('counter_replayed')
     expect((await db('Authenticator').where({ userId }).first()).counter).toBe(1)
   })
 
