@@ -16,6 +16,11 @@ import { Browser, GOOD_PASSWORD, mountPasswordApp, post, signUp } from './passwo
 
 const rig = useEmailRig()
 
+/** Resolves once `condition` holds, checking every 10 ms for up to 2 s (mails go out after the response). */
+async function until(condition: () => boolean): Promise<void> {
+  for (let tries = 0; !condition() && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10))
+}
+
 await describeWithDatabase('sqlite', 'the Password provider with sendMail', (server) => {
   const db = migratedDatabase(server)
   const url = () => rig.app.url
@@ -28,7 +33,7 @@ await describeWithDatabase('sqlite', 'the Password provider with sendMail', (ser
     mountPasswordApp(rig.app, db.knex, rig.smtp, { logger }, { server: undefined, sendMail: sendMail ?? (async (mail) => void mails.push(mail)) })
     /** The next mail `sendMail` received (it is called after the response). */
     const next = async (): Promise<PasswordMail> => {
-      for (let tries = 0; mails.length === 0 && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10))
+      await until(() => mails.length > 0)
       const mail = mails.shift()
       if (!mail) throw new Error('sendMail was not called')
       return mail
@@ -108,7 +113,7 @@ await describeWithDatabase('sqlite', 'the Password provider with sendMail', (ser
     })
     const response = await signUp(new Browser(), url(), 'grace@example.com', GOOD_PASSWORD)
     expect(redirectOf(response).url.pathname).toBe('/api/auth/verify-request')
-    for (let tries = 0; !logger.codes('error').includes('PasswordMailError') && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10))
+    await until(() => logger.codes('error').includes('PasswordMailError'))
     const logged = logger.lines.find((line) => line.code === 'PasswordMailError')
     expect(logged).toBeDefined()
     expect(JSON.stringify(logged)).toContain('mail API down')
