@@ -208,11 +208,17 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
   })
 
   describe('moving users over from Passport', () => {
-    it('signs in with an imported bcrypt hash and replaces it with scrypt; a wrong password is refused', async () => {
+    /** The app, and a verified user `email` whose stored password is `hash`, imported from another app. */
+    async function importedUser(email: string, hash: string) {
       mountPasswordApp(rig.app, db.knex, rig.smtp)
       const adapter = KnexAdapter(db.knex)
-      const user = await adapter.createUser({ email: 'legacy@example.com', emailVerified: new Date() })
-      await adapter.setUserPassword(user.id, bcrypt.hashSync('hunter2 but longer', 10))
+      const user = await adapter.createUser({ email, emailVerified: new Date() })
+      await adapter.setUserPassword(user.id, hash)
+      return { adapter, user }
+    }
+
+    it('signs in with an imported bcrypt hash and replaces it with scrypt; a wrong password is refused', async () => {
+      const { adapter, user } = await importedUser('legacy@example.com', bcrypt.hashSync('hunter2 but longer', 10))
       expect(redirectOf(await signIn(new Browser(), url(), 'legacy@example.com', 'hunter2 but wrong')).error).toBe('CredentialsSignin')
       expect(await adapter.getUserPassword(user.id)).toMatch(/^\$2[ab]\$10\$/)
       const browser = new Browser()
@@ -226,11 +232,8 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
     })
 
     it('signs in with an imported bcrypt hash of a password as typed, which Unicode normalisation changes (the ﬁ ligature), then accepts either spelling', async () => {
-      mountPasswordApp(rig.app, db.knex, rig.smtp)
-      const adapter = KnexAdapter(db.knex)
-      const user = await adapter.createUser({ email: 'ligature@example.com', emailVerified: new Date() })
       // The other app hashed the input as typed; Portcullis hashes its NFKC form ('firewall …').
-      await adapter.setUserPassword(user.id, bcrypt.hashSync('\ufb01rewall dragon 4242', 4))
+      const { adapter, user } = await importedUser('ligature@example.com', bcrypt.hashSync('\ufb01rewall dragon 4242', 4))
       expect(redirectOf(await signIn(new Browser(), url(), 'ligature@example.com', 'firewall dragon 4242')).error).toBe('CredentialsSignin')
       expect(await adapter.getUserPassword(user.id)).toMatch(/^\$2[ab]\$04\$/)
       expect((await signIn(new Browser(), url(), 'ligature@example.com', '\ufb01rewall dragon 4242')).headers.get('location')).toBe(`${url()}/`)
