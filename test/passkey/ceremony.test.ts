@@ -35,10 +35,10 @@ afterAll(() => db?.destroy())
 
 
 /** A stored user, and an agent signed in as that user (the credentials provider). */
-async function signedInUser(): Promise<{ agent: request.Agent; userId: string }> {
+async function signedInUser(on = app): Promise<{ agent: request.Agent; userId: string }> {
   const email = `ceremony${++users}@example.com`
-  const user = await app.adapter.createUser({ email, name: null, emailVerified: null })
-  const agent = request.agent(app.app)
+  const user = await on.adapter.createUser({ email, name: null, emailVerified: null })
+  const agent = request.agent(on.app)
   await signInAs(agent, email)
   return { agent, userId: user.id }
 }
@@ -71,8 +71,8 @@ async function registered(): Promise<{ authenticator: SoftwareAuthenticator; use
 const location = (response: { headers: Record<string, string> }) => new URL(response.headers.location!)
 
 /** A new browser signing in with `authenticator`'s passkey; where it was sent. */
-async function passkeySignIn(authenticator: SoftwareAuthenticator): Promise<{ browser: request.Agent; to: URL }> {
-  const browser = request.agent(app.app)
+async function passkeySignIn(authenticator: SoftwareAuthenticator, on = app): Promise<{ browser: request.Agent; to: URL }> {
+  const browser = request.agent(on.app)
   const response = await post(browser, { data: JSON.stringify(authenticator.authenticate(await optionsFor(browser, 'authenticate'))) })
   return { browser, to: location(response) }
 }
@@ -106,6 +106,21 @@ describe('registering a passkey', () => {
     expect(Object.fromEntries(location(response).searchParams)).toMatchObject({ error: 'WebAuthnVerificationError', code: 'not_signed_in' })
     expect(await db('Authenticator').count({ n: '*' })).toEqual(before)
     expect(JSON.stringify(app.logger.lines)).toContain('registering a passkey needs a signed-in user')
+  })
+
+  it('stores the transports the registration reports, and none when it reports none', async () => {
+    const cases: [SoftwareAuthenticator['transports'], string | null][] = [
+      [['internal', 'hybrid'], 'internal,hybrid'],
+      [[], null],
+      [undefined, null],
+    ]
+    for (const [transports, stored] of cases) {
+      const { agent, userId } = await signedInUser()
+      const authenticator = new SoftwareAuthenticator(ORIGIN)
+      authenticator.transports = transports
+      await post(agent, { action: 'register', data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'))) })
+      expect(await db('Authenticator').where({ userId }).select('transports')).toEqual([{ transports: stored }])
+    }
   })
 
   it("refuses a registration whose challenge was issued to another user than the one signed in now: back to the passkeys page with the code, the challenge cleared", async () => {
@@ -203,6 +218,35 @@ describe('signing in with a passkey', () => {
     expect(location(response).searchParams.get('code')).toBe('verification_failed')
     expect(clearsChallenge(response)).toBe(true)
     expect((await browser.get('/me')).body).toBeNull()
+  })
+})
+
+describe('user verification', () => {
+  it('when required (the default), refuses a registration and an assertion from an authenticator that did not verify the user', async () => {
+    const { agent, userId } = await signedInUser()
+    const unverified = new SoftwareAuthenticator(ORIGIN)
+    unverified.verifiesUser = false
+    const registration = await post(agent, { action: 'register', data: JSON.stringify(unverified.register(await optionsFor(agent, 'register'))) })
+    expect(location(registration).searchParams.get('code')).toBe('verification_failed')
+    expect(await db('Authenticator').where({ userId })).toEqual([])
+
+    const { authenticator } = await registered()
+    authenticator.verifiesUser = false
+    const { browser, to } = await passkeySignIn(authenticator)
+    expect(to.searchParams.get('code')).toBe('verification_failed')
+    expect((await browser.get('/me')).body).toBeNull()
+  })
+
+  it('when "preferred", registers and signs in with an authenticator that only tests presence', async () => {
+    const lenient = passkeyApp(db, ORIGIN, { passkey: { userVerification: 'preferred' } })
+    const { agent, userId } = await signedInUser(lenient)
+    const authenticator = new SoftwareAuthenticator(ORIGIN)
+    authenticator.verifiesUser = false
+    const registration = await post(agent, { action: 'register', data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'))) })
+    expect(location(registration).searchParams.get('error')).toBeNull()
+    const { browser, to } = await passkeySignIn(authenticator, lenient)
+    expect(to.searchParams.get('error')).toBeNull()
+    expect((await browser.get('/me')).body?.user?.id).toBe(userId)
   })
 })
 

@@ -36,6 +36,10 @@ export class SoftwareAuthenticator {
    * Keychain, Google Password Manager) keep it at 0: set false to answer as they do.
    */
   countsSignatures = true
+  /** Whether the authenticator says it verified the user (PIN, biometrics): the UV flag. */
+  verifiesUser = true
+  /** The transports a registration reports; undefined leaves them out, as some browsers do. */
+  transports: RegistrationResponseJSON['response']['transports'] = ['internal']
 
   /** @param origin The page's origin, as a browser would write it into the client data. */
   constructor(private readonly origin: string) {}
@@ -57,7 +61,7 @@ export class SoftwareAuthenticator {
     const length = Buffer.alloc(2)
     length.writeUInt16BE(credential.id.length)
     const attested = Buffer.concat([Buffer.alloc(16), length, credential.id, Buffer.from(isoCBOR.encode(coseKey))])
-    const authData = this.authenticatorData(options.rp.id!, FLAG_USER_PRESENT | FLAG_USER_VERIFIED | FLAG_ATTESTED_DATA, 0, attested)
+    const authData = this.authenticatorData(options.rp.id!, this.flags() | FLAG_ATTESTED_DATA, 0, attested)
     const attestation = new Map<string, CBOR>([
       ['fmt', 'none'],
       ['attStmt', new Map<string, CBOR>()],
@@ -68,7 +72,7 @@ export class SoftwareAuthenticator {
       id: base64url(credential.id),
       rawId: base64url(credential.id),
       type: 'public-key',
-      response: { clientDataJSON: this.clientData('webauthn.create', options.challenge), attestationObject: base64url(attestationObject), transports: ['internal'] },
+      response: { clientDataJSON: this.clientData('webauthn.create', options.challenge), attestationObject: base64url(attestationObject), transports: this.transports },
       clientExtensionResults: {},
       authenticatorAttachment: 'platform',
     }
@@ -77,7 +81,7 @@ export class SoftwareAuthenticator {
   /** An assertion by the last registered credential (or `credential`) for `options` (action=authenticate). */
   authenticate(options: PublicKeyCredentialRequestOptionsJSON, credential = this.credentials.at(-1)!): AuthenticationResponseJSON {
     if (this.countsSignatures) credential.counter += 1
-    const authData = this.authenticatorData(options.rpId!, FLAG_USER_PRESENT | FLAG_USER_VERIFIED, credential.counter)
+    const authData = this.authenticatorData(options.rpId!, this.flags(), credential.counter)
     const clientDataJSON = this.clientData('webauthn.get', options.challenge)
     const signature = sign('sha256', Buffer.concat([authData, sha256(Buffer.from(clientDataJSON, 'base64url'))]), credential.privateKey)
     return {
@@ -88,6 +92,10 @@ export class SoftwareAuthenticator {
       clientExtensionResults: {},
       authenticatorAttachment: 'platform',
     }
+  }
+
+  private flags(): number {
+    return this.verifiesUser ? FLAG_USER_PRESENT | FLAG_USER_VERIFIED : FLAG_USER_PRESENT
   }
 
   private authenticatorData(rpID: string, flags: number, counter: number, attested = Buffer.alloc(0)): Buffer {
