@@ -11,6 +11,7 @@ import express from 'express'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import { PasswordPolicyError, type PasswordHashing } from 'portcullis/providers/password'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind, type DatabaseServer } from '../support/databases.js'
+import { recordingLogger } from '../support/logger.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { useEmailRig } from '../email/email-app.js'
 import { Browser, FAST_HASHING, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
@@ -116,6 +117,21 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect((await post(new Browser(), url(), 'forgot-password', { email: 'unknown@example.com' })).status).toBe(429)
     })
 
+    it('counts sign-up and "send the link again" in one bucket, "forgot password" in another, neither in the sign-in\'s', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { rateLimit: { identifier: { attempts: 2, windowSeconds: 60 }, ip: { attempts: 100, windowSeconds: 60 } } })
+      const email = 'busy@example.com'
+      // The sign-up is the first of its bucket's two.
+      await verifiedUser(new Browser(), url(), rig.smtp, email)
+      const resend = () => post(new Browser(), url(), 'verify-email/resend', { email })
+      expect((await resend()).status).toBe(302)
+      expect((await resend()).status).toBe(429)
+      expect((await signUp(new Browser(), url(), email)).status).toBe(429)
+      const forgot = () => post(new Browser(), url(), 'forgot-password', { email })
+      expect([(await forgot()).status, (await forgot()).status, (await forgot()).status]).toEqual([302, 302, 429])
+      // Both buckets full, the password still signs in.
+      expect((await signIn(new Browser(), url(), email)).headers.get('location')).toBe(`${url()}/`)
+    })
+
     it('sign-in: a wrong password and an unknown address get the same answer, and each costs one verification', async () => {
       const hashing = countingHashing()
       mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { hashing })
@@ -209,8 +225,8 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
 
   describe('moving users over from Passport', () => {
     /** The app, and a verified user `email` whose stored password is `hash`, imported from another app. */
-    async function importedUser(email: string, hash: string) {
-      mountPasswordApp(rig.app, db.knex, rig.smtp)
+    async function importedUser(email: string, hash: string, config: Parameters<typeof mountPasswordApp>[3] = {}, options: Parameters<typeof mountPasswordApp>[4] = {}) {
+      mountPasswordApp(rig.app, db.knex, rig.smtp, config, options)
       const adapter = KnexAdapter(db.knex)
       const user = await adapter.createUser({ email, emailVerified: new Date() })
       await adapter.setUserPassword(user.id, hash)
@@ -240,6 +256,31 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       // Rehashed from the normalised form: both spellings are the same password now.
       expect(await adapter.getUserPassword(user.id)).toMatch(/^\$scrypt\$/)
       expect((await signIn(new Browser(), url(), 'ligature@example.com', 'firewall dragon 4242')).headers.get('location')).toBe(`${url()}/`)
+    })
+
+    it('still signs in when the upgraded hash cannot be made: the old hash kept, a warning without the password, and another try at the next sign-in', async () => {
+      const logger = recordingLogger()
+      let tries = 0
+      // As a native hasher may fail, quoting its input.
+      const failing: PasswordHashing = {
+        ...FAST_HASHING,
+        hash: async (password) => {
+          tries++
+          throw new Error(`hashing "${password}" failed: out of memory`)
+        },
+      }
+      const { adapter, user } = await importedUser('stuck@example.com', bcrypt.hashSync('stuck in the old hash', 4), { logger }, { hashing: failing })
+      const browser = new Browser()
+      expect((await signIn(browser, url(), 'stuck@example.com', 'stuck in the old hash')).headers.get('location')).toBe(`${url()}/`)
+      expect((await sessionOf(browser, url()))?.user.email).toBe('stuck@example.com')
+      expect(await adapter.getUserPassword(user.id)).toMatch(/^\$2[ab]\$04\$/)
+      expect(logger.codes('warn')).toContain('PasswordRehashFailed')
+      const logged = JSON.stringify(logger.lines)
+      expect(logged).toContain(`The password hash of user ${user.id} could not be upgraded`)
+      expect(logged).toContain('failed: out of memory')
+      expect(logged).not.toContain('stuck in the old hash')
+      await signIn(new Browser(), url(), 'stuck@example.com', 'stuck in the old hash')
+      expect(tries).toBe(2)
     })
   })
 

@@ -19,11 +19,13 @@ function flowSuite(kind: DatabaseKind) {
   return (server: Parameters<Parameters<typeof describeWithDatabase>[2]>[0]) => {
     const db = migratedDatabase(server)
     let auth: AuthApp
-    const events: { name: string; email: string | null | undefined }[] = []
+    const events: { name: string; email: string | null | undefined; isNewUser?: boolean | undefined }[] = []
     const mount = (options: Parameters<typeof mountPasswordApp>[4] = {}, config: Parameters<typeof mountPasswordApp>[3] = {}) => {
       events.length = 0
       const on = (name: string) => (message: { user: { email?: string | null } }) => void events.push({ name, email: message.user.email })
-      auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { events: { createUser: on('createUser'), updateUser: on('updateUser') }, ...config }, options)
+      // The user is created by the sign-up, not by a sign-in: every password sign-in has isNewUser false.
+      const signedIn = ({ user, isNewUser }: { user: { email?: string | null }; isNewUser?: boolean | undefined }) => void events.push({ name: 'signIn', email: user.email, isNewUser })
+      auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { events: { createUser: on('createUser'), updateUser: on('updateUser'), signIn: signedIn }, ...config }, options)
       return auth
     }
     const url = () => rig.app.url
@@ -53,7 +55,10 @@ function flowSuite(kind: DatabaseKind) {
       expect((await sessionOf(browser, url()))?.user).toMatchObject({ email: 'ada@example.com', name: 'Ada' })
       const [user] = await users(db.knex)
       expect(user.emailVerified).not.toBeNull()
-      expect(events.map((event) => event.name)).toEqual(['createUser', 'updateUser'])
+      expect(events.slice(1)).toEqual([
+        { name: 'updateUser', email: 'ada@example.com' },
+        { name: 'signIn', email: 'ada@example.com', isNewUser: false },
+      ])
       // The link works once: another browser is asked first, and its answer is refused.
       const second = new Browser()
       const confirm = await second.request(mail.link)
@@ -64,6 +69,7 @@ function flowSuite(kind: DatabaseKind) {
       const signedIn = await signIn(laptop, url(), 'ada@example.com')
       expect(signedIn.status).toBe(302)
       expect((await sessionOf(laptop, url()))?.user.email).toBe('ada@example.com')
+      expect(events.at(-1)).toEqual({ name: 'signIn', email: 'ada@example.com', isNewUser: false })
     })
 
     it('answers a taken address exactly as a new one (status, location, cookie names), and mails its owner instead of creating anyone', async () => {
@@ -150,8 +156,10 @@ function flowSuite(kind: DatabaseKind) {
       expect(form.headers.get('cache-control')).toBe('no-store')
       expect((await asker.request(link)).status).toBe(200)
 
+      events.length = 0
       const reset = await asker.submitForm(form, { password: 'a brand new passphrase' })
       expect(reset.status).toBe(302)
+      expect(events.filter((event) => event.name === 'signIn')).toEqual([{ name: 'signIn', email: 'kim@example.com', isNewUser: false }])
       expect((await sessionOf(asker, url()))?.user.email).toBe('kim@example.com')
       expect(await sessionOf(phone, url())).toBeNull()
       expect(await sessionOf(laptop, url())).toBeNull()
