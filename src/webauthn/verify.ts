@@ -55,7 +55,8 @@ export async function verifyPasskeySignIn(adapter: PasskeyAdapter, provider: Pas
   } catch (error) {
     throw new WebAuthnVerificationError('verification_failed', `The passkey sign-in response was refused: ${describeError(error)}`, { cause: error })
   }
-  if ((newCounter > 0 || authenticator.counter > 0) && newCounter <= authenticator.counter) {
+  // A passkey that never counted (synced passkeys keep 0) may go on at 0; one that counted must count up.
+  if (authenticator.counter > 0 && newCounter <= authenticator.counter) {
     throw new WebAuthnVerificationError(
       'counter_replayed',
       `The passkey's signature counter went from ${authenticator.counter} to ${newCounter}: the response comes from a cloned authenticator (or a replay), so it is refused. If the user lost no device, remove this passkey.`,

@@ -5,13 +5,15 @@
  * a challenge issued to another user, a replayed assertion, a bad action, a GET. The browser suite
  * (test/passkey/browser.test.ts) runs the same ceremonies in Chromium.
  */
+import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
+import { KnexAdapter } from 'portcullis/adapters/knex'
 import request from 'supertest'
 import type { PasskeyInfo } from 'portcullis'
 import { fetchCsrfToken } from '../support/flow.js'
 import { SoftwareAuthenticator } from '../support/software-authenticator.js'
-import { passkeyApp, passkeyDatabase, type PasskeyApp } from './passkey-app.js'
+import { passkeyApp, passkeyDatabase, SECRET, type PasskeyApp } from './passkey-app.js'
 
 const ORIGIN = 'https://app.example.com'
 let db: Knex
@@ -23,6 +25,8 @@ beforeAll(async () => {
   db = await passkeyDatabase()
   app = passkeyApp(db, ORIGIN, {
     config: {
+      // Every request comes from one address here; the suite asks for more than 50 challenges.
+      rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } },
       events: {
         passkeyAdded: ({ userId }: { userId: string; passkey: PasskeyInfo }) => void events.push({ name: 'passkeyAdded', userId }),
         linkAccount: ({ user }) => void events.push({ name: 'linkAccount', userId: user.id! }),
@@ -153,6 +157,16 @@ describe('signing in with a passkey', () => {
     expect((await db('Authenticator').where({ userId }).first()).counter).toBe(1)
   })
 
+  it('signs in again and again with a passkey that counts its signatures, storing each new counter', async () => {
+    const { authenticator, userId } = await registered()
+    for (const counter of [1, 2, 3]) {
+      const { browser, to } = await passkeySignIn(authenticator)
+      expect(to.searchParams.get('error')).toBeNull()
+      expect((await browser.get('/me')).body?.user?.id).toBe(userId)
+      expect((await db('Authenticator').where({ userId }).first()).counter).toBe(counter)
+    }
+  })
+
   it('signs in again and again with a synced passkey, whose signature counter stays 0', async () => {
     const { authenticator, userId } = await registered()
     authenticator.countsSignatures = false
@@ -177,6 +191,29 @@ describe('signing in with a passkey', () => {
     authenticator.countsSignatures = false
     expect((await passkeySignIn(authenticator)).to.searchParams.get('code')).toBe('counter_replayed')
     expect((await db('Authenticator').where({ userId }).first()).counter).toBe(1)
+  })
+
+  it('of two sign-ins that present the same counter at once (a clone used beside the original), refuses one', async () => {
+    const { authenticator, userId } = await registered()
+    authenticator.countsSignatures = false
+    authenticator.credentials.at(-1)!.counter = 5
+    // Both sign-ins read the stored passkey (counter 0) before either stores its counter.
+    const stored = KnexAdapter(db)
+    let reads = 0
+    let bothRead!: () => void
+    const gate = new Promise<void>((resolve) => (bothRead = resolve))
+    const getAuthenticator = async (id: string) => {
+      const found = await stored.getAuthenticator(id)
+      if (++reads === 2) bothRead()
+      await gate
+      return found
+    }
+    const gated = passkeyApp(db, ORIGIN, { config: { adapter: { ...stored, getAuthenticator } } })
+    const both = await Promise.all([passkeySignIn(authenticator, gated), passkeySignIn(authenticator, gated)])
+    expect(both.map(({ to }) => to.searchParams.get('code')).sort()).toEqual(['counter_conflict', null])
+    const sessions = await Promise.all(both.map(async ({ browser }) => (await browser.get('/me')).body?.user?.id ?? null))
+    expect(sessions.sort()).toEqual([userId, null].sort())
+    expect((await db('Authenticator').where({ userId }).first()).counter).toBe(5)
   })
 
   it('uses a challenge once: the same assertion posted again is refused', async () => {
@@ -218,6 +255,81 @@ describe('signing in with a passkey', () => {
     expect(location(response).searchParams.get('code')).toBe('verification_failed')
     expect(clearsChallenge(response)).toBe(true)
     expect((await browser.get('/me')).body).toBeNull()
+  })
+})
+
+/** What was logged since the last `clear()`, as text. */
+const logged = () => app.logger.lines.map((line) => line.message.map(String).join(' ')).join('\n')
+const clientData = (fields: unknown) => Buffer.from(JSON.stringify(fields)).toString('base64url')
+
+describe('posts that are not what a browser sends', () => {
+  type Assertion = ReturnType<SoftwareAuthenticator['authenticate']>
+  const withClientData = (assertion: Assertion, encoded: string) => JSON.stringify({ ...assertion, response: { ...assertion.response, clientDataJSON: encoded } })
+  const NOT_A_RESPONSE = 'The posted data is not a WebAuthn authentication response (JSON with id, type "public-key" and response.clientDataJSON, response.authenticatorData, response.signature).'
+  const NOT_CLIENT_DATA = "The response's clientDataJSON is not the JSON a browser makes (type, challenge, origin)."
+  // Each case: what is posted (made from a good assertion for the browser's challenge), the code, what is logged.
+  const cases: [string, (assertion: Assertion, challenge: string) => string, string, string][] = [
+    ['no JSON', () => '{"id":', 'response_invalid', NOT_A_RESPONSE],
+    ['JSON null', () => 'null', 'response_invalid', NOT_A_RESPONSE],
+    ['a number', () => '42', 'response_invalid', NOT_A_RESPONSE],
+    ['another type', (assertion) => JSON.stringify({ ...assertion, type: 'password' }), 'response_invalid', NOT_A_RESPONSE],
+    ['an id that is no base64url', (assertion) => JSON.stringify({ ...assertion, id: 'not/base64url!' }), 'response_invalid', NOT_A_RESPONSE],
+    ['an id over 16 KiB', (assertion) => JSON.stringify({ ...assertion, id: 'A'.repeat(16_385) }), 'response_invalid', NOT_A_RESPONSE],
+    ['an id of 16 KiB, no passkey of this site', (assertion) => JSON.stringify({ ...assertion, id: 'A'.repeat(16_384) }), 'unknown_credential', 'No stored passkey has the credential id'],
+    ['a response that is a string', (assertion) => JSON.stringify({ ...assertion, response: 'signed' }), 'response_invalid', NOT_A_RESPONSE],
+    ['no signature', (assertion) => JSON.stringify({ ...assertion, response: { ...assertion.response, signature: undefined } }), 'response_invalid', NOT_A_RESPONSE],
+    ['client data that is no JSON', (assertion) => withClientData(assertion, Buffer.from('nope').toString('base64url')), 'response_invalid', NOT_CLIENT_DATA],
+    ['client data that is null', (assertion) => withClientData(assertion, clientData(null)), 'response_invalid', NOT_CLIENT_DATA],
+    ['client data without a type', (assertion, challenge) => withClientData(assertion, clientData({ challenge, origin: ORIGIN })), 'response_invalid', NOT_CLIENT_DATA],
+    ['client data without a challenge', (assertion) => withClientData(assertion, clientData({ type: 'webauthn.get', origin: ORIGIN })), 'response_invalid', NOT_CLIENT_DATA],
+    ['client data without an origin', (assertion, challenge) => withClientData(assertion, clientData({ type: 'webauthn.get', challenge })), 'response_invalid', NOT_CLIENT_DATA],
+    ["a registration's client data", (assertion, challenge) => withClientData(assertion, clientData({ type: 'webauthn.create', challenge, origin: ORIGIN })), 'response_invalid', `The response's client data is of type "webauthn.create", not "webauthn.get".`],
+    ['a challenge one character longer', (assertion, challenge) => withClientData(assertion, clientData({ type: 'webauthn.get', challenge: `${challenge}A`, origin: ORIGIN })), 'challenge_mismatch', "The response signs another challenge than this browser's challenge cookie holds"],
+    ['another origin', (assertion, challenge) => withClientData(assertion, clientData({ type: 'webauthn.get', challenge, origin: 'https://app.example.com.evil.test' })), 'origin_mismatch', 'The browser signed the passkey response for https://app.example.com.evil.test, not https://app.example.com'],
+  ]
+
+  it.each(cases)('a sign-in with %s: refused with its code, said in the log, no session, the challenge cleared', async (_name, make, code, message) => {
+    const { authenticator } = await registered()
+    app.logger.clear()
+    const browser = request.agent(app.app)
+    const options = await optionsFor(browser, 'authenticate')
+    const response = await post(browser, { data: make(authenticator.authenticate(options), options.challenge) })
+    expect(Object.fromEntries(location(response).searchParams)).toMatchObject({ error: 'WebAuthnVerificationError', code })
+    expect(logged()).toContain(message)
+    expect(clearsChallenge(response)).toBe(true)
+    expect((await browser.get('/me')).body).toBeNull()
+  })
+
+  it('a registration without its attestation object: refused, saying what a registration response holds, nothing stored', async () => {
+    const { agent, userId } = await signedInUser()
+    app.logger.clear()
+    const registration = new SoftwareAuthenticator(ORIGIN).register(await optionsFor(agent, 'register'))
+    const response = await post(agent, { action: 'register', data: JSON.stringify({ ...registration, response: { ...registration.response, attestationObject: undefined } }) })
+    expect(location(response).searchParams.get('code')).toBe('response_invalid')
+    expect(logged()).toContain('The posted data is not a WebAuthn registration response (JSON with id, type "public-key" and response.clientDataJSON, response.attestationObject).')
+    expect(await db('Authenticator').where({ userId })).toEqual([])
+  })
+
+  it('a passkey registered again (an authenticator that ignores excludeCredentials): refused, the stored one unchanged', async () => {
+    const { authenticator, userId } = await registered()
+    const [before] = await db('Authenticator').where({ userId })
+    const agent = request.agent(app.app)
+    await signInAs(agent, (await app.adapter.getUser(userId))!.email!)
+    const response = await post(agent, { action: 'register', data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'), authenticator.credentials.at(-1)!)) })
+    expect(location(response).searchParams.get('code')).toBe('credential_exists')
+    expect(await db('Authenticator').where({ userId })).toEqual([before])
+  })
+})
+
+describe('the registration options', () => {
+  it('ask for a discoverable passkey that verifies the user, filed under a user handle derived from the user id', async () => {
+    const { agent, userId } = await signedInUser()
+    const { email } = (await app.adapter.getUser(userId))!
+    const options = await optionsFor(agent, 'register')
+    expect(options.authenticatorSelection).toEqual({ residentKey: 'required', requireResidentKey: true, userVerification: 'required' })
+    // Kept from version to version: a password manager files a user's passkeys under their handle.
+    const handle = createHmac('sha256', SECRET).update(`portcullis webauthn user handle\0${userId}`).digest('base64url')
+    expect(options.user).toEqual({ id: handle, name: email, displayName: email })
   })
 })
 

@@ -15,6 +15,7 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON
 interface Credential {
   id: Buffer
   privateKey: KeyObject
+  publicKey: KeyObject
   userHandle: string
   counter: number
 }
@@ -44,12 +45,14 @@ export class SoftwareAuthenticator {
   /** @param origin The page's origin, as a browser would write it into the client data. */
   constructor(private readonly origin: string) {}
 
-  /** A new credential for `options` (GET /webauthn-options?action=register). */
-  register(options: PublicKeyCredentialCreationOptionsJSON): RegistrationResponseJSON {
-    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
-    const jwk = publicKey.export({ format: 'jwk' })
-    const credential: Credential = { id: randomBytes(16), privateKey, userHandle: options.user.id, counter: 0 }
-    this.credentials.push(credential)
+  /**
+   * A new credential for `options` (GET /webauthn-options?action=register), or `again` registered once
+   * more (what an authenticator ignoring `excludeCredentials` would send).
+   */
+  register(options: PublicKeyCredentialCreationOptionsJSON, again?: Credential): RegistrationResponseJSON {
+    const credential: Credential = again ?? { id: randomBytes(16), ...generateKeyPairSync('ec', { namedCurve: 'P-256' }), userHandle: options.user.id, counter: 0 }
+    if (!again) this.credentials.push(credential)
+    const jwk = credential.publicKey.export({ format: 'jwk' })
     // COSE_Key (RFC 9053): kty EC2, alg ES256, crv P-256, x, y.
     const coseKey = new Map<number, number | Uint8Array>([
       [1, 2],
