@@ -47,7 +47,8 @@
  * window moves its count by several percent, and a build that allocates the same can still collect at
  * another rate when V8 sizes its young generation differently (docs/performance-record.md: on Node
  * 24 the bundled build's windows held 45,000-63,000 collector instructions a request, the previous
- * build's 900-2,500); `BENCH_SEMI_SPACE` pins that size. `BENCH_CALLGRIND_KEEP=1` keeps the dumps.
+ * build's 900-2,500), so every row's young generation is pinned at 16 MB a semi-space unless
+ * `BENCH_SEMI_SPACE` says otherwise. `BENCH_CALLGRIND_KEEP=1` keeps the dumps.
  *
  * Each server answers GET /api/auth/session once before the counted requests, as bench/http.ts's
  * servers do before they are timed (bench/http-sessions.ts's answerAuthRouteFirst says why).
@@ -72,14 +73,13 @@ const PIPELINE = process.env.BENCH_INSTRUCTIONS === 'pipeline'
 /** `BENCH_CACHE_SIM=1`: the caches and the branch predictor simulated too. */
 const CACHE_SIM = process.env.BENCH_CACHE_SIM === '1'
 /**
- * `BENCH_SEMI_SPACE=16`: each semi-space of the young generation pinned at that many MB (V8's
- * `--min-semi-space-size` and `--max-semi-space-size`). Unpinned, V8 grows it with the survival rate,
- * so two builds of the same read can collect at different rates and a collection can fall into one
- * row's window and not another's; pinned, every row scavenges once per the same number of bytes
- * allocated.
+ * Each semi-space of the young generation pinned at this many MB (V8's `--min-semi-space-size` and
+ * `--max-semi-space-size`): 16 unless `BENCH_SEMI_SPACE` gives another number, or `off` for V8's own
+ * sizing. Unpinned, V8 grows it with the survival rate, so two builds of the same read can collect at
+ * different rates and a collection can fall into one row's window and not another's; pinned, every
+ * row scavenges once per the same number of bytes allocated, and counts of two builds compare.
  */
-const SEMI_SPACE = process.env.BENCH_SEMI_SPACE
-if (SEMI_SPACE !== undefined && !/^[1-9]\d*$/.test(SEMI_SPACE)) throw new Error(`BENCH_SEMI_SPACE=${SEMI_SPACE}: a whole number of MB is expected`)
+const SEMI_SPACE = semiSpace(process.env.BENCH_SEMI_SPACE ?? '16')
 /** `BENCH_CALLGRIND_KEEP=1`: each row's dump is kept (its path printed), for `callgrind_annotate`. */
 const KEEP_DUMPS = process.env.BENCH_CALLGRIND_KEEP === '1'
 const WARMUP = QUICK ? 300 : 30_000
@@ -190,7 +190,7 @@ const eachRequest = (...names: string[]) => counted.map((events) => names.reduce
 const perRequest = eachRequest('Ir')
 
 const [plain, plainAwait, floor, coldMe, warmMe, sessionRoute] = perRequest as [number, number, number, number, number, number]
-const how = [PIPELINE ? 'in process, no socket (BENCH_INSTRUCTIONS=pipeline)' : '10 connections', ...(SEMI_SPACE ? [`semi-spaces pinned at ${SEMI_SPACE} MB`] : [])].join('; ')
+const how = [PIPELINE ? 'in process, no socket (BENCH_INSTRUCTIONS=pipeline)' : '10 connections', SEMI_SPACE ? `semi-spaces pinned at ${SEMI_SPACE} MB` : 'semi-spaces sized by V8 (BENCH_SEMI_SPACE=off)'].join('; ')
 console.log(
   `\nNode ${process.version}, callgrind, the server's instructions per request over ${thousands(WINDOW)} requests after ${thousands(WARMUP)} uncounted (${how})\n`,
 )
@@ -218,4 +218,11 @@ if (CACHE_SIM) {
     ['HTTP, a request', ...columns.map(([name]) => name)],
     rows.map((row, i) => [row.name, ...columns.map(([, values]) => `${thousands(values[i]!)} (${(values[i]! / values[0]!).toFixed(3)})`)]),
   )
+}
+
+/** `BENCH_SEMI_SPACE`'s value: a whole number of MB, or undefined for `off`. */
+function semiSpace(value: string): string | undefined {
+  if (value === 'off') return undefined
+  if (!/^[1-9]\d*$/.test(value)) throw new Error(`BENCH_SEMI_SPACE=${value}: a whole number of MB, or off, is expected`)
+  return value
 }
