@@ -82,6 +82,9 @@ async function passkeySignIn(authenticator: SoftwareAuthenticator, on = app): Pr
   return { browser, to: location(response) }
 }
 const clearsChallenge = (response: { headers: Record<string, unknown> }) => ((response.headers['set-cookie'] as string[] | undefined) ?? []).some((cookie) => /^authjs\.challenge=;/.test(cookie))
+/** What was logged since the last `clear()`, as text. */
+const logged = () => app.logger.lines.map((line) => line.message.map(String).join(' ')).join('\n')
+const clientData = (fields: unknown) => Buffer.from(JSON.stringify(fields)).toString('base64url')
 
 describe('registering a passkey', () => {
   it('stores the passkey with its webauthn account, fires linkAccount and passkeyAdded, and goes back to the passkeys page', async () => {
@@ -184,8 +187,10 @@ describe('signing in with a passkey', () => {
     expect((await passkeySignIn(authenticator)).to.searchParams.get('error')).toBeNull()
     // The clone's counter is where the original's was before that sign-in: its next assertion says 1 again.
     authenticator.credentials.at(-1)!.counter = 0
+    app.logger.clear()
     const clone = await passkeySignIn(authenticator)
     expect(Object.fromEntries(clone.to.searchParams)).toMatchObject({ error: 'WebAuthnVerificationError', code: 'counter_replayed' })
+    expect(logged()).toContain("The passkey's signature counter went from 1 to 1: the response comes from a cloned authenticator")
     expect((await clone.browser.get('/me')).body).toBeNull()
     // Nor may a passkey that counted drop to 0, as a synced one would report.
     authenticator.credentials.at(-1)!.counter = 0
@@ -212,6 +217,7 @@ describe('signing in with a passkey', () => {
     const gated = passkeyApp(db, ORIGIN, { config: { adapter: { ...stored, getAuthenticator } } })
     const both = await Promise.all([passkeySignIn(authenticator, gated), passkeySignIn(authenticator, gated)])
     expect(both.map(({ to }) => to.searchParams.get('code')).sort()).toEqual(['counter_conflict', null])
+    expect(JSON.stringify(gated.logger.lines)).toContain('Another sign-in with this passkey stored its counter at the same moment')
     const sessions = await Promise.all(both.map(async ({ browser }) => (await browser.get('/me')).body?.user?.id ?? null))
     expect(sessions.filter(Boolean)).toEqual([userId])
     expect((await db('Authenticator').where({ userId }).first()).counter).toBe(5)
@@ -252,16 +258,14 @@ describe('signing in with a passkey', () => {
     const assertion = authenticator.authenticate(await optionsFor(browser, 'authenticate'))
     const signature = Buffer.from(assertion.response.signature, 'base64url')
     signature[signature.length - 1]! ^= 1
+    app.logger.clear()
     const response = await post(browser, { data: JSON.stringify({ ...assertion, response: { ...assertion.response, signature: signature.toString('base64url') } }) })
     expect(location(response).searchParams.get('code')).toBe('verification_failed')
+    expect(logged()).toContain('The passkey sign-in response was refused: ')
     expect(clearsChallenge(response)).toBe(true)
     expect((await browser.get('/me')).body).toBeNull()
   })
 })
-
-/** What was logged since the last `clear()`, as text. */
-const logged = () => app.logger.lines.map((line) => line.message.map(String).join(' ')).join('\n')
-const clientData = (fields: unknown) => Buffer.from(JSON.stringify(fields)).toString('base64url')
 
 describe('posts that are not what a browser sends', () => {
   type Assertion = ReturnType<SoftwareAuthenticator['authenticate']>
@@ -275,6 +279,7 @@ describe('posts that are not what a browser sends', () => {
     ['a number', () => '42', 'response_invalid', NOT_A_RESPONSE],
     ['another type', (assertion) => JSON.stringify({ ...assertion, type: 'password' }), 'response_invalid', NOT_A_RESPONSE],
     ['an id that is no base64url', (assertion) => JSON.stringify({ ...assertion, id: 'not/base64url!' }), 'response_invalid', NOT_A_RESPONSE],
+    ['an id that begins outside base64url', (assertion) => JSON.stringify({ ...assertion, id: `!${assertion.id}` }), 'response_invalid', NOT_A_RESPONSE],
     ['an id over 16 KiB', (assertion) => JSON.stringify({ ...assertion, id: 'A'.repeat(16_385) }), 'response_invalid', NOT_A_RESPONSE],
     ['an id of 16 KiB, no passkey of this site', (assertion) => JSON.stringify({ ...assertion, id: 'A'.repeat(16_384) }), 'unknown_credential', 'No stored passkey has the credential id'],
     ['a response that is a string', (assertion) => JSON.stringify({ ...assertion, response: 'signed' }), 'response_invalid', NOT_A_RESPONSE],
@@ -313,11 +318,13 @@ describe('posts that are not what a browser sends', () => {
 
   it('a passkey registered again (an authenticator that ignores excludeCredentials): refused, the stored one unchanged', async () => {
     const { authenticator, userId } = await registered()
+    app.logger.clear()
     const [before] = await db('Authenticator').where({ userId })
     const agent = request.agent(app.app)
     await signInAs(agent, (await app.adapter.getUser(userId))!.email!)
     const response = await post(agent, { action: 'register', data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'), authenticator.credentials.at(-1)!)) })
     expect(location(response).searchParams.get('code')).toBe('credential_exists')
+    expect(logged()).toContain('This passkey is registered already.')
     expect(await db('Authenticator').where({ userId })).toEqual([before])
   })
 })
@@ -339,8 +346,10 @@ describe('user verification', () => {
     const { agent, userId } = await signedInUser()
     const unverified = new SoftwareAuthenticator(ORIGIN)
     unverified.verifiesUser = false
+    app.logger.clear()
     const registration = await post(agent, { action: 'register', data: JSON.stringify(unverified.register(await optionsFor(agent, 'register'))) })
     expect(location(registration).searchParams.get('code')).toBe('verification_failed')
+    expect(logged()).toContain('The passkey registration response was refused: ')
     expect(await db('Authenticator').where({ userId })).toEqual([])
 
     const { authenticator } = await registered()
