@@ -64,11 +64,16 @@ async function signInAs(agent: request.Agent, email: string): Promise<void> {
   await agent.post('/api/auth/callback/credentials').type('form').send({ csrfToken, email }).expect(302)
 }
 
+/** `authenticator`'s answer to `agent`'s registration options, posted with `fields` (a callbackUrl, say). */
+async function postRegistration(agent: request.Agent, authenticator: SoftwareAuthenticator, fields: Record<string, unknown> = {}) {
+  return post(agent, { action: 'register', ...fields, data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'))) })
+}
+
 /** A user with a registered passkey, and the authenticator holding it. */
 async function registered(): Promise<{ authenticator: SoftwareAuthenticator; userId: string }> {
   const { agent, userId } = await signedInUser()
   const authenticator = new SoftwareAuthenticator(ORIGIN)
-  const response = await post(agent, { action: 'register', data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'))) })
+  const response = await postRegistration(agent, authenticator)
   expect(response.headers.location).toBe(`${new URL(response.request.url).origin}/api/auth/passkeys`)
   return { authenticator, userId }
 }
@@ -101,7 +106,7 @@ describe('registering a passkey', () => {
 
   it('goes to the callbackUrl given with the registration', async () => {
     const { agent } = await signedInUser()
-    const response = await post(agent, { action: 'register', callbackUrl: '/settings/security', data: JSON.stringify(new SoftwareAuthenticator(ORIGIN).register(await optionsFor(agent, 'register'))) })
+    const response = await postRegistration(agent, new SoftwareAuthenticator(ORIGIN), { callbackUrl: '/settings/security' })
     expect(location(response).pathname).toBe('/settings/security')
   })
 
@@ -126,7 +131,7 @@ describe('registering a passkey', () => {
       const { agent, userId } = await signedInUser()
       const authenticator = new SoftwareAuthenticator(ORIGIN)
       authenticator.transports = transports
-      await post(agent, { action: 'register', data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'))) })
+      await postRegistration(agent, authenticator)
       expect(await db('Authenticator').where({ userId }).select('transports')).toEqual([{ transports: stored }])
     }
   })
@@ -347,7 +352,7 @@ describe('user verification', () => {
     const unverified = new SoftwareAuthenticator(ORIGIN)
     unverified.verifiesUser = false
     app.logger.clear()
-    const registration = await post(agent, { action: 'register', data: JSON.stringify(unverified.register(await optionsFor(agent, 'register'))) })
+    const registration = await postRegistration(agent, unverified)
     expect(location(registration).searchParams.get('code')).toBe('verification_failed')
     expect(logged()).toContain('The passkey registration response was refused: ')
     expect(await db('Authenticator').where({ userId })).toEqual([])
@@ -364,7 +369,7 @@ describe('user verification', () => {
     const { agent, userId } = await signedInUser(lenient)
     const authenticator = new SoftwareAuthenticator(ORIGIN)
     authenticator.verifiesUser = false
-    const registration = await post(agent, { action: 'register', data: JSON.stringify(authenticator.register(await optionsFor(agent, 'register'))) })
+    const registration = await postRegistration(agent, authenticator)
     expect(location(registration).searchParams.get('error')).toBeNull()
     const { browser, to } = await passkeySignIn(authenticator, lenient)
     expect(to.searchParams.get('error')).toBeNull()
