@@ -41,7 +41,10 @@ describe('isoDate', () => {
   })
 
   it('leaves the edges to Date: before 1970, after 9999, fractions, and invalid times (RangeError)', () => {
-    for (const ms of [-1, -86_400_001, 253_402_300_799_999, 253_402_300_800_000, 8.64e15, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 8.64e15 + 1]) {
+    // Years 1 and -1 (Date writes them as 0001 and -000001) and Date's first instant: a fast path
+    // taking negative times would write them unpadded.
+    const before1970 = [-1, -86_400_001, -62_135_596_800_000, -62_198_755_200_000, -8.64e15]
+    for (const ms of [...before1970, 253_402_300_799_999, 253_402_300_800_000, 8.64e15, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 8.64e15 + 1]) {
       expect(viaIsoDate(ms)).toBe(viaDate(ms))
     }
     expect(() => isoDate(Number.NaN)).toThrow(RangeError)
