@@ -175,6 +175,24 @@ describe('the generic Email provider', () => {
     await browser.request(params.url)
     expect((await sessionOf(browser, app.url))?.user.email).toBe('mixed@example.com')
   })
+  it('makes a link last 24 hours when maxAge is not given, as Auth.js does', async () => {
+    const sent: SendVerificationRequestParams[] = []
+    const { handlers } = Portcullis({
+      secret: SECRET,
+      logger: silentLogger,
+      adapter: KnexAdapter(db),
+      providers: [Email({ sendVerificationRequest: (params) => void sent.push(params) })],
+    })
+    const server = express()
+    server.use('/api/auth', handlers)
+    app.mount(server)
+    const before = Date.now()
+    await requestLink(new Browser(), app.url, 'day@example.com', { providerId: 'email' })
+    const after = Date.now()
+    expect(sent[0]!.provider.maxAge).toBe(24 * 60 * 60)
+    expect(sent[0]!.expires.getTime()).toBeGreaterThanOrEqual(before + 86_400_000)
+    expect(sent[0]!.expires.getTime()).toBeLessThanOrEqual(after + 86_400_000)
+  })
 })
 
 describe('server-side signIn(id, { email })', () => {

@@ -39,6 +39,10 @@ describe('normalizeEmailAddress', () => {
     'a@b\u2028c',
     'a@b\u00a0c',
     'a\u200d@b',
+    // A refused character before allowed ones, in the local part and in a label after the first.
+    'a<b@c.example',
+    'a\u202eb@c.example',
+    'a@b.ex_ample',
     'a@b\ufeffc',
     'a\u202e@b',
     'a@b\uff20c',
