@@ -49,6 +49,14 @@ describe('what authorize() returns', () => {
     expect(ids[0]).not.toBe(ids[1])
     expect(ids.slice(2)).toEqual(['0', 'user-7'])
   })
+  it("is given the form's own fields, without Portcullis's (csrfToken, callbackUrl, redirect, redirectTo)", async () => {
+    const received: Record<string, unknown>[] = []
+    const { agent } = appWith((fields) => (received.push(fields), { id: 'ada' }))
+    // What Auth.js's client posts for signIn('credentials', { redirect: false, redirectTo: '/after', ... }).
+    const fields = { username: 'ada', password: 'lovelace', callbackUrl: '/after', redirect: 'false', redirectTo: '/after', remember: 'on' }
+    expect(setCookie(await signInWithPassword(agent, fields), 'authjs.session-token')).toBeDefined()
+    expect(received).toEqual([{ username: 'ada', password: 'lovelace', remember: 'on' }])
+  })
 })
 
 describe('what authorize() throws', () => {
