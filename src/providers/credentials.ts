@@ -16,7 +16,10 @@ export interface CredentialInput {
   [attribute: string]: unknown
 }
 
-/** Your check of the submitted fields. Return the user, or `null` (or throw `CredentialsSignin`) to refuse. */
+/**
+ * Your check of the submitted fields: every field of the posted form but Portcullis's own (`csrfToken`,
+ * `callbackUrl`, `redirect`, `redirectTo`). Return the user, or `null` (or throw `CredentialsSignin`) to refuse.
+ */
 export type Authorize<Fields extends string = string> = (
   credentials: Partial<Record<Fields, unknown>>,
   request: AuthIncomingRequest,
