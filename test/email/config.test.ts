@@ -175,6 +175,7 @@ describe('the generic Email provider', () => {
     await browser.request(params.url)
     expect((await sessionOf(browser, app.url))?.user.email).toBe('mixed@example.com')
   })
+
   it('makes a link last 24 hours when maxAge is not given, as Auth.js does', async () => {
     const sent: SendVerificationRequestParams[] = []
     const { handlers } = Portcullis({

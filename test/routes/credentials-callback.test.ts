@@ -49,6 +49,7 @@ describe('what authorize() returns', () => {
     expect(ids[0]).not.toBe(ids[1])
     expect(ids.slice(2)).toEqual(['0', 'user-7'])
   })
+
   it("is given the form's own fields, without Portcullis's (csrfToken, callbackUrl, redirect, redirectTo)", async () => {
     const received: Record<string, unknown>[] = []
     const { agent } = appWith((fields) => (received.push(fields), { id: 'ada' }))
