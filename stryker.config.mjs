@@ -43,8 +43,9 @@ export default {
   // a short grace keeps such mutants from holding a worker long.
   timeoutMS: 8000,
   timeoutFactor: 1.5,
-  // A mutant of a module-level constant (a regex, a table) is evaluated when its module loads, which
-  // Stryker's coverage counts for no test ("static"). Running each against every test of the scope is
+  // A mutant of a module-level constant (a regex, a table) is evaluated when its module loads, and code
+  // a suite's set-up runs (a beforeAll) is reached outside any test: Stryker's coverage counts either for
+  // no test ("static"). Running each against every test of the scope is
   // slow, so by default they are not: a purely static mutant is ignored, and one whose module is also
   // loaded inside some test (`jest.isolateModulesAsync`) counts as covered by those tests and is run
   // against them only, so it may be reported surviving where other tests would kill it. PORTCULLIS_MUTATE_STATIC=1
