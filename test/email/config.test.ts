@@ -184,9 +184,7 @@ describe('the generic Email provider', () => {
       adapter: KnexAdapter(db),
       providers: [Email({ sendVerificationRequest: (params) => void sent.push(params) })],
     })
-    const server = express()
-    server.use('/api/auth', handlers)
-    app.mount(server)
+    app.mount(express().use('/api/auth', handlers))
     const before = Date.now()
     await requestLink(new Browser(), app.url, 'day@example.com', { providerId: 'email' })
     const after = Date.now()
