@@ -467,7 +467,7 @@ export interface SessionOptions {
  * - `'memory'`: in this process, per `Portcullis()` instance (one process only).
  * - `{ knex }`: a table of the app's database (default `portcullis_session_store`, created on first
  *   use unless `createTable: false`), on PostgreSQL, MySQL/MariaDB or SQLite.
- * - `{ redis }`: Redis through an ioredis client (keys under `keyPrefix`, default `portcullis:session`).
+ * - `{ redis }`: Redis through an ioredis 5 or 6 client (keys under `keyPrefix`, default `portcullis:session`).
  */
 export type SessionStoreOption =
   | 'memory'
@@ -738,7 +738,7 @@ export interface RateLimitKnex {
   client: unknown
 }
 
-/** A Redis client: ioredis (tested), or node-redis 4 and later. */
+/** A Redis client: ioredis 5 or 6, or node-redis (the `redis` package, 4 and later; tested with 6). */
 export interface RateLimitRedis {
   multi: (...args: never[]) => unknown
 }

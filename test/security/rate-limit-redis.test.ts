@@ -16,15 +16,20 @@ await describeWithRedis('rate limits in Redis', (redis) => {
   afterAll(() => redis.cleanUp())
 
   /** A store of its own for each test: a fresh key prefix on a new client. */
-  const redisLimits = (options: Omit<RateLimitOptions, 'store' | 'keyPrefix'>, keyPrefix = redis.uniqueKeyPrefix()): RateLimitOptions => ({
+  const redisLimits = (options: Omit<RateLimitOptions, 'store' | 'keyPrefix'>, keyPrefix = redis.uniqueKeyPrefix(), store: RateLimitOptions['store'] = { redis: redis.connect() }): RateLimitOptions => ({
     ...options,
     keyPrefix,
-    store: { redis: redis.connect() },
+    store,
   })
 
-  it('refuses the (N+1)th attempt from one address, with Retry-After from the key in Redis', async () => {
+  // The clients apps pass: ioredis (6, RESP3), ioredis 5 (RESP2) and node-redis (no defineCommand: scripts sent another way).
+  it.each([
+    ['ioredis', async () => redis.connect()],
+    ['ioredis 5', async () => redis.connectIoredis5()],
+    ['node-redis', () => redis.connectNodeRedis()],
+  ])('refuses the (N+1)th attempt from one address, with Retry-After from the key in Redis (%s)', async (_, connect) => {
     const keyPrefix = redis.uniqueKeyPrefix()
-    const { app, authorizeCalls } = rateLimitedApp({ rateLimit: redisLimits({ ip: { attempts: 3, windowSeconds: 120 }, identifier: false }, keyPrefix) })
+    const { app, authorizeCalls } = rateLimitedApp({ rateLimit: redisLimits({ ip: { attempts: 3, windowSeconds: 120 }, identifier: false }, keyPrefix, { redis: await connect() }) })
     const client = browser(app)
     for (const name of ['a', 'b', 'c']) expect(outcome(await client.signIn(wrong(name)))).toBe('wrong password')
     const refused = await client.signIn(right)

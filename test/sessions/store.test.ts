@@ -513,6 +513,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
 await describeWithRedis('Redis store', (server) => {
   afterAll(() => server.cleanUp())
   storeContract('Redis', () => resolveSessionStore({ redis: server.connect() as never, keyPrefix: server.uniqueKeyPrefix() }, recordingLogger())!, { overlap: false })
+  storeContract('Redis through ioredis 5', () => resolveSessionStore({ redis: server.connectIoredis5() as never, keyPrefix: server.uniqueKeyPrefix() }, recordingLogger())!, { overlap: false })
 
   it('Redis: keeps every key under its prefix, and a session key expires with the session', async () => {
     const client = server.connect()

@@ -21,6 +21,8 @@
 import { randomBytes } from 'node:crypto'
 import { describe, it } from '@jest/globals'
 import { Redis, type RedisOptions } from 'ioredis'
+import { Redis as Redis5 } from 'ioredis5'
+import { createClient } from 'redis'
 import { isCI } from './databases.js'
 
 /** How long the probe waits for the server. */
@@ -35,11 +37,18 @@ export interface RedisServer {
   readonly unreachableReason?: string
   /** A new client (another app process would have its own); closed by `cleanUp()`. */
   connect(options?: RedisOptions): Redis
+  /** The same with ioredis 5 (RESP2; `npm install ioredis` gives 6, RESP3), which apps still use. */
+  connectIoredis5(): Redis5
+  /** A connected node-redis client (the `redis` package), which the rate limit also takes. */
+  connectNodeRedis(): Promise<NodeRedis>
   /** Deletes the keys under the prefixes handed out by `uniqueKeyPrefix()`, then closes every client. */
   cleanUp(): Promise<void>
   /** A key prefix no other suite or run uses, e.g. `portcullis-test-1a2b3c4d5e6f`. */
   uniqueKeyPrefix(): string
 }
+
+const nodeRedis = (url: string) => createClient({ url })
+type NodeRedis = ReturnType<typeof nodeRedis>
 
 function redisUrl(): string {
   return process.env.REDIS_URL || DEFAULT_REDIS_URL
@@ -51,16 +60,33 @@ export async function findRedisServer(): Promise<RedisServer> {
   const { host, port } = new URL(url)
   const address = `${host}:${port || 6379}`
   const unreachableReason = await probe(url)
-  const clients: Redis[] = []
+  const clients: Array<Redis | Redis5> = []
+  const nodeRedisClients: NodeRedis[] = []
   const prefixes: string[] = []
+  const mustBeReachable = () => {
+    if (unreachableReason !== undefined) throw new Error(`Redis is not reachable at ${address}: ${unreachableReason}`)
+  }
+  const opened = <C extends Redis | Redis5>(open: () => C): C => {
+    mustBeReachable()
+    const client = open()
+    clients.push(client)
+    return client
+  }
   return {
     address,
     reachable: unreachableReason === undefined,
     ...(unreachableReason === undefined ? {} : { unreachableReason }),
     connect(options = {}) {
-      if (unreachableReason !== undefined) throw new Error(`Redis is not reachable at ${address}: ${unreachableReason}`)
-      const client = new Redis(url, options)
-      clients.push(client)
+      return opened(() => new Redis(url, options))
+    },
+    connectIoredis5() {
+      return opened(() => new Redis5(url))
+    },
+    async connectNodeRedis() {
+      mustBeReachable()
+      const client = nodeRedis(url)
+      nodeRedisClients.push(client)
+      await client.connect()
       return client
     },
     uniqueKeyPrefix() {
@@ -76,7 +102,10 @@ export async function findRedisServer(): Promise<RedisServer> {
           if (keys.length > 0) await client.del(...keys)
         }
       }
-      await Promise.all(clients.splice(0).map((each) => each.quit().catch(() => each.disconnect())))
+      await Promise.all([
+        ...clients.splice(0).map((each) => each.quit().catch(() => each.disconnect())),
+        ...nodeRedisClients.splice(0).map((each) => each.close().catch(() => each.destroy())),
+      ])
     },
   }
 }
