@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the jest suite on other Node.js major versions than the one on PATH.
 #
-#   scripts/test-node-versions.sh                        # Node 22 and 24
+#   scripts/test-node-versions.sh                        # Node 22, 24 and 26
 #   scripts/test-node-versions.sh 22                     # one version
 #   scripts/test-node-versions.sh 24 -- test/adapters    # arguments after -- go to jest
 #
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) versions+=("$1"); shift ;;
   esac
 done
-[ ${#versions[@]} -gt 0 ] || versions=(22 24)
+[ ${#versions[@]} -gt 0 ] || versions=(22 24 26)
 jest_args=("$@")
 
 root="$PWD"
@@ -92,7 +92,7 @@ trap finish EXIT
 # none is, and the process then aborts ("Assertion failed: (env) != nullptr" in
 # node::RemoveEnvironmentCleanupHook, from Database::~Database); it killed a whole jest run here.
 # better-sqlite3 13 uses Node-API (no ObjectWrap) and ships prebuilt binaries in its package, so on
-# Node 24 and later the run uses 13, as users on 24 must; 12 keeps being tested on 20 and 22.
+# Node 24 and later the run uses 13, as users on 24 and 26 must; 12 keeps being tested on 20 and 22.
 sqlite_locked="$(node -p "require('./node_modules/better-sqlite3/package.json').version" 2>/dev/null || true)"
 sqlite_for() { # major -> a better-sqlite3 version to run with instead of the locked one, or nothing
   if [ "$1" -ge 24 ] && [ "${sqlite_locked%%.*}" = 12 ]; then echo 13; fi

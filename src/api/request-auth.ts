@@ -15,7 +15,7 @@
  *   per process: below): no property is added to the request. Assigning `req.auth` still works as
  *   on any object: the setter gives the request an own property, which wins from then on (and
  *   which `auth()` then writes too). Requests Portcullis never read answer `undefined`, as before.
- * - **V8 13 and later (Node 24):** the same property costs an Express request next to nothing, and
+ * - **V8 13 and later (Node 24 and later):** the same property costs an Express request next to nothing, and
  *   the `WeakMap` entries cost more than they do on Node 20: timed in process, each was about 2 µs
  *   of the 6-8 µs a warm read added to a route of 15-16 µs, and their tables brought the garbage
  *   collector's pauses with them (with own properties: 2-4 µs). So both are own properties there:
