@@ -2,7 +2,8 @@
  * The package as npm ships it: `npm pack` on a copy of the working tree with no dist/ (as a fresh
  * clone has) must build it through `prepare` (which npm runs on pack and on an install from a git URL), and the tarball, installed into a new app, must run
  * from ESM and CommonJS and type-check from TypeScript apps compiled for Node (`nodenext`) and for
- * bundlers (`bundler`), with `strict` and `exactOptionalPropertyTypes` on (`tsc --init` turns it on).
+ * bundlers (`bundler`), with `strict` and `exactOptionalPropertyTypes` on (`tsc --init` turns it on),
+ * by TypeScript 6 and by TypeScript 7 (the native compiler, what `npm install typescript` gives now).
  * Its source maps carry the sources, so a stack trace of the installed package reads as TypeScript.
  *
  * The tarball's own dependencies (openid-client, cookie, …) come from npm (the local cache first);
@@ -19,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 const env = { ...process.env, NODE_OPTIONS: '' }
-const linked = ['express', 'knex', 'better-sqlite3', '@types', 'typescript']
+const linked = ['express', 'knex', 'better-sqlite3', '@types', 'typescript', 'typescript7']
 
 let dir: string
 let app: string
@@ -29,8 +30,13 @@ function run(file: string, args: string[], cwd = app) {
   return execFileSync(file, args, { cwd, encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
-function tsc(...args: string[]) {
-  const result = spawnSync(process.execPath, [join(app, 'node_modules/typescript/bin/tsc'), '--ignoreConfig', '--noEmit', '--strict', '--exactOptionalPropertyTypes', '--target', 'es2022', '--types', 'node', ...args], { cwd: app, encoding: 'utf8', env })
+// The apps compiled for Node, with a file passing a wrong option; the app compiled for bundlers.
+const NODENEXT = ['--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'consumer-esm.mts', 'consumer-cjs.cts', 'augment.mts', 'wrong.mts']
+const BUNDLER = ['--module', 'esnext', '--moduleResolution', 'bundler', 'consumer-bundler.ts']
+
+/** `tsc` of TypeScript 6 (`typescript`) or 7 (`typescript7`) on the app's files, with the options of `tsc --init`. */
+function tsc(compiler: 'typescript' | 'typescript7', ...args: string[]) {
+  const result = spawnSync(process.execPath, [join(app, 'node_modules', compiler, 'bin/tsc'), '--ignoreConfig', '--noEmit', '--strict', '--exactOptionalPropertyTypes', '--target', 'es2022', '--types', 'node', ...args], { cwd: app, encoding: 'utf8', env })
   return { status: result.status, output: `${result.stdout}${result.stderr}` }
 }
 
@@ -54,6 +60,7 @@ describe('npm pack, installed into a new app', () => {
     run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(dir, packed.filename)])
     for (const name of linked) symlinkSync(join(root, 'node_modules', name), join(app, 'node_modules', name), 'dir')
     for (const file of readdirSync(fixtures)) cpSync(join(fixtures, file), join(app, file))
+    writeFileSync(join(app, 'wrong.mts'), "import Portcullis from 'portcullis'\nPortcullis({ providers: [], session: { strategy: 'cookie' } })\n")
   }, 180_000)
 
   afterAll(() => {
@@ -80,11 +87,7 @@ describe('npm pack, installed into a new app', () => {
   // One tsc run for the nodenext apps and a file with a wrong option (each tsc costs seconds of CPU):
   // the apps must have no error, the wrong option must have one, so the check can fail.
   let nodenext: { status: number | null; output: string } | undefined
-  const nodenextRun = () =>
-    (nodenext ??= (() => {
-      writeFileSync(join(app, 'wrong.mts'), "import Portcullis from 'portcullis'\nPortcullis({ providers: [], session: { strategy: 'cookie' } })\n")
-      return tsc('--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'consumer-esm.mts', 'consumer-cjs.cts', 'augment.mts', 'wrong.mts')
-    })())
+  const nodenextRun = () => (nodenext ??= tsc('typescript', ...NODENEXT))
 
   it('type-checks ESM and CommonJS TypeScript apps with module nodenext, strict and exactOptionalPropertyTypes', () => {
     const errors = nodenextRun().output.split('\n').filter((line) => /^\S+\(\d+,\d+\): error/.test(line) && !line.startsWith('wrong.mts('))
@@ -93,7 +96,7 @@ describe('npm pack, installed into a new app', () => {
 
   it('type-checks a bundler app (moduleResolution bundler), the package declarations included, with exactOptionalPropertyTypes', () => {
     // No skipLibCheck: the package's own .d.ts files are checked under the app's options too.
-    const result = tsc('--module', 'esnext', '--moduleResolution', 'bundler', 'consumer-bundler.ts')
+    const result = tsc('typescript', ...BUNDLER)
     expect(result.output).toBe('')
     expect(result.status).toBe(0)
   }, 60_000)
@@ -102,6 +105,14 @@ describe('npm pack, installed into a new app', () => {
     const result = nodenextRun()
     expect(result.status).not.toBe(0)
     expect(result.output).toMatch(/^wrong\.mts\(2,\d+\): error TS\d+: .*"cookie"/m)
+  }, 60_000)
+
+  it('type-checks the same apps with TypeScript 7, and fails the wrong option there too', () => {
+    const nodenext7 = tsc('typescript7', ...NODENEXT)
+    expect(nodenext7.output.split('\n').filter((line) => /^\S+\(\d+,\d+\): error/.test(line))).toEqual([expect.stringMatching(/^wrong\.mts\(2,\d+\): error TS\d+: .*"cookie"/)])
+    const bundler7 = tsc('typescript7', ...BUNDLER)
+    expect(bundler7.output).toBe('')
+    expect(bundler7.status).toBe(0)
   }, 60_000)
 
   it('prints a stack trace of the installed package as its TypeScript source, from the maps alone', () => {
