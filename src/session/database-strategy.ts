@@ -68,8 +68,9 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
  * Starts a session for `user` (who must exist in the adapter): a fresh token on every sign-in, so
  * a token planted in the browser before sign-in never becomes a signed-in session (fixation).
  * The browser's previous session, if any, is deleted.
+ * @returns The session cookie.
  */
-export async function createDatabaseSession(request: SessionRequest, user: AdapterUser): Promise<SessionResult> {
+export async function createDatabaseSession(request: SessionRequest, user: AdapterUser): Promise<OutgoingCookie[]> {
   const { config, cookieSet, requestCookies } = request
   const adapter = sessionAdapter(config)
   const previous = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
@@ -83,7 +84,7 @@ export async function createDatabaseSession(request: SessionRequest, user: Adapt
   const { ipAddress, userAgent } = clientDetails(request.req)
   const createdAt = new Date(request.now * 1000)
   await adapter.createSession({ sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, ipAddress, userAgent })
-  return { session: defaultSession(user, expires), token: null, cookies: sessionCookie(request, sessionToken, expires) }
+  return sessionCookie(request, sessionToken, expires)
 }
 
 /** The request's unexpired session row, without extending it or running callbacks. */

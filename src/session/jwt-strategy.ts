@@ -125,8 +125,9 @@ async function readWithAppCode(
 /**
  * Starts a session for `user` after a successful sign-in: the default claims, then the `jwt`
  * callback with `trigger: 'signIn'`. A `null` from the callback means no session is created.
+ * @returns The cookies that carry the session (or clear the old one when none is created).
  */
-export async function createJwtSession(request: SessionRequest, user: User, account: Account | null, details: SignInDetails = {}): Promise<SessionResult> {
+export async function createJwtSession(request: SessionRequest, user: User, account: Account | null, details: SignInDetails = {}): Promise<OutgoingCookie[]> {
   const { config } = request
   const defaultToken: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id }
   // A new session id on every sign-in: one planted or kept from before never carries over.
@@ -142,7 +143,7 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
   let token = config.callbacks.jwt
     ? await config.callbacks.jwt({ token: defaultToken, user, account, profile: details.profile, trigger: details.isNewUser ? 'signUp' : 'signIn', isNewUser: details.isNewUser ?? false })
     : defaultToken
-  if (!token) return { session: null, token: null, cookies: clearJwtSession(request) }
+  if (!token) return clearJwtSession(request)
   if (store && sid) {
     token = { ...token, [SESSION_ID_CLAIM]: sid }
     await recordSession(request, store, token, true)
@@ -163,9 +164,8 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
       'ProviderTokensDropped',
       `With the provider tokens, the session token would be ${error.size} bytes, over jwt.maxSize (${error.maxSize}): they are left out, and getAccessToken() answers no_account for this session. Raise jwt.maxSize, or trim what the jwt callback adds.`,
     )
-    token = lighter
   }
-  return { session: defaultSession(token, isoDate(sealed.expires * 1000)), token, cookies: sealed.cookies }
+  return sealed.cookies
 }
 
 /**

@@ -23,13 +23,14 @@ export function readSession(request: SessionRequest, update?: { data: unknown })
 
 /**
  * Starts a session after a successful sign-in.
+ * @returns Its cookies, and the CSRF cookie rotated.
  *
  * @param user With database sessions, the adapter's user (its `id` is the session row's `userId`).
  */
-export async function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null, details?: SignInDetails): Promise<SessionResult> {
+export async function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null, details?: SignInDetails): Promise<OutgoingCookie[]> {
   const started =
     request.config.session.strategy === 'database' ? await createDatabaseSession(request, user as AdapterUser) : await createJwtSession(request, user, account, details)
-  return { ...started, cookies: [...started.cookies, ...rotateCsrf(request)] }
+  return [...started, ...rotateCsrf(request)]
 }
 
 /** Cookies that end the request's session in this browser (its row or record already gone), and rotate the CSRF token. */

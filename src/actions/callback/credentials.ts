@@ -57,7 +57,7 @@ export async function completeCredentialsSignIn(
   if (typeof allowed === 'string') return { redirect: await redirectTarget(ctx, allowed) }
 
   const sessionUser = ctx.config.session.strategy === 'database' ? await storedUser(ctx, provider, user) : user
-  const { cookies: sessionCookies } = await startSession(ctx, sessionUser, account)
+  const sessionCookies = await startSession(ctx, sessionUser, account)
   await emitEvent(ctx.config, 'signIn', { user: sessionUser, account, isNewUser: false })
   const { url, cookies } = await resolveCallbackUrl(ctx)
   return { redirect: url, cookies: [...cookies, ...sessionCookies] }

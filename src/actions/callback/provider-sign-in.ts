@@ -86,7 +86,7 @@ export async function finishSignIn(
   signIn: { user: User | AdapterUser; account: Account; profile?: Profile; isNewUser: boolean },
 ): Promise<AuthResponse> {
   const { user, account, profile, isNewUser } = signIn
-  const { cookies: sessionCookies } = await startSession(ctx, user, account, { profile, isNewUser })
+  const sessionCookies = await startSession(ctx, user, account, { profile, isNewUser })
   await emitEvent(ctx.config, 'signIn', { user, account, profile, isNewUser })
 
   const { url, cookies } = await resolveCallbackUrl(ctx)
