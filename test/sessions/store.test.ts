@@ -448,6 +448,25 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(await store.claim(unique('fine'), 'v', HOUR)).toBe(true)
     })
 
+    it(`${kind}: a takeover whose delete of the lapsed lease keeps failing fails after its tries, rather than trying forever`, async () => {
+      // The delete is tried up to three times (InnoDB may pick it as a deadlock victim); a trigger
+      // refusing every delete makes each try fail.
+      const tableName = `store_${randomBytes(4).toString('hex')}`
+      const logger = recordingLogger()
+      const store = resolveSessionStore({ knex: db.knex as never, tableName }, logger)!
+      expect(await store.claim('stuck', 'gone', 1)).toBe(true)
+      await sleep(5)
+      const refuse = `${tableName}_refuse_delete`
+      if (kind === 'sqlite') await db.knex.raw(`CREATE TRIGGER ${refuse} BEFORE DELETE ON ${tableName} BEGIN SELECT RAISE(ABORT, 'deletes refused'); END`)
+      if (kind === 'mariadb') await db.knex.raw(`CREATE TRIGGER ${refuse} BEFORE DELETE ON ${tableName} FOR EACH ROW SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'deletes refused'`)
+      if (kind === 'postgres') {
+        await db.knex.raw(`CREATE FUNCTION ${refuse}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'deletes refused'; END $$`)
+        await db.knex.raw(`CREATE TRIGGER ${refuse} BEFORE DELETE ON ${tableName} FOR EACH ROW EXECUTE FUNCTION ${refuse}()`)
+      }
+      await expect(store.claim('stuck', 'next', HOUR)).rejects.toThrow(AdapterError)
+      expect(String(errorsOf(logger)[0]![2])).toMatch(/deletes refused/)
+    })
+
     it(`${kind}: three processes creating the table at once all go on with it`, async () => {
       const tableName = `store_${randomBytes(4).toString('hex')}`
       const others = [knex(db.config), knex(db.config)]
