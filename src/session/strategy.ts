@@ -23,9 +23,9 @@ export function readSession(request: SessionRequest, update?: { data: unknown })
 
 /**
  * Starts a session after a successful sign-in.
- * @returns Its cookies, and the CSRF cookie rotated.
  *
  * @param user With database sessions, the adapter's user (its `id` is the session row's `userId`).
+ * @returns Its cookies, and the CSRF cookie rotated.
  */
 export async function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null, details?: SignInDetails): Promise<OutgoingCookie[]> {
   const started =
