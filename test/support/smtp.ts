@@ -34,7 +34,7 @@ export interface TestSmtpServer {
   readonly port: number
   /** Every message accepted so far. */
   readonly messages: readonly CapturedMail[]
-  /** The next message (one already received and not yet taken, or the next to arrive). */
+  /** The next message (one already received and not yet taken, or the next to arrive); rejects when none arrives within `timeoutMs` (5 s). */
   nextMessage(timeoutMs?: number): Promise<CapturedMail>
   /** Marks every message received so far as taken: `nextMessage` waits for a new one. */
   skipReceived(): void
@@ -96,11 +96,16 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     nextMessage(timeoutMs = 5000) {
       if (taken < messages.length) return Promise.resolve(messages[taken++]!)
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no e-mail arrived within ${timeoutMs} ms`)), timeoutMs)
-        waiting.push((mail) => {
+        const waiter = (mail: CapturedMail) => {
           clearTimeout(timer)
           resolve(mail)
-        })
+        }
+        // A waiter that gave up leaves the queue, or it would take the next message from a later wait.
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(waiter), 1)
+          reject(new Error(`no e-mail arrived within ${timeoutMs} ms`))
+        }, timeoutMs)
+        waiting.push(waiter)
       })
     },
     skipReceived() {
