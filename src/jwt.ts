@@ -5,7 +5,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc7519 JSON Web Token
  * @see https://www.rfc-editor.org/rfc/rfc7516 JSON Web Encryption
  */
-import { parse as parseCookies } from 'cookie'
+import { parseCookie } from 'cookie'
 import { secretsFromEnv } from './config/env.js'
 import { JWTSessionError, MissingSecretError } from './errors.js'
 import { readChunkedCookie } from './session/cookies.js'
@@ -161,7 +161,7 @@ function headerValue(headers: RequestHeaders, name: string, separator: string): 
 /** The session cookie's value, joining its chunks `name.0`, `name.1`, … like the router does. */
 function readSessionCookie(headers: RequestHeaders, name: string): string | null {
   const header = headerValue(headers, 'cookie', '; ')
-  return (header && readChunkedCookie(parseCookies(header), name)) || null
+  return (header && readChunkedCookie(parseCookie(header), name)) || null
 }
 
 /** An `Authorization: Bearer <token>` header's token, percent-decoded as Auth.js does. */

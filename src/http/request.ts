@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from 'node:http'
 import type { TLSSocket } from 'node:tls'
-import { parse as parseCookieHeader } from 'cookie'
+import { parseCookie } from 'cookie'
 import type { CookieSet, ResolvedConfig } from '../config/types.js'
 import { InvalidRequestError, UntrustedHostError } from '../errors.js'
 import type { SessionRequest } from '../session/types.js'
@@ -28,7 +28,7 @@ type TrustProxy = (address: string | undefined, hop: number) => boolean
  */
 export function readCookies(req: NodeRequest): Record<string, string | undefined> {
   const header = req.headers.cookie
-  return header ? parseCookieHeader(header) : {}
+  return header ? parseCookie(header) : {}
 }
 
 /** What reading or writing this request's session needs: its cookie flavour, its cookies, the time. */

@@ -3,7 +3,7 @@
  * Node's `res`; it decides nothing about authentication.
  */
 import type { ServerResponse } from 'node:http'
-import { serialize } from 'cookie'
+import { stringifySetCookie } from 'cookie'
 import type { ClientErrorCode } from '../errors.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import type { NodeRequest } from './request.js'
@@ -62,7 +62,7 @@ function pageCsp(pageScript: string | undefined): string {
 export function appendCookies(res: ServerResponse, cookies: readonly OutgoingCookie[]): void {
   appendSetCookieHeaders(
     res,
-    cookies.map((cookie) => serialize(cookie.name, cookie.value, cookie.options)),
+    cookies.map(({ name, value, options }) => stringifySetCookie({ name, value, ...options })),
   )
 }
 
