@@ -1,7 +1,8 @@
 /**
  * Every TypeScript code block of the README (and of docs/, once there) type-checks as a reader's app
  * would compile it: `strict`, `exactOptionalPropertyTypes` (which `tsc --init` turns on), against
- * the built declarations. A block is a module of its own; what it may use without importing is
+ * the built declarations, with TypeScript 7 (what `npm install typescript` gives now; the packed
+ * package's apps are checked with 6 and 7 in test/build/package.test.ts). A block is a module of its own; what it may use without importing is
  * only the app around it (test/docs/snippet-context.d.ts), never a name from a package: an error
  * class a snippet uses must be imported by the snippet. The examples' TypeScript (examples/) is
  * checked in the same program, with the same options.
@@ -108,7 +109,7 @@ describe('TypeScript snippets of the docs, and the examples', () => {
         files: [fileURLToPath(new URL('./snippet-context.d.ts', import.meta.url)), ...fileOf.keys(), ...examples()],
       }),
     )
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', dir], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript7/bin/tsc'), '-p', dir], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
     // Name each error by the Markdown line it comes from.
     output = `${tsc.stdout}${tsc.stderr}`.replace(/\S*(snippet-\d+\.ts)\((\d+),\d+\)/g, (_, name: string, line: string) => {
       const [file, start] = fileOf.get(name)!.split(':')
