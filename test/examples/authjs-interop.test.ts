@@ -31,8 +31,8 @@ beforeAll(async () => {
   })
 }, 30000)
 
-afterAll(() => {
-  server?.child.kill()
+afterAll(async () => {
+  await server?.stop()
 })
 
 /** Signs in with the demo credentials at `origin`'s `/api/auth` (Auth.js's routes or Portcullis's: the same). */

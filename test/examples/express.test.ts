@@ -2,7 +2,6 @@
  * Runs examples/express the way a visitor would, so the example cannot rot (STYLE.md, Tests).
  */
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals'
-import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
@@ -18,6 +17,7 @@ import { Browser } from '../support/browser.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
 import { linkOf, startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
 import { recordingLogger } from '../support/logger.js'
+import { startExampleProcess } from '../support/example-process.js'
 import { examplePort } from '../support/ports.js'
 import { Secret, TOTP } from 'otpauth'
 
@@ -423,35 +423,23 @@ describe('npm start (examples/express/server.ts)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'portcullis-example-'))
     const port = examplePort(2)
     const idpPort = port + 1
-    const server = spawn(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/express/server.ts'], {
+    const server = await startExampleProcess(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/express/server.ts'], {
       env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DEV_IDP_PORT: String(idpPort), DATABASE_FILE: join(dir, 'example.sqlite'), AUTH_SECRET: 'test-secret-for-the-express-example-0123456789' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      ready: 'running at',
+      timeoutMs: 45000,
+      name: 'the server',
     })
     try {
-      let output = ''
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 45000)
-        const collect = (chunk: Buffer) => {
-          output += chunk.toString()
-          if (output.includes('running at')) {
-            clearTimeout(timer)
-            resolve()
-          }
-        }
-        server.stdout.on('data', collect)
-        server.stderr.on('data', collect)
-        server.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
-      })
       // Loopback only by default (HOST opens it). `localhost` may be bound as ::1 or 127.0.0.1,
       // whichever the resolver lists first: ask for it by name, as a browser does.
-      expect(output).toContain('listening on localhost')
+      expect(server.output).toContain('listening on localhost')
       const home = await fetch(`http://localhost:${port}/`)
       expect(home.status).toBe(200)
       expect(await home.text()).toContain('You are not signed in.')
       // The dev IdP started first, on DEV_IDP_PORT, and the sign-in page offers it.
-      expect(output).toContain(`Local dev identity provider (development only: any name and any password sign in) at http://localhost:${idpPort}`)
+      expect(server.output).toContain(`Local dev identity provider (development only: any name and any password sign in) at http://localhost:${idpPort}`)
       // A line says whose oidc-provider's start-up warnings are (Node 20's "Unsupported runtime" among them).
-      expect(output).toContain('The "oidc-provider WARNING" lines below concern the local dev identity provider only')
+      expect(server.output).toContain('The "oidc-provider WARNING" lines below concern the local dev identity provider only')
       const discovery = await fetch(`http://localhost:${idpPort}/.well-known/openid-configuration`)
       expect(await discovery.json()).toMatchObject({ issuer: `http://localhost:${idpPort}` })
       const signInPage = await (await fetch(`http://localhost:${port}/api/auth/signin`)).text()
@@ -459,7 +447,7 @@ describe('npm start (examples/express/server.ts)', () => {
       // Passkeys, bound to http://localhost:<PORT>.
       expect(signInPage).toContain('Sign in with a passkey')
     } finally {
-      server.kill()
+      await server.stop()
       rmSync(dir, { recursive: true, force: true })
     }
     // tsx compiles the example on start: ~3 s alone, several times that on a loaded machine.

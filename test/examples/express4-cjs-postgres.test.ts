@@ -8,7 +8,7 @@
  * PostgreSQL down: the suite skips with a line saying so, unless CI is set (test/support/databases.ts).
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
-import { execFileSync, type ChildProcess } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -43,7 +43,6 @@ function postgresUrl(config: Knex.Config): string {
 await describeWithDatabase('postgres', 'examples/express4-cjs-postgres (npm start on PostgreSQL)', (pg) => {
   let database: TestDatabase
   let dir: string
-  let server: ChildProcess
   let started: ExampleProcess
   const port = examplePort()
   const origin = `http://localhost:${port}`
@@ -61,15 +60,10 @@ await describeWithDatabase('postgres', 'examples/express4-cjs-postgres (npm star
       timeoutMs: 30000,
       name: 'npm start',
     })
-    server = started.child
   }, 60000)
 
   afterAll(async () => {
-    if (server?.pid && server.exitCode === null) {
-      const exited = new Promise((resolve) => server.once('exit', resolve))
-      process.kill(-server.pid, 'SIGTERM')
-      await exited
-    }
+    await started?.stop()
     if (dir) rmSync(dir, { recursive: true, force: true })
     await database?.destroy()
   })

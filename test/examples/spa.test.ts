@@ -61,7 +61,7 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
   }, 60000)
 
   afterAll(async () => {
-    server?.child.kill()
+    await server?.stop()
     await smtp?.close()
     if (dir) rmSync(dir, { recursive: true, force: true })
   })

@@ -2,6 +2,8 @@
  * An example started as its README starts it, in a child process: resolved once its output says
  * `ready`, rejected (with the output so far) when it exits first or does not get there in time;
  * then it is stopped (its whole process group when `detached`), as the suite never got hold of it.
+ * A suite stops a started one with `stop()`, which waits for it to exit: a child still running when
+ * the suite ends keeps its Jest worker alive ("a worker process has failed to exit gracefully").
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 
@@ -9,6 +11,8 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 export interface ExampleProcess {
   readonly child: ChildProcess
   readonly output: string
+  /** Sends SIGTERM (to the process group when `detached`) and resolves once the process has exited. */
+  stop(): Promise<void>
 }
 
 /** Spawns `command args` and waits for `ready` in its output; `name` says what failed to start. */
@@ -20,11 +24,19 @@ export async function startExampleProcess(
   const { ready, timeoutMs, name, ...spawnOptions } = options
   const child = spawn(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return
+    if (spawnOptions.detached) process.kill(-child.pid, 'SIGTERM')
+    else child.kill()
+    await exited
+  }
   const started: ExampleProcess = {
     child,
     get output() {
       return output
     },
+    stop,
   }
   const whenReady = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), timeoutMs)
@@ -42,10 +54,7 @@ export async function startExampleProcess(
   try {
     await whenReady
   } catch (error) {
-    if (child.exitCode === null && child.pid !== undefined) {
-      if (spawnOptions.detached) process.kill(-child.pid, 'SIGTERM')
-      else child.kill()
-    }
+    await stop()
     throw error
   }
   return started
