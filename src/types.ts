@@ -322,6 +322,11 @@ export interface Adapter {
    */
   setUserPassword?(userId: string, hash: string): Promise<void>
   /**
+   * Deletes the user's password hash; `true` when there was one. Called when the owner of an address
+   * proves it (e-mail link, OAuth) for an account whose password was set by someone who never did.
+   */
+  deleteUserPassword?(userId: string): Promise<boolean>
+  /**
    * The user's TOTP enrolment (pending or confirmed) with the number of recovery codes left, or
    * `null`. Not in Auth.js's set: the second factor (`twoFactor` option) needs it and the methods
    * below; KnexAdapter keeps them in the seventh migration's tables.
@@ -690,8 +695,8 @@ export interface EventsOptions {
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
   session?: ((message: { session: Session; token?: JWT | undefined }) => Awaitable<void>) | undefined
   createUser?: ((message: { user: User }) => Awaitable<void>) | undefined
-  /** A session ended by `revokeSession()`, `revokeOtherSessions()`, `signOutEverywhere()` (or their routes), a password reset (all the user's sessions) or `changePassword()` (the others), once per session. */
-  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' }) => Awaitable<void>) | undefined
+  /** A session ended by `revokeSession()`, `revokeOtherSessions()`, `signOutEverywhere()` (or their routes), a password reset (all the user's sessions), `changePassword()` (the others), or an unverified account claimed by its address's owner (all; see docs/passwords.md), once per session. */
+  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
   /** A passkey was registered for the signed-in user (after `linkAccount`, which fires for it too). */

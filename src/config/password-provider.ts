@@ -39,6 +39,7 @@ export const PASSWORD_ADAPTER_METHODS = [
   'updateUser',
   'getUserPassword',
   'setUserPassword',
+  'deleteUserPassword',
   'createVerificationToken',
   'useVerificationToken',
 ] as const

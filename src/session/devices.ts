@@ -23,7 +23,7 @@ export interface SessionOwner {
 }
 
 /** What ends sessions, named in the `sessionRevoked` event. */
-export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword'
+export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed'
 
 /**
  * @throws InvalidConfigurationError when this instance cannot list or end sessions (JWT sessions
@@ -96,7 +96,7 @@ export async function revokeOwnSessions(request: SessionRequest, owner: SessionO
   } else {
     const store = jwtStore(request)
     ids = await store.deleteSessions(owner.userId, which)
-    const everyOne = by === 'signOutEverywhere' || by === 'resetPassword'
+    const everyOne = by === 'signOutEverywhere' || by === 'resetPassword' || by === 'addressClaimed'
     if (everyOne) {
       // Tokens from before the store have no record: refuse them by their age.
       await store.setValidAfter(owner.userId, request.now * 1000 + 1000, config.jwt.maxAge * 1000)

@@ -24,6 +24,7 @@ import type { Account, AdapterUser, SecondFactorProof, VerificationToken } from 
 import { assertCsrf, issueCsrf, stringValue, type ActionContext } from '../context.js'
 import type { VerificationAdapter } from '../signin-email.js'
 import { secondFactorGate } from '../../two-factor/pending.js'
+import { claimUnverifiedAccount } from './claim.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
 import { resolveEmailUser, storedUserWithEmail } from './users.js'
 
@@ -79,6 +80,8 @@ export async function continueEmailSignIn(ctx: ActionContext, provider: EmailPro
   const adapter = ctx.config.adapter as VerificationAdapter
   const existing = await storedUserWithEmail(adapter, identifier)
   if (existing && !twoFactor) {
+    // The link proves the address: an account made without that proof loses what it was given.
+    await claimUnverifiedAccount(ctx, existing, provider.id)
     const pending = await secondFactorGate(ctx, existing.id, { kind: 'email', pid: provider.id, email: identifier })
     if (pending) return pending
   }
@@ -87,7 +90,7 @@ export async function continueEmailSignIn(ctx: ActionContext, provider: EmailPro
   const elsewhere = await askSignInCallback(ctx, { user: candidate, account, ...(twoFactor && { twoFactor }) })
   if (elsewhere) return elsewhere
 
-  const { user, isNewUser } = await resolveEmailUser(ctx, adapter, identifier, existing)
+  const { user, isNewUser } = await resolveEmailUser(ctx, adapter, provider.id, identifier, existing)
   return finishSignIn(ctx, { user, account: { ...account, userId: user.id }, isNewUser })
 }
 

@@ -16,6 +16,7 @@ import { signedInUserId, startSession } from '../../session/strategy.js'
 import type { Account, AdapterUser, CallbacksOptions, SecondFactorProof, User } from '../../types.js'
 import { pageUrl, redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
 import { asksSecondFactor, secondFactorGate } from '../../two-factor/pending.js'
+import { claimUnverifiedAccount } from './claim.js'
 import { resolveUser, storedUserWithEmail, type AccountAdapter } from './users.js'
 
 /**
@@ -28,9 +29,16 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Verifie
   const adapter = ctx.config.adapter as AccountAdapter | undefined
   const linked = adapter ? await adapter.getUserByAccount({ provider: account.provider, providerAccountId: account.providerAccountId }) : null
 
+  // The user a new account is about to be linked to by address, when the provider may do that
+  // (allowDangerousEmailAccountLinking) and nobody is signed in: the provider proved the address,
+  // so an account made without that proof loses what it was given (claim.ts).
+  const signedInUser = adapter && !linked ? await signedInUserId(ctx) : null
+  const byAddress = adapter && !linked && !signedInUser && !twoFactor ? await emailLinkedUser(adapter, signIn) : null
+  if (byAddress) await claimUnverifiedAccount(ctx, byAddress, provider.id)
+
   // With `twoFactor.requireForOAuth`, the user this sign-in lands in gives a second factor first:
   // the account's user, or the one it is about to be linked to by address.
-  const existing = linked ?? (adapter && !twoFactor && asksSecondFactor(ctx, 'oauth') ? await emailLinkedUser(adapter, signIn) : null)
+  const existing = linked ?? (asksSecondFactor(ctx, 'oauth') ? byAddress : null)
   if (existing && !twoFactor) {
     const pending = await secondFactorGate(ctx, existing.id, { kind: 'oauth', pid: provider.id, user: signIn.user, account, profile })
     if (pending) return pending
@@ -47,7 +55,7 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Verifie
       account,
       allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking,
       linked,
-      signedInUserId: await signedInUserId(ctx),
+      signedInUserId: linked ? await signedInUserId(ctx) : signedInUser,
     })
     user = resolved.user
     isNewUser = resolved.isNewUser

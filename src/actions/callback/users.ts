@@ -15,6 +15,7 @@ import { OAuthAccountNotLinkedError } from '../../errors.js'
 import { emitEvent } from '../../events.js'
 import type { Account, Adapter, AdapterUser, User } from '../../types.js'
 import type { ActionContext } from '../context.js'
+import { claimUnverifiedAccount } from './claim.js'
 
 /** The adapter methods a provider sign-in needs (checked at init). */
 export type AccountAdapter = Required<Pick<Adapter, 'getUserByAccount' | 'getUserByEmail' | 'createUser' | 'linkAccount'>> & Adapter
@@ -73,10 +74,10 @@ export type EmailAdapter = Required<Pick<Adapter, 'getUserByEmail' | 'createUser
  * The stored user for a followed e-mail link: `existing` (the user with the address, looked up
  * before the signIn callback) gets `emailVerified` set to now; else a user is created with the
  * address, verified. Two links for one new address followed at once collide on the unique e-mail:
- * the loser signs in as the winner's user.
+ * the loser signs in as the winner's user (claimed, claim.ts, when a password sign-up made it).
  * @throws AdapterError
  */
-export async function resolveEmailUser(ctx: ActionContext, adapter: EmailAdapter, identifier: string, existing: AdapterUser | null): Promise<ResolvedUser> {
+export async function resolveEmailUser(ctx: ActionContext, adapter: EmailAdapter, provider: string, identifier: string, existing: AdapterUser | null): Promise<ResolvedUser> {
   const verifiedAt = new Date(Date.now())
   if (existing) return { user: await markVerified(ctx, adapter, existing, verifiedAt), isNewUser: false }
   let created: AdapterUser
@@ -87,6 +88,8 @@ export async function resolveEmailUser(ctx: ActionContext, adapter: EmailAdapter
     // failure stands (an AdapterError, logged and redacted where the guarded adapter threw it).
     const winner = await storedUserWithEmail(adapter, identifier)
     if (!winner) throw error
+    // The winner may be a password sign-up made meanwhile, which never proved the address.
+    await claimUnverifiedAccount(ctx, winner, provider)
     return { user: await markVerified(ctx, adapter, winner, verifiedAt), isNewUser: false }
   }
   await emitEvent(ctx.config, 'createUser', { user: created })

@@ -112,6 +112,8 @@ export interface KnexAdapterInstance extends Adapter {
   getUserPassword(userId: string): Promise<string | null>
   /** Stores or replaces the user's password hash in one statement; needs the sixth migration. */
   setUserPassword(userId: string, hash: string): Promise<void>
+  /** Deletes the user's password hash; `true` when there was one. */
+  deleteUserPassword(userId: string): Promise<boolean>
   /** The user's TOTP enrolment and how many recovery codes are left, in one query; needs the seventh migration. */
   getTwoFactor(userId: string): Promise<AdapterTwoFactor | null>
   /** Stores a pending enrolment or replaces a pending one's secret; `false`, changing nothing, when it is confirmed. */
@@ -572,6 +574,10 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
       const row = values({ userId, hash, updatedAt: new Date(Date.now()) }, passwords)
       // One statement on every dialect: insert, or replace the user's row.
       await knex(tables.passwords).insert(row).onConflict(passwords.userId).merge([passwords.hash, passwords.updatedAt])
+    },
+
+    async deleteUserPassword(userId) {
+      return (await knex(tables.passwords).where({ [passwords.userId]: userId }).del()) > 0
     },
 
     async getTwoFactor(userId) {
