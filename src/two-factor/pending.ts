@@ -63,6 +63,16 @@ export function asksSecondFactor(ctx: Pick<ActionContext, 'config'>, kind: Resum
 }
 
 /**
+ * Whether `userId` gives a second factor: `twoFactor` is on and the user's enrolment is confirmed.
+ * @throws AdapterError
+ */
+export async function hasSecondFactor(ctx: Pick<ActionContext, 'config'>, userId: string): Promise<boolean> {
+  if (!ctx.config.twoFactor) return false
+  const enrolment = await (ctx.config.adapter as TwoFactorAdapter).getTwoFactor(userId)
+  return !!enrolment?.enabledAt
+}
+
+/**
  * The gate between the factors: undefined when `userId` has no confirmed enrolment (or this kind of
  * sign-in does not ask), else the answer that sends the browser to the second page with the
  * pending sign-in sealed in its cookie.
@@ -71,8 +81,7 @@ export function asksSecondFactor(ctx: Pick<ActionContext, 'config'>, kind: Resum
  */
 export async function secondFactorGate(ctx: ActionContext, userId: string, resume: Resume): Promise<AuthResponse | undefined> {
   if (!asksSecondFactor(ctx, resume.kind)) return undefined
-  const enrolment = await (ctx.config.adapter as TwoFactorAdapter).getTwoFactor(userId)
-  if (!enrolment?.enabledAt) return undefined
+  if (!(await hasSecondFactor(ctx, userId))) return undefined
   // The pending step is bound to the CSRF cookie this browser has, or is given now.
   const csrf = issueCsrf(ctx)
   const csrfCookie = csrf.cookies[0]?.value ?? ctx.requestCookies[ctx.cookieSet.cookies.csrfToken.name] ?? ''

@@ -5,23 +5,26 @@
  * - `authenticate` (default): this browser's challenge consumed, the response verified and the
  *   counter stored (src/webauthn/verify.ts), the `signIn` callback, a new session (JWT or database),
  *   the `signIn` event, and the redirect to the callback URL;
- * - `register`: for the signed-in user the challenge was issued to only, the response verified, the
+ * - `register`: for the signed-in user the challenge was issued to only, and, when that user has the
+ *   second factor on, after a current code or a recovery code (`code`); the response verified, the
  *   passkey stored with its `webauthn` account (`linkAccount` and `passkeyAdded` events), and back to
  *   the passkeys page (a failure too, with its code).
  *
  * Imported on the first passkey callback, with the verification code.
  */
 import type { PasskeyAdapter, PasskeyProvider } from '../../config/passkey-provider.js'
-import { InvalidRequestError, UnknownActionError, WebAuthnVerificationError } from '../../errors.js'
+import { InvalidRequestError, RateLimitedError, TwoFactorError, UnknownActionError, WebAuthnVerificationError } from '../../errors.js'
 import { emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { clearChallenge, useChallenge } from '../../security/webauthn-challenge.js'
 import { signedInUserId } from '../../session/strategy.js'
+import { hasSecondFactor } from '../../two-factor/pending.js'
 import type { Account } from '../../types.js'
 import { verifyPasskeyRegistration, verifyPasskeySignIn } from '../../webauthn/verify.js'
 import { assertCsrf, authUrl, redirectTarget, stringValue, type ActionContext } from '../context.js'
 import { failureResponse } from '../failure.js'
 import { passkeyInfo } from '../passkeys/shared.js'
+import { loadFactor } from '../two-factor/shared.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
 
 /** Answers the passkey callback. */
@@ -57,6 +60,7 @@ async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): P
   try {
     const { challenge, userId: issuedTo } = await useChallenge(ctx, provider, 'register')
     if (issuedTo !== userId) throw new WebAuthnVerificationError('not_signed_in', 'The passkey registration challenge was issued to another user than the one signed in now.')
+    await assertSecondFactorForRegistration(ctx, userId)
     const adapter = ctx.config.adapter as PasskeyAdapter
     const authenticator = await verifyPasskeyRegistration(adapter, provider, ctx.body.data, challenge, userId)
     await adapter.createAuthenticator(authenticator)
@@ -68,12 +72,31 @@ async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): P
     const callbackUrl = stringValue(ctx.body.callbackUrl)
     return { redirect: callbackUrl === undefined ? back : await redirectTarget(ctx, callbackUrl), cookies: clearChallenge(ctx) }
   } catch (error) {
-    if (!(error instanceof WebAuthnVerificationError)) throw error
+    if (!(error instanceof WebAuthnVerificationError || error instanceof TwoFactorError || error instanceof RateLimitedError)) throw error
     // Logged as any failure is; the user goes back to the passkeys page, which says it failed.
     const { failure } = failureResponse(error, ctx)
     const url = new URL(back)
-    url.searchParams.set('error', error.type)
-    url.searchParams.set('code', error.code)
+    url.searchParams.set('error', error.clientCode)
+    if (!(error instanceof RateLimitedError)) url.searchParams.set('code', error.code)
     return { redirect: url.href, failure, cookies: clearChallenge(ctx) }
   }
+}
+
+/**
+ * A passkey signs in without asking for the second factor, so adding one is as strong a change as
+ * turning the second factor off: for a user who has it on, the registration carries a current code
+ * or a recovery code, checked as `disableTotp` checks its own (counted against the user, a code good
+ * once). Checked here, on the POST that stores the passkey, rather than on the options request: only
+ * this step can store a credential, so no sequence of requests stores one without the code, and the
+ * code never travels in a GET's URL. A session left open on a shared computer cannot add a passkey
+ * that outlives "sign out everywhere".
+ *
+ * @throws TwoFactorError `code_required`, `invalid_code`; RateLimitedError; AdapterError
+ */
+async function assertSecondFactorForRegistration(ctx: ActionContext, userId: string): Promise<void> {
+  if (!(await hasSecondFactor(ctx, userId))) return
+  const code = stringValue(ctx.body.code)
+  // Nothing to guess from an absent code: refused before the count, with its own code for the page.
+  if (code === undefined || code.trim() === '') throw new TwoFactorError('code_required', 'Adding a passkey for a user with the second factor on needs a current code or a recovery code (the "code" field), and none was posted.')
+  await (await loadFactor()).checkSecondFactor(ctx, userId, code)
 }
