@@ -33,6 +33,11 @@ export type Resume =
   | { kind: 'oauth'; pid: string; user: User & { id: string }; account: Account; profile: Profile }
   /** An e-mail link (already used): its address. */
   | { kind: 'email'; pid: string; email: string }
+  /**
+   * A passkey whose authenticator did not verify the user (its counter already stored): the
+   * passkey's account id, the credential id.
+   */
+  | { kind: 'passkey'; pid: string; providerAccountId: string }
 
 /** An opened pending sign-in. */
 export interface PendingSignIn {

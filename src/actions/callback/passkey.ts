@@ -3,8 +3,9 @@
  * the passkey script and Auth.js's client post): CSRF-checked like every POST, then
  *
  * - `authenticate` (default): this browser's challenge consumed, the response verified and the
- *   counter stored (src/webauthn/verify.ts), the `signIn` callback, a new session (JWT or database),
- *   the `signIn` event, and the redirect to the callback URL;
+ *   counter stored (src/webauthn/verify.ts), the second page when the authenticator did not verify
+ *   the user and the user has the second factor on, the `signIn` callback, a new session (JWT or
+ *   database), the `signIn` event, and the redirect to the callback URL;
  * - `register`: for the signed-in user the challenge was issued to only, and, when that user has the
  *   second factor on, after a current code or a recovery code (`code`); the response verified, the
  *   passkey stored with its `webauthn` account (`linkAccount` and `passkeyAdded` events), and back to
@@ -18,8 +19,8 @@ import { emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { clearChallenge, useChallenge } from '../../security/webauthn-challenge.js'
 import { signedInUserId } from '../../session/strategy.js'
-import { hasSecondFactor } from '../../two-factor/pending.js'
-import type { Account } from '../../types.js'
+import { hasSecondFactor, secondFactorGate } from '../../two-factor/pending.js'
+import type { Account, AdapterUser, SecondFactorProof } from '../../types.js'
 import { verifyPasskeyRegistration, verifyPasskeySignIn } from '../../webauthn/verify.js'
 import { assertCsrf, authUrl, redirectTarget, stringValue, type ActionContext } from '../context.js'
 import { failureResponse } from '../failure.js'
@@ -42,15 +43,43 @@ async function signInWithPasskey(ctx: ActionContext, provider: PasskeyProvider):
   // The challenge is spent: whatever follows, success or refusal, clears its cookie.
   let response: AuthResponse
   try {
-    const { account, user } = await verifyPasskeySignIn(ctx.config.adapter as PasskeyAdapter, provider, ctx.body.data, challenge)
-    const sessionAccount: Account = { provider: provider.id, providerAccountId: account.providerAccountId, type: 'webauthn', userId: user.id }
-    const elsewhere = await askSignInCallback(ctx, { user, account: sessionAccount })
-    response = elsewhere ?? (await finishSignIn(ctx, { user, account: sessionAccount, isNewUser: false }))
+    const { account, user, userVerified } = await verifyPasskeySignIn(ctx.config.adapter as PasskeyAdapter, provider, ctx.body.data, challenge)
+    // A passkey is two factors only when the authenticator verified the user; without that
+    // (`userVerification: 'preferred'`, a security key without a PIN) it is the device alone, and
+    // an enrolled user gives the second factor as after a password.
+    const pending = userVerified ? undefined : await secondFactorGate(ctx, user.id, { kind: 'passkey', pid: provider.id, providerAccountId: account.providerAccountId })
+    response = pending ?? (await completePasskeySignIn(ctx, provider, user, account.providerAccountId))
   } catch (error) {
     // The request itself was checked before the challenge was used: this is a refusal or a failure.
     response = failureResponse(error, ctx)
   }
   return { ...response, cookies: [...clearChallenge(ctx), ...(response.cookies ?? [])] }
+}
+
+/**
+ * The end of a verified passkey sign-in: the `signIn` callback, the session, the `signIn` event
+ * and the redirect.
+ * @throws AccessDeniedError when the `signIn` callback refuses; AdapterError
+ */
+async function completePasskeySignIn(ctx: ActionContext, provider: PasskeyProvider, user: AdapterUser, providerAccountId: string, twoFactor?: SecondFactorProof): Promise<AuthResponse> {
+  const sessionAccount: Account = { provider: provider.id, providerAccountId, type: 'webauthn', userId: user.id }
+  const elsewhere = await askSignInCallback(ctx, { user, account: sessionAccount, ...(twoFactor && { twoFactor }) })
+  return elsewhere ?? (await finishSignIn(ctx, { user, account: sessionAccount, isNewUser: false }))
+}
+
+/**
+ * Finishes, after the second factor, a passkey sign-in its authenticator did not verify the user
+ * for. The assertion was verified and its counter stored before the second page, so the passkey is
+ * not asked again; it must still be the user's: one removed meanwhile (a lost key) signs nobody in.
+ * @throws TwoFactorError `pending_invalid` (the passkey or the user is gone); AccessDeniedError; AdapterError
+ */
+export async function resumePasskeySignIn(ctx: ActionContext, provider: PasskeyProvider, userId: string, providerAccountId: string, twoFactor: SecondFactorProof): Promise<AuthResponse> {
+  const adapter = ctx.config.adapter as PasskeyAdapter
+  const account = await adapter.getAccount(providerAccountId, provider.id)
+  const authenticator = account?.userId === userId ? await adapter.getAuthenticator(providerAccountId) : null
+  const user = authenticator?.userId === userId ? await adapter.getUser(userId) : null
+  if (!user) throw new TwoFactorError('pending_invalid', 'The passkey of the pending sign-in was removed (or its user is gone) since the first step. Sign in again.')
+  return completePasskeySignIn(ctx, provider, user, providerAccountId, twoFactor)
 }
 
 async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): Promise<AuthResponse> {
