@@ -15,9 +15,9 @@ export interface PasskeysPageProps {
   basePath: string
   /** The passkey provider's id: the add button registers with it. */
   providerId: string
-  /** An error code from the query string (`last_sign_in_method`, `WebAuthnVerificationError`). */
+  /** An error code from the query string (`last_sign_in_method`, `WebAuthnVerificationError`, `TwoFactor`). */
   error?: string | undefined
-  /** The code of a `WebAuthnVerificationError`, e.g. `credential_exists`. */
+  /** The code of a `WebAuthnVerificationError` or `TwoFactor` error, e.g. `credential_exists`, `invalid_code`. */
   code?: string | undefined
   /**
    * The user has the second factor on: adding a passkey asks for a current code or a recovery code,
@@ -38,7 +38,8 @@ const ERROR_MESSAGES = new Map<string, string>([
   ['RateLimited', 'There were too many attempts. Please wait a few minutes before trying again.'],
 ])
 
-// `TwoFactorError` codes of a refused registration of a user with the second factor on.
+// Codes that say more than their error: a passkey registered already, and the code a user with the
+// second factor on gives to add one (`TwoFactorError`).
 const CODE_MESSAGES = new Map<string, string>([
   ['credential_exists', 'This passkey is registered already.'],
   ['invalid_code', 'That code is not right, or was used already. Enter the next code your app shows, then add the passkey again.'],
