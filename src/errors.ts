@@ -171,11 +171,13 @@ export class PasswordPolicyError extends AuthError {
 }
 
 /** Why a second-factor step was refused (`TwoFactorError.code`). */
-export type TwoFactorCode = 'invalid_code' | 'pending_invalid' | 'not_enrolled' | 'already_enrolled' | 'not_signed_in'
+export type TwoFactorCode = 'invalid_code' | 'code_required' | 'pending_invalid' | 'not_enrolled' | 'already_enrolled' | 'not_signed_in'
 
 /**
  * A second-factor step was refused:
  * - `invalid_code`: the code is wrong, expired, or was used already (a replay), or the recovery code is unknown or used;
+ * - `code_required`: adding a passkey for a user with the second factor on came without a code (a
+ *   page without the code field, or a script that skipped it);
  * - `pending_invalid`: the second page was reached without this browser's pending sign-in (skipped,
  *   expired after 5 minutes, or its cookie copied to another browser);
  * - `not_enrolled` / `already_enrolled`: the user has no confirmed TOTP enrolment / already has one;

@@ -1,6 +1,7 @@
 /**
  * The built-in passkeys page (GET `/passkeys`): the signed-in user's passkeys, a button to remove
- * each (a CSRF-checked POST form), and one to add a passkey (driven by the passkey script).
+ * each (a CSRF-checked POST form), and one to add a passkey (driven by the passkey script), with a
+ * field for a current code when the user has the second factor on.
  */
 import type { PasskeyInfo, Theme } from '../types.js'
 import { html, type SafeHtml } from './html.js'
@@ -14,10 +15,15 @@ export interface PasskeysPageProps {
   basePath: string
   /** The passkey provider's id: the add button registers with it. */
   providerId: string
-  /** An error code from the query string (`last_sign_in_method`, `WebAuthnVerificationError`). */
+  /** An error code from the query string (`last_sign_in_method`, `WebAuthnVerificationError`, `TwoFactor`). */
   error?: string | undefined
-  /** The code of a `WebAuthnVerificationError`, e.g. `credential_exists`. */
+  /** The code of a `WebAuthnVerificationError` or `TwoFactor` error, e.g. `credential_exists`, `invalid_code`. */
   code?: string | undefined
+  /**
+   * The user has the second factor on: adding a passkey asks for a current code or a recovery code,
+   * since a passkey then signs in without one.
+   */
+  codeRequired?: boolean | undefined
   /** Where "Not now" leads and an added passkey goes on to (the end of a sign-up); absent: stay on the page. */
   next?: string | undefined
   theme: Theme
@@ -32,6 +38,14 @@ const ERROR_MESSAGES = new Map<string, string>([
   ['RateLimited', 'There were too many attempts. Please wait a few minutes before trying again.'],
 ])
 
+// Codes that say more than their error: a passkey registered already, and the code a user with the
+// second factor on gives to add one (`TwoFactorError`).
+const CODE_MESSAGES = new Map<string, string>([
+  ['credential_exists', 'This passkey is registered already.'],
+  ['invalid_code', 'That code is not right, or was used already. Enter the next code your app shows, then add the passkey again.'],
+  ['code_required', 'Enter a code from your authenticator app (or a recovery code) to add a passkey.'],
+])
+
 /**
  * Renders the passkeys page.
  * @throws {TypeError} If `basePath` is not a `/` path or an http(s) URL.
@@ -40,7 +54,7 @@ const ERROR_MESSAGES = new Map<string, string>([
  */
 export function renderPasskeysPage(props: PasskeysPageProps): string {
   if (!isSafePageUrl(props.basePath)) throw new TypeError('Passkeys page: basePath must be a path or an http(s) URL.')
-  const message = props.error === undefined ? undefined : props.code === 'credential_exists' ? 'This passkey is registered already.' : ERROR_MESSAGES.get(props.error) ?? 'Something went wrong. Please try again.'
+  const message = props.error === undefined ? undefined : (CODE_MESSAGES.get(props.code ?? '') ?? ERROR_MESSAGES.get(props.error) ?? 'Something went wrong. Please try again.')
   const count = props.passkeys.length
   const next = props.next !== undefined && isSafePageUrl(props.next) ? props.next : undefined
   const body = html`<h1>Your passkeys</h1>
@@ -50,11 +64,20 @@ ${count > 0 && html`<ul class="sessions">${props.passkeys.map((passkey) => passk
 <form method="post" action="${props.basePath}/callback/${props.providerId}" data-passkey="register" data-passkey-options="${props.basePath}/webauthn-options/${props.providerId}">
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
 ${next !== undefined && html`<input type="hidden" name="callbackUrl" value="${next}">`}
+${props.codeRequired === true && codeField()}
 <button type="submit">Add a passkey</button>
 <p class="status" data-passkey-status role="status" aria-live="polite"></p>
 </form>
 ${next !== undefined && html`<p><a href="${next}">Not now</a></p>`}`
   return renderLayout({ title: 'Your passkeys', theme: props.theme, body, script: props.script })
+}
+
+// Required, so the browser asks for it before the passkey script starts the ceremony; the script
+// then submits the form with it (src/pages/webauthn-script.ts).
+function codeField(): SafeHtml {
+  return html`<div><label for="passkey-code">Code from your authenticator app, or a recovery code</label>
+<input id="passkey-code" type="text" name="code" inputmode="numeric" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="32" required>
+<small class="hint">Two-step verification is on: a passkey signs you in without a code, so adding one needs a current code.</small></div>`
 }
 
 function passkeyRow(passkey: PasskeyInfo, props: PasskeysPageProps): SafeHtml {

@@ -33,6 +33,11 @@ export type Resume =
   | { kind: 'oauth'; pid: string; user: User & { id: string }; account: Account; profile: Profile }
   /** An e-mail link (already used): its address. */
   | { kind: 'email'; pid: string; email: string }
+  /**
+   * A passkey whose authenticator did not verify the user (its counter already stored): the
+   * passkey's account id, the credential id.
+   */
+  | { kind: 'passkey'; pid: string; providerAccountId: string }
 
 /** An opened pending sign-in. */
 export interface PendingSignIn {
@@ -63,6 +68,16 @@ export function asksSecondFactor(ctx: Pick<ActionContext, 'config'>, kind: Resum
 }
 
 /**
+ * Whether `userId` gives a second factor: `twoFactor` is on and the user's enrolment is confirmed.
+ * @throws AdapterError
+ */
+export async function hasSecondFactor(ctx: Pick<ActionContext, 'config'>, userId: string): Promise<boolean> {
+  if (!ctx.config.twoFactor) return false
+  const enrolment = await (ctx.config.adapter as TwoFactorAdapter).getTwoFactor(userId)
+  return !!enrolment?.enabledAt
+}
+
+/**
  * The gate between the factors: undefined when `userId` has no confirmed enrolment (or this kind of
  * sign-in does not ask), else the answer that sends the browser to the second page with the
  * pending sign-in sealed in its cookie.
@@ -71,8 +86,7 @@ export function asksSecondFactor(ctx: Pick<ActionContext, 'config'>, kind: Resum
  */
 export async function secondFactorGate(ctx: ActionContext, userId: string, resume: Resume): Promise<AuthResponse | undefined> {
   if (!asksSecondFactor(ctx, resume.kind)) return undefined
-  const enrolment = await (ctx.config.adapter as TwoFactorAdapter).getTwoFactor(userId)
-  if (!enrolment?.enabledAt) return undefined
+  if (!(await hasSecondFactor(ctx, userId))) return undefined
   // The pending step is bound to the CSRF cookie this browser has, or is given now.
   const csrf = issueCsrf(ctx)
   const csrfCookie = csrf.cookies[0]?.value ?? ctx.requestCookies[ctx.cookieSet.cookies.csrfToken.name] ?? ''

@@ -24,6 +24,11 @@ export interface VerifiedPasskeySignIn {
   authenticator: AdapterAuthenticator
   account: AdapterAccount
   user: AdapterUser
+  /**
+   * The authenticator verified the user (PIN, biometrics: the UV flag). False only with
+   * `userVerification: 'preferred'`: then the passkey proved the device alone, one factor.
+   */
+  userVerified: boolean
 }
 
 /**
@@ -39,6 +44,7 @@ export async function verifyPasskeySignIn(adapter: PasskeyAdapter, provider: Pas
 
   const { verifyAuthenticationResponse } = await loadSimpleWebAuthn()
   let newCounter: number
+  let userVerified: boolean
   try {
     const verification = await verifyAuthenticationResponse({
       response,
@@ -52,6 +58,7 @@ export async function verifyPasskeySignIn(adapter: PasskeyAdapter, provider: Pas
     })
     if (!verification.verified) throw new Error('the response could not be verified')
     newCounter = verification.authenticationInfo.newCounter
+    userVerified = verification.authenticationInfo.userVerified
   } catch (error) {
     throw new WebAuthnVerificationError('verification_failed', `The passkey sign-in response was refused: ${describeError(error)}`, { cause: error })
   }
@@ -68,7 +75,7 @@ export async function verifyPasskeySignIn(adapter: PasskeyAdapter, provider: Pas
   const account = await adapter.getAccount(authenticator.providerAccountId, provider.id)
   const user = account ? await adapter.getUser(account.userId) : null
   if (!account || !user) throw new WebAuthnVerificationError('unknown_credential', `The passkey has no "${provider.id}" account or user any more (providerAccountId ${authenticator.providerAccountId}).`)
-  return { authenticator: { ...authenticator, counter: newCounter }, account, user }
+  return { authenticator: { ...authenticator, counter: newCounter }, account, user, userVerified }
 }
 
 /**

@@ -3,25 +3,29 @@
  * the passkey script and Auth.js's client post): CSRF-checked like every POST, then
  *
  * - `authenticate` (default): this browser's challenge consumed, the response verified and the
- *   counter stored (src/webauthn/verify.ts), the `signIn` callback, a new session (JWT or database),
- *   the `signIn` event, and the redirect to the callback URL;
- * - `register`: for the signed-in user the challenge was issued to only, the response verified, the
+ *   counter stored (src/webauthn/verify.ts), the second page when the authenticator did not verify
+ *   the user and the user has the second factor on, the `signIn` callback, a new session (JWT or
+ *   database), the `signIn` event, and the redirect to the callback URL;
+ * - `register`: for the signed-in user the challenge was issued to only, and, when that user has the
+ *   second factor on, after a current code or a recovery code (`code`); the response verified, the
  *   passkey stored with its `webauthn` account (`linkAccount` and `passkeyAdded` events), and back to
  *   the passkeys page (a failure too, with its code).
  *
  * Imported on the first passkey callback, with the verification code.
  */
 import type { PasskeyAdapter, PasskeyProvider } from '../../config/passkey-provider.js'
-import { InvalidRequestError, UnknownActionError, WebAuthnVerificationError } from '../../errors.js'
+import { InvalidRequestError, RateLimitedError, TwoFactorError, UnknownActionError, WebAuthnVerificationError } from '../../errors.js'
 import { emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { clearChallenge, useChallenge } from '../../security/webauthn-challenge.js'
 import { signedInUserId } from '../../session/strategy.js'
-import type { Account } from '../../types.js'
+import { hasSecondFactor, secondFactorGate } from '../../two-factor/pending.js'
+import type { Account, AdapterUser, SecondFactorProof } from '../../types.js'
 import { verifyPasskeyRegistration, verifyPasskeySignIn } from '../../webauthn/verify.js'
 import { assertCsrf, authUrl, redirectTarget, stringValue, type ActionContext } from '../context.js'
 import { failureResponse } from '../failure.js'
 import { passkeyInfo } from '../passkeys/shared.js'
+import { loadFactor } from '../two-factor/shared.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
 
 /** Answers the passkey callback. */
@@ -39,15 +43,43 @@ async function signInWithPasskey(ctx: ActionContext, provider: PasskeyProvider):
   // The challenge is spent: whatever follows, success or refusal, clears its cookie.
   let response: AuthResponse
   try {
-    const { account, user } = await verifyPasskeySignIn(ctx.config.adapter as PasskeyAdapter, provider, ctx.body.data, challenge)
-    const sessionAccount: Account = { provider: provider.id, providerAccountId: account.providerAccountId, type: 'webauthn', userId: user.id }
-    const elsewhere = await askSignInCallback(ctx, { user, account: sessionAccount })
-    response = elsewhere ?? (await finishSignIn(ctx, { user, account: sessionAccount, isNewUser: false }))
+    const { account, user, userVerified } = await verifyPasskeySignIn(ctx.config.adapter as PasskeyAdapter, provider, ctx.body.data, challenge)
+    // A passkey is two factors only when the authenticator verified the user; without that
+    // (`userVerification: 'preferred'`, a security key without a PIN) it is the device alone, and
+    // an enrolled user gives the second factor as after a password.
+    const pending = userVerified ? undefined : await secondFactorGate(ctx, user.id, { kind: 'passkey', pid: provider.id, providerAccountId: account.providerAccountId })
+    response = pending ?? (await completePasskeySignIn(ctx, provider, user, account.providerAccountId))
   } catch (error) {
     // The request itself was checked before the challenge was used: this is a refusal or a failure.
     response = failureResponse(error, ctx)
   }
   return { ...response, cookies: [...clearChallenge(ctx), ...(response.cookies ?? [])] }
+}
+
+/**
+ * The end of a verified passkey sign-in: the `signIn` callback, the session, the `signIn` event
+ * and the redirect.
+ * @throws AccessDeniedError when the `signIn` callback refuses; AdapterError
+ */
+async function completePasskeySignIn(ctx: ActionContext, provider: PasskeyProvider, user: AdapterUser, providerAccountId: string, twoFactor?: SecondFactorProof): Promise<AuthResponse> {
+  const sessionAccount: Account = { provider: provider.id, providerAccountId, type: 'webauthn', userId: user.id }
+  const elsewhere = await askSignInCallback(ctx, { user, account: sessionAccount, ...(twoFactor && { twoFactor }) })
+  return elsewhere ?? (await finishSignIn(ctx, { user, account: sessionAccount, isNewUser: false }))
+}
+
+/**
+ * Finishes, after the second factor, a passkey sign-in its authenticator did not verify the user
+ * for. The assertion was verified and its counter stored before the second page, so the passkey is
+ * not asked again; it must still be the user's: one removed meanwhile (a lost key) signs nobody in.
+ * @throws TwoFactorError `pending_invalid` (the passkey or the user is gone); AccessDeniedError; AdapterError
+ */
+export async function resumePasskeySignIn(ctx: ActionContext, provider: PasskeyProvider, userId: string, providerAccountId: string, twoFactor: SecondFactorProof): Promise<AuthResponse> {
+  const adapter = ctx.config.adapter as PasskeyAdapter
+  const account = await adapter.getAccount(providerAccountId, provider.id)
+  const authenticator = account?.userId === userId ? await adapter.getAuthenticator(providerAccountId) : null
+  const user = authenticator?.userId === userId ? await adapter.getUser(userId) : null
+  if (!user) throw new TwoFactorError('pending_invalid', 'The passkey of the pending sign-in was removed (or its user is gone) since the first step. Sign in again.')
+  return completePasskeySignIn(ctx, provider, user, providerAccountId, twoFactor)
 }
 
 async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): Promise<AuthResponse> {
@@ -57,6 +89,7 @@ async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): P
   try {
     const { challenge, userId: issuedTo } = await useChallenge(ctx, provider, 'register')
     if (issuedTo !== userId) throw new WebAuthnVerificationError('not_signed_in', 'The passkey registration challenge was issued to another user than the one signed in now.')
+    await assertSecondFactorForRegistration(ctx, userId)
     const adapter = ctx.config.adapter as PasskeyAdapter
     const authenticator = await verifyPasskeyRegistration(adapter, provider, ctx.body.data, challenge, userId)
     await adapter.createAuthenticator(authenticator)
@@ -68,12 +101,31 @@ async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): P
     const callbackUrl = stringValue(ctx.body.callbackUrl)
     return { redirect: callbackUrl === undefined ? back : await redirectTarget(ctx, callbackUrl), cookies: clearChallenge(ctx) }
   } catch (error) {
-    if (!(error instanceof WebAuthnVerificationError)) throw error
+    if (!(error instanceof WebAuthnVerificationError || error instanceof TwoFactorError || error instanceof RateLimitedError)) throw error
     // Logged as any failure is; the user goes back to the passkeys page, which says it failed.
     const { failure } = failureResponse(error, ctx)
     const url = new URL(back)
-    url.searchParams.set('error', error.type)
-    url.searchParams.set('code', error.code)
+    url.searchParams.set('error', error.clientCode)
+    if (!(error instanceof RateLimitedError)) url.searchParams.set('code', error.code)
     return { redirect: url.href, failure, cookies: clearChallenge(ctx) }
   }
+}
+
+/**
+ * A passkey signs in without asking for the second factor, so adding one is as strong a change as
+ * turning the second factor off: for a user who has it on, the registration carries a current code
+ * or a recovery code, checked as `disableTotp` checks its own (counted against the user, a code good
+ * once). Checked here, on the POST that stores the passkey, rather than on the options request: only
+ * this step can store a credential, so no sequence of requests stores one without the code, and the
+ * code never travels in a GET's URL. A session left open on a shared computer cannot add a passkey
+ * that outlives "sign out everywhere".
+ *
+ * @throws TwoFactorError `code_required`, `invalid_code`; RateLimitedError; AdapterError
+ */
+async function assertSecondFactorForRegistration(ctx: ActionContext, userId: string): Promise<void> {
+  if (!(await hasSecondFactor(ctx, userId))) return
+  const code = stringValue(ctx.body.code)
+  // Nothing to guess from an absent code: refused before the count, with its own code for the page.
+  if (code === undefined || code.trim() === '') throw new TwoFactorError('code_required', 'Adding a passkey for a user with the second factor on needs a current code or a recovery code (the "code" field), and none was posted.')
+  await (await loadFactor()).checkSecondFactor(ctx, userId, code)
 }

@@ -1,10 +1,11 @@
 /**
  * GET /passkeys: the themed page of the signed-in user's passkeys, a remove button each and an add
- * button. With `?callbackUrl=` (same-origin, through the `redirect` callback) it offers "Not now" and
- * goes there after adding one.
+ * button (with a code field when the user has the second factor on). With `?callbackUrl=`
+ * (same-origin, through the `redirect` callback) it offers "Not now" and goes there after adding one.
  */
 import { renderPasskeysPage } from '../../pages/index.js'
 import { signedInUserId } from '../../session/strategy.js'
+import { hasSecondFactor } from '../../two-factor/pending.js'
 import { authUrl, issueCsrf, pageUrl, redirectTarget, type Action } from '../context.js'
 import { listUserPasskeys, pageScript, passkeyProvider } from './shared.js'
 
@@ -24,6 +25,8 @@ export const passkeysPage: Action = async (ctx) => {
     providerId: provider.id,
     error: ctx.query.get('error') ?? undefined,
     code: ctx.query.get('code') ?? undefined,
+    // The registration is refused without it (callback/passkey.ts): ask for it up front.
+    codeRequired: await hasSecondFactor(ctx, userId),
     next,
     theme: ctx.config.theme,
     script: pageScript(ctx),

@@ -77,6 +77,11 @@ async function finishPendingSignIn(ctx: ActionContext, pending: PendingSignIn, t
       const { continueEmailSignIn } = await import('../callback/email.js')
       return continueEmailSignIn(ctx, provider, resume.email, twoFactor)
     }
+    case 'passkey': {
+      if (provider?.type !== 'webauthn') return gone()
+      const { resumePasskeySignIn } = await import('../callback/passkey.js')
+      return resumePasskeySignIn(ctx, provider, userId, resume.providerAccountId, twoFactor)
+    }
   }
 }
 
