@@ -95,12 +95,14 @@ export async function revokeOwnSessions(request: SessionRequest, owner: SessionO
     ids = deleted.map((session) => session.id ?? '')
   } else {
     const store = jwtStore(request)
-    ids = await store.deleteSessions(owner.userId, which)
     const everyOne = by === 'signOutEverywhere' || by === 'resetPassword'
     if (everyOne) {
-      // Tokens from before the store have no record: refuse them by their age.
+      // Tokens from before the store have no record: refuse them by their age. Set before the records
+      // are deleted: a token without session id given one meanwhile is then either refused by the
+      // store's createSession or recorded in time to be deleted below (see the Knex store).
       await store.setValidAfter(owner.userId, request.now * 1000 + 1000, config.jwt.maxAge * 1000)
     }
+    ids = await store.deleteSessions(owner.userId, which)
     forgetChecks(config, ids, everyOne ? owner.userId : undefined)
   }
   for (const sessionId of ids) await emitEvent(config, 'sessionRevoked', { userId: owner.userId, sessionId, by })
