@@ -138,6 +138,16 @@ await describeWithRedis('JWT revocation on a shared Redis store', (server) => {
     await pause(1100)
     expect((await whoIs(two.app, legacy)).name).toBeNull()
   })
+
+  it('an old token without session id read on another instance just after signing out everywhere is not given a new session', async () => {
+    const keyPrefix = server.uniqueKeyPrefix()
+    const one = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 600 })
+    const two = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 600 })
+    const { read, records } = await legacyReadAfterSignOutEverywhere(one.app, two.app)
+    expect(read.name).toBeNull()
+    expect(read.setCookie).toMatch(/^authjs\.session-token=;/)
+    expect(records).toEqual([])
+  })
 })
 
 /** 20 sessions signed in on `one`, the fifth signed out; `two` (which never saw them) reads all 20 at once. */
@@ -145,6 +155,24 @@ async function burstOfChecks(one: express.Express, two: express.Express) {
   const cookies = await Promise.all(Array.from({ length: 20 }, (_, i) => sessionCookie(one, `user${i}`)))
   await signOutWith(one, cookies[4]!)
   return Promise.all(cookies.map((cookie) => whoIs(two, cookie)))
+}
+
+/**
+ * Signing out everywhere against an old token without session id read on another instance: `two`
+ * has vouched for the token (an answer it keeps for revocationCacheSeconds, long enough here), the
+ * user signs out everywhere on `one`, then the token is read on `two` again, within that time. That
+ * read may not give it a session id (a new cookie and record that the sign-out never refuses).
+ */
+async function legacyReadAfterSignOutEverywhere(one: express.Express, two: express.Express) {
+  const legacy = await sessionCookie(app({}).app, 'ada')
+  expect((await whoIs(two, legacy)).name).toBe('ada')
+  const current = (await whoIs(one, legacy)).setCookie!.split(';')[0]!
+  await revokeEverywhere(one, current)
+  const read = await whoIs(two, legacy)
+  // The store's records of the user, listed for a new sign-in (listing reads the store, no cache).
+  const fresh = await sessionCookie(one, 'ada')
+  const listed = await request(one).get('/api/auth/sessions/list').set('Cookie', fresh).expect(200)
+  return { read, records: (listed.body.sessions as Array<{ current: boolean }>).filter((session) => !session.current) }
 }
 
 describe('checks of many sessions at once', () => {
@@ -233,6 +261,41 @@ describe('signing out with a token from before the store', () => {
     expect((await whoIs(withStore.app, await sessionCookie(before.app, 'grace'))).name).toBe('grace')
   })
 
+  it('a read of an old token under way while the user signs out everywhere does not give it a new session (one instance, memory store)', async () => {
+    // The read is held in the jwt callback, after the token was found to stand and before it is recorded.
+    let entered!: () => void
+    const reading = new Promise<void>((resolve) => (entered = resolve))
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const withStore = authApp({
+      secret: SECRET,
+      trustHost: true,
+      providers: [anyone],
+      session: { strategy: 'jwt', store: 'memory' },
+      callbacks: {
+        jwt: async ({ token }) => {
+          if (token.sid === undefined) {
+            entered()
+            await held
+          }
+          return token
+        },
+      },
+    })
+    const legacy = await sessionCookie(app({}).app, 'ada')
+    const current = await sessionCookie(withStore.app, 'ada')
+    const read = whoIs(withStore.app, legacy)
+    await reading
+    await revokeEverywhere(withStore.app, current)
+    release()
+    const answer = await read
+    expect(answer.name).toBeNull()
+    expect(answer.setCookie).toMatch(/^authjs\.session-token=;/)
+    const fresh = await sessionCookie(withStore.app, 'ada')
+    const listed = await request(withStore.app).get('/api/auth/sessions/list').set('Cookie', fresh).expect(200)
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ current: true })])
+  })
+
   it('the refusal is kept for jwt.maxAge: an instance that reads the store later refuses the token too', async () => {
     const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
     try {
@@ -291,6 +354,20 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
         expect(after[3]!.setCookie).toMatch(/^authjs\.session-token=;/)
         // The poll, and one question for the two sessions it named.
         expect(queries).toHaveLength(2)
+      } finally {
+        await other.destroy()
+      }
+    })
+
+    it('an old token without session id read on another instance just after signing out everywhere is not given a new session', async () => {
+      const other = knex(db.config)
+      try {
+        const one = app({ store: { knex: db.knex }, revocationCacheSeconds: 600 })
+        const two = app({ store: { knex: other }, revocationCacheSeconds: 600 })
+        const { read, records } = await legacyReadAfterSignOutEverywhere(one.app, two.app)
+        expect(read.name).toBeNull()
+        expect(read.setCookie).toMatch(/^authjs\.session-token=;/)
+        expect(records).toEqual([])
       } finally {
         await other.destroy()
       }
