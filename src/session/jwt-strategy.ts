@@ -190,6 +190,22 @@ async function recordSession(request: SessionRequest, store: SessionStore, token
   return store.createSession(session, created === 'signIn' ? undefined : created.issuedAt)
 }
 
+/**
+ * Gives a token without session id (sealed before the store, or by Auth.js) one now, as its next
+ * read would: recorded (unless the user's "valid after" time refuses it) and re-sealed with it. For
+ * a call about to refuse every older token without one that must keep this session
+ * (`changePassword()`).
+ * @returns The new session id and the cookies that carry the re-sealed token; null when refused.
+ * @throws SessionTokenTooLargeError when the re-sealed token is over `jwt.maxSize`.
+ */
+export async function giveSessionId(request: SessionRequest, store: SessionStore, token: JWT): Promise<{ sessionId: string; cookies: OutgoingCookie[] } | null> {
+  const sessionId = newSessionId()
+  const withId: JWT = { ...token, [SESSION_ID_CLAIM]: sessionId }
+  const issuedAt = typeof token.iat === 'number' ? token.iat * 1000 : 0
+  if (!(await recordSession(request, store, withId, { issuedAt }))) return null
+  return { sessionId, cookies: (await sealToken(request, withId)).cookies }
+}
+
 /** Cookies that end the session: the session cookie and every chunk of it. */
 export function clearJwtSession(request: SessionRequest): OutgoingCookie[] {
   return clearChunkedCookie(request.cookieSet.cookies.sessionToken, request.requestCookies)

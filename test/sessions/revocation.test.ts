@@ -12,7 +12,10 @@ import request from 'supertest'
 import { IncomingMessage } from 'node:http'
 import { Socket } from 'node:net'
 import { InvalidConfigurationError, type PortcullisConfig } from 'portcullis'
+import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
+import { encode } from 'portcullis/jwt'
+import Password, { scryptHasher } from 'portcullis/providers/password'
 import { authApp } from '../support/app-rig.js'
 import { fetchCsrfToken, SECRET, setCookie } from '../support/flow.js'
 import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
@@ -312,6 +315,74 @@ describe('signing out with a token from before the store', () => {
     } finally {
       await db.destroy()
     }
+  })
+})
+
+describe('changePassword() and tokens from before the store', () => {
+  const PASSWORD = 'correct horse battery staple'
+  const hashing = scryptHasher({ N: 2 ** 14 })
+  let db: ReturnType<typeof knex>
+
+  beforeAll(async () => {
+    db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    await db.migrate.latest({ migrationSource: migrationSource() })
+    const adapter = KnexAdapter(db)
+    await adapter.createUser({ id: 'user-ines', email: 'ines@example.com', emailVerified: new Date(), name: 'ines' })
+    await adapter.setUserPassword!('user-ines', await hashing.hash(PASSWORD))
+  })
+  afterAll(() => db?.destroy())
+
+  /** Ines's app, and a route that changes her password. */
+  function passwordApp() {
+    const instance = authApp({
+      secret: SECRET,
+      trustHost: true,
+      adapter: KnexAdapter(db),
+      providers: [Password({ hashing, sendMail: async () => {} })],
+      session: { strategy: 'jwt', store: 'memory' },
+    })
+    instance.app.post('/account/password', async (req, res) => {
+      await instance.changePassword(req, { currentPassword: PASSWORD, newPassword: PASSWORD, skipCsrfCheck: true })
+      res.send('changed')
+    })
+    return instance
+  }
+
+  /** A session cookie of Ines's from before the store (or an Auth.js app sharing the secret): no session id. */
+  async function legacyCookie(): Promise<string> {
+    return `${COOKIE}=${await encode({ token: { sub: 'user-ines', name: 'ines', email: 'ines@example.com' }, secret: SECRET, salt: COOKIE })}`
+  }
+
+  async function passwordCookie(instance: express.Express): Promise<string> {
+    const agent = request.agent(instance)
+    const csrfToken = await fetchCsrfToken(agent)
+    const response = await agent.post('/api/auth/callback/password').type('form').send({ csrfToken, email: 'ines@example.com', password: PASSWORD })
+    return setCookie(response, COOKIE)!.split(';')[0]!
+  }
+
+  it('a change refuses every older token without session id; the current session, with one, stays', async () => {
+    const withStore = passwordApp()
+    const legacy = await legacyCookie()
+    const current = await passwordCookie(withStore.app)
+    expect((await whoIs(withStore.app, legacy)).name).toBe('ines')
+    await request(withStore.app).post('/account/password').set('Cookie', current).expect(200, 'changed')
+    expect((await whoIs(withStore.app, legacy)).name).toBeNull()
+    expect((await whoIs(withStore.app, current)).name).toBe('ines')
+  })
+
+  it('a change made with a token without session id gives it one (a new cookie), so it stays while the older ones are refused', async () => {
+    const withStore = passwordApp()
+    const older = await legacyCookie()
+    const current = await legacyCookie()
+    const changed = await request(withStore.app).post('/account/password').set('Cookie', current).expect(200, 'changed')
+    const renewed = setCookie(changed, COOKIE)!.split(';')[0]!
+    expect(renewed).toMatch(/^authjs\.session-token=[^;]+/)
+    expect((await whoIs(withStore.app, renewed)).name).toBe('ines')
+    expect((await whoIs(withStore.app, older)).name).toBeNull()
+    // The token the change was made with is older than the change too: only its renewed copy stands.
+    expect((await whoIs(withStore.app, current)).name).toBeNull()
+    const listed = await request(withStore.app).get('/api/auth/sessions/list').set('Cookie', renewed).expect(200)
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ current: true })])
   })
 })
 
