@@ -5,7 +5,8 @@
  */
 import { loadAccounts, passwordProvider } from '../actions/password/shared.js'
 import { AccountUnlinkError } from '../errors.js'
-import { sessionOwner } from '../session/devices.js'
+import { appendCookies } from '../http/respond.js'
+import { ownerWithSessionId, sessionOwner } from '../session/devices.js'
 import { assertServerCsrf, type Api, type CsrfOptions } from './context.js'
 import { passwordCall, type PasswordCallContext } from './password-context.js'
 
@@ -36,8 +37,20 @@ export function createChangePassword(api: Api): ChangePasswordFunction {
     const call = passwordCall(api, given, 'changePassword()')
     assertServerCsrf(api, call.ctx, options, 'changePassword()')
     const provider = passwordProvider(api.config)
-    const owner = await sessionOwner(call.ctx)
-    if (!owner) throw new AccountUnlinkError('not_signed_in', 'changePassword(): nobody is signed in on this request.')
+    const signedIn = await sessionOwner(call.ctx)
+    if (!signedIn) throw new AccountUnlinkError('not_signed_in', 'changePassword(): nobody is signed in on this request.')
+    // The change refuses every older JWT without a session id: this session, if it is one, is given an
+    // id first (a new cookie), so that it stays as the user's other sessions end.
+    const { owner, cookies } = await ownerWithSessionId(call.ctx, signedIn)
+    if (cookies.length > 0) {
+      if (call.res && !call.res.headersSent) appendCookies(call.res, cookies)
+      else {
+        api.config.logger.warn(
+          'SessionCookieNotReplaced',
+          'changePassword() gave this request\'s session (a token from before session.store) a session id, but no response (or one already sent) was given to carry its new cookie: the old cookie is refused after the change. Pass { req, res }.',
+        )
+      }
+    }
     const { changePassword } = await loadAccounts()
     await changePassword(call.ctx, provider, owner, { currentPassword: options.currentPassword, newPassword: options.newPassword })
   }

@@ -10,7 +10,8 @@ import { emitEvent } from '../events.js'
 import type { SessionInfo } from '../types.js'
 import { peekDatabaseSession } from './database-strategy.js'
 import { isoDate } from './iso-date.js'
-import { peekJwtToken } from './jwt-strategy.js'
+import type { OutgoingCookie } from './cookies.js'
+import { giveSessionId, peekJwtToken } from './jwt-strategy.js'
 import { forgetChecks, sessionIdOf, sessionStands } from './revocation.js'
 import type { SessionStore } from './store/types.js'
 import type { SessionRequest } from './types.js'
@@ -95,16 +96,34 @@ export async function revokeOwnSessions(request: SessionRequest, owner: SessionO
     ids = deleted.map((session) => session.id ?? '')
   } else {
     const store = jwtStore(request)
-    ids = await store.deleteSessions(owner.userId, which)
-    const everyOne = by === 'signOutEverywhere' || by === 'resetPassword' || by === 'addressClaimed'
+    // A change ends every session but this one, so older tokens without a session id too (this one,
+    // if it was one, was given an id first: ownerWithSessionId); so does a claimed account (claim.ts).
+    const everyOne = by === 'signOutEverywhere' || by === 'resetPassword' || by === 'changePassword' || by === 'addressClaimed'
     if (everyOne) {
-      // Tokens from before the store have no record: refuse them by their age.
+      // Tokens from before the store have no record: refuse them by their age. Set before the records
+      // are deleted: a token without session id given one meanwhile is then either refused by the
+      // store's createSession or recorded in time to be deleted below (see the Knex store).
       await store.setValidAfter(owner.userId, request.now * 1000 + 1000, config.jwt.maxAge * 1000)
     }
+    ids = await store.deleteSessions(owner.userId, which)
     forgetChecks(config, ids, everyOne ? owner.userId : undefined)
   }
   for (const sessionId of ids) await emitEvent(config, 'sessionRevoked', { userId: owner.userId, sessionId, by })
   return ids
+}
+
+/**
+ * The owner, its JWT session given a session id first when its token has none (see giveSessionId):
+ * a call that refuses every older token without one (`changePassword()`) must keep this session.
+ * @returns The owner (with the new id) and the cookies that carry the re-sealed token; the owner as
+ *   given and no cookies when there is nothing to do (database sessions, no store, a session id already).
+ */
+export async function ownerWithSessionId(request: SessionRequest, owner: SessionOwner): Promise<{ owner: SessionOwner; cookies: OutgoingCookie[] }> {
+  const store = request.config.session.store
+  if (request.config.session.strategy !== 'jwt' || !store || owner.sessionId !== undefined) return { owner, cookies: [] }
+  const token = await peekJwtToken(request)
+  const given = token && token.sub === owner.userId ? await giveSessionId(request, store, token) : null
+  return given ? { owner: { ...owner, sessionId: given.sessionId }, cookies: given.cookies } : { owner, cookies: [] }
 }
 
 function jwtStore(request: SessionRequest): SessionStore {

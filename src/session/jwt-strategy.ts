@@ -100,7 +100,9 @@ async function readWithAppCode(
     try {
       if (store) {
         token = { ...token, [SESSION_ID_CLAIM]: sid ?? newSessionId() }
-        if (!(await recordSession(request, store, token, sid === undefined))) {
+        // A token without one is recorded only if the store itself (not this process's cached answer,
+        // which may predate a sign-out everywhere elsewhere) still lets its issue time in.
+        if (!(await recordSession(request, store, token, sid === undefined ? { issuedAt: issued * 1000 } : false))) {
           return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
         }
       }
@@ -146,7 +148,7 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
   if (!token) return clearJwtSession(request)
   if (store && sid) {
     token = { ...token, [SESSION_ID_CLAIM]: sid }
-    await recordSession(request, store, token, true)
+    await recordSession(request, store, token, 'signIn')
     // This browser's previous session ends with the new sign-in, as a database session's row does.
     const replacedId = previous && sessionIdOf(previous)
     if (replacedId && typeof previous.sub === 'string') await store.deleteSessions(previous.sub, { only: replacedId })
@@ -171,16 +173,37 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
 /**
  * Writes the store's record of the session `token` names (its `sid`): a new one, or the re-issue's
  * new `lastSeenAt` and expiry.
- * @returns false when the session was ended meanwhile (a re-issue never brings it back).
+ * @param created `'signIn'` for a new session; `{ issuedAt }` (ms) for a token without session id
+ *   given one, refused when the user's "valid after" time is later; false for a re-issue.
+ * @returns false when the session was ended meanwhile (a re-issue never brings it back), or the
+ *   token without session id is refused.
  */
-async function recordSession(request: SessionRequest, store: SessionStore, token: JWT, isNew: boolean): Promise<boolean> {
+async function recordSession(request: SessionRequest, store: SessionStore, token: JWT, created: false | 'signIn' | { issuedAt: number }): Promise<boolean> {
   const { config, now } = request
   const id = sessionIdOf(token)!
   const userId = String(token.sub)
   const expires = (now + config.jwt.maxAge) * 1000
-  if (!isNew) return store.touchSession(id, userId, now * 1000, expires)
-  await store.createSession({ id, userId, createdAt: now * 1000, lastSeenAt: now * 1000, expires, ...clientDetails(request.req) })
-  return true
+  if (created === false) return store.touchSession(id, userId, now * 1000, expires)
+  const session = { id, userId, createdAt: now * 1000, lastSeenAt: now * 1000, expires, ...clientDetails(request.req) }
+  // A sign-in is never checked against "valid after": set by a sign-out everywhere up to a second
+  // ahead, it would refuse a sign-in of that same second.
+  return store.createSession(session, created === 'signIn' ? undefined : created.issuedAt)
+}
+
+/**
+ * Gives a token without session id (sealed before the store, or by Auth.js) one now, as its next
+ * read would: recorded (unless the user's "valid after" time refuses it) and re-sealed with it. For
+ * a call about to refuse every older token without one that must keep this session
+ * (`changePassword()`).
+ * @returns The new session id and the cookies that carry the re-sealed token; null when refused.
+ * @throws SessionTokenTooLargeError when the re-sealed token is over `jwt.maxSize`.
+ */
+export async function giveSessionId(request: SessionRequest, store: SessionStore, token: JWT): Promise<{ sessionId: string; cookies: OutgoingCookie[] } | null> {
+  const sessionId = newSessionId()
+  const withId: JWT = { ...token, [SESSION_ID_CLAIM]: sessionId }
+  const issuedAt = typeof token.iat === 'number' ? token.iat * 1000 : 0
+  if (!(await recordSession(request, store, withId, { issuedAt }))) return null
+  return { sessionId, cookies: (await sealToken(request, withId)).cookies }
 }
 
 /** Cookies that end the session: the session cookie and every chunk of it. */

@@ -13,7 +13,9 @@
  *
  * Tokens without a session id (sealed before the store was configured, or by Auth.js) are given
  * one on their next read; until then they stand unless the user's "valid after" time
- * (`signOutEverywhere()`) is later than their `iat`.
+ * (`signOutEverywhere()`, a password reset or change) is later than their `iat`. The answer here
+ * may be up to `revocationCacheSeconds` old, so the store checks that time again itself as it
+ * records the new session id (`createSession`'s `tokenIssuedAt`).
  */
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'

@@ -12,7 +12,10 @@ import request from 'supertest'
 import { IncomingMessage } from 'node:http'
 import { Socket } from 'node:net'
 import { InvalidConfigurationError, type PortcullisConfig } from 'portcullis'
+import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
+import { encode } from 'portcullis/jwt'
+import Password, { scryptHasher } from 'portcullis/providers/password'
 import { authApp } from '../support/app-rig.js'
 import { fetchCsrfToken, SECRET, setCookie } from '../support/flow.js'
 import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
@@ -138,6 +141,16 @@ await describeWithRedis('JWT revocation on a shared Redis store', (server) => {
     await pause(1100)
     expect((await whoIs(two.app, legacy)).name).toBeNull()
   })
+
+  it('an old token without session id read on another instance just after signing out everywhere is not given a new session', async () => {
+    const keyPrefix = server.uniqueKeyPrefix()
+    const one = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 600 })
+    const two = app({ store: { redis: server.connect(), keyPrefix }, revocationCacheSeconds: 600 })
+    const { read, records } = await legacyReadAfterSignOutEverywhere(one.app, two.app)
+    expect(read.name).toBeNull()
+    expect(read.setCookie).toMatch(/^authjs\.session-token=;/)
+    expect(records).toEqual([])
+  })
 })
 
 /** 20 sessions signed in on `one`, the fifth signed out; `two` (which never saw them) reads all 20 at once. */
@@ -145,6 +158,24 @@ async function burstOfChecks(one: express.Express, two: express.Express) {
   const cookies = await Promise.all(Array.from({ length: 20 }, (_, i) => sessionCookie(one, `user${i}`)))
   await signOutWith(one, cookies[4]!)
   return Promise.all(cookies.map((cookie) => whoIs(two, cookie)))
+}
+
+/**
+ * Signing out everywhere against an old token without session id read on another instance: `two`
+ * has vouched for the token (an answer it keeps for revocationCacheSeconds, long enough here), the
+ * user signs out everywhere on `one`, then the token is read on `two` again, within that time. That
+ * read may not give it a session id (a new cookie and record that the sign-out never refuses).
+ */
+async function legacyReadAfterSignOutEverywhere(one: express.Express, two: express.Express) {
+  const legacy = await sessionCookie(app({}).app, 'ada')
+  expect((await whoIs(two, legacy)).name).toBe('ada')
+  const current = (await whoIs(one, legacy)).setCookie!.split(';')[0]!
+  await revokeEverywhere(one, current)
+  const read = await whoIs(two, legacy)
+  // The store's records of the user, listed for a new sign-in (listing reads the store, no cache).
+  const fresh = await sessionCookie(one, 'ada')
+  const listed = await request(one).get('/api/auth/sessions/list').set('Cookie', fresh).expect(200)
+  return { read, records: (listed.body.sessions as Array<{ current: boolean }>).filter((session) => !session.current) }
 }
 
 describe('checks of many sessions at once', () => {
@@ -233,6 +264,41 @@ describe('signing out with a token from before the store', () => {
     expect((await whoIs(withStore.app, await sessionCookie(before.app, 'grace'))).name).toBe('grace')
   })
 
+  it('a read of an old token under way while the user signs out everywhere does not give it a new session (one instance, memory store)', async () => {
+    // The read is held in the jwt callback, after the token was found to stand and before it is recorded.
+    let entered!: () => void
+    const reading = new Promise<void>((resolve) => (entered = resolve))
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const withStore = authApp({
+      secret: SECRET,
+      trustHost: true,
+      providers: [anyone],
+      session: { strategy: 'jwt', store: 'memory' },
+      callbacks: {
+        jwt: async ({ token }) => {
+          if (token.sid === undefined) {
+            entered()
+            await held
+          }
+          return token
+        },
+      },
+    })
+    const legacy = await sessionCookie(app({}).app, 'ada')
+    const current = await sessionCookie(withStore.app, 'ada')
+    const read = whoIs(withStore.app, legacy)
+    await reading
+    await revokeEverywhere(withStore.app, current)
+    release()
+    const answer = await read
+    expect(answer.name).toBeNull()
+    expect(answer.setCookie).toMatch(/^authjs\.session-token=;/)
+    const fresh = await sessionCookie(withStore.app, 'ada')
+    const listed = await request(withStore.app).get('/api/auth/sessions/list').set('Cookie', fresh).expect(200)
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ current: true })])
+  })
+
   it('the refusal is kept for jwt.maxAge: an instance that reads the store later refuses the token too', async () => {
     const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
     try {
@@ -249,6 +315,74 @@ describe('signing out with a token from before the store', () => {
     } finally {
       await db.destroy()
     }
+  })
+})
+
+describe('changePassword() and tokens from before the store', () => {
+  const PASSWORD = 'correct horse battery staple'
+  const hashing = scryptHasher({ N: 2 ** 14 })
+  let db: ReturnType<typeof knex>
+
+  beforeAll(async () => {
+    db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    await db.migrate.latest({ migrationSource: migrationSource() })
+    const adapter = KnexAdapter(db)
+    await adapter.createUser({ id: 'user-ines', email: 'ines@example.com', emailVerified: new Date(), name: 'ines' })
+    await adapter.setUserPassword!('user-ines', await hashing.hash(PASSWORD))
+  })
+  afterAll(() => db?.destroy())
+
+  /** Ines's app, and a route that changes her password. */
+  function passwordApp() {
+    const instance = authApp({
+      secret: SECRET,
+      trustHost: true,
+      adapter: KnexAdapter(db),
+      providers: [Password({ hashing, sendMail: async () => {} })],
+      session: { strategy: 'jwt', store: 'memory' },
+    })
+    instance.app.post('/account/password', async (req, res) => {
+      await instance.changePassword(req, { currentPassword: PASSWORD, newPassword: PASSWORD, skipCsrfCheck: true })
+      res.send('changed')
+    })
+    return instance
+  }
+
+  /** A session cookie of Ines's from before the store (or an Auth.js app sharing the secret): no session id. */
+  async function legacyCookie(): Promise<string> {
+    return `${COOKIE}=${await encode({ token: { sub: 'user-ines', name: 'ines', email: 'ines@example.com' }, secret: SECRET, salt: COOKIE })}`
+  }
+
+  async function passwordCookie(instance: express.Express): Promise<string> {
+    const agent = request.agent(instance)
+    const csrfToken = await fetchCsrfToken(agent)
+    const response = await agent.post('/api/auth/callback/password').type('form').send({ csrfToken, email: 'ines@example.com', password: PASSWORD })
+    return setCookie(response, COOKIE)!.split(';')[0]!
+  }
+
+  it('a change refuses every older token without session id; the current session, with one, stays', async () => {
+    const withStore = passwordApp()
+    const legacy = await legacyCookie()
+    const current = await passwordCookie(withStore.app)
+    expect((await whoIs(withStore.app, legacy)).name).toBe('ines')
+    await request(withStore.app).post('/account/password').set('Cookie', current).expect(200, 'changed')
+    expect((await whoIs(withStore.app, legacy)).name).toBeNull()
+    expect((await whoIs(withStore.app, current)).name).toBe('ines')
+  })
+
+  it('a change made with a token without session id gives it one (a new cookie), so it stays while the older ones are refused', async () => {
+    const withStore = passwordApp()
+    const older = await legacyCookie()
+    const current = await legacyCookie()
+    const changed = await request(withStore.app).post('/account/password').set('Cookie', current).expect(200, 'changed')
+    const renewed = setCookie(changed, COOKIE)!.split(';')[0]!
+    expect(renewed).toMatch(/^authjs\.session-token=[^;]+/)
+    expect((await whoIs(withStore.app, renewed)).name).toBe('ines')
+    expect((await whoIs(withStore.app, older)).name).toBeNull()
+    // The token the change was made with is older than the change too: only its renewed copy stands.
+    expect((await whoIs(withStore.app, current)).name).toBeNull()
+    const listed = await request(withStore.app).get('/api/auth/sessions/list').set('Cookie', renewed).expect(200)
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ current: true })])
   })
 })
 
@@ -291,6 +425,20 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
         expect(after[3]!.setCookie).toMatch(/^authjs\.session-token=;/)
         // The poll, and one question for the two sessions it named.
         expect(queries).toHaveLength(2)
+      } finally {
+        await other.destroy()
+      }
+    })
+
+    it('an old token without session id read on another instance just after signing out everywhere is not given a new session', async () => {
+      const other = knex(db.config)
+      try {
+        const one = app({ store: { knex: db.knex }, revocationCacheSeconds: 600 })
+        const two = app({ store: { knex: other }, revocationCacheSeconds: 600 })
+        const { read, records } = await legacyReadAfterSignOutEverywhere(one.app, two.app)
+        expect(read.name).toBeNull()
+        expect(read.setCookie).toMatch(/^authjs\.session-token=;/)
+        expect(records).toEqual([])
       } finally {
         await other.destroy()
       }

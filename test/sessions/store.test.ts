@@ -204,6 +204,27 @@ function storeContract(label: string, make: () => SessionStore, { overlap }: { o
     expect(await store.sessionStates([{ id: undefined, userId: ada }])).toEqual([{ session: null, validAfter: 0 }])
   })
 
+  it(`${label}: a token without session id is given a record only when the user's "valid after" time is not later than its issue time`, async () => {
+    const ada = unique('ada')
+    const grace = unique('grace')
+    const at = Date.now() - 1234
+    await store.setValidAfter(ada, at, HOUR)
+    const older = session(ada)
+    const ofThatTime = session(ada)
+    const newer = session(ada)
+    expect(await store.createSession(older, at - 1)).toBe(false)
+    expect(await store.createSession(ofThatTime, at)).toBe(true)
+    expect(await store.createSession(newer, at + 1000)).toBe(true)
+    // Another user's time does not count, and a sign-in (no issue time to check) is never refused.
+    const gracesOld = session(grace)
+    const signIn = session(ada)
+    expect(await store.createSession(gracesOld, at - 1)).toBe(true)
+    expect(await store.createSession(signIn)).toBe(true)
+    // The refused one left nothing behind.
+    expect((await store.listSessions(ada, Date.now())).map((stored) => stored.id).sort()).toEqual([ofThatTime.id, newer.id, signIn.id].sort())
+    expect(await store.sessionStates([{ id: older.id, userId: ada }])).toEqual([{ session: null, validAfter: at }])
+  })
+
   it(`${label}: a first poll is given nothing, only where the next starts; each later change is given to the poll after it`, async () => {
     const ada = unique('ada')
     const before = session(ada)

@@ -66,7 +66,7 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
 
   return {
     label,
-    async createSession(session) {
+    async createSession(session, tokenIssuedAt) {
       await (await table()).query.insert({
         key: sessionKey(session.id),
         userId: session.userId,
@@ -77,6 +77,15 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
         userAgent: session.userAgent,
       })
       await sweep()
+      // Written first, checked after (two statements, each committed): a sign-out everywhere sets
+      // "valid after" before it deletes the user's records (devices.ts), so either this read sees the
+      // new time, or the record was committed before that delete began, and the delete ends it. A check
+      // before the write (or in one statement with it) could be passed by both.
+      if (tokenIssuedAt === undefined) return true
+      const row = (await knex(tableName).first('value').where({ key: `va:${session.userId}` }).andWhere('expires', '>', Date.now())) as Row | undefined
+      if ((Number(row?.value) || 0) <= tokenIssuedAt) return true
+      await knex(tableName).where({ key: sessionKey(session.id) }).del()
+      return false
     },
     async touchSession(id, userId, lastSeenAt, expires) {
       const updated = await (await table()).query.where({ key: sessionKey(id), userId }).andWhere('expires', '>', Date.now()).update({ lastSeenAt, expires })

@@ -51,10 +51,16 @@ export function memoryStore(): SessionStore {
 
   return {
     label: 'memory',
-    async createSession(session) {
+    async createSession(session, tokenIssuedAt) {
+      // One process, no await between the check and the write: nothing can come between them.
+      if (tokenIssuedAt !== undefined) {
+        const after = validAfter.get(session.userId)
+        if (after && after.until > Date.now() && after.at > tokenIssuedAt) return false
+      }
       sessions.set(session.id, session)
       const ids = byUser.get(session.userId) ?? new Set<string>()
       byUser.set(session.userId, ids.add(session.id))
+      return true
     },
     async touchSession(id, userId, lastSeenAt, expires) {
       const session = live(id)

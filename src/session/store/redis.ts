@@ -21,8 +21,13 @@ export interface SessionRedis {
   del(...keys: string[]): Promise<number>
 }
 
-// KEYS[1] session hash, KEYS[2] user set; ARGV: fields…, ttl ms.
+// KEYS[1] session hash, KEYS[2] user set, KEYS[3] valid-after key; ARGV: fields…, ttl ms, the token's
+// iat ('' for none). One script: a sign-out everywhere cannot fall between the check and the write.
 const CREATE = `
+if ARGV[9] ~= '' then
+  local after = redis.call('GET', KEYS[3])
+  if after and tonumber(after) > tonumber(ARGV[9]) then return 0 end
+end
 redis.call('HSET', KEYS[1], 'userId', ARGV[1], 'createdAt', ARGV[2], 'lastSeenAt', ARGV[3], 'ip', ARGV[4], 'ua', ARGV[5], 'expires', ARGV[8])
 redis.call('PEXPIRE', KEYS[1], ARGV[6])
 redis.call('SADD', KEYS[2], ARGV[7])
@@ -114,10 +119,12 @@ export function redisStore(client: SessionRedis, prefix: string): SessionStore {
 
   return {
     label: 'Redis',
-    async createSession(session) {
+    async createSession(session, tokenIssuedAt) {
       const ttl = Math.max(1, session.expires - Date.now())
       const { id, userId, createdAt, lastSeenAt, ipAddress, userAgent } = session
-      await client.eval(CREATE, 2, sessionKey(id), userKey(userId), userId, createdAt, lastSeenAt, ipAddress ?? '', userAgent ?? '', ttl, id, session.expires)
+      const keys = [sessionKey(id), userKey(userId), validAfterKey(userId)]
+      const issued = tokenIssuedAt === undefined ? '' : String(tokenIssuedAt)
+      return (await client.eval(CREATE, 3, ...keys, userId, createdAt, lastSeenAt, ipAddress ?? '', userAgent ?? '', ttl, id, session.expires, issued)) === 1
     },
     async touchSession(id, userId, lastSeenAt, expires) {
       return (await client.eval(TOUCH, 2, sessionKey(id), userKey(userId), userId, lastSeenAt, Math.max(1, expires - Date.now()), expires)) === 1

@@ -48,8 +48,15 @@ export interface SessionState {
 export interface SessionStore {
   /** For log lines: `memory`, `Redis`, `PostgreSQL`, … */
   readonly label: string
-  /** Stores a new session's record. */
-  createSession(session: StoredSession): Promise<void>
+  /**
+   * Stores a new session's record.
+   * @param tokenIssuedAt For a token without session id being given one: its `iat` (ms). Nothing is
+   *   kept, and the answer is false, when the user's "valid after" time is later, checked by the store
+   *   itself rather than a process's cached answer, so a sign-out everywhere on another process (or one
+   *   running meanwhile on this one) is never undone by a record it could not see.
+   * @returns false when `tokenIssuedAt` was refused; true when the record is stored.
+   */
+  createSession(session: StoredSession, tokenIssuedAt?: number): Promise<boolean>
   /**
    * Moves a session's `lastSeenAt` and `expires` (at the `updateAge` re-issue).
    * @returns false when the session no longer exists (it was ended meanwhile): it is not brought back.
