@@ -1,10 +1,17 @@
 /**
  * The single-use links of the password provider (verify an address, reset a password), stored as
- * the e-mail sign-in's are: a random token in the mail, only its keyed hash in the verification
- * token table, under the address. The hash also covers the link's purpose, so a reset token is no
- * verification token and neither is a magic-link token (Auth.js's hash of the bare token).
+ * the e-mail sign-in's are: a random token in the mail, only a keyed hash of it in the verification
+ * token table, under the address.
+ *
+ * That hash is an HMAC-SHA256 keyed by the secret over the link's purpose and token. It was once
+ * Auth.js's magic-link hash, `sha256(text + secret)`, of the purpose and token: that is the
+ * magic-link hash of the token `'portcullis reset-password\0' + token`, so the link signed in at
+ * /callback/email with its purpose typed in front. No magic-link hash equals an HMAC under the
+ * secret, whatever token is chosen: a reset token is no verification token, and neither is a
+ * magic-link token. (Links mailed before that change no longer work.)
  */
-import { generateVerificationToken, hashVerificationToken, sameTokenHash } from '../email/token.js'
+import { createHmac } from 'node:crypto'
+import { generateVerificationToken, sameTokenHash } from '../email/token.js'
 import type { ActionContext } from '../actions/context.js'
 import type { PasswordAdapter } from '../config/password-provider.js'
 import type { VerificationToken } from '../types.js'
@@ -13,7 +20,7 @@ import type { VerificationToken } from '../types.js'
 export type LinkPurpose = 'verify-email' | 'reset-password'
 
 function purposeHash(purpose: LinkPurpose, token: string, secret: string): string {
-  return hashVerificationToken(`portcullis ${purpose}\0${token}`, secret)
+  return createHmac('sha256', secret).update(`portcullis ${purpose}\0${token}`).digest('hex')
 }
 
 /**

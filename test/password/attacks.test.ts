@@ -10,12 +10,13 @@ import { describe, expect, it } from '@jest/globals'
 import bcrypt from 'bcryptjs'
 import express from 'express'
 import { KnexAdapter } from 'portcullis/adapters/knex'
-import { PasswordPolicyError, type PasswordHashing } from 'portcullis/providers/password'
+import Nodemailer from 'portcullis/providers/nodemailer'
+import Password, { PasswordPolicyError, type PasswordHashing } from 'portcullis/providers/password'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind, type DatabaseServer } from '../support/databases.js'
 import { recordingLogger } from '../support/logger.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { useEmailRig } from '../email/email-app.js'
-import { Browser, FAST_HASHING, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
+import { Browser, FAST_HASHING, FROM, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
 
 // The suite's SMTP server and app listener (each test starts with no mail waiting).
 const rig = useEmailRig()
@@ -82,6 +83,29 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       const phone = new Browser()
       const confirm = await phone.request(verifyLink.href)
       expect((await phone.submitForm(confirm)).headers.get('location')).toBe(`${url()}/`)
+    })
+
+    it('refuses a reset or verification token, with its purpose put in front, as an e-mail sign-in token', async () => {
+      // Their stored hash was once sha256('portcullis <purpose>\0' + token + secret): the magic-link hash of that string.
+      const providers = [Password({ server: rig.smtp.url, from: FROM, hashing: FAST_HASHING }), Nodemailer({ server: rig.smtp.url, from: FROM })]
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { providers })
+      await verifiedUser(new Browser(), url(), rig.smtp, 'ada@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'ada@example.com' })
+      const reset = new URL((await nextLink(rig.smtp, 'ada@example.com')).link)
+      const attacker = new Browser()
+      const asMagicLink = await post(attacker, url(), 'callback/nodemailer', { token: `portcullis reset-password\0${reset.searchParams.get('token')}`, email: 'ada@example.com' })
+      expect(redirectOf(asMagicLink).error).toBe('Verification')
+      expect(await sessionOf(attacker, url())).toBeNull()
+      await signUp(new Browser(), url(), 'bob@example.com')
+      const verify = new URL((await nextLink(rig.smtp, 'bob@example.com')).link)
+      const asMagicLinkToo = await post(attacker, url(), 'callback/nodemailer', { token: `portcullis verify-email\0${verify.searchParams.get('token')}`, email: 'bob@example.com' })
+      expect(redirectOf(asMagicLinkToo).error).toBe('Verification')
+      expect(await sessionOf(attacker, url())).toBeNull()
+      // Both links still work, as themselves.
+      const owner = new Browser()
+      expect((await owner.submitForm(await owner.request(reset.href), { password: 'a brand new passphrase' })).headers.get('location')).toBe(`${url()}/`)
+      const bob = new Browser()
+      expect((await bob.submitForm(await bob.request(verify.href))).headers.get('location')).toBe(`${url()}/`)
     })
 
     it('HEAD on a verification link uses nothing, even in the browser that signed up', async () => {
