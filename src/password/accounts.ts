@@ -27,7 +27,7 @@ import { revokeOwnSessions } from '../session/devices.js'
 import { secondFactorGate } from '../two-factor/pending.js'
 import type { Account, AdapterUser, SecondFactorProof } from '../types.js'
 import { isBcryptHash, scryptHasher } from './hash.js'
-import { issueLink, useLink } from './links.js'
+import { issueLink, useLink, type LinkSubject } from './links.js'
 import { sendPasswordMail } from './mail.js'
 import { checkPassword, normalizePassword } from './policy.js'
 
@@ -191,14 +191,16 @@ export async function signUp(ctx: ActionContext, provider: PasswordProvider, inp
   const hash = await hasherOf(provider).hash(password)
   const adapter = ctx.config.adapter as PasswordAdapter
   const name = typeof input.name === 'string' && input.name.trim() ? input.name.trim().slice(0, 255) : null
-  const created = (await storedUserWithEmail(adapter, email)) ? null : await createPasswordUser(ctx, adapter, email, name, hash)
+  const existing = await storedUserWithEmail(adapter, email)
+  const created = existing ? null : await createPasswordUser(ctx, adapter, email, name, hash)
   if (created) {
-    const { token, expires } = await issueLink(ctx, 'verify-email', email, provider.password.verificationMaxAge)
+    const { token, expires } = await issueLink(ctx, { purpose: 'verify-email' }, email, provider.password.verificationMaxAge)
     deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
     return checkYourMail(ctx, provider, 'signup', token)
   }
   // Taken: its owner gets a sign-in link, and one to set a new password (as "forgot password" sends).
-  const { token, expires } = await issueLink(ctx, 'reset-password', email, provider.password.resetMaxAge)
+  const owner = existing ?? (await storedUserWithEmail(adapter, email))
+  const { token, expires } = await issueLink(ctx, await resetSubject(adapter, owner), email, provider.password.resetMaxAge)
   deliver(ctx, provider, 'address-taken', email, pageUrl(ctx, 'signIn', '/signin'), expires, linkUrl(ctx, '/reset-password', token, email))
   return checkYourMail(ctx, provider, 'signup', randomBytes(32).toString('hex'))
 }
@@ -215,6 +217,11 @@ async function createPasswordUser(ctx: ActionContext, adapter: PasswordAdapter, 
   await adapter.setUserPassword(user.id, hash)
   await emitEvent(ctx.config, 'createUser', { user })
   return user
+}
+
+/** A reset link's subject: bound to the password stored now, which it stops matching once that changes. */
+async function resetSubject(adapter: PasswordAdapter, user: AdapterUser | null): Promise<LinkSubject> {
+  return { purpose: 'reset-password', storedPassword: user ? await adapter.getUserPassword(user.id) : null }
 }
 
 function linkUrl(ctx: ActionContext, path: string, token: string, email: string, callbackUrl?: string): string {
@@ -254,7 +261,7 @@ export async function resendVerification(ctx: ActionContext, provider: PasswordP
   const user = await storedUserWithEmail(adapter, email)
   const waiting = user !== null && !user.emailVerified && (await adapter.getUserPassword(user.id)) !== null
   // A token is stored either way (one write, whoever asks); only a waiting account's is mailed.
-  const { token, expires } = await issueLink(ctx, 'verify-email', email, provider.password.verificationMaxAge)
+  const { token, expires } = await issueLink(ctx, { purpose: 'verify-email' }, email, provider.password.verificationMaxAge)
   if (waiting) deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
   return checkYourMail(ctx, provider, 'signup', waiting ? token : randomBytes(32).toString('hex'))
 }
@@ -264,7 +271,7 @@ export async function resendVerification(ctx: ActionContext, provider: PasswordP
  * @throws VerificationError (unknown, used, expired, another address's), AccessDeniedError, AdapterError
  */
 export async function verifyEmail(ctx: ActionContext, provider: PasswordProvider, token: string, identifier: string): Promise<AuthResponse> {
-  if (!(await useLink(ctx, 'verify-email', identifier, token))) throw new VerificationError('The verification link is unknown, already used, expired, or for another address.')
+  if (!(await useLink(ctx, { purpose: 'verify-email' }, identifier, token))) throw new VerificationError('The verification link is unknown, already used, expired, or for another address.')
   const adapter = ctx.config.adapter as PasswordAdapter
   const found = await storedUserWithEmail(adapter, identifier)
   if (!found) throw new VerificationError('The verification link is for an address that has no account (any more).')
@@ -299,8 +306,10 @@ export async function requestPasswordReset(ctx: ActionContext, provider: Passwor
   assertTrustedLinkOrigin(ctx)
   const email = requireAddress(input.email)
   await limitSignInAttempt(ctx, { id: `${provider.id}-reset`, type: 'email' }, email)
-  const user = await storedUserWithEmail(ctx.config.adapter as PasswordAdapter, email)
-  const { token, expires } = await issueLink(ctx, 'reset-password', email, provider.password.resetMaxAge)
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const user = await storedUserWithEmail(adapter, email)
+  // An unknown address stores a token too (bound to "no password"), as every address does.
+  const { token, expires } = await issueLink(ctx, await resetSubject(adapter, user), email, provider.password.resetMaxAge)
   if (user) deliver(ctx, provider, 'reset-password', email, linkUrl(ctx, '/reset-password', token, email), expires)
   return checkYourMail(ctx, provider, 'reset', token)
 }
@@ -314,11 +323,12 @@ export async function requestPasswordReset(ctx: ActionContext, provider: Passwor
 export async function resetPassword(ctx: ActionContext, provider: PasswordProvider, input: { token: string; email: string; password: unknown }): Promise<AuthResponse> {
   const password = await acceptablePassword(provider, input.password)
   const email = addressOf(input.email)
-  if (email === undefined || !(await useLink(ctx, 'reset-password', email, input.token))) {
-    throw new VerificationError('The reset link is unknown, already used, expired, or for another address.')
-  }
   const adapter = ctx.config.adapter as PasswordAdapter
-  const found = await storedUserWithEmail(adapter, email)
+  const found = email === undefined ? null : await storedUserWithEmail(adapter, email)
+  // Checked against the password stored now: a link mailed before the last reset or change is not found.
+  if (email === undefined || !(await useLink(ctx, await resetSubject(adapter, found), email, input.token))) {
+    throw new VerificationError('The reset link is unknown, already used, expired, for another address, or older than the password.')
+  }
   if (!found) throw new VerificationError('The reset link is for an address that has no account (any more).')
   await adapter.setUserPassword(found.id, await hasherOf(provider).hash(password))
   const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })

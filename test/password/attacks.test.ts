@@ -108,6 +108,43 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect((await bob.submitForm(await bob.request(verify.href))).headers.get('location')).toBe(`${url()}/`)
     })
 
+    it('refuses a reset link mailed before the password was reset with another one', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      await verifiedUser(new Browser(), url(), rig.smtp, 'ada@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'ada@example.com' })
+      const first = (await nextLink(rig.smtp, 'ada@example.com')).link
+      await post(new Browser(), url(), 'forgot-password', { email: 'ada@example.com' })
+      const second = (await nextLink(rig.smtp, 'ada@example.com')).link
+      const owner = new Browser()
+      expect((await owner.submitForm(await owner.request(first), { password: 'the owner chose this' })).headers.get('location')).toBe(`${url()}/`)
+      // Whoever else has read the mailbox (or the mail) holds the other link: it no longer resets.
+      const intruder = new Browser()
+      expect(redirectOf(await intruder.submitForm(await intruder.request(second), { password: 'the intruder chose this' })).error).toBe('Verification')
+      expect((await signIn(new Browser(), url(), 'ada@example.com', 'the owner chose this')).headers.get('location')).toBe(`${url()}/`)
+    })
+
+    it('refuses a reset link mailed before changePassword(); one asked for after works, and an unknown address still stores a token', async () => {
+      const app = mountPasswordApp(rig.app, db.knex, rig.smtp)
+      app.app.post('/account/password', async (req, res) => {
+        await app.changePassword(req, { currentPassword: GOOD_PASSWORD, newPassword: 'changed on purpose', skipCsrfCheck: true })
+        res.send('changed')
+      })
+      const owner = new Browser()
+      await verifiedUser(owner, url(), rig.smtp, 'lee@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'lee@example.com' })
+      const before = (await nextLink(rig.smtp, 'lee@example.com')).link
+      expect(await (await owner.request(`${url()}/account/password`, { method: 'POST' })).text()).toBe('changed')
+      const holder = new Browser()
+      expect(redirectOf(await holder.submitForm(await holder.request(before), { password: 'reset after the change' })).error).toBe('Verification')
+      expect((await signIn(new Browser(), url(), 'lee@example.com', 'changed on purpose')).headers.get('location')).toBe(`${url()}/`)
+      await post(new Browser(), url(), 'forgot-password', { email: 'lee@example.com' })
+      const after = (await nextLink(rig.smtp, 'lee@example.com')).link
+      const asker = new Browser()
+      expect((await asker.submitForm(await asker.request(after), { password: 'reset after the change' })).headers.get('location')).toBe(`${url()}/`)
+      await post(new Browser(), url(), 'forgot-password', { email: 'nobody@example.com' })
+      expect(await db.knex('VerificationToken').where({ identifier: 'nobody@example.com' })).toHaveLength(1)
+    })
+
     it('HEAD on a verification link uses nothing, even in the browser that signed up', async () => {
       mountPasswordApp(rig.app, db.knex, rig.smtp)
       const browser = new Browser()
