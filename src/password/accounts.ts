@@ -58,9 +58,23 @@ function dummyHash(hasher: Hasher): Promise<string> {
   return dummy
 }
 
+/** The dummy verification beside a real one: its outcome is of no interest, its failure neither. */
+async function verifyDummy(hasher: Hasher, password: string): Promise<void> {
+  try {
+    await hasher.verify(password, await dummyHash(hasher))
+  } catch {
+    // The real verification's answer stands.
+  }
+}
+
 /**
  * The user of this address and their password hash, or nulls; verified against the dummy hash when
  * either is missing, so every answer costs one verification.
+ *
+ * A stored hash cheaper than the current parameters (an imported bcrypt hash, scrypt from before the
+ * parameters were raised) would answer several times faster than an unknown address: it is verified
+ * alongside the dummy hash, so the answer takes as long as the slower of the two. Both overlap, not
+ * add up: scrypt runs in libuv's thread pool, bcryptjs on this thread in slices between its turns.
  */
 async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, email: string, password: string, raw: unknown): Promise<{ user: AdapterUser; stored: string } | null> {
   const adapter = ctx.config.adapter as PasswordAdapter
@@ -71,10 +85,12 @@ async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, 
     await hasher.verify(password, await dummyHash(hasher))
     return null
   }
-  if (await hasher.verify(password, stored)) return { user, stored }
-  // An imported bcrypt hash was made from the password as typed, which NFKC may have changed.
-  if (isBcryptHash(stored) && typeof raw === 'string' && raw !== password && (await hasher.verify(raw, stored))) return { user, stored }
-  return null
+  const verified = async () =>
+    (await hasher.verify(password, stored)) ||
+    // An imported bcrypt hash was made from the password as typed, which NFKC may have changed.
+    (isBcryptHash(stored) && typeof raw === 'string' && raw !== password && (await hasher.verify(raw, stored)))
+  const [right] = await Promise.all([verified(), hasher.needsRehash(stored) ? verifyDummy(hasher, password) : undefined])
+  return right ? { user, stored } : null
 }
 
 /** The submitted address, normalised, or undefined when it is no address. */

@@ -11,7 +11,7 @@ import bcrypt from 'bcryptjs'
 import express from 'express'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Nodemailer from 'portcullis/providers/nodemailer'
-import Password, { PasswordPolicyError, type PasswordHashing } from 'portcullis/providers/password'
+import Password, { PasswordPolicyError, scryptHasher, type PasswordHashing } from 'portcullis/providers/password'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind, type DatabaseServer } from '../support/databases.js'
 import { recordingLogger } from '../support/logger.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
@@ -210,6 +210,38 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       await KnexAdapter(db.knex).createUser({ email: 'oauth-only@example.com', emailVerified: new Date() })
       expect(await observable(await signIn(new Browser(), url(), 'oauth-only@example.com', 'some wrong password'))).toEqual(wrong)
       expect(hashing.calls.verify).toBe(3)
+    })
+
+    it('sign-in: a hash cheaper than the current parameters (imported bcrypt, older scrypt) is verified beside the dummy hash, one at the current parameters alone', async () => {
+      // Verified alone, such a hash would answer several times faster than an unknown address.
+      const verified: string[] = []
+      const hashing: PasswordHashing = { ...FAST_HASHING, verify: (password, stored) => (verified.push(stored), FAST_HASHING.verify(password, stored)) }
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { hashing })
+      const adapter = KnexAdapter(db.knex)
+      const withHash = async (email: string, hash: string) => adapter.setUserPassword((await adapter.createUser({ email, emailVerified: new Date() })).id, hash)
+      await signIn(new Browser(), url(), 'warm-up@example.com', 'some wrong password')
+      expect(verified).toHaveLength(1)
+      const dummy = verified[0]!
+      const current = await FAST_HASHING.hash('the right password')
+      const olderScrypt = await scryptHasher({ N: 2 ** 14, r: 4 }).hash('the right password')
+      const bcrypted = bcrypt.hashSync('the right password', 4)
+      await withHash('current@example.com', current)
+      await withHash('older@example.com', olderScrypt)
+      await withHash('imported@example.com', bcrypted)
+
+      verified.length = 0
+      expect(redirectOf(await signIn(new Browser(), url(), 'current@example.com', 'some wrong password')).error).toBe('CredentialsSignin')
+      expect(verified).toEqual([current])
+      verified.length = 0
+      expect(redirectOf(await signIn(new Browser(), url(), 'older@example.com', 'some wrong password')).error).toBe('CredentialsSignin')
+      expect(verified.sort()).toEqual([dummy, olderScrypt].sort())
+      verified.length = 0
+      expect(redirectOf(await signIn(new Browser(), url(), 'imported@example.com', 'some wrong password')).error).toBe('CredentialsSignin')
+      expect(verified.sort()).toEqual([dummy, bcrypted].sort())
+      // The right password signs in as before (and the hash is upgraded).
+      verified.length = 0
+      expect((await signIn(new Browser(), url(), 'imported@example.com', 'the right password')).headers.get('location')).toBe(`${url()}/`)
+      expect(verified.sort()).toEqual([dummy, bcrypted].sort())
     })
   })
 
