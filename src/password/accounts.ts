@@ -6,8 +6,10 @@
  * No answer tells whether an address has an account: sign-up, "send again" and "forgot password"
  * answer the same way for every address (the owner of a taken address gets a mail instead), spend the
  * same hashing and store a link token either way, and send their mail after answering, so neither
- * the SMTP server's latency nor a failed delivery shows. Password sign-in verifies against a dummy
- * hash when the user or their password is unknown, so a wrong address costs what a wrong password does.
+ * the SMTP server's latency nor a failed delivery shows; the `createUser` event of a sign-up is not
+ * waited for either, so neither is a slow handler of the app's. Password sign-in verifies against a
+ * dummy hash when the user or their password is unknown, so a wrong address costs what a wrong
+ * password does.
  */
 import { randomBytes } from 'node:crypto'
 import { askSignInCallback, finishSignIn } from '../actions/callback/provider-sign-in.js'
@@ -231,7 +233,9 @@ async function createPasswordUser(ctx: ActionContext, adapter: PasswordAdapter, 
     throw error
   }
   await adapter.setUserPassword(user.id, hash)
-  await emitEvent(ctx.config, 'createUser', { user })
+  // Not awaited, as the mail is not: an app's handler (a welcome mail, a CRM call) taking its time
+  // would make a free address answer slower than a taken one. emitEvent logs a handler's failure.
+  void emitEvent(ctx.config, 'createUser', { user })
   return user
 }
 

@@ -166,6 +166,28 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect(taken).toEqual(free)
     })
 
+    it("sign-up: answers before the app's createUser handler has finished (a slow one would tell a free address), and the handler still gets the user", async () => {
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      let finished!: () => void
+      const handled = new Promise<void>((resolve) => (finished = resolve))
+      const order: string[] = []
+      const createUser = async ({ user }: { user: { email?: string | null } }) => {
+        order.push(`handler started for ${user.email}`)
+        // As a welcome mail or a CRM call might take: 2 s, or until the test has seen the answer.
+        await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 2000))])
+        order.push('handler finished')
+        finished()
+      }
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { events: { createUser } })
+      const response = await signUp(new Browser(), url(), 'welcome@example.com')
+      order.push('answered')
+      expect(response.headers.get('location')).toBe(`${url()}/api/auth/verify-request?provider=password&type=signup`)
+      release()
+      await handled
+      expect(order).toEqual(['handler started for welcome@example.com', 'answered', 'handler finished'])
+    })
+
     it('reset: a known and an unknown address get the same answer, and the same limit', async () => {
       mountPasswordApp(rig.app, db.knex, rig.smtp, { rateLimit: { identifier: { attempts: 2, windowSeconds: 60 }, ip: { attempts: 100, windowSeconds: 60 } } })
       await verifiedUser(new Browser(), url(), rig.smtp, 'known@example.com')
