@@ -145,6 +145,36 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect(await db.knex('VerificationToken').where({ identifier: 'nobody@example.com' })).toHaveLength(1)
     })
 
+    it('shows the address of a verification or reset link normalised, and no page at all for text that is no address', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      await signUp(new Browser(), url(), 'newcomer@example.com')
+      const verify = (await nextLink(rig.smtp, 'newcomer@example.com')).link
+      await verifiedUser(new Browser(), url(), rig.smtp, 'ada@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'ada@example.com' })
+      const reset = (await nextLink(rig.smtp, 'ada@example.com')).link
+      const withEmail = (link: string, email: string) => {
+        const changed = new URL(link)
+        changed.searchParams.set('email', email)
+        return changed.href
+      }
+      // Text of an attacker's choosing, in a link to the site's own page.
+      const text = 'security@example.com. URGENT: your account is locked, call +1 555 0100'
+      for (const link of [verify, reset]) {
+        const response = await new Browser().request(withEmail(link, text))
+        expect(redirectOf(response).error).toBe('Verification')
+        expect(await response.text()).not.toContain('URGENT')
+      }
+      const confirm = await new Browser().request(withEmail(verify, ' NewComer@Example.COM'))
+      expect(await confirm.text()).toContain('Sign in as <strong>newcomer@example.com</strong>?')
+      const form = await new Browser().request(withEmail(reset, 'ADA@example.com'))
+      expect(await form.text()).toContain('For <strong>ada@example.com</strong>.')
+      // Neither token was touched: both links still work.
+      const phone = new Browser()
+      expect((await phone.submitForm(await phone.request(verify))).headers.get('location')).toBe(`${url()}/`)
+      const owner = new Browser()
+      expect((await owner.submitForm(await owner.request(reset), { password: 'a brand new passphrase' })).headers.get('location')).toBe(`${url()}/`)
+    })
+
     it('HEAD on a verification link uses nothing, even in the browser that signed up', async () => {
       mountPasswordApp(rig.app, db.knex, rig.smtp)
       const browser = new Browser()
