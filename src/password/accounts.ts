@@ -56,6 +56,8 @@ function dummyHash(hasher: Hasher): Promise<string> {
   if (!dummy) {
     dummy = hasher.hash(randomBytes(18).toString('base64'))
     dummies.set(hasher, dummy)
+    // A hasher that failed once (out of memory) is asked again next time, not failed for good.
+    void dummy.catch(() => dummies.delete(hasher))
   }
   return dummy
 }
