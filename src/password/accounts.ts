@@ -62,14 +62,6 @@ function dummyHash(hasher: Hasher): Promise<string> {
   return dummy
 }
 
-/** The dummy verification beside a real one: its outcome is of no interest, its failure neither. */
-async function verifyDummy(hasher: Hasher, password: string): Promise<void> {
-  try {
-    await hasher.verify(password, await dummyHash(hasher))
-  } catch {
-    // The real verification's answer stands.
-  }
-}
 
 /**
  * The user of this address and their password hash, or nulls; verified against the dummy hash when
@@ -93,7 +85,15 @@ async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, 
     (await hasher.verify(password, stored)) ||
     // An imported bcrypt hash was made from the password as typed, which NFKC may have changed.
     (isBcryptHash(stored) && typeof raw === 'string' && raw !== password && (await hasher.verify(raw, stored)))
-  const [right] = await Promise.all([verified(), hasher.needsRehash(stored) ? verifyDummy(hasher, password) : undefined])
+  let beside: Promise<unknown> | undefined
+  if (hasher.needsRehash(stored)) {
+    // Its outcome is of no interest, its failure neither: the real verification's answer stands.
+    const dummy = await dummyHash(hasher).catch(() => undefined)
+    // Started first: bcryptjs computes its first 100 ms before its compare() returns, which would
+    // hold back the dummy's start by as much; scrypt hands its work to the pool before it returns.
+    if (dummy !== undefined) beside = hasher.verify(password, dummy).catch(() => undefined)
+  }
+  const [right] = await Promise.all([verified(), beside])
   return right ? { user, stored } : null
 }
 
