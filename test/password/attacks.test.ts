@@ -1,10 +1,12 @@
 /**
  * The Password provider under attack, as an attacker would try it: reused, swapped, expired and
- * cross-purpose link tokens; telling a taken address from a free one through sign-up, reset or
- * sign-in (status, body, headers); forms posted without their CSRF token or from another site; a
- * 1 MB password; the same password typed on two keyboards; concurrent resets with one token (on
- * SQLite, PostgreSQL and MariaDB); HEAD on a link; the rate limits' separate buckets; imported bcrypt
- * hashes upgraded on sign-in, and a sign-in that stands when the upgrade fails.
+ * cross-purpose link tokens (a magic link's too), reset links older than the password, text of an
+ * attacker's choosing in a link's address; telling a taken address from a free one through sign-up,
+ * reset or sign-in (status, body, headers, the dummy verification beside a cheap hash, the app's
+ * createUser handler); forms posted without their CSRF token or from another site; a 1 MB
+ * password; the same password typed on two keyboards; concurrent resets with one token (on SQLite,
+ * PostgreSQL and MariaDB); HEAD on a link; the rate limits' separate buckets; imported bcrypt hashes
+ * upgraded on sign-in, and a sign-in that stands when the upgrade fails.
  */
 import { describe, expect, it } from '@jest/globals'
 import bcrypt from 'bcryptjs'
