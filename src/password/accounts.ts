@@ -6,8 +6,10 @@
  * No answer tells whether an address has an account: sign-up, "send again" and "forgot password"
  * answer the same way for every address (the owner of a taken address gets a mail instead), spend the
  * same hashing and store a link token either way, and send their mail after answering, so neither
- * the SMTP server's latency nor a failed delivery shows. Password sign-in verifies against a dummy
- * hash when the user or their password is unknown, so a wrong address costs what a wrong password does.
+ * the SMTP server's latency nor a failed delivery shows; the `createUser` event of a sign-up is not
+ * waited for either, so neither is a slow handler of the app's. Password sign-in verifies against a
+ * dummy hash when the user or their password is unknown, so a wrong address costs what a wrong
+ * password does.
  */
 import { randomBytes } from 'node:crypto'
 import { askSignInCallback, finishSignIn } from '../actions/callback/provider-sign-in.js'
@@ -27,7 +29,7 @@ import { revokeOwnSessions } from '../session/devices.js'
 import { secondFactorGate } from '../two-factor/pending.js'
 import type { Account, AdapterUser, SecondFactorProof } from '../types.js'
 import { isBcryptHash, scryptHasher } from './hash.js'
-import { issueLink, useLink } from './links.js'
+import { issueLink, useLink, type LinkSubject } from './links.js'
 import { sendPasswordMail } from './mail.js'
 import { checkPassword, normalizePassword } from './policy.js'
 
@@ -54,13 +56,21 @@ function dummyHash(hasher: Hasher): Promise<string> {
   if (!dummy) {
     dummy = hasher.hash(randomBytes(18).toString('base64'))
     dummies.set(hasher, dummy)
+    // A hasher that failed once (out of memory) is asked again next time, not failed for good.
+    void dummy.catch(() => dummies.delete(hasher))
   }
   return dummy
 }
 
+
 /**
  * The user of this address and their password hash, or nulls; verified against the dummy hash when
  * either is missing, so every answer costs one verification.
+ *
+ * A stored hash cheaper than the current parameters (an imported bcrypt hash, scrypt from before the
+ * parameters were raised) would answer several times faster than an unknown address: it is verified
+ * alongside the dummy hash, so the answer takes as long as the slower of the two. Both overlap, not
+ * add up: scrypt runs in libuv's thread pool, bcryptjs on this thread in slices between its turns.
  */
 async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, email: string, password: string, raw: unknown): Promise<{ user: AdapterUser; stored: string } | null> {
   const adapter = ctx.config.adapter as PasswordAdapter
@@ -71,10 +81,20 @@ async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, 
     await hasher.verify(password, await dummyHash(hasher))
     return null
   }
-  if (await hasher.verify(password, stored)) return { user, stored }
-  // An imported bcrypt hash was made from the password as typed, which NFKC may have changed.
-  if (isBcryptHash(stored) && typeof raw === 'string' && raw !== password && (await hasher.verify(raw, stored))) return { user, stored }
-  return null
+  const verified = async () =>
+    (await hasher.verify(password, stored)) ||
+    // An imported bcrypt hash was made from the password as typed, which NFKC may have changed.
+    (isBcryptHash(stored) && typeof raw === 'string' && raw !== password && (await hasher.verify(raw, stored)))
+  let beside: Promise<unknown> | undefined
+  if (hasher.needsRehash(stored)) {
+    // Its outcome is of no interest, its failure neither: the real verification's answer stands.
+    const dummy = await dummyHash(hasher).catch(() => undefined)
+    // Started first: bcryptjs computes its first 100 ms before its compare() returns, which would
+    // hold back the dummy's start by as much; scrypt hands its work to the pool before it returns.
+    if (dummy !== undefined) beside = hasher.verify(password, dummy).catch(() => undefined)
+  }
+  const [right] = await Promise.all([verified(), beside])
+  return right ? { user, stored } : null
 }
 
 /** The submitted address, normalised, or undefined when it is no address. */
@@ -191,14 +211,16 @@ export async function signUp(ctx: ActionContext, provider: PasswordProvider, inp
   const hash = await hasherOf(provider).hash(password)
   const adapter = ctx.config.adapter as PasswordAdapter
   const name = typeof input.name === 'string' && input.name.trim() ? input.name.trim().slice(0, 255) : null
-  const created = (await storedUserWithEmail(adapter, email)) ? null : await createPasswordUser(ctx, adapter, email, name, hash)
+  const existing = await storedUserWithEmail(adapter, email)
+  const created = existing ? null : await createPasswordUser(ctx, adapter, email, name, hash)
   if (created) {
-    const { token, expires } = await issueLink(ctx, 'verify-email', email, provider.password.verificationMaxAge)
+    const { token, expires } = await issueLink(ctx, { purpose: 'verify-email' }, email, provider.password.verificationMaxAge)
     deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
     return checkYourMail(ctx, provider, 'signup', token)
   }
   // Taken: its owner gets a sign-in link, and one to set a new password (as "forgot password" sends).
-  const { token, expires } = await issueLink(ctx, 'reset-password', email, provider.password.resetMaxAge)
+  const owner = existing ?? (await storedUserWithEmail(adapter, email))
+  const { token, expires } = await issueLink(ctx, await resetSubject(adapter, owner), email, provider.password.resetMaxAge)
   deliver(ctx, provider, 'address-taken', email, pageUrl(ctx, 'signIn', '/signin'), expires, linkUrl(ctx, '/reset-password', token, email))
   return checkYourMail(ctx, provider, 'signup', randomBytes(32).toString('hex'))
 }
@@ -213,8 +235,15 @@ async function createPasswordUser(ctx: ActionContext, adapter: PasswordAdapter, 
     throw error
   }
   await adapter.setUserPassword(user.id, hash)
-  await emitEvent(ctx.config, 'createUser', { user })
+  // Not awaited, as the mail is not: an app's handler (a welcome mail, a CRM call) taking its time
+  // would make a free address answer slower than a taken one. emitEvent logs a handler's failure.
+  void emitEvent(ctx.config, 'createUser', { user })
   return user
+}
+
+/** A reset link's subject: bound to the password stored now, which it stops matching once that changes. */
+async function resetSubject(adapter: PasswordAdapter, user: AdapterUser | null): Promise<LinkSubject> {
+  return { purpose: 'reset-password', storedPassword: user ? await adapter.getUserPassword(user.id) : null }
 }
 
 function linkUrl(ctx: ActionContext, path: string, token: string, email: string, callbackUrl?: string): string {
@@ -254,7 +283,7 @@ export async function resendVerification(ctx: ActionContext, provider: PasswordP
   const user = await storedUserWithEmail(adapter, email)
   const waiting = user !== null && !user.emailVerified && (await adapter.getUserPassword(user.id)) !== null
   // A token is stored either way (one write, whoever asks); only a waiting account's is mailed.
-  const { token, expires } = await issueLink(ctx, 'verify-email', email, provider.password.verificationMaxAge)
+  const { token, expires } = await issueLink(ctx, { purpose: 'verify-email' }, email, provider.password.verificationMaxAge)
   if (waiting) deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
   return checkYourMail(ctx, provider, 'signup', waiting ? token : randomBytes(32).toString('hex'))
 }
@@ -264,7 +293,7 @@ export async function resendVerification(ctx: ActionContext, provider: PasswordP
  * @throws VerificationError (unknown, used, expired, another address's), AccessDeniedError, AdapterError
  */
 export async function verifyEmail(ctx: ActionContext, provider: PasswordProvider, token: string, identifier: string): Promise<AuthResponse> {
-  if (!(await useLink(ctx, 'verify-email', identifier, token))) throw new VerificationError('The verification link is unknown, already used, expired, or for another address.')
+  if (!(await useLink(ctx, { purpose: 'verify-email' }, identifier, token))) throw new VerificationError('The verification link is unknown, already used, expired, or for another address.')
   const adapter = ctx.config.adapter as PasswordAdapter
   const found = await storedUserWithEmail(adapter, identifier)
   if (!found) throw new VerificationError('The verification link is for an address that has no account (any more).')
@@ -299,8 +328,10 @@ export async function requestPasswordReset(ctx: ActionContext, provider: Passwor
   assertTrustedLinkOrigin(ctx)
   const email = requireAddress(input.email)
   await limitSignInAttempt(ctx, { id: `${provider.id}-reset`, type: 'email' }, email)
-  const user = await storedUserWithEmail(ctx.config.adapter as PasswordAdapter, email)
-  const { token, expires } = await issueLink(ctx, 'reset-password', email, provider.password.resetMaxAge)
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const user = await storedUserWithEmail(adapter, email)
+  // An unknown address stores a token too (bound to "no password"), as every address does.
+  const { token, expires } = await issueLink(ctx, await resetSubject(adapter, user), email, provider.password.resetMaxAge)
   if (user) deliver(ctx, provider, 'reset-password', email, linkUrl(ctx, '/reset-password', token, email), expires)
   return checkYourMail(ctx, provider, 'reset', token)
 }
@@ -314,11 +345,12 @@ export async function requestPasswordReset(ctx: ActionContext, provider: Passwor
 export async function resetPassword(ctx: ActionContext, provider: PasswordProvider, input: { token: string; email: string; password: unknown }): Promise<AuthResponse> {
   const password = await acceptablePassword(provider, input.password)
   const email = addressOf(input.email)
-  if (email === undefined || !(await useLink(ctx, 'reset-password', email, input.token))) {
-    throw new VerificationError('The reset link is unknown, already used, expired, or for another address.')
-  }
   const adapter = ctx.config.adapter as PasswordAdapter
-  const found = await storedUserWithEmail(adapter, email)
+  const found = email === undefined ? null : await storedUserWithEmail(adapter, email)
+  // Checked against the password stored now: a link mailed before the last reset or change is not found.
+  if (email === undefined || !(await useLink(ctx, await resetSubject(adapter, found), email, input.token))) {
+    throw new VerificationError('The reset link is unknown, already used, expired, for another address, or older than the password.')
+  }
   if (!found) throw new VerificationError('The reset link is for an address that has no account (any more).')
   await adapter.setUserPassword(found.id, await hasherOf(provider).hash(password))
   const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })

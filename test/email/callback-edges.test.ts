@@ -1,7 +1,8 @@
 /**
  * The e-mail callback's edges: the longest link parameters it looks up, the moment a link expires,
- * what each refusal logs, the confirmation page of a link without a callbackUrl, and the binding
- * cookie it clears (with the attributes it was set with, or a browser would keep it).
+ * what each refusal logs, the confirmation page of a link without a callbackUrl, the address that
+ * page shows (a valid one, normalised, or no page), and the binding cookie it clears (with the
+ * attributes it was set with, or a browser would keep it).
  */
 import { afterEach, expect, it, jest } from '@jest/globals'
 import { KnexAdapter } from 'portcullis/adapters/knex'
@@ -40,7 +41,11 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
     const asked = (changes: Record<string, string>) => new Browser().request(withParams(link, changes))
     // Another browser is asked to confirm: nothing is looked up yet, but the parameters passed.
     expect((await asked({ token: 't'.repeat(LONGEST) })).status).toBe(200)
-    expect((await asked({ email: `${'a'.repeat(LONGEST - 12)}@example.com` })).status).toBe(200)
+    // An address that long is no address: its page is not shown; the browser that asked looks it up.
+    const longest = `${'a'.repeat(LONGEST - 12)}@example.com`
+    expect(redirectOf(await asked({ email: longest })).error).toBe('Verification')
+    expect(redirectOf(await user.request(withParams(link, { email: longest }))).error).toBe('Verification')
+    expect(logged(lines)).toContain('The sign-in link is unknown, already used, or for another address.')
     for (const changes of [{ token: 't'.repeat(LONGEST + 1) }, { email: `${'a'.repeat(LONGEST - 11)}@example.com` }, { token: '' }] as Record<string, string>[]) {
       const response = await asked(changes)
       expect(redirectOf(response).error).toBe('Verification')
@@ -49,6 +54,25 @@ await describeWithDatabase('sqlite', 'the e-mail callback', (server) => {
     // The real link still works.
     expect((await user.request(link)).status).toBe(302)
     expect((await sessionOf(user, rig.app.url))?.user.email).toBe('ada@example.com')
+  })
+
+  it("the confirmation page shows the link's address normalised, and no page at all for text that is no address", async () => {
+    const { logger, lines } = recordingLogger()
+    mountEmailApp(rig.app, db.knex, rig.smtp, { logger })
+    const link = await linkFor(new Browser(), 'ada@example.com')
+    const shown = await new Browser().request(withParams(link, { email: '  Ada@Example.COM ' }))
+    expect(shown.status).toBe(200)
+    expect(await shown.text()).toContain('Sign in as <strong>ada@example.com</strong>?')
+    // Text of an attacker's choosing, in a link to the site's own page.
+    const text = 'security@example.com. URGENT: your account is locked, call +1 555 0100'
+    const response = await new Browser().request(withParams(link, { email: text }))
+    expect(redirectOf(response).error).toBe('Verification')
+    expect(await response.text()).not.toContain('URGENT')
+    expect(logged(lines)).toContain('The sign-in link has no valid e-mail address.')
+    // The token was not touched: the link still signs in.
+    const phone = new Browser()
+    expect((await followLink(phone, link)).status).toBe(302)
+    expect((await sessionOf(phone, rig.app.url))?.user.email).toBe('ada@example.com')
   })
 
   it('a link works until the last millisecond of its life, and not one after', async () => {

@@ -1,21 +1,24 @@
 /**
  * The Password provider under attack, as an attacker would try it: reused, swapped, expired and
- * cross-purpose link tokens; telling a taken address from a free one through sign-up, reset or
- * sign-in (status, body, headers); forms posted without their CSRF token or from another site; a
- * 1 MB password; the same password typed on two keyboards; concurrent resets with one token (on
- * SQLite, PostgreSQL and MariaDB); HEAD on a link; the rate limits' separate buckets; imported bcrypt
- * hashes upgraded on sign-in, and a sign-in that stands when the upgrade fails.
+ * cross-purpose link tokens (a magic link's too), reset links older than the password, text of an
+ * attacker's choosing in a link's address; telling a taken address from a free one through sign-up,
+ * reset or sign-in (status, body, headers, the dummy verification beside a cheap hash, the app's
+ * createUser handler); forms posted without their CSRF token or from another site; a 1 MB
+ * password; the same password typed on two keyboards; concurrent resets with one token (on SQLite,
+ * PostgreSQL and MariaDB); HEAD on a link; the rate limits' separate buckets; imported bcrypt hashes
+ * upgraded on sign-in, and a sign-in that stands when the upgrade fails.
  */
 import { describe, expect, it } from '@jest/globals'
 import bcrypt from 'bcryptjs'
 import express from 'express'
 import { KnexAdapter } from 'portcullis/adapters/knex'
-import { PasswordPolicyError, type PasswordHashing } from 'portcullis/providers/password'
+import Nodemailer from 'portcullis/providers/nodemailer'
+import Password, { PasswordPolicyError, scryptHasher, type PasswordHashing } from 'portcullis/providers/password'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind, type DatabaseServer } from '../support/databases.js'
 import { recordingLogger } from '../support/logger.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { useEmailRig } from '../email/email-app.js'
-import { Browser, FAST_HASHING, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
+import { Browser, FAST_HASHING, FROM, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
 
 // The suite's SMTP server and app listener (each test starts with no mail waiting).
 const rig = useEmailRig()
@@ -84,6 +87,96 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect((await phone.submitForm(confirm)).headers.get('location')).toBe(`${url()}/`)
     })
 
+    it('refuses a reset or verification token, with its purpose put in front, as an e-mail sign-in token', async () => {
+      // Their stored hash was once sha256('portcullis <purpose>\0' + token + secret): the magic-link hash of that string.
+      const providers = [Password({ server: rig.smtp.url, from: FROM, hashing: FAST_HASHING }), Nodemailer({ server: rig.smtp.url, from: FROM })]
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { providers })
+      await verifiedUser(new Browser(), url(), rig.smtp, 'ada@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'ada@example.com' })
+      const reset = new URL((await nextLink(rig.smtp, 'ada@example.com')).link)
+      const attacker = new Browser()
+      const asMagicLink = await post(attacker, url(), 'callback/nodemailer', { token: `portcullis reset-password\0${reset.searchParams.get('token')}`, email: 'ada@example.com' })
+      expect(redirectOf(asMagicLink).error).toBe('Verification')
+      expect(await sessionOf(attacker, url())).toBeNull()
+      await signUp(new Browser(), url(), 'bob@example.com')
+      const verify = new URL((await nextLink(rig.smtp, 'bob@example.com')).link)
+      const asMagicLinkToo = await post(attacker, url(), 'callback/nodemailer', { token: `portcullis verify-email\0${verify.searchParams.get('token')}`, email: 'bob@example.com' })
+      expect(redirectOf(asMagicLinkToo).error).toBe('Verification')
+      expect(await sessionOf(attacker, url())).toBeNull()
+      // Both links still work, as themselves.
+      const owner = new Browser()
+      expect((await owner.submitForm(await owner.request(reset.href), { password: 'a brand new passphrase' })).headers.get('location')).toBe(`${url()}/`)
+      const bob = new Browser()
+      expect((await bob.submitForm(await bob.request(verify.href))).headers.get('location')).toBe(`${url()}/`)
+    })
+
+    it('refuses a reset link mailed before the password was reset with another one', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      await verifiedUser(new Browser(), url(), rig.smtp, 'ada@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'ada@example.com' })
+      const first = (await nextLink(rig.smtp, 'ada@example.com')).link
+      await post(new Browser(), url(), 'forgot-password', { email: 'ada@example.com' })
+      const second = (await nextLink(rig.smtp, 'ada@example.com')).link
+      const owner = new Browser()
+      expect((await owner.submitForm(await owner.request(first), { password: 'the owner chose this' })).headers.get('location')).toBe(`${url()}/`)
+      // Whoever else has read the mailbox (or the mail) holds the other link: it no longer resets.
+      const intruder = new Browser()
+      expect(redirectOf(await intruder.submitForm(await intruder.request(second), { password: 'the intruder chose this' })).error).toBe('Verification')
+      expect((await signIn(new Browser(), url(), 'ada@example.com', 'the owner chose this')).headers.get('location')).toBe(`${url()}/`)
+    })
+
+    it('refuses a reset link mailed before changePassword(); one asked for after works, and an unknown address still stores a token', async () => {
+      const app = mountPasswordApp(rig.app, db.knex, rig.smtp)
+      app.app.post('/account/password', async (req, res) => {
+        await app.changePassword(req, { currentPassword: GOOD_PASSWORD, newPassword: 'changed on purpose', skipCsrfCheck: true })
+        res.send('changed')
+      })
+      const owner = new Browser()
+      await verifiedUser(owner, url(), rig.smtp, 'lee@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'lee@example.com' })
+      const before = (await nextLink(rig.smtp, 'lee@example.com')).link
+      expect(await (await owner.request(`${url()}/account/password`, { method: 'POST' })).text()).toBe('changed')
+      const holder = new Browser()
+      expect(redirectOf(await holder.submitForm(await holder.request(before), { password: 'reset after the change' })).error).toBe('Verification')
+      expect((await signIn(new Browser(), url(), 'lee@example.com', 'changed on purpose')).headers.get('location')).toBe(`${url()}/`)
+      await post(new Browser(), url(), 'forgot-password', { email: 'lee@example.com' })
+      const after = (await nextLink(rig.smtp, 'lee@example.com')).link
+      const asker = new Browser()
+      expect((await asker.submitForm(await asker.request(after), { password: 'reset after the change' })).headers.get('location')).toBe(`${url()}/`)
+      await post(new Browser(), url(), 'forgot-password', { email: 'nobody@example.com' })
+      expect(await db.knex('VerificationToken').where({ identifier: 'nobody@example.com' })).toHaveLength(1)
+    })
+
+    it('shows the address of a verification or reset link normalised, and no page at all for text that is no address', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      await signUp(new Browser(), url(), 'newcomer@example.com')
+      const verify = (await nextLink(rig.smtp, 'newcomer@example.com')).link
+      await verifiedUser(new Browser(), url(), rig.smtp, 'ada@example.com')
+      await post(new Browser(), url(), 'forgot-password', { email: 'ada@example.com' })
+      const reset = (await nextLink(rig.smtp, 'ada@example.com')).link
+      const withEmail = (link: string, email: string) => {
+        const changed = new URL(link)
+        changed.searchParams.set('email', email)
+        return changed.href
+      }
+      // Text of an attacker's choosing, in a link to the site's own page.
+      const text = 'security@example.com. URGENT: your account is locked, call +1 555 0100'
+      for (const link of [verify, reset]) {
+        const response = await new Browser().request(withEmail(link, text))
+        expect(redirectOf(response).error).toBe('Verification')
+        expect(await response.text()).not.toContain('URGENT')
+      }
+      const confirm = await new Browser().request(withEmail(verify, ' NewComer@Example.COM'))
+      expect(await confirm.text()).toContain('Sign in as <strong>newcomer@example.com</strong>?')
+      const form = await new Browser().request(withEmail(reset, 'ADA@example.com'))
+      expect(await form.text()).toContain('For <strong>ada@example.com</strong>.')
+      // Neither token was touched: both links still work.
+      const phone = new Browser()
+      expect((await phone.submitForm(await phone.request(verify))).headers.get('location')).toBe(`${url()}/`)
+      const owner = new Browser()
+      expect((await owner.submitForm(await owner.request(reset), { password: 'a brand new passphrase' })).headers.get('location')).toBe(`${url()}/`)
+    })
+
     it('HEAD on a verification link uses nothing, even in the browser that signed up', async () => {
       mountPasswordApp(rig.app, db.knex, rig.smtp)
       const browser = new Browser()
@@ -103,6 +196,28 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       const free = await observable(await signUp(new Browser(), url(), 'free@example.com'))
       const taken = await observable(await signUp(new Browser(), url(), 'taken@example.com'))
       expect(taken).toEqual(free)
+    })
+
+    it("sign-up: answers before the app's createUser handler has finished (a slow one would tell a free address), and the handler still gets the user", async () => {
+      let release!: () => void
+      const released = new Promise<void>((resolve) => (release = resolve))
+      let finished!: () => void
+      const handled = new Promise<void>((resolve) => (finished = resolve))
+      const order: string[] = []
+      const createUser = async ({ user }: { user: { email?: string | null } }) => {
+        order.push(`handler started for ${user.email}`)
+        // As a welcome mail or a CRM call might take: 2 s, or until the test has seen the answer.
+        await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 2000))])
+        order.push('handler finished')
+        finished()
+      }
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { events: { createUser } })
+      const response = await signUp(new Browser(), url(), 'welcome@example.com')
+      order.push('answered')
+      expect(response.headers.get('location')).toBe(`${url()}/api/auth/verify-request?provider=password&type=signup`)
+      release()
+      await handled
+      expect(order).toEqual(['handler started for welcome@example.com', 'answered', 'handler finished'])
     })
 
     it('reset: a known and an unknown address get the same answer, and the same limit', async () => {
@@ -149,6 +264,39 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       await KnexAdapter(db.knex).createUser({ email: 'oauth-only@example.com', emailVerified: new Date() })
       expect(await observable(await signIn(new Browser(), url(), 'oauth-only@example.com', 'some wrong password'))).toEqual(wrong)
       expect(hashing.calls.verify).toBe(3)
+    })
+
+    it('sign-in: a hash cheaper than the current parameters (imported bcrypt, older scrypt) is verified beside the dummy hash, one at the current parameters alone', async () => {
+      // Verified alone, such a hash would answer several times faster than an unknown address.
+      const verified: string[] = []
+      const hashing: PasswordHashing = { ...FAST_HASHING, verify: (password, stored) => (verified.push(stored), FAST_HASHING.verify(password, stored)) }
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { hashing })
+      const adapter = KnexAdapter(db.knex)
+      const withHash = async (email: string, hash: string) => adapter.setUserPassword((await adapter.createUser({ email, emailVerified: new Date() })).id, hash)
+      await signIn(new Browser(), url(), 'warm-up@example.com', 'some wrong password')
+      expect(verified).toHaveLength(1)
+      const dummy = verified[0]!
+      const current = await FAST_HASHING.hash('the right password')
+      const olderScrypt = await scryptHasher({ N: 2 ** 14, r: 4 }).hash('the right password')
+      const bcrypted = bcrypt.hashSync('the right password', 4)
+      await withHash('current@example.com', current)
+      await withHash('older@example.com', olderScrypt)
+      await withHash('imported@example.com', bcrypted)
+
+      verified.length = 0
+      expect(redirectOf(await signIn(new Browser(), url(), 'current@example.com', 'some wrong password')).error).toBe('CredentialsSignin')
+      expect(verified).toEqual([current])
+      verified.length = 0
+      expect(redirectOf(await signIn(new Browser(), url(), 'older@example.com', 'some wrong password')).error).toBe('CredentialsSignin')
+      // The dummy's started first: bcryptjs's compare() computes 100 ms before it returns, which would delay it.
+      expect(verified).toEqual([dummy, olderScrypt])
+      verified.length = 0
+      expect(redirectOf(await signIn(new Browser(), url(), 'imported@example.com', 'some wrong password')).error).toBe('CredentialsSignin')
+      expect(verified).toEqual([dummy, bcrypted])
+      // The right password signs in as before (and the hash is upgraded).
+      verified.length = 0
+      expect((await signIn(new Browser(), url(), 'imported@example.com', 'the right password')).headers.get('location')).toBe(`${url()}/`)
+      expect(verified).toEqual([dummy, bcrypted])
     })
   })
 
@@ -266,7 +414,8 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       const failing: PasswordHashing = {
         ...FAST_HASHING,
         hash: async (password) => {
-          tries++
+          // The upgrade's tries (not the dummy hash's, which this sign-in tries to make too).
+          if (password === 'stuck in the old hash') tries++
           throw new Error(`hashing "${password}" failed: out of memory`)
         },
       }

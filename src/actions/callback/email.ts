@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto'
 import { VerificationError } from '../../errors.js'
 import type { AuthResponse } from '../../http/respond.js'
+import { normalizeEmailAddress } from '../../email/normalize.js'
 import { hashVerificationToken, isBoundLink, sameTokenHash } from '../../email/token.js'
 import { renderEmailConfirmPage } from '../../pages/index.js'
 import type { EmailProvider } from '../../providers/email.js'
@@ -49,11 +50,22 @@ export async function emailCallback(ctx: ActionContext, provider: EmailProvider)
   return { ...response, cookies: [...(response.cookies ?? []), { name: binding.name, value: '', options: { ...binding.options, maxAge: 0 } }] }
 }
 
-/** "Sign in as …?": the token is neither used nor looked up until the button is pressed. */
+/**
+ * "Sign in as …?": the token is neither used nor looked up until the button is pressed. The page
+ * shows the link's address only when it is one, normalised: any other text in the URL would be
+ * the site's own words to whoever opens it ("… your account is locked, call …").
+ * @throws VerificationError when the link's `email` is no address, as for a link without one.
+ */
 function confirmationPage(ctx: ActionContext, provider: EmailProvider, token: string, identifier: string): AuthResponse {
+  let shown: string
+  try {
+    shown = normalizeEmailAddress(identifier)
+  } catch {
+    throw new VerificationError('The sign-in link has no valid e-mail address.')
+  }
   const csrf = issueCsrf(ctx)
   const html = renderEmailConfirmPage({
-    email: identifier,
+    email: shown,
     action: `${ctx.basePath}/callback/${encodeURIComponent(provider.id)}`,
     fields: { token, email: identifier, callbackUrl: ctx.query.get('callbackUrl') ?? '' },
     csrfToken: csrf.token,

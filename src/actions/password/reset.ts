@@ -7,7 +7,7 @@
 import type { AuthResponse } from '../../http/respond.js'
 import { renderResetPasswordPage } from '../../pages/index.js'
 import { assertCsrf, issueCsrf, type Action, type ActionContext } from '../context.js'
-import { actionPath, formRefusal, linkParams, loadAccounts, passwordProvider, signInUrl } from './shared.js'
+import { actionPath, formRefusal, linkParams, loadAccounts, passwordProvider, shownAddress, signInUrl } from './shared.js'
 
 export const resetPasswordPage: Action = async (ctx) => page(ctx, linkParams(Object.fromEntries(ctx.query), 'reset'), 200)
 
@@ -25,13 +25,19 @@ export const resetPasswordAction: Action = async (ctx) => {
   }
 }
 
+/**
+ * The form for the new password, for the link's address normalised (the reset normalises it too).
+ * @throws VerificationError when the link's `email` is no address: the page shows no other text.
+ */
 function page(ctx: ActionContext, link: { token: string; email: string }, status: number, error?: string): AuthResponse {
   const provider = passwordProvider(ctx.config)
+  const email = shownAddress(link.email, 'reset')
   const csrf = issueCsrf(ctx)
   const html = renderResetPasswordPage({
     action: actionPath(ctx, '/reset-password'),
     csrfToken: csrf.token,
-    ...link,
+    token: link.token,
+    email,
     error,
     minLength: provider.password.minLength,
     maxLength: provider.password.maxLength,

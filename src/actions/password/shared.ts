@@ -4,6 +4,7 @@
  */
 import { isPasswordProvider, type PasswordProvider } from '../../config/password-provider.js'
 import type { ResolvedConfig } from '../../config/types.js'
+import { normalizeEmailAddress } from '../../email/normalize.js'
 import { EmailSignInError, PasswordPolicyError, UnknownActionError, VerificationError } from '../../errors.js'
 import type { ActionContext } from '../context.js'
 import { authUrl, pageUrl, stringValue } from '../context.js'
@@ -54,4 +55,17 @@ export function linkParams(fields: Record<string, unknown>, what: string): { tok
   const email = stringValue(fields.email)
   if (!token || !email || token.length > MAX_PARAM_LENGTH || email.length > MAX_PARAM_LENGTH) throw new VerificationError(`The ${what} link has no token or no e-mail address.`)
   return { token, email }
+}
+
+/**
+ * The link's address as a page may show it: normalised, and only when it is one. Any other text in
+ * the URL would be the site's own words to whoever opens it ("… your account is locked, call …").
+ * @throws VerificationError when it is no address, as for a link without one.
+ */
+export function shownAddress(email: string, what: string): string {
+  try {
+    return normalizeEmailAddress(email)
+  } catch {
+    throw new VerificationError(`The ${what} link has no valid e-mail address.`)
+  }
 }

@@ -9,7 +9,7 @@ import { isBoundLink } from '../../email/token.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { renderEmailConfirmPage } from '../../pages/index.js'
 import { assertCsrf, issueCsrf, resolveCallbackUrl, type Action, type ActionContext } from '../context.js'
-import { actionPath, formRefusal, linkParams, loadAccounts, passwordProvider, signInUrl } from './shared.js'
+import { actionPath, formRefusal, linkParams, loadAccounts, passwordProvider, shownAddress, signInUrl } from './shared.js'
 
 export const verifyEmailLink: Action = async (ctx) => {
   const provider = passwordProvider(ctx.config)
@@ -23,10 +23,15 @@ export const verifyEmailLink: Action = async (ctx) => {
   return { ...response, cookies: [...(response.cookies ?? []), { name: binding.name, value: '', options: { ...binding.options, maxAge: 0 } }] }
 }
 
+/**
+ * "Sign in as …?", showing the link's address only when it is one (no text of the URL's choosing).
+ * @throws VerificationError when the link's `email` is no address.
+ */
 function confirmationPage(ctx: ActionContext, token: string, email: string): AuthResponse {
+  const shown = shownAddress(email, 'verification')
   const csrf = issueCsrf(ctx)
   const html = renderEmailConfirmPage({
-    email,
+    email: shown,
     action: actionPath(ctx, '/verify-email'),
     fields: { token, email, callbackUrl: ctx.query.get('callbackUrl') ?? '' },
     csrfToken: csrf.token,
