@@ -17,7 +17,6 @@
 import { randomUUID } from 'node:crypto'
 import { VerificationError } from '../../errors.js'
 import type { AuthResponse } from '../../http/respond.js'
-import { normalizeEmailAddress } from '../../email/normalize.js'
 import { hashVerificationToken, isBoundLink, sameTokenHash } from '../../email/token.js'
 import { renderEmailConfirmPage } from '../../pages/index.js'
 import type { EmailProvider } from '../../providers/email.js'
@@ -52,14 +51,16 @@ export async function emailCallback(ctx: ActionContext, provider: EmailProvider)
 
 /**
  * "Sign in as …?": the token is neither used nor looked up until the button is pressed. The page
- * shows the link's address only when it is one, normalised: any other text in the URL would be
- * the site's own words to whoever opens it ("… your account is locked, call …").
+ * shows the link's address only when the provider's `normalizeIdentifier` takes it, normalised: any
+ * other text in the URL would be the site's own words to whoever opens it ("… your account is
+ * locked, call …").
  * @throws VerificationError when the link's `email` is no address, as for a link without one.
  */
 function confirmationPage(ctx: ActionContext, provider: EmailProvider, token: string, identifier: string): AuthResponse {
   let shown: string
   try {
-    shown = normalizeEmailAddress(identifier)
+    // The provider's own normaliser made the link's address: it takes it again (a custom one too).
+    shown = provider.normalizeIdentifier(identifier)
   } catch {
     throw new VerificationError('The sign-in link has no valid e-mail address.')
   }
