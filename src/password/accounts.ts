@@ -13,6 +13,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { askSignInCallback, finishSignIn } from '../actions/callback/provider-sign-in.js'
+import { claimUnverifiedAccount } from '../actions/callback/claim.js'
 import { markVerified, storedUserWithEmail } from '../actions/callback/users.js'
 import { authUrl, pageUrl, type ActionContext } from '../actions/context.js'
 import { assertTrustedLinkOrigin } from '../actions/signin-email.js'
@@ -352,6 +353,8 @@ export async function resetPassword(ctx: ActionContext, provider: PasswordProvid
     throw new VerificationError('The reset link is unknown, already used, expired, for another address, or older than the password.')
   }
   if (!found) throw new VerificationError('The reset link is for an address that has no account (any more).')
+  // The link proves the address: an account a sign-up made without that proof loses what it was given.
+  await claimUnverifiedAccount(ctx, found, provider.id)
   await adapter.setUserPassword(found.id, await hasherOf(provider).hash(password))
   const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })
   await emitEvent(ctx.config, 'updateUser', { user })

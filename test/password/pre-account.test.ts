@@ -146,6 +146,25 @@ await describeWithDatabase('sqlite', 'a pre-account takeover', (server) => {
     expect(revoked).toEqual(['addressClaimed'])
   })
 
+  it('a reset link: the attacker’s passkey, second factor, linked account and session are gone with the password, and the victim is signed in without a code', async () => {
+    const { revoked } = mount({ session: { strategy: 'database' } })
+    const attacker = new Browser()
+    const userId = await attackerSignsUp(attacker)
+    expect(redirectOf(await signIn(attacker, url(), VICTIM, ATTACKERS_PASSWORD)).url.pathname).toBe('/')
+    await addAttackersMethods(userId)
+
+    const victim = new Browser()
+    await post(victim, url(), 'forgot-password', { email: VICTIM })
+    const { link } = await nextLink(rig.smtp, VICTIM)
+    const reset = await victim.submitForm(await victim.request(link), { password: GOOD_PASSWORD })
+    expect(reset.headers.get('location')).toBe(`${url()}/`)
+    expect((await sessionOf(victim, url()))?.user.id).toBe(userId)
+
+    expect(await sessionOf(attacker, url())).toBeNull()
+    expect(await rowsOf(userId)).toEqual({ passwords: 1, passkeys: 0, secondFactors: 0, accounts: [] })
+    expect(revoked).toEqual(['addressClaimed'])
+  })
+
   it('a verified password account signing in by e-mail link keeps its password and its other sessions', async () => {
     const { logger, revoked } = mount({ session: { strategy: 'database' } })
     const owner = new Browser()
