@@ -63,7 +63,6 @@ function dummyHash(hasher: Hasher): Promise<string> {
   return dummy
 }
 
-
 /**
  * The user of this address and their password hash, or nulls; verified against the dummy hash when
  * either is missing, so every answer costs one verification.
