@@ -207,7 +207,10 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       const createUser = async ({ user }: { user: { email?: string | null } }) => {
         order.push(`handler started for ${user.email}`)
         // As a welcome mail or a CRM call might take: 2 s, or until the test has seen the answer.
-        await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 2000))])
+        let timer: ReturnType<typeof setTimeout> | undefined
+        await Promise.race([released, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))])
+        // Not left behind once released: a pending timer keeps the Jest worker from exiting.
+        clearTimeout(timer)
         order.push('handler finished')
         finished()
       }
