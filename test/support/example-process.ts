@@ -49,7 +49,10 @@ export async function startExampleProcess(
     }
     child.stdout!.on('data', collect)
     child.stderr!.on('data', collect)
-    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${output}`)))
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited with ${code}:\n${output}`))
+    })
   })
   try {
     await whenReady
