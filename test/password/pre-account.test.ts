@@ -146,6 +146,29 @@ await describeWithDatabase('sqlite', 'a pre-account takeover', (server) => {
     expect(revoked).toEqual(['addressClaimed'])
   })
 
+  it('an OpenID provider that spells the address in another case, with an adapter whose lookup minds case: the account it links to is the one claimed', async () => {
+    // As an adapter of the app's own may be: getUserByEmail finds only the address as stored.
+    const knex = adapter()
+    const exact = {
+      ...knex,
+      getUserByEmail: async (email: string) => {
+        const user = await knex.getUserByEmail(email)
+        return user?.email === email ? user : null
+      },
+    }
+    mount({ session: { strategy: 'database' }, adapter: exact })
+    const attacker = new Browser()
+    const userId = await attackerSignsUp(attacker)
+    expect(redirectOf(await signIn(attacker, url(), VICTIM, ATTACKERS_PASSWORD)).url.pathname).toBe('/')
+
+    // The IdP gives `Victim@example.com`; the sign-up stored `victim@example.com`.
+    const victim = new Browser()
+    expect((await signInWith(victim, url(), 'corp', 'Victim')).headers.get('location')).toBe(`${url()}/`)
+    expect((await sessionOf(victim, url()))?.user.id).toBe(userId)
+    expect(await sessionOf(attacker, url())).toBeNull()
+    expect(redirectOf(await signIn(new Browser(), url(), VICTIM, ATTACKERS_PASSWORD)).error).toBe('CredentialsSignin')
+  })
+
   it('a reset link: the attacker’s passkey, second factor, linked account and session are gone with the password, and the victim is signed in without a code', async () => {
     const { revoked } = mount({ session: { strategy: 'database' } })
     const attacker = new Browser()

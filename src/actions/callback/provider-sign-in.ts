@@ -17,7 +17,7 @@ import type { Account, AdapterUser, CallbacksOptions, SecondFactorProof, User } 
 import { pageUrl, redirectTarget, resolveCallbackUrl, type ActionContext } from '../context.js'
 import { asksSecondFactor, secondFactorGate } from '../../two-factor/pending.js'
 import { claimUnverifiedAccount } from './claim.js'
-import { resolveUser, storedUserWithEmail, type AccountAdapter } from './users.js'
+import { resolveUser, userWithAddress, type AccountAdapter } from './users.js'
 
 /**
  * Signs the user in and answers with the session cookie and the redirect.
@@ -69,8 +69,7 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Verifie
 
 /** The user a new account would be linked to by its address (`allowDangerousEmailAccountLinking`), or null. */
 async function emailLinkedUser(adapter: AccountAdapter, signIn: VerifiedSignIn): Promise<AdapterUser | null> {
-  const email = signIn.user.email
-  return signIn.provider.allowDangerousEmailAccountLinking && typeof email === 'string' ? storedUserWithEmail(adapter, email) : null
+  return signIn.provider.allowDangerousEmailAccountLinking ? userWithAddress(adapter, signIn.user.email) : null
 }
 
 /**

@@ -52,8 +52,7 @@ export async function resolveUser(ctx: ActionContext, adapter: AccountAdapter, c
     const user = await adapter.getUser?.(signedInUserId)
     if (user) return { user: await link(ctx, adapter, user, account), isNewUser: false }
   }
-  const email = candidate.user.email ? candidate.user.email.toLowerCase() : null
-  const owner = email ? await userByEmail(adapter, email, candidate.user.email!) : null
+  const owner = await userWithAddress(adapter, candidate.user.email)
   if (owner) {
     if (candidate.allowDangerousEmailAccountLinking) return { user: await link(ctx, adapter, owner, account), isNewUser: false }
     // The owner may be a concurrent first sign-in of this very account, between its createUser and
@@ -64,7 +63,7 @@ export async function resolveUser(ctx: ActionContext, adapter: AccountAdapter, c
       `A user with the ${account.provider} account's e-mail address exists but has not linked ${account.provider}: they must sign in as before and link it, or the provider must set allowDangerousEmailAccountLinking.`,
     )
   }
-  return createWithAccount(ctx, adapter, candidate, email)
+  return createWithAccount(ctx, adapter, candidate)
 }
 
 /** The adapter methods an e-mail sign-in needs (checked at init). */
@@ -103,9 +102,16 @@ export async function markVerified(ctx: ActionContext, adapter: EmailAdapter, us
   return updated
 }
 
-/** Lower-cased first; a mixed-case address stored before (e.g. by the app) is found too. */
-async function userByEmail(adapter: AccountAdapter, email: string, original: string): Promise<AdapterUser | null> {
-  return (await storedUserWithEmail(adapter, email)) ?? (original !== email ? storedUserWithEmail(adapter, original) : null)
+/**
+ * The user a provider's address belongs to: looked up lower-cased first, then as the provider spelled
+ * it (a mixed-case address stored before, e.g. by the app). What a sign-in links to by address, so
+ * also the user its second factor and its claim (claim.ts) are about.
+ * @throws AdapterError
+ */
+export async function userWithAddress(adapter: Pick<Required<Adapter>, 'getUserByEmail'>, address: string | null | undefined): Promise<AdapterUser | null> {
+  if (!address) return null
+  const email = address.toLowerCase()
+  return (await storedUserWithEmail(adapter, email)) ?? (address !== email ? storedUserWithEmail(adapter, address) : null)
 }
 
 /**
@@ -134,8 +140,9 @@ async function link(ctx: ActionContext, adapter: AccountAdapter, user: AdapterUs
   return user
 }
 
-async function createWithAccount(ctx: ActionContext, adapter: AccountAdapter, candidate: Candidate, email: string | null): Promise<ResolvedUser> {
+async function createWithAccount(ctx: ActionContext, adapter: AccountAdapter, candidate: Candidate): Promise<ResolvedUser> {
   const { account } = candidate
+  const email = candidate.user.email ? candidate.user.email.toLowerCase() : null
   // The provider's user id is the account's, not ours: the adapter assigns the user's id.
   const { id: _providerId, ...profileUser } = candidate.user
   let created: AdapterUser
