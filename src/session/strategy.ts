@@ -48,8 +48,9 @@ function rotateCsrf(request: SessionRequest): OutgoingCookie[] {
 }
 
 /**
- * The id of the user the request is signed in as, without running callbacks or touching cookies:
- * an OAuth sign-in links the new account to this user. `null` when signed out or expired.
+ * The id of the user the request is signed in as, without touching cookies: an OAuth sign-in links
+ * the new account to this user. `null` when signed out or expired, or when the `jwt` callback ends
+ * the session as it would for `auth()`.
  */
 export async function signedInUserId(request: SessionRequest): Promise<string | null> {
   if (request.config.session.strategy === 'database') return (await peekDatabaseSession(request))?.userId ?? null
@@ -58,7 +59,12 @@ export async function signedInUserId(request: SessionRequest): Promise<string | 
   if (typeof sub !== 'string' || !sub) return null
   // An ended session (signed out, revoked) links nothing: a copied cookie must not attach an account.
   const store = request.config.session.store
-  return store && !(await sessionStands(request.config, store, token!, request.now * 1000)) ? null : sub
+  if (store && !(await sessionStands(request.config, store, token!, request.now * 1000))) return null
+  // Nor does one the app ends in its jwt callback (its own revocation): auth() says nobody is signed in.
+  const { jwt } = request.config.callbacks
+  if (!jwt) return sub
+  const checked = await jwt({ token: token! })
+  return checked && typeof checked.sub === 'string' && checked.sub ? checked.sub : null
 }
 
 async function endStoredSession(config: SessionRequest['config'], store: SessionStore, token: JWT, now: number): Promise<void> {

@@ -261,6 +261,28 @@ await describeWithDatabase('sqlite', 'OAuth account linking rules', (server) => 
     expect(accounts).toEqual([{ userId: expect.not.stringMatching(ruth.id), provider: 'corp', providerAccountId: 'sam' }])
   })
 
+  it("links nothing to a JWT session that the app's jwt callback ended: a copied cookie cannot attach an account", async () => {
+    const adapter = KnexAdapter(database.knex)
+    const ruth = await adapter.createUser({ name: 'Ruth', email: 'ruth@elsewhere.example', emailVerified: null })
+    const password = Credentials({ authorize: async ({ password: given }) => (given === 'pw' ? { id: ruth.id, name: ruth.name } : null) })
+    // The app's own revocation: every session of a user it has ended is refused by its jwt callback.
+    const ended = new Set<string>()
+    const jwt = ({ token, user }: JWTCallbackParams) => (user || !ended.has(String(token.sub)) ? token : null)
+    mountApp(rig.app, { providers: [password, corp()], adapter, session: { strategy: 'jwt' }, callbacks: { jwt } })
+    const victim = new Browser()
+    await signInWithCredentials(victim, { password: 'pw' })
+    const copied = victim.cookie(rig.app.url, 'authjs.session-token')!
+    ended.add(ruth.id)
+
+    const attacker = new Browser()
+    attacker.setCookie(rig.app.url, 'authjs.session-token', copied)
+    expect(await sessionOf(attacker, rig.app.url)).toBeNull()
+    attacker.setCookie(rig.app.url, 'authjs.session-token', copied)
+    expect(redirectOf(await signInWith(attacker, rig.app.url, 'corp', 'sam')).error).toBeNull()
+    const { accounts } = await rows(database.knex)
+    expect(accounts).toEqual([{ userId: expect.not.stringMatching(ruth.id), provider: 'corp', providerAccountId: 'sam' }])
+  })
+
   it('refuses an account linked to another user than the signed-in one', async () => {
     const adapter = KnexAdapter(database.knex)
     mountApp(rig.app, { providers: [corp()], adapter, session: { strategy: 'jwt' } })
