@@ -80,6 +80,7 @@ async function jwtAccessToken(request: SessionRequest, provider: OAuthProvider, 
     )
   }
   if (entry.error) throw markedError(provider, entry.error)
+  await assertStillLinked(request, token, provider)
   if (isFresh(entry, request.now, skew)) return { accessToken: entry.access_token!, cookies: [] }
   if (!entry.refresh_token) return markJwtSession(request, token, provider, 'no_refresh_token')
 
@@ -93,6 +94,20 @@ async function jwtAccessToken(request: SessionRequest, provider: OAuthProvider, 
   const next: ProviderTokens = compactTokens(refreshed)
   const cookies = await resealOrKeep(request, withProviderTokens(token, provider.id, next))
   return { accessToken: refreshed.access_token, cookies }
+}
+
+/**
+ * With an adapter, the user's account at the provider must still be linked: `unlinkAccount()` takes
+ * the tokens out of the cookie of the browser that unlinked it only, and every other browser's copy
+ * would otherwise keep calling (and refreshing at) the provider for an account the user removed.
+ * @throws RefreshAccessTokenError no_account
+ */
+async function assertStillLinked(request: SessionRequest, token: JWT, provider: OAuthProvider): Promise<void> {
+  const adapter = request.config.adapter
+  if (!adapter || typeof adapter.getAccountsByUserId !== 'function' || typeof token.sub !== 'string') return
+  const accounts = await adapter.getAccountsByUserId(token.sub)
+  if (accounts.some((account) => account.provider === provider.id)) return
+  throw new RefreshAccessTokenError('no_account', provider.id, `getAccessToken(): the signed-in user's "${provider.id}" account was unlinked; its tokens in this session are no longer used.`)
 }
 
 /** Re-seals the session with the provider's entry replaced by the error, and answers with that error. */

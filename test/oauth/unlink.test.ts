@@ -115,6 +115,18 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       expect((await (await browser.request(`${app.url}/token/corp`)).json())).toEqual({ token: expect.any(String) })
     })
 
+    it("with JWT sessions, the user's other browsers stop getting the unlinked provider's tokens too", async () => {
+      mount(db, { session: { strategy: 'jwt' } })
+      const laptop = await userWithTwoAccounts()
+      const phone = await userWithTwoAccounts()
+      expect((await (await phone.request(`${app.url}/token/partner`)).json())).toEqual({ token: expect.any(String) })
+      expect(await unlink(laptop, 'partner')).toEqual({ status: 200, body: { removed: 'partner:alice' } })
+      // The phone's cookie still holds partner's tokens; the account they belong to is gone.
+      const after = await phone.request(`${app.url}/token/partner`)
+      expect({ status: after.status, body: await after.json() }).toEqual({ status: 401, body: { code: 'no_account' } })
+      expect((await (await phone.request(`${app.url}/token/corp`)).json())).toEqual({ token: expect.any(String) })
+    })
+
     it('refuses to unlink the last way to sign in, and keeps it', async () => {
       const browser = await userWithTwoAccounts()
       await unlink(browser, 'partner')
