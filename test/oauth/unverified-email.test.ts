@@ -31,6 +31,12 @@ const claims: Record<string, Record<string, unknown>> = {
   owner: { email: 'victim@example.com', email_verified: true },
   unmarked: { email: 'unmarked@example.com', email_verified: undefined },
 }
+// At userinfo, `switched` answers another address than its ID token's verified one, without email_verified;
+// `restated` answers its ID token's address again, without email_verified.
+const atUserinfo: Record<string, Record<string, unknown>> = {
+  switched: { email: 'victim@example.com', email_verified: undefined },
+  restated: { email_verified: undefined },
+}
 
 beforeAll(async () => {
   app = await listen()
@@ -40,7 +46,7 @@ beforeAll(async () => {
       { client_id: 'corp', client_secret: 'corp-secret', redirect_uris: [app.callbackUrl('corp')] },
       { client_id: 'plain', client_secret: 'plain-secret', redirect_uris: [app.callbackUrl('acme')] },
     ],
-    claims: (login) => claims[login] ?? {},
+    claims: (login, use) => ({ ...claims[login], ...(use === 'userinfo' ? atUserinfo[login] : {}) }),
   })
 })
 afterAll(async () => {
@@ -79,6 +85,18 @@ describe('JWT sessions without a database', () => {
     const browser = new Browser()
     await signInWith(browser, app.url, 'corp', 'owner')
     expect((await sessionOf(browser, app.url))?.user.email).toBe('victim@example.com')
+  })
+
+  it("oidc: the ID token's email_verified does not vouch for another address that userinfo answers", async () => {
+    mountApp(app, { providers: [corp()] })
+    const switched = new Browser()
+    expect((await signInWith(switched, app.url, 'corp', 'switched')).status).toBe(302)
+    const session = await sessionOf(switched, app.url)
+    expect(session?.user.id).toBe('switched')
+    expect(session?.user.email ?? null).toBeNull()
+    const restated = new Browser()
+    await signInWith(restated, app.url, 'corp', 'restated')
+    expect((await sessionOf(restated, app.url))?.user.email).toBe('restated@example.com')
   })
 
   it('oauth: profile() decides with emailVerified; an address it does not mark is dropped, with one warning naming the fix', async () => {

@@ -26,8 +26,11 @@ export interface IdpOptions {
   clients: IdpClient[]
   /** The interface to listen on and the issuer's host name; default `127.0.0.1`. */
   host?: string
-  /** Claims to merge over the defaults for a login (`undefined` drops one); `sub` is always the login. */
-  claims?: (login: string) => Record<string, unknown>
+  /**
+   * Claims to merge over the defaults for a login (`undefined` drops one); `sub` is always the login.
+   * `use` says where they go: `'id_token'`, `'userinfo'`, or `undefined` for the GitHub-like API.
+   */
+  claims?: (login: string, use?: ClaimUse) => Record<string, unknown>
   /**
    * The issuer's path, e.g. `/realms/test` (Keycloak's shape) or `/` (Auth0's, with its trailing
    * slash): the IdP is then served under it and `issuer` ends with it. Default: none.
@@ -94,7 +97,8 @@ interface SigningKey {
   jwk: JWK & { kid: string }
 }
 
-type ClaimsFor = (login: string) => Record<string, unknown> & { sub: string }
+type ClaimUse = 'id_token' | 'userinfo'
+type ClaimsFor = (login: string, use?: ClaimUse) => Record<string, unknown> & { sub: string }
 
 const API_PATH = '/api/me'
 const GITHUB_SCOPES = ['read:user', 'user:email']
@@ -194,7 +198,7 @@ function providerConfiguration(clients: IdpClient[], signingKey: SigningKey, cla
     conformIdTokenClaims: false,
     // claimsParameter: providers such as Twitch ask for claims with the `claims` parameter.
     features: { devInteractions: { enabled: true }, claimsParameter: { enabled: true } },
-    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => claimsFor(sub) }),
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: (use: string) => claimsFor(sub, use as ClaimUse) }),
     renderError: (ctx, out) => {
       ctx.type = 'text'
       ctx.body = Object.entries(out).map(([key, value]) => `${key}: ${String(value)}`).join('\n')
@@ -216,12 +220,12 @@ function withTokenOptions(configuration: Configuration, options: IdpOptions): Co
 }
 
 function accountClaims(override: IdpOptions['claims']): ClaimsFor {
-  return (login) => ({
+  return (login, use) => ({
     name: `${login.charAt(0).toUpperCase()}${login.slice(1)} Example`,
     email: `${login}@example.com`,
     email_verified: true,
     preferred_username: login,
-    ...override?.(login),
+    ...override?.(login, use),
     sub: login,
   })
 }

@@ -25,7 +25,18 @@ async function idTokenProfile(input: ProfileInput): Promise<Profile> {
   const claims = tokens.claims()! as Profile & { sub: string }
   if (provider.userinfo === false) return { ...claims }
   // Userinfo claims complete the ID token's; `sub` must be the same (openid-client checks it).
-  if (provider.userinfo.request) return { ...claims, ...(await requestedProfile(input)), sub: claims.sub }
+  if (provider.userinfo.request) return completed(claims, await requestedProfile(input))
   if (!hasUserinfoEndpoint(configuration)) return { ...claims }
-  return { ...claims, ...(await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)) }
+  return completed(claims, await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub))
+}
+
+/**
+ * The ID token's claims completed by userinfo's, the ID token's `sub` kept. `email_verified` speaks
+ * of the address beside it: when userinfo answers another address without saying it is verified,
+ * the ID token's `email_verified` is not carried over to that address.
+ */
+function completed(claims: Profile & { sub: string }, userinfo: Profile): Profile {
+  const profile: Profile = { ...claims, ...userinfo, sub: claims.sub }
+  if ('email' in userinfo && userinfo.email !== claims.email && !('email_verified' in userinfo)) delete profile.email_verified
+  return profile
 }
