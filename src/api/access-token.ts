@@ -10,7 +10,7 @@ import { sessionRequestFor, type NodeRequest } from '../http/request.js'
 import { appendCookies } from '../http/respond.js'
 import type { AccessTokenOptions } from '../oauth/access-token.js'
 import type { OAuthProvider } from '../config/oauth-provider.js'
-import type { OutgoingCookie } from '../session/cookies.js'
+import { withSentCookies, type OutgoingCookie } from '../session/cookies.js'
 import { contextRequest, type Api } from './context.js'
 
 /**
@@ -119,11 +119,4 @@ function sendSessionCookies(config: ResolvedConfig, res: ServerResponse, cookies
     'SessionCookieNotRefreshed',
     'getAccessToken() stored new provider tokens in the session cookie, but the response was sent meanwhile. This instance answers the old cookie with the new tokens for a day; call getAccessToken() before sending the response.',
   )
-}
-
-/** The request's cookies as the browser will hold them once `sent` arrives: set ones replaced, cleared ones gone. */
-function withSentCookies(cookies: Readonly<Record<string, string | undefined>>, sent: readonly OutgoingCookie[]): Record<string, string | undefined> {
-  const merged: Record<string, string | undefined> = { ...cookies }
-  for (const cookie of sent) merged[cookie.name] = cookie.value === '' || cookie.options.maxAge === 0 ? undefined : cookie.value
-  return merged
 }

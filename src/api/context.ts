@@ -11,6 +11,7 @@ import { requestOrigin, sessionRequestFor, type NodeRequest } from '../http/requ
 import { appendCookies, sendResponse, type AuthResponse } from '../http/respond.js'
 import type { RequestScope } from '../http/request-scope.js'
 import { sameOriginRequest, verifyCsrf } from '../security/csrf.js'
+import { withSentCookies, type OutgoingCookie } from '../session/cookies.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
 import type { SessionResult } from '../session/types.js'
 import type { Session } from '../types.js'
@@ -38,19 +39,28 @@ export interface Api {
   session(req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null>
   /** The pending read of the request, if any. */
   pendingSession(req: NodeRequest): Promise<Session | null> | undefined
-  /** Forgets the request's session, after a call that changed it. */
-  forgetSession(req: NodeRequest): void
+  /**
+   * Forgets the request's session after a call that changed it and set `cookies` on the response:
+   * the next read sees the request's cookies with them applied, as the browser will hold them.
+   */
+  forgetSession(req: NodeRequest, cookies: readonly OutgoingCookie[]): void
 }
 
 /** Makes the API state of a resolved config. */
 export function createApi(config: ResolvedConfig, requestScope: RequestScope): Api {
-  // The pending read of each request, where this engine keeps it cheapest (see request-auth.ts).
-  const memo = requestMemo<Promise<Session | null>>()
+  // The pending read of each request, where this engine keeps it cheapest (see request-auth.ts); or,
+  // after a call that changed the request's session, the cookies the request's calls set, for the next read.
+  const memo = requestMemo<Promise<Session | null> | readonly OutgoingCookie[]>()
+  // Every cookie the request's calls set (a sign-out after a sign-in), in order; kept apart from the memo, which a read replaces.
+  const sent = new WeakMap<NodeRequest, readonly OutgoingCookie[]>()
 
-  // A read that completes synchronously (see readSession) is settled here, without an await.
-  const read = (req: NodeRequest, res: ServerResponse | undefined): Promise<Session | null> => {
+  // A read that completes synchronously (see readSession) is settled here, without an await. After a
+  // sign-in or sign-out it reads the cookies the browser will hold: the request's own would still
+  // carry the session that ended (or was replaced), and re-issue it after the cookie that cleared it.
+  const read = (req: NodeRequest, res: ServerResponse | undefined, sentCookies: readonly OutgoingCookie[] | undefined): Promise<Session | null> => {
     try {
-      const result = readStoredSession(sessionRequestFor(req, config))
+      const request = sessionRequestFor(req, config)
+      const result = readStoredSession(sentCookies ? { ...request, requestCookies: withSentCookies(request.requestCookies, sentCookies) } : request)
       return result instanceof Promise ? result.then((settled) => deliver(req, res, settled)) : Promise.resolve(deliver(req, res, result))
     } catch (error) {
       return Promise.reject(error)
@@ -71,13 +81,20 @@ export function createApi(config: ResolvedConfig, requestScope: RequestScope): A
     config,
     requestScope,
     session: (req, res) => {
-      let pending = memo.get(req)
-      if (pending === undefined) memo.set(req, (pending = read(req, res)))
+      const known = memo.get(req)
+      if (known instanceof Promise) return known
+      const pending = read(req, res, known)
+      memo.set(req, pending)
       return pending
     },
-    pendingSession: (req) => memo.get(req),
-    forgetSession: (req) => {
-      memo.delete(req)
+    pendingSession: (req) => {
+      const known = memo.get(req)
+      return known instanceof Promise ? known : undefined
+    },
+    forgetSession: (req, cookies) => {
+      const all = [...(sent.get(req) ?? []), ...cookies]
+      sent.set(req, all)
+      memo.set(req, all)
     },
   }
 }
@@ -108,7 +125,7 @@ export function actionContext(api: Api, req: NodeRequest): ActionContext {
 
 /** Ends the response with the result's redirect (`redirect: true`), or only sets its cookies; the URL either way. */
 export function finish(api: Api, req: NodeRequest, res: ServerResponse, response: AuthResponse, redirect: boolean): string {
-  api.forgetSession(req)
+  api.forgetSession(req, response.cookies ?? [])
   const url = response.redirect ?? `${requestOrigin(req, api.config)}/`
   if (redirect) sendResponse(req, res, { ...response, redirect: url })
   else if (!res.headersSent) appendCookies(res, response.cookies ?? [])

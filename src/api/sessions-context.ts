@@ -52,10 +52,11 @@ export async function revokeFor(
 
 /** The request's own session ended: clear its cookie on the response (or log why it cannot be). */
 export function endedHere(api: Api, call: SessionsCall, what: string): void {
-  api.forgetSession(call.req)
+  const cookies = sessionEndedCookies(call.ctx)
+  api.forgetSession(call.req, cookies)
   if (!call.res || call.res.headersSent) {
     api.config.logger.warn('SessionCookieNotCleared', `${what} ended this request's session, but no response (or one already sent) was given: its cookie stays until it is next read.`)
     return
   }
-  appendCookies(call.res, sessionEndedCookies(call.ctx))
+  appendCookies(call.res, cookies)
 }

@@ -25,7 +25,7 @@ export function createUnlinkAccount(api: Api): UnlinkAccountFunction {
     if (cookies.length > 0) {
       if (res && !res.headersSent) {
         appendCookies(res, cookies)
-        api.forgetSession(req)
+        api.forgetSession(req, cookies)
       } else api.config.logger.warn('SessionCookieNotRefreshed', `unlinkAccount(): the response was sent before the session cookie could drop the "${providerId}" tokens.`)
     }
     return account

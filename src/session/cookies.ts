@@ -202,3 +202,14 @@ function existingCookieNames(cookies: Readonly<Record<string, string | undefined
   const { chunkNames } = readChunkedCookieForms(cookies, name)
   return Object.hasOwn(cookies, name) ? [name, ...chunkNames] : chunkNames
 }
+
+/**
+ * The request's cookies as the browser will hold them once `sent` (cookies set on the response, in
+ * order) arrives: set ones replaced, cleared ones gone. For a read later in the same request that
+ * must see what an earlier call of it changed (a sign-in, a sign-out, new provider tokens).
+ */
+export function withSentCookies(cookies: Readonly<Record<string, string | undefined>>, sent: readonly OutgoingCookie[]): Record<string, string | undefined> {
+  const merged: Record<string, string | undefined> = { ...cookies }
+  for (const cookie of sent) merged[cookie.name] = cookie.value === '' || cookie.options.maxAge === 0 ? undefined : cookie.value
+  return merged
+}

@@ -6,7 +6,8 @@ import express from 'express'
 import knex from 'knex'
 import request from 'supertest'
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
-import Portcullis, { type JWT, type PortcullisConfig } from 'portcullis'
+import Portcullis, { type JWT, type PortcullisConfig, type User } from 'portcullis'
+import Credentials from 'portcullis/providers/credentials'
 import { SECRET, credentialsProvider, fetchCsrfToken, setCookie, signInWithPassword } from '../support/flow.js'
 import { recordingLogger } from '../support/logger.js'
 import { list } from '../sessions/contract.js'
@@ -330,6 +331,53 @@ describe('what the session cookie and app code are given', () => {
     await signInWithPassword(agent)
     expect((await copy.get('/me').expect(200)).body).toBeNull()
     expect((await agent.get('/me').expect(200)).body.user.id).toBe('user-1')
+  })
+})
+
+describe('server-side signIn and signOut, then auth(), in one handler', () => {
+  // A session due for re-issue (updateAge 0, as any session is once a day old by default): a read of
+  // the request's own cookie after the call would seal it again, after the cookie the call set.
+  function handlerApp() {
+    const users: Record<string, User> = { ada: { id: 'user-1', name: 'Ada Lovelace' }, grace: { id: 'user-2', name: 'Grace Hopper' } }
+    const provider = Credentials({ authorize: async ({ username }) => users[String(username)] ?? null })
+    const { handlers, auth, signIn, signOut } = Portcullis({ logger: recordingLogger(), secret: SECRET, providers: [provider], session: { updateAge: 0 } })
+    const app = express()
+    app.use('/api/auth', handlers)
+    app.use(express.urlencoded({ extended: false }))
+    app.use(auth)
+    app.post('/login', async (req, res) => {
+      await signIn('credentials', { ...req.body, redirect: false })
+      res.json({ after: (await auth(req, res))?.user.id ?? null })
+    })
+    app.post('/logout', async (req, res) => {
+      await signOut({ redirect: false })
+      res.json({ after: (await auth(req, res))?.user.id ?? null, reqAuth: req.auth ?? null })
+    })
+    app.get('/me', async (req, res) => void res.json((await auth(req, res))?.user.id ?? null))
+    return app
+  }
+
+  /** POSTs `fields` with a fresh CSRF token, as the app's own form would. */
+  async function post(agent: request.Agent, path: string, fields: Record<string, string> = {}) {
+    const csrfToken = await fetchCsrfToken(agent)
+    return agent.post(path).type('form').send({ ...fields, csrfToken }).expect(200)
+  }
+
+  it('a handler that signs out reads no session after it, and sends no session cookie after the one that clears it', async () => {
+    const agent = request.agent(handlerApp())
+    await post(agent, '/login', { username: 'ada' })
+    const logout = await post(agent, '/logout')
+    expect(logout.body).toEqual({ after: null, reqAuth: null })
+    const sessionCookies = ((logout.headers['set-cookie'] as unknown as string[] | undefined) ?? []).filter((cookie) => cookie.startsWith('authjs.session-token='))
+    expect(sessionCookies.at(-1)).toMatch(/^authjs\.session-token=;/)
+    expect((await agent.get('/me')).body).toBeNull()
+  })
+
+  it('a handler that signs another user in over a session reads the new user, and the browser keeps them', async () => {
+    const agent = request.agent(handlerApp())
+    expect((await post(agent, '/login', { username: 'ada' })).body).toEqual({ after: 'user-1' })
+    expect((await post(agent, '/login', { username: 'grace' })).body).toEqual({ after: 'user-2' })
+    expect((await agent.get('/me')).body).toBe('user-2')
   })
 })
 
