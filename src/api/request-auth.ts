@@ -39,7 +39,6 @@ export const ownRequestProperties = Number.parseInt(process.versions.v8, 10) >= 
 export interface RequestMemo<T> {
   get(req: NodeRequest): T | undefined
   set(req: NodeRequest, value: T): void
-  delete(req: NodeRequest): void
 }
 
 /** A memo of the engine's cheaper kind: an own property under a symbol of its own, or a `WeakMap`. */
@@ -58,11 +57,6 @@ class PropertyMemo<T> implements RequestMemo<T> {
   set(req: NodeRequest, value: T): void {
     ;(req as unknown as Record<symbol, T | undefined>)[this.key] = value
   }
-
-  /** Writes `undefined` rather than deleting: a deleted property turns the object into a slow dictionary. */
-  delete(req: NodeRequest): void {
-    if (this.key in req) (req as unknown as Record<symbol, T | undefined>)[this.key] = undefined
-  }
 }
 
 class WeakMapMemo<T> implements RequestMemo<T> {
@@ -74,10 +68,6 @@ class WeakMapMemo<T> implements RequestMemo<T> {
 
   set(req: NodeRequest, value: T): void {
     this.values.set(req, value)
-  }
-
-  delete(req: NodeRequest): void {
-    this.values.delete(req)
   }
 }
 
