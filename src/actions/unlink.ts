@@ -8,7 +8,6 @@
  * configured and the user has one. An app's own Credentials are not counted: whether the user has a
  * password there is the app's knowledge, so an app with both checks it before calling.
  */
-import { isPasswordProvider } from '../config/password-provider.js'
 import { AccountUnlinkError } from '../errors.js'
 import type { OutgoingCookie } from '../session/cookies.js'
 import { peekJwtToken, resealJwtToken } from '../session/jwt-strategy.js'
@@ -16,6 +15,8 @@ import { PROVIDER_TOKENS_CLAIM, tokensClaim } from '../session/provider-tokens.j
 import { signedInUserId } from '../session/strategy.js'
 import type { Adapter, AdapterAccount } from '../types.js'
 import type { ActionContext } from './context.js'
+import { removeUnlinkedCredential } from './passkeys/shared.js'
+import { canSignInWithoutAccount } from './sign-in-ways.js'
 
 /** Options of `unlinkAccount()`. */
 export interface UnlinkAccountOptions {
@@ -27,11 +28,13 @@ type UnlinkAdapter = Adapter & Required<Pick<Adapter, 'getAccountsByUserId' | 'u
 
 /**
  * Unlinks the signed-in user's account at `providerId` and returns it, with the cookies that take its
- * tokens out of a JWT session (so `getAccessToken()` stops calling the provider for it).
+ * tokens out of a JWT session (so `getAccessToken()` stops calling the provider for it). A passkey's
+ * account takes its credential along.
  * @throws AccountUnlinkError (see its `code`); AdapterError when the database fails.
  */
 export async function unlinkAccount(ctx: ActionContext, providerId: string, options: UnlinkAccountOptions = {}): Promise<{ account: AdapterAccount; cookies: OutgoingCookie[] }> {
   const account = await unlinkStored(ctx, providerId, options)
+  if (account.type === 'webauthn') await removeUnlinkedCredential(ctx.config, account)
   return { account, cookies: await dropProviderTokens(ctx, providerId) }
 }
 
@@ -60,19 +63,6 @@ async function unlinkStored(ctx: ActionContext, providerId: string, options: Unl
   if (removed) return removed
   if (byEmail) throw new AccountUnlinkError('not_linked', `unlinkAccount(): the "${providerId}" account was removed by another request.`)
   throw new AccountUnlinkError('last_sign_in_method', lastMessage)
-}
-
-/**
- * A way in that is no account row would still let the user in: their password (the password
- * provider is configured and they have one), or e-mail sign-in (an e-mail provider is configured and
- * their address is verified: one a provider reported without verifying may not be theirs to receive
- * mail at). Neither can be removed by another request, so the adapter's guard is not needed then.
- */
-export async function canSignInWithoutAccount(ctx: Pick<ActionContext, 'config'>, adapter: Adapter, userId: string): Promise<boolean> {
-  if (ctx.config.providers.some(isPasswordProvider) && typeof adapter.getUserPassword === 'function' && (await adapter.getUserPassword(userId)) !== null) return true
-  if (!ctx.config.providers.some((provider) => provider.type === 'email')) return false
-  const user = await adapter.getUser?.(userId)
-  return typeof user?.email === 'string' && user.email.length > 0 && user.emailVerified != null
 }
 
 /** A JWT session re-sealed without the provider's `provider_tokens` entry; nothing when it has none. */

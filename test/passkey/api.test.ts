@@ -128,6 +128,19 @@ describe('removePasskey(req, id, { csrfToken })', () => {
   })
 })
 
+describe('unlinkAccount(\'passkey\', { providerAccountId })', () => {
+  it('removes the passkey with its account, as removePasskey does: it is no longer listed, and passkeyRemoved fires', async () => {
+    const { email, userId, passkeys } = await userWithPasskeys(2)
+    const { agent, csrfToken } = await signedIn(email)
+    const [first, second] = passkeys as [AdapterAuthenticator, AdapterAuthenticator]
+    app.app.post('/unlink-passkey', app.auth(async (req, res) => void res.json(await app.unlinkAccount('passkey', { providerAccountId: req.body.id, csrfToken: req.body.csrfToken }))))
+    expect((await agent.post('/unlink-passkey').type('form').send({ id: first.credentialID, csrfToken }).expect(200)).body).toMatchObject({ providerAccountId: first.credentialID })
+    expect(await app.adapter.getAuthenticator(first.credentialID)).toBeNull()
+    expect((await agent.get('/passkeys').expect(200)).body).toEqual([expect.objectContaining({ id: second.credentialID })])
+    expect(removed.at(-1)).toEqual({ userId, passkey: expect.objectContaining({ id: first.credentialID }) })
+  })
+})
+
 describe('POST /api/auth/passkeys/remove', () => {
   it('removes and goes back to the passkeys page; the last one is refused with the page\'s error; a missing CSRF token is refused', async () => {
     const { email, userId, passkeys } = await userWithPasskeys(2)

@@ -9,9 +9,9 @@ import { AccountUnlinkError, UnknownActionError } from '../../errors.js'
 import { emitEvent } from '../../events.js'
 import { webauthnScriptDigest, type PageScript } from '../../pages/index.js'
 import { signedInUserId } from '../../session/strategy.js'
-import type { Adapter, AdapterAuthenticator, PasskeyInfo } from '../../types.js'
+import type { Adapter, AdapterAccount, AdapterAuthenticator, PasskeyInfo } from '../../types.js'
 import type { ActionContext } from '../context.js'
-import { canSignInWithoutAccount } from '../unlink.js'
+import { canSignInWithoutAccount } from '../sign-in-ways.js'
 
 /**
  * The passkey provider with this id, or the first one when no id is given.
@@ -83,8 +83,23 @@ export async function removeOwnPasskey(ctx: ActionContext, credentialId: string,
     if (!unlinked) throw byEmail ? new AccountUnlinkError('not_linked', `${what}: the passkey was removed by another request.`) : new AccountUnlinkError('last_sign_in_method', last)
   }
   // A credential without its account could not sign in anyway; it goes too.
-  await removal.deleteAuthenticator(authenticator.credentialID)
+  return deleteCredential(ctx.config, removal, authenticator)
+}
+
+/**
+ * The credential of a passkey's account that `unlinkAccount()` removed: without its account it signs
+ * nobody in, and would still be listed. It goes as `removePasskey()` removes it.
+ */
+export async function removeUnlinkedCredential(config: ResolvedConfig, account: AdapterAccount): Promise<void> {
+  const adapter = config.adapter as Partial<RemovalAdapter> | undefined
+  if (typeof adapter?.getAuthenticator !== 'function' || typeof adapter.deleteAuthenticator !== 'function') return
+  const authenticator = await adapter.getAuthenticator(account.providerAccountId)
+  if (authenticator?.userId === account.userId) await deleteCredential(config, adapter as RemovalAdapter, authenticator)
+}
+
+async function deleteCredential(config: ResolvedConfig, adapter: RemovalAdapter, authenticator: AdapterAuthenticator): Promise<PasskeyInfo> {
+  await adapter.deleteAuthenticator(authenticator.credentialID)
   const passkey = passkeyInfo(authenticator)
-  await emitEvent(ctx.config, 'passkeyRemoved', { userId, passkey })
+  await emitEvent(config, 'passkeyRemoved', { userId: authenticator.userId, passkey })
   return passkey
 }
