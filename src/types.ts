@@ -263,9 +263,11 @@ export interface Adapter {
   /**
    * Deletes the account; returns it, or `null` when there was none. With `unlessLastOf` (a user id),
    * deletes it only if that user keeps another account, atomically (two concurrent calls for a
-   * user's last two accounts remove one), and returns `null` when it refused.
+   * user's last two accounts remove one), and returns `null` when it refused. With
+   * `countedProviders`, only another account at one of those providers counts (one at a provider no
+   * longer configured signs nobody in).
    */
-  unlinkAccount?(account: AccountReference, options?: { unlessLastOf?: string | undefined }): Promise<AdapterAccount | null | void>
+  unlinkAccount?(account: AccountReference, options?: { unlessLastOf?: string | undefined; countedProviders?: readonly string[] | undefined }): Promise<AdapterAccount | null | void>
   /** Every account linked to the user (for `unlinkAccount()` and an app's "connected accounts" page). */
   getAccountsByUserId?(userId: string): Promise<AdapterAccount[]>
   /**

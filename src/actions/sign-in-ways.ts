@@ -3,7 +3,7 @@
  * passkey removal ask before they take away what may be a user's last way in.
  */
 import { isPasswordProvider } from '../config/password-provider.js'
-import type { Adapter } from '../types.js'
+import type { Adapter, AdapterAccount } from '../types.js'
 import type { ActionContext } from './context.js'
 
 /**
@@ -17,4 +17,19 @@ export async function canSignInWithoutAccount(ctx: Pick<ActionContext, 'config'>
   if (!ctx.config.providers.some((provider) => provider.type === 'email')) return false
   const user = await adapter.getUser?.(userId)
   return typeof user?.email === 'string' && user.email.length > 0 && user.emailVerified != null
+}
+
+/**
+ * Whether the user keeps another account than `account` that can sign in: one at a provider that is
+ * still configured. Pass `countedProviders` on to the adapter's `unlinkAccount(…, { unlessLastOf })`,
+ * which asks the same atomically.
+ */
+export function keepsAnotherAccount(ctx: Pick<ActionContext, 'config'>, accounts: readonly AdapterAccount[], account: AdapterAccount): boolean {
+  const counted = countedProviders(ctx)
+  return accounts.some((other) => other !== account && counted.includes(other.provider))
+}
+
+/** The providers whose accounts count as a way in: the configured ones. */
+export function countedProviders(ctx: Pick<ActionContext, 'config'>): string[] {
+  return ctx.config.providers.map((provider) => provider.id)
 }

@@ -16,7 +16,7 @@ import { signedInUserId } from '../session/strategy.js'
 import type { Adapter, AdapterAccount } from '../types.js'
 import type { ActionContext } from './context.js'
 import { removeUnlinkedCredential } from './passkeys/shared.js'
-import { canSignInWithoutAccount } from './sign-in-ways.js'
+import { canSignInWithoutAccount, countedProviders, keepsAnotherAccount } from './sign-in-ways.js'
 
 /** Options of `unlinkAccount()`. */
 export interface UnlinkAccountOptions {
@@ -57,9 +57,9 @@ async function unlinkStored(ctx: ActionContext, providerId: string, options: Unl
 
   const byEmail = await canSignInWithoutAccount(ctx, adapter, userId)
   const lastMessage = `unlinkAccount(): "${providerId}" is the user's last way to sign in; link another provider first.`
-  if (!byEmail && accounts.length < 2) throw new AccountUnlinkError('last_sign_in_method', lastMessage)
+  if (!byEmail && !keepsAnotherAccount(ctx, accounts, account)) throw new AccountUnlinkError('last_sign_in_method', lastMessage)
   // Guarded in the adapter too: another request may be unlinking the other account right now.
-  const removed = await (adapter as UnlinkAdapter).unlinkAccount(ref, byEmail ? undefined : { unlessLastOf: userId })
+  const removed = await (adapter as UnlinkAdapter).unlinkAccount(ref, byEmail ? undefined : { unlessLastOf: userId, countedProviders: countedProviders(ctx) })
   if (removed) return removed
   if (byEmail) throw new AccountUnlinkError('not_linked', `unlinkAccount(): the "${providerId}" account was removed by another request.`)
   throw new AccountUnlinkError('last_sign_in_method', lastMessage)

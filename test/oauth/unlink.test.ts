@@ -134,6 +134,18 @@ for (const kind of ['sqlite', 'postgres'] as const) {
       expect(await accounts()).toEqual([{ provider: 'corp', providerAccountId: 'alice' }])
     })
 
+    it('counts no account at a provider that is no longer configured (it signs nobody in), in the adapter too', async () => {
+      const browser = await userWithTwoAccounts()
+      // The app retires partner; the user's account row there stays.
+      mount(db, { providers: [provider('corp')] })
+      expect(await unlink(browser, 'corp')).toEqual({ status: 409, body: { type: 'AccountUnlinkError', code: 'last_sign_in_method' } })
+      const [{ id: userId }] = await db.knex('User').select('id')
+      const corp = { provider: 'corp', providerAccountId: 'alice' }
+      expect(await KnexAdapter(db.knex).unlinkAccount(corp, { unlessLastOf: userId, countedProviders: ['corp'] })).toBeNull()
+      expect(await unlink(browser, 'partner')).toEqual({ status: 200, body: { removed: 'partner:alice' } })
+      expect(await accounts()).toEqual([corp])
+    })
+
     it('lets exactly one of two concurrent unlinks of the last two accounts through', async () => {
       const browser = await userWithTwoAccounts()
       const { csrfToken } = (await (await browser.request(`${app.url}/csrf`)).json()) as { csrfToken: string }

@@ -11,6 +11,7 @@ import express from 'express'
 import type { Knex } from 'knex'
 import request from 'supertest'
 import { AccountUnlinkError, MissingCSRFError, type AdapterAuthenticator, type PasskeyInfo } from 'portcullis'
+import OIDC from 'portcullis/providers/oidc'
 import { passkeyApp, passkeyDatabase, type PasskeyApp } from './passkey-app.js'
 
 let db: Knex
@@ -20,7 +21,9 @@ let users = 0
 
 beforeAll(async () => {
   db = await passkeyDatabase()
-  app = passkeyApp(db, 'https://app.example.com', { config: { events: { passkeyRemoved: (message) => void removed.push(message) }, rateLimit: { ip: { attempts: 3 } } } })
+  // corp: an OAuth provider a user's account may be at (never signed in with here).
+  const corp = OIDC({ id: 'corp', name: 'Corp', issuer: 'https://corp.example', clientId: 'corp', clientSecret: 'corp-secret' })
+  app = passkeyApp(db, 'https://app.example.com', { otherProviders: [corp], config: { events: { passkeyRemoved: (message) => void removed.push(message) }, rateLimit: { ip: { attempts: 3 } } } })
   app.app.use(express.urlencoded({ extended: false }))
   app.app.get('/passkeys', async (req, res) => void res.json(await app.listPasskeys(req)))
   app.app.post('/passkeys/:id/delete', async (req, res, next) => {
@@ -100,12 +103,19 @@ describe('removePasskey(req, id, { csrfToken })', () => {
     expect(await app.adapter.getAuthenticator(second.credentialID)).not.toBeNull()
   })
 
-  it('removes the last passkey when another way to sign in is linked (an OAuth account)', async () => {
+  it('removes the last passkey when another way to sign in is linked (an OAuth account), not when its provider is no longer configured', async () => {
     const { email, userId, passkeys } = await userWithPasskeys(1)
     await app.adapter.linkAccount({ userId, type: 'oidc', provider: 'corp', providerAccountId: `sub-${userId}` })
     const { agent, csrfToken } = await signedIn(email)
     await agent.post(`/passkeys/${encodeURIComponent(passkeys[0]!.credentialID)}/delete`).type('form').send({ csrfToken }).expect(200)
     expect(await app.adapter.listAuthenticatorsByUserId(userId)).toEqual([])
+
+    const retired = await userWithPasskeys(1)
+    await app.adapter.linkAccount({ userId: retired.userId, type: 'oidc', provider: 'retired', providerAccountId: `sub-${retired.userId}` })
+    const signedInRetired = await signedIn(retired.email)
+    const refused = await signedInRetired.agent.post(`/passkeys/${encodeURIComponent(retired.passkeys[0]!.credentialID)}/delete`).type('form').send({ csrfToken: signedInRetired.csrfToken })
+    expect({ status: refused.status, body: refused.body }).toEqual({ status: 409, body: { code: 'last_sign_in_method' } })
+    expect(await app.adapter.listAuthenticatorsByUserId(retired.userId)).toHaveLength(1)
   })
 
   it('of two concurrent removals of a user\'s last two passkeys, one is refused', async () => {

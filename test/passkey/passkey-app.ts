@@ -2,7 +2,7 @@
  * The app of the passkey suites: Portcullis with a Credentials provider (to be signed in before
  * registering a passkey: it signs in an e-mail address that is in the database) and the Passkey
  * provider, database sessions on a migrated in-memory SQLite, mounted at /api/auth with `GET /me`
- * (the session as JSON). The Passkey provider's origin is given, since the apps listen on ports
+ * (the session as JSON), and any other providers a suite adds. The Passkey provider's origin is given, since the apps listen on ports
  * chosen at run time.
  */
 import knex, { type Knex } from 'knex'
@@ -30,7 +30,7 @@ export async function passkeyDatabase(): Promise<Knex> {
 }
 
 /** The app on `db`, its passkeys bound to `origin`. */
-export function passkeyApp(db: Knex, origin: string, options: { passkey?: PasskeyOptions; config?: Partial<PortcullisConfig> } = {}): PasskeyApp {
+export function passkeyApp(db: Knex, origin: string, options: { passkey?: PasskeyOptions; config?: Partial<PortcullisConfig>; otherProviders?: PortcullisConfig['providers'] } = {}): PasskeyApp {
   const adapter = KnexAdapter(db)
   const logger = recordingLogger()
   const app = authApp({
@@ -43,6 +43,7 @@ export function passkeyApp(db: Knex, origin: string, options: { passkey?: Passke
         authorize: async ({ email }) => (typeof email === 'string' ? adapter.getUserByEmail(email) : null),
       }),
       Passkey({ relayingParty: { origin, name: 'Portcullis tests' }, ...options.passkey }),
+      ...(options.otherProviders ?? []),
     ],
     ...options.config,
   })

@@ -11,7 +11,7 @@ import { webauthnScriptDigest, type PageScript } from '../../pages/index.js'
 import { signedInUserId } from '../../session/strategy.js'
 import type { Adapter, AdapterAccount, AdapterAuthenticator, PasskeyInfo } from '../../types.js'
 import type { ActionContext } from '../context.js'
-import { canSignInWithoutAccount } from '../sign-in-ways.js'
+import { canSignInWithoutAccount, countedProviders, keepsAnotherAccount } from '../sign-in-ways.js'
 
 /**
  * The passkey provider with this id, or the first one when no id is given.
@@ -76,10 +76,10 @@ export async function removeOwnPasskey(ctx: ActionContext, credentialId: string,
   if (account) {
     const byEmail = await canSignInWithoutAccount(ctx, removal, userId)
     const last = `${what}: this passkey is the user's last way to sign in; add another passkey or sign-in method first.`
-    if (!byEmail && accounts.length < 2) throw new AccountUnlinkError('last_sign_in_method', last)
+    if (!byEmail && !keepsAnotherAccount(ctx, accounts, account)) throw new AccountUnlinkError('last_sign_in_method', last)
     const ref = { provider: account.provider, providerAccountId: account.providerAccountId }
     // Guarded in the adapter too: another request may be removing the user's other way right now.
-    const unlinked = await removal.unlinkAccount(ref, byEmail ? undefined : { unlessLastOf: userId })
+    const unlinked = await removal.unlinkAccount(ref, byEmail ? undefined : { unlessLastOf: userId, countedProviders: countedProviders(ctx) })
     if (!unlinked) throw byEmail ? new AccountUnlinkError('not_linked', `${what}: the passkey was removed by another request.`) : new AccountUnlinkError('last_sign_in_method', last)
   }
   // A credential without its account could not sign in anyway; it goes too.

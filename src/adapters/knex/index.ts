@@ -84,7 +84,7 @@ export interface KnexAdapterInstance extends Adapter {
   updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Promise<AdapterUser>
   deleteUser(id: string): Promise<AdapterUser | null>
   linkAccount(account: NewAdapterAccount): Promise<AdapterAccount>
-  unlinkAccount(account: AccountReference, options?: { unlessLastOf?: string }): Promise<AdapterAccount | null>
+  unlinkAccount(account: AccountReference, options?: { unlessLastOf?: string; countedProviders?: readonly string[] | undefined }): Promise<AdapterAccount | null>
   getAccountsByUserId(userId: string): Promise<AdapterAccount[]>
   updateAccount(account: AccountReference & Partial<AccountTokenFields>, options?: { expect?: Partial<AccountTokenFields> }): Promise<AdapterAccount | null>
   createSession(session: AdapterSession): Promise<AdapterSession>
@@ -394,7 +394,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     },
 
     async unlinkAccount(ref, options = {}) {
-      const { unlessLastOf } = options
+      const { unlessLastOf, countedProviders } = options
       if (unlessLastOf === undefined) {
         const row = await knex(tables.accounts).select().where(accountWhere(ref)).first()
         if (!row) return null
@@ -408,7 +408,8 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
         const query = trx(tables.accounts).select().where({ [accounts.userId]: unlessLastOf })
         const rows = await (knex.client.dialect === 'postgresql' || knex.client.dialect === 'mysql' ? query.forUpdate() : query)
         const row = rows.find((candidate) => candidate[accounts.provider] === ref.provider && String(candidate[accounts.providerAccountId]) === ref.providerAccountId)
-        if (!row || rows.length < 2) return null
+        const others = rows.filter((other) => other !== row && (!countedProviders || countedProviders.includes(other[accounts.provider])))
+        if (!row || others.length === 0) return null
         await trx(tables.accounts).where(accountWhere(ref)).del()
         return toAccount(row)
       })
