@@ -87,6 +87,29 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect((await phone.submitForm(confirm)).headers.get('location')).toBe(`${url()}/`)
     })
 
+    it("refuses another address's verification token with an adapter that looks tokens up by their hash alone", async () => {
+      const knexAdapter = KnexAdapter(db.knex)
+      // Auth.js's contract passes the identifier, but an adapter may find the row by its token alone.
+      const adapter = {
+        ...knexAdapter,
+        useVerificationToken: async ({ token }: { identifier: string; token: string }) => {
+          const row = await db.knex('VerificationToken').where({ token }).first()
+          return row ? knexAdapter.useVerificationToken({ identifier: row.identifier, token }) : null
+        },
+      }
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { adapter })
+      await signUp(new Browser(), url(), 'victim@example.com')
+      await nextLink(rig.smtp, 'victim@example.com')
+      const attacker = new Browser()
+      await signUp(attacker, url(), 'mallory@example.com')
+      const swapped = new URL((await nextLink(rig.smtp, 'mallory@example.com')).link)
+      swapped.searchParams.set('email', 'victim@example.com')
+      // In the browser that asked, the link is used at once.
+      expect(redirectOf(await attacker.request(swapped.href)).error).toBe('Verification')
+      expect(await sessionOf(attacker, url())).toBeNull()
+      expect(await db.knex('User').where({ email: 'victim@example.com' }).first('emailVerified')).toEqual({ emailVerified: null })
+    })
+
     it('refuses a reset or verification token, with its purpose put in front, as an e-mail sign-in token', async () => {
       // Their stored hash was once sha256('portcullis <purpose>\0' + token + secret): the magic-link hash of that string.
       const providers = [Password({ server: rig.smtp.url, from: FROM, hashing: FAST_HASHING }), Nodemailer({ server: rig.smtp.url, from: FROM })]
