@@ -43,8 +43,11 @@ export function createChangePassword(api: Api): ChangePasswordFunction {
     // id first (a new cookie), so that it stays as the user's other sessions end.
     const { owner, cookies } = await ownerWithSessionId(call.ctx, signedIn)
     if (cookies.length > 0) {
-      if (call.res && !call.res.headersSent) appendCookies(call.res, cookies)
-      else {
+      if (call.res && !call.res.headersSent) {
+        appendCookies(call.res, cookies)
+        // auth() later in this request reads the renewed token, not the request's, which the change refuses.
+        api.forgetSession(call.req, cookies)
+      } else {
         api.config.logger.warn(
           'SessionCookieNotReplaced',
           'changePassword() gave this request\'s session (a token from before session.store) a session id, but no response (or one already sent) was given to carry its new cookie: the old cookie is refused after the change. Pass { req, res }.',

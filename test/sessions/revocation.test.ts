@@ -384,6 +384,21 @@ describe('changePassword() and tokens from before the store', () => {
     const listed = await request(withStore.app).get('/api/auth/sessions/list').set('Cookie', renewed).expect(200)
     expect(listed.body.sessions).toEqual([expect.objectContaining({ current: true })])
   })
+
+  it('auth() after a change in the same request reads the renewed session, and does not clear the cookie the change set', async () => {
+    const withStore = passwordApp()
+    withStore.app.post('/account/password-then-me', async (req, res) => {
+      await withStore.changePassword(req, { currentPassword: PASSWORD, newPassword: PASSWORD, skipCsrfCheck: true })
+      res.json(await withStore.auth(req, res))
+    })
+    const changed = await request(withStore.app).post('/account/password-then-me').set('Cookie', await legacyCookie()).expect(200)
+    expect((changed.body as { user?: { name?: string } } | null)?.user?.name).toBe('ines')
+    const cookies = ((changed.headers['set-cookie'] as unknown as string[] | undefined) ?? []).filter((cookie) => cookie.startsWith(`${COOKIE}=`))
+    // The browser keeps the last Set-Cookie of a name: it must be the renewed session, not a clearing one.
+    const kept = cookies.at(-1)!.split(';')[0]!
+    expect(kept).toMatch(/^authjs\.session-token=[^;]+/)
+    expect((await whoIs(withStore.app, kept)).name).toBe('ines')
+  })
 })
 
 for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
