@@ -179,7 +179,7 @@ function browserSuite() {
     expect(reset.link.startsWith(`${rig.origin}/api/auth/reset-password?`)).toBe(true)
 
     const resetPage = await kiosk.page.goto(reset.link)
-    expect(resetPage?.headers()['cache-control']).toBe('no-store')
+    expect(resetPage?.headers()['cache-control']).toBe('private, no-cache, no-store, max-age=0')
     await expect(kiosk.page.getByRole('heading', { level: 1 }).innerText()).resolves.toBe('Choose a new password')
     await expect(kiosk.page.locator('p', { hasText: 'signs you out on every other device' }).innerText()).resolves.toBe(`For ${email}. Setting it signs you out on every other device.`)
     // The username field is for password managers only: not shown (the theme's CSS once overrode `hidden`).

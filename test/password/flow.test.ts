@@ -153,7 +153,7 @@ function flowSuite(kind: DatabaseKind) {
       // Opening the link uses nothing (a mail scanner may fetch it).
       const form = await asker.request(link)
       expect(form.status).toBe(200)
-      expect(form.headers.get('cache-control')).toBe('no-store')
+      expect(form.headers.get('cache-control')).toBe('private, no-cache, no-store, max-age=0')
       expect((await asker.request(link)).status).toBe(200)
 
       events.length = 0

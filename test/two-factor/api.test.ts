@@ -306,6 +306,8 @@ await describeWithDatabase('sqlite', 'the second factor\'s server-side functions
     const get = await rawRequest(server, '/api/auth/two-factor/setup', { headers: { cookie } })
     expect(get.status).toBe(200)
     expect(get.body).toContain('<code class="secret">')
+    // As every router response: a page with a secret is the router's to keep out of caches.
+    expect(get.headers['cache-control']).toBe('private, no-cache, no-store, max-age=0')
     expect(await db.knex('TwoFactor').select()).toHaveLength(1)
   })
 })

@@ -74,6 +74,7 @@ function suite(kind: DatabaseKind) {
       const page = await laptop.request(`${url()}/api/auth/two-factor`)
       expect(page.status).toBe(200)
       expect(await page.text()).toContain('autocomplete="one-time-code"')
+      expect(page.headers.get('cache-control')).toBe('private, no-cache, no-store, max-age=0')
 
       const second = await giveCode(laptop, url(), codeAt(secret, T0 + 60_000))
       expect(second.status).toBe(302)

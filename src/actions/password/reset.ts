@@ -44,6 +44,6 @@ function page(ctx: ActionContext, link: { token: string; email: string }, status
     signInUrl: signInUrl(ctx),
     theme: ctx.config.theme,
   })
-  // A reset page is for one person: not kept by caches, nor its link sent on as a referrer.
-  return { status, html, cookies: csrf.cookies, headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } }
+  // A reset page is for one person: its link not sent on as a referrer (no cache keeps it: respond.ts).
+  return { status, html, cookies: csrf.cookies, headers: { 'Referrer-Policy': 'no-referrer' } }
 }

@@ -94,5 +94,5 @@ function page(ctx: ActionContext, status: number, error?: string): AuthResponse 
     signInUrl: pageUrl(ctx, 'signIn', '/signin'),
     theme: ctx.config.theme,
   })
-  return { status, html, cookies: csrf.cookies, headers: { 'Cache-Control': 'no-store' } }
+  return { status, html, cookies: csrf.cookies }
 }

@@ -92,6 +92,6 @@ type PageState = { state: 'enrol'; qrCode: string; secret: string; error?: strin
 async function page(ctx: ActionContext, status: number, state: PageState): Promise<AuthResponse> {
   const csrf = issueCsrf(ctx)
   const props = { ...state, basePath: ctx.basePath, csrfToken: csrf.token, next: await next(ctx), theme: ctx.config.theme } as TwoFactorSetupPageProps
-  // A secret or recovery codes: not kept by caches, nor the URL sent on as a referrer.
-  return { status, html: renderTwoFactorSetupPage(props), cookies: csrf.cookies, headers: { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } }
+  // A secret or recovery codes: the URL not sent on as a referrer (no cache keeps the page: respond.ts).
+  return { status, html: renderTwoFactorSetupPage(props), cookies: csrf.cookies, headers: { 'Referrer-Policy': 'no-referrer' } }
 }
