@@ -154,6 +154,8 @@ function flowSuite(kind: DatabaseKind) {
       const form = await asker.request(link)
       expect(form.status).toBe(200)
       expect(form.headers.get('cache-control')).toBe('private, no-cache, no-store, max-age=0')
+      // The link's token is sent on to no one, this site included (its logs).
+      expect(form.headers.get('referrer-policy')).toBe('no-referrer')
       expect((await asker.request(link)).status).toBe(200)
 
       events.length = 0

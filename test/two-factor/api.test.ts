@@ -308,6 +308,7 @@ await describeWithDatabase('sqlite', 'the second factor\'s server-side functions
     expect(get.body).toContain('<code class="secret">')
     // As every router response: a page with a secret is the router's to keep out of caches.
     expect(get.headers['cache-control']).toBe('private, no-cache, no-store, max-age=0')
+    expect(get.headers['referrer-policy']).toBe('no-referrer')
     expect(await db.knex('TwoFactor').select()).toHaveLength(1)
   })
 })
