@@ -84,7 +84,8 @@ export interface GetTokenParams {
  *
  * @returns The claims (or with `raw` the token string), or `null` when there is no token or it
  *   cannot be decoded.
- * @throws MissingSecretError when no secret is given and none is set in the environment.
+ * @throws MissingSecretError when there is a token to decode and no secret is given nor set in the
+ *   environment (as in Auth.js: no token gives `null`, and `raw` needs no secret).
  * @example
  * ```ts
  * import { encode, getToken } from 'portcullis/jwt'
