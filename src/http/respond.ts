@@ -97,8 +97,8 @@ export function sendResponse(req: NodeRequest, res: ServerResponse, response: Au
   }
   if (response.html !== undefined) {
     res.setHeader('Content-Security-Policy', pageCsp(response.pageScript))
-    // A page's own headers win (the reset page's stricter Referrer-Policy).
-    for (const [name, value] of Object.entries({ ...PAGE_SECURITY_HEADERS, ...response.headers })) res.setHeader(name, value)
+    // A page's own headers, set above, win (the reset page's stricter Referrer-Policy).
+    for (const [name, value] of Object.entries(PAGE_SECURITY_HEADERS)) if (response.headers?.[name] === undefined) res.setHeader(name, value)
     res.statusCode = response.status ?? 200
     res.setHeader('Content-Type', 'text/html; charset=utf-8')
     res.end(response.html)
