@@ -81,10 +81,7 @@ async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, 
     await hasher.verify(password, await dummyHash(hasher))
     return null
   }
-  const verified = async () =>
-    (await hasher.verify(password, stored)) ||
-    // An imported bcrypt hash was made from the password as typed, which NFKC may have changed.
-    (isBcryptHash(stored) && typeof raw === 'string' && raw !== password && (await hasher.verify(raw, stored)))
+  const verified = () => passwordMatches(hasher, password, raw, stored)
   let beside: Promise<unknown> | undefined
   if (hasher.needsRehash(stored)) {
     // Its outcome is of no interest, its failure neither: the real verification's answer stands.
@@ -95,6 +92,14 @@ async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, 
   }
   const [right] = await Promise.all([verified(), beside])
   return right ? { user, stored } : null
+}
+
+/**
+ * Whether `password` (the NFKC form) is the one `stored` was made from. An imported bcrypt hash was
+ * made from the password as typed (`raw`), which NFKC may have changed: it is tried that way too.
+ */
+async function passwordMatches(hasher: Hasher, password: string, raw: unknown, stored: string): Promise<boolean> {
+  return (await hasher.verify(password, stored)) || (isBcryptHash(stored) && typeof raw === 'string' && raw !== password && (await hasher.verify(raw, stored)))
 }
 
 /** The submitted address, normalised, or undefined when it is no address. */
@@ -384,7 +389,7 @@ export async function changePassword(
   const current = normalizePassword(input.currentPassword, provider.password.maxLength)
   const stored = await adapter.getUserPassword(user.id)
   const hasher = hasherOf(provider)
-  const right = current !== null && stored !== null && (await hasher.verify(current, stored))
+  const right = current !== null && stored !== null && (await passwordMatches(hasher, current, input.currentPassword, stored))
   if (!right) {
     throw new PasswordPolicyError('wrong_password', stored === null ? 'The user has no password yet: "Forgot your password?" sets one.' : 'The current password is wrong.')
   }

@@ -433,6 +433,24 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect((await signIn(new Browser(), url(), 'ligature@example.com', 'firewall dragon 4242')).headers.get('location')).toBe(`${url()}/`)
     })
 
+    it('changePassword() takes the current password as typed against an imported bcrypt hash that Unicode normalisation would miss (the ﬁ ligature)', async () => {
+      const app = mountPasswordApp(rig.app, db.knex, rig.smtp)
+      const adapter = KnexAdapter(db.knex)
+      const user = await adapter.createUser({ email: 'changer@example.com', emailVerified: new Date() })
+      await adapter.setUserPassword(user.id, await FAST_HASHING.hash(GOOD_PASSWORD))
+      app.app.post('/account/password', express.urlencoded({ extended: false }), async (req, res) => {
+        await app.changePassword(req, { currentPassword: req.body.current, newPassword: 'changed from the ligature', skipCsrfCheck: true })
+        res.send('changed')
+      })
+      const browser = new Browser()
+      expect((await signIn(browser, url(), 'changer@example.com')).headers.get('location')).toBe(`${url()}/`)
+      // Imported while this session was open (the user signed in another way, as by an e-mail link).
+      await adapter.setUserPassword(user.id, bcrypt.hashSync('\ufb01rewall dragon 4242', 4))
+      const changed = await browser.request(`${url()}/account/password`, { body: new URLSearchParams({ current: '\ufb01rewall dragon 4242' }) })
+      expect(await changed.text()).toBe('changed')
+      expect((await signIn(new Browser(), url(), 'changer@example.com', 'changed from the ligature')).headers.get('location')).toBe(`${url()}/`)
+    })
+
     it('still signs in when the upgraded hash cannot be made: the old hash kept, a warning without the password, and another try at the next sign-in', async () => {
       const logger = recordingLogger()
       let tries = 0
