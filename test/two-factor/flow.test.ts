@@ -86,6 +86,21 @@ function suite(kind: DatabaseKind) {
 
     if (kind !== 'sqlite') return
 
+    it("sends the first factor to the app's own page (pages.twoFactor), and a wrong code back there with its error", async () => {
+      freezeClock(T0)
+      mount({ pages: { twoFactor: '/login/code' } })
+      const { secret } = await enrolled()
+      freezeClock(T0 + 60_000)
+      const browser = new Browser()
+      expect((await signIn(browser, url(), 'ada@example.com')).headers.get('location')).toBe(`${url()}/login/code`)
+      const right = codeAt(secret, T0 + 60_000)
+      const wrong = await giveCode(browser, url(), right === '000000' ? '111111' : '000000')
+      expect({ status: wrong.status, location: wrong.headers.get('location') }).toEqual({ status: 302, location: `${url()}/login/code?error=TwoFactor&code=invalid_code` })
+      expect(await sessionOf(browser, url())).toBeNull()
+      expect((await giveCode(browser, url(), right)).headers.get('location')).toBe(`${url()}/dashboard`)
+      expect((await sessionOf(browser, url()))?.user.email).toBe('ada@example.com')
+    })
+
     it('accepts the codes of one step either side of the current one, and no further', async () => {
       freezeClock(T0)
       mount()

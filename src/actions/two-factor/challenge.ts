@@ -6,7 +6,7 @@
  */
 import { isPasswordProvider } from '../../config/password-provider.js'
 import { TwoFactorError } from '../../errors.js'
-import type { AuthResponse } from '../../http/respond.js'
+import type { AuthFailure, AuthResponse } from '../../http/respond.js'
 import { renderTwoFactorPage } from '../../pages/index.js'
 import { clearPendingSignIn, openPendingSignIn, type PendingSignIn } from '../../two-factor/pending.js'
 import type { SecondFactorProof } from '../../types.js'
@@ -33,6 +33,11 @@ export const twoFactorAction: Action = async (ctx) => {
   } catch (error) {
     const refusal = codeRefusal(error)
     if (refusal === undefined) throw error
+    // The app's own page shows the error itself, as `pages.signIn` does a refused sign-in's.
+    if (ctx.config.pages.twoFactor !== undefined) {
+      const failure: AuthFailure = { error: 'TwoFactor', code: 'invalid_code' }
+      return { redirect: pageUrl(ctx, 'twoFactor', '/two-factor', failure), failure }
+    }
     return page(ctx, 400, refusal)
   }
   // Where the sign-in goes afterwards was resolved when it started.
