@@ -86,13 +86,14 @@ function suite(kind: DatabaseKind) {
 
     if (kind !== 'sqlite') return
 
-    it("sends the first factor to the app's own page (pages.twoFactor), and a wrong code back there with its error", async () => {
+    it("sends the first factor and the built-in page's address to the app's own page (pages.twoFactor), and a wrong code back there with its error", async () => {
       freezeClock(T0)
       mount({ pages: { twoFactor: '/login/code' } })
       const { secret } = await enrolled()
       freezeClock(T0 + 60_000)
       const browser = new Browser()
       expect((await signIn(browser, url(), 'ada@example.com')).headers.get('location')).toBe(`${url()}/login/code`)
+      expect((await browser.request(`${url()}/api/auth/two-factor`)).headers.get('location')).toBe(`${url()}/login/code`)
       const right = codeAt(secret, T0 + 60_000)
       const wrong = await giveCode(browser, url(), right === '000000' ? '111111' : '000000')
       expect({ status: wrong.status, location: wrong.headers.get('location') }).toEqual({ status: 302, location: `${url()}/login/code?error=TwoFactor&code=invalid_code` })

@@ -1,8 +1,9 @@
 /**
- * GET /two-factor: the second step of a sign-in, for a browser with a pending sign-in
- * (two-factor/pending.ts); without one, back to the sign-in page. POST /two-factor `{ csrfToken,
- * code }`: the code (or a recovery code) checked for the pending user, then the sign-in finishes the
- * way its first factor would have, with `twoFactor` given to the `signIn` callback.
+ * GET /two-factor: the second step of a sign-in (or a redirect to `pages.twoFactor`), for a browser
+ * with a pending sign-in (two-factor/pending.ts); without one, back to the sign-in page. POST
+ * /two-factor `{ csrfToken, code }`: the code (or a recovery code) checked for the pending user,
+ * then the sign-in finishes the way its first factor would have, with `twoFactor` given to the
+ * `signIn` callback.
  */
 import { isPasswordProvider } from '../../config/password-provider.js'
 import { TwoFactorError } from '../../errors.js'
@@ -19,6 +20,7 @@ import { assertTwoFactor, codeRefusal, loadFactor } from './shared.js'
 
 export const twoFactorPage: Action = async (ctx) => {
   assertTwoFactor(ctx.config)
+  if (ctx.config.pages.twoFactor !== undefined) return { redirect: pageUrl(ctx, 'twoFactor', '/two-factor') }
   openPendingSignIn(ctx)
   return page(ctx, 200)
 }
