@@ -104,6 +104,15 @@ describe('registering a passkey', () => {
     ])
   })
 
+  it('registers with an adapter that has no second-factor methods (as Auth.js\'s have none), the second factor off', async () => {
+    const withoutTwoFactor = Object.fromEntries(Object.entries(KnexAdapter(db)).filter(([name]) => !/TwoFactor|RecoveryCode/.test(name)))
+    const other = passkeyApp(db, ORIGIN, { config: { adapter: withoutTwoFactor } })
+    const { agent, userId } = await signedInUser(other)
+    const response = await postRegistration(agent, new SoftwareAuthenticator(ORIGIN))
+    expect(location(response).pathname).toBe('/api/auth/passkeys')
+    expect(await db('Authenticator').where({ userId })).toHaveLength(1)
+  })
+
   it('goes to the callbackUrl given with the registration', async () => {
     const { agent } = await signedInUser()
     const response = await postRegistration(agent, new SoftwareAuthenticator(ORIGIN), { callbackUrl: '/settings/security' })
