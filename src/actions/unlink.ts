@@ -3,10 +3,11 @@
  * unless it is their last way to sign in. Linking is the sign-in itself: a signed-in user who signs
  * in with another provider gets that account linked (src/actions/callback/users.ts).
  *
- * The ways to sign in counted are the user's linked accounts, e-mail sign-in when an e-mail provider
- * is configured and the user has a verified address, and a password when the password provider is
- * configured and the user has one. An app's own Credentials are not counted: whether the user has a
- * password there is the app's knowledge, so an app with both checks it before calling.
+ * The ways to sign in counted are the user's linked accounts at providers still configured, e-mail
+ * sign-in when an e-mail provider is configured and the user has a verified address, and a password
+ * when the password provider is configured and the user has one (sign-in-ways.ts). An app's own
+ * Credentials are not counted: whether the user has a password there is the app's knowledge, so an
+ * app with both checks it before calling.
  */
 import { AccountUnlinkError } from '../errors.js'
 import type { OutgoingCookie } from '../session/cookies.js'
