@@ -27,7 +27,8 @@ export function createMiddleware(api: Api): (req: NodeRequest, res: ServerRespon
       return next(error)
     }
     if (typeof Response !== 'undefined' && verdict instanceof Response) return sendWebResponse(res, verdict)
-    if (verdict === false) return refuse(api, req, res, next)
+    // Every falsy answer but undefined refuses, as in Auth.js: a JavaScript `auth && …` gives null without a session.
+    if (verdict !== undefined && !verdict) return refuse(api, req, res, next)
     requestScope.runUntilClosed({ req, res }, () => next())
   }
 }

@@ -160,6 +160,14 @@ describe('auth middleware and callbacks.authorized', () => {
     expect(response.headers['set-cookie']).toEqual(['a=1; Path=/', 'b=2; Path=/'])
   })
 
+  it('refuses when authorized answers null, 0 or an empty string (a JavaScript `auth && …` without a session), as Auth.js does', async () => {
+    for (const answer of [null, 0, '']) {
+      const { app } = protectedApp(() => answer as unknown as boolean)
+      const response = await request(app).get('/dashboard/x').set('Accept', 'text/html').expect(302)
+      expect(new URL(response.headers.location!).pathname).toBe('/api/auth/signin')
+    }
+  })
+
   it('goes on without a callback, keeping the session available (undefined means allow)', async () => {
     const { app } = protectedApp(() => undefined)
     expect((await request(app).get('/dashboard/x').expect(200)).body).toEqual({ page: '/dashboard/x', user: null })
