@@ -104,6 +104,8 @@ const TENANT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}
 export default function MicrosoftEntraID(options: MicrosoftEntraIDUserConfig = {}): OIDCConfig<MicrosoftEntraIDProfile> {
   assertOptions('MicrosoftEntraID', options)
   const { tenantId = process.env.AUTH_MICROSOFT_ENTRA_ID_TENANT_ID || 'common', ...overrides } = options
+  // Auth.js names the tenant by its issuer: an app moved over with only that set must not open to every tenant.
+  const envIssuer = options.tenantId === undefined && !process.env.AUTH_MICROSOFT_ENTRA_ID_TENANT_ID ? process.env.AUTH_MICROSOFT_ENTRA_ID_ISSUER?.replace(/\/$/, '') || undefined : undefined
   if (typeof tenantId !== 'string' || !TENANT.test(tenantId)) {
     throw new TypeError(
       `MicrosoftEntraID(options): tenantId (or AUTH_MICROSOFT_ENTRA_ID_TENANT_ID) must be "common", "organizations", "consumers", a tenant GUID or a tenant domain; got ${JSON.stringify(tenantId)}.`,
@@ -113,7 +115,7 @@ export default function MicrosoftEntraID(options: MicrosoftEntraIDUserConfig = {
     id: 'microsoft-entra-id',
     name: 'Microsoft Entra ID',
     type: 'oidc',
-    issuer: `https://login.microsoftonline.com/${tenantId}/v2.0`,
+    issuer: envIssuer ?? `https://login.microsoftonline.com/${tenantId}/v2.0`,
     authorization: { params: { scope: 'openid profile email' } },
     // The ID token has every claim of these scopes. The userinfo endpoint is Microsoft Graph's, which
     // refuses an access token issued for another API (a scope such as api://<app>/read).

@@ -41,6 +41,14 @@ describe('tenantId', () => {
     expect(MicrosoftEntraID({ tenantId: 'organizations' }).issuer).toBe('https://login.microsoftonline.com/organizations/v2.0')
   })
 
+  it("reads Auth.js's AUTH_MICROSOFT_ENTRA_ID_ISSUER when no tenant is given, not falling back to every tenant", () => {
+    process.env.AUTH_MICROSOFT_ENTRA_ID_ISSUER = `https://login.microsoftonline.com/${CONTOSO}/v2.0/`
+    expect(MicrosoftEntraID().issuer).toBe(`https://login.microsoftonline.com/${CONTOSO}/v2.0`)
+    expect(MicrosoftEntraID({ tenantId: 'organizations' }).issuer).toBe('https://login.microsoftonline.com/organizations/v2.0')
+    process.env.AUTH_MICROSOFT_ENTRA_ID_TENANT_ID = FABRIKAM
+    expect(MicrosoftEntraID().issuer).toBe(`https://login.microsoftonline.com/${FABRIKAM}/v2.0`)
+  })
+
   it('refuses a tenant that would change the issuer URL (a path, a query, a host)', () => {
     for (const tenantId of ['common/../evil', 'common?x=1', 'evil.example/x', '', 'a b']) {
       expect(() => MicrosoftEntraID({ tenantId })).toThrow(/tenantId .* must be "common", "organizations", "consumers"/)
