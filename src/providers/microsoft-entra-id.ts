@@ -78,7 +78,8 @@ export interface MicrosoftEntraIDProfile {
 export interface MicrosoftEntraIDUserConfig extends OIDCUserConfig<MicrosoftEntraIDProfile> {
   /**
    * Who can sign in: `common` (default), `organizations`, `consumers`, or a tenant GUID or domain.
-   * Env: `AUTH_MICROSOFT_ENTRA_ID_TENANT_ID`. Ignored when `issuer` is given.
+   * Env: `AUTH_MICROSOFT_ENTRA_ID_TENANT_ID`; without either, Auth.js's `AUTH_MICROSOFT_ENTRA_ID_ISSUER`
+   * (the tenant's issuer URL) is the issuer when set. Ignored when `issuer` is given.
    */
   tenantId?: string
 }
