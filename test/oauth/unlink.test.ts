@@ -69,6 +69,15 @@ async function unlink(browser: Browser, providerId: string, fields: Record<strin
   return { status: response.status, body: (await response.json()) as Record<string, unknown> }
 }
 
+/** What the app's `getAccessToken` route answers `browser` for `providerId`. */
+async function tokenAnswer(browser: Browser, providerId: string): Promise<{ status: number; body: unknown }> {
+  const response = await browser.request(`${app.url}/token/${providerId}`)
+  return { status: response.status, body: await response.json() }
+}
+
+const GOT_TOKEN = { status: 200, body: { token: expect.any(String) } }
+const NO_ACCOUNT = { status: 401, body: { code: 'no_account' } }
+
 /** Signs in with corp, then, still signed in, with partner: one user, two accounts. */
 async function userWithTwoAccounts(): Promise<Browser> {
   const browser = new Browser()
@@ -107,24 +116,22 @@ for (const kind of ['sqlite', 'postgres'] as const) {
     it('with JWT sessions, takes the unlinked provider\'s tokens out of the session cookie: getAccessToken no longer has them', async () => {
       mount(db, { session: { strategy: 'jwt' } })
       const browser = await userWithTwoAccounts()
-      expect((await (await browser.request(`${app.url}/token/partner`)).json())).toEqual({ token: expect.any(String) })
+      expect(await tokenAnswer(browser, 'partner')).toEqual(GOT_TOKEN)
       expect(await unlink(browser, 'partner')).toEqual({ status: 200, body: { removed: 'partner:alice' } })
-      const after = await browser.request(`${app.url}/token/partner`)
-      expect({ status: after.status, body: await after.json() }).toEqual({ status: 401, body: { code: 'no_account' } })
+      expect(await tokenAnswer(browser, 'partner')).toEqual(NO_ACCOUNT)
       // The other provider's tokens stay.
-      expect((await (await browser.request(`${app.url}/token/corp`)).json())).toEqual({ token: expect.any(String) })
+      expect(await tokenAnswer(browser, 'corp')).toEqual(GOT_TOKEN)
     })
 
     it("with JWT sessions, the user's other browsers stop getting the unlinked provider's tokens too", async () => {
       mount(db, { session: { strategy: 'jwt' } })
       const laptop = await userWithTwoAccounts()
       const phone = await userWithTwoAccounts()
-      expect((await (await phone.request(`${app.url}/token/partner`)).json())).toEqual({ token: expect.any(String) })
+      expect(await tokenAnswer(phone, 'partner')).toEqual(GOT_TOKEN)
       expect(await unlink(laptop, 'partner')).toEqual({ status: 200, body: { removed: 'partner:alice' } })
       // The phone's cookie still holds partner's tokens; the account they belong to is gone.
-      const after = await phone.request(`${app.url}/token/partner`)
-      expect({ status: after.status, body: await after.json() }).toEqual({ status: 401, body: { code: 'no_account' } })
-      expect((await (await phone.request(`${app.url}/token/corp`)).json())).toEqual({ token: expect.any(String) })
+      expect(await tokenAnswer(phone, 'partner')).toEqual(NO_ACCOUNT)
+      expect(await tokenAnswer(phone, 'corp')).toEqual(GOT_TOKEN)
     })
 
     it('refuses to unlink the last way to sign in, and keeps it', async () => {
