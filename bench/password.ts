@@ -18,7 +18,7 @@
  */
 import { loadavg } from 'node:os'
 import bcryptjs from 'bcryptjs'
-import { DEFAULT_SCRYPT, scryptHasher, type PasswordHasher } from '../src/password/hash.js'
+import { DEFAULT_SCRYPT, scryptHasher, type PasswordHasher } from '../src/features/password/hash.js'
 import { QUICK, rounds } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 

@@ -13,6 +13,7 @@ import type { RequestHandler } from 'express'
 // The read's own modules, which dist/ does not export, from src/, compiled by tsx as esbuild compiles
 // dist/; `/me` and the rest of the app run dist/.
 import { resolveConfig } from '../src/config/resolve.js'
+import { FEATURES } from '../src/features/index.js'
 import Credentials from '../src/providers/credentials.js'
 import { readSession } from '../src/session/strategy.js'
 import { sessionRequestFor } from '../src/http/request.js'
@@ -20,7 +21,7 @@ import { HOST, SECRET } from './http-sessions.js'
 import { portcullisBenchApp } from './http-portcullis-app.js'
 
 // The bench app's options (trustHost, the secret), resolved once as Portcullis() resolves them.
-const config = resolveConfig({ secret: SECRET, trustHost: true, providers: [Credentials({ authorize: () => null })] })
+const config = resolveConfig({ secret: SECRET, trustHost: true, providers: [Credentials({ authorize: () => null })] }, FEATURES)
 
 /** The read's session; a read that is not synchronous (none of these cookies) is an error here. */
 function readNow(req: Parameters<RequestHandler>[0]) {

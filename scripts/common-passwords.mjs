@@ -1,4 +1,4 @@
-// Writes src/password/common-passwords.ts, the list of common passwords that checkPassword refuses
+// Writes src/features/password/common-passwords.ts, the list of common passwords that checkPassword refuses
 // (NIST SP 800-63B: compare new passwords against values known to be commonly used or compromised).
 //
 // Source: the `passwords` dictionary of @zxcvbn-ts/language-common (MIT): the passwords that occur
@@ -22,7 +22,7 @@ import { join } from 'node:path'
 const PACKAGE = '@zxcvbn-ts/language-common'
 const PINNED = '4.1.3'
 const MIN_LENGTH = 8
-const OUTPUT = 'src/password/common-passwords.ts'
+const OUTPUT = 'src/features/password/common-passwords.ts'
 
 const version = process.argv[2] ?? PINNED
 const folder = mkdtempSync(join(tmpdir(), 'common-passwords-'))

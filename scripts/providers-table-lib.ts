@@ -13,7 +13,7 @@
 import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { envPrefix } from '../src/config/oauth-provider.js'
+import { envPrefix } from '../src/features/oauth/provider.js'
 import type { OAuthConfig } from '../src/providers/oauth.js'
 import type { OIDCConfig } from '../src/providers/oidc.js'
 

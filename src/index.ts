@@ -17,69 +17,25 @@
  * @see spec/auth-library-spec.md §4.6
  */
 import { resolveConfig } from './config/resolve.js'
-import {
-  createAuth,
-  type AuthFunction,
-  type ChangePasswordFunction,
-  type DisableTotpFunction,
-  type EnrollTotpFunction,
-  type GetAccessTokenFunction,
-  type GetCsrfTokenFunction,
-  type ListPasskeysFunction,
-  type ListSessionsFunction,
-  type RegenerateRecoveryCodesFunction,
-  type RemovePasskeyFunction,
-  type RevokeOtherSessionsFunction,
-  type RevokeSessionFunction,
-  type SignInFunction,
-  type SignOutEverywhereFunction,
-  type SignOutFunction,
-  type SignUpFunction,
-  type UnlinkAccountFunction,
-  type VerifyTotpFunction,
-} from './api/index.js'
+import { createAuth, type CoreApi } from './api/index.js'
+import { hooksOf } from './composition/index.js'
+import { FEATURES } from './features/index.js'
+import type { OAuthApi } from './features/oauth/feature.js'
+import type { PasskeyApi } from './features/passkey/feature.js'
+import type { PasswordApi } from './features/password/feature.js'
+import type { SessionsApi } from './features/sessions/feature.js'
+import type { TwoFactorApi } from './features/two-factor/feature.js'
 import { RequestScope } from './http/request-scope.js'
 import { createHandlers, type Handlers } from './http/router.js'
-import { startPruning } from './prune.js'
 import type { PortcullisConfig } from './config/types.js'
 
-/** What `Portcullis(config)` returns (spec §2.3). */
-export interface PortcullisResult {
+/**
+ * What `Portcullis(config)` returns (spec §2.3): the router, the core's functions (`auth`, `signIn`,
+ * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's.
+ */
+export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
-  auth: AuthFunction
-  signIn: SignInFunction
-  signOut: SignOutFunction
-  /** The CSRF token for the app's own sign-in or sign-out form (see `signIn`'s CSRF check). */
-  getCsrfToken: GetCsrfTokenFunction
-  /** Removes one of the signed-in user's provider accounts, unless it is their last way to sign in. */
-  unlinkAccount: UnlinkAccountFunction
-  /** A valid access token of the signed-in user's account at a provider, refreshed when it expires. */
-  getAccessToken: GetAccessTokenFunction
-  /** The signed-in user's sessions on every device, the request's own marked. */
-  listSessions: ListSessionsFunction
-  /** Ends one of the signed-in user's sessions (CSRF-checked). */
-  revokeSession: RevokeSessionFunction
-  /** Ends every session of the signed-in user but this one (CSRF-checked). */
-  revokeOtherSessions: RevokeOtherSessionsFunction
-  /** Ends every session of the signed-in user, this one included (CSRF-checked). */
-  signOutEverywhere: SignOutEverywhereFunction
-  /** The signed-in user's passkeys (with a passkey provider). */
-  listPasskeys: ListPasskeysFunction
-  /** Removes one of the signed-in user's passkeys, unless it is their last way to sign in (CSRF-checked). */
-  removePasskey: RemovePasskeyFunction
-  /** Signs up with the password provider from the app's own form (CSRF-checked; the same outcome for a new and a taken address). */
-  signUp: SignUpFunction
-  /** Changes the signed-in user's password (the current one checked) and ends their other sessions (CSRF-checked). */
-  changePassword: ChangePasswordFunction
-  /** Starts the signed-in user's TOTP enrolment: the secret, its URI and QR code (`twoFactor` option). */
-  enrollTotp: EnrollTotpFunction
-  /** Confirms the enrolment with a first code (the recovery codes), or checks a code (CSRF-checked). */
-  verifyTotp: VerifyTotpFunction
-  /** Turns the signed-in user's second factor off after a current code (CSRF-checked). */
-  disableTotp: DisableTotpFunction
-  /** Ten new recovery codes for the signed-in user after a current code (CSRF-checked). */
-  regenerateRecoveryCodes: RegenerateRecoveryCodesFunction
 }
 
 /**
@@ -91,11 +47,11 @@ export interface PortcullisResult {
  * @throws InvalidConfigurationError when an option cannot work; the message says what to change.
  */
 export default function Portcullis(config: PortcullisConfig): PortcullisResult {
-  const resolved = resolveConfig(config)
+  const resolved = resolveConfig(config, FEATURES)
   const requestScope = new RequestScope()
   const handlers = createHandlers(resolved, requestScope)
-  const api = createAuth(resolved, requestScope)
-  startPruning(resolved)
+  const api = createAuth(resolved, requestScope) as Omit<PortcullisResult, 'handlers'>
+  for (const started of hooksOf(resolved, 'started')) started(resolved)
   return { handlers, ...api }
 }
 
@@ -106,38 +62,33 @@ export type { LoggerInstance } from './logger.js'
 export type {
   AuthFunction,
   AuthenticatedRequest,
-  ChangePasswordFunction,
-  ChangePasswordOptions,
   CsrfOptions,
-  DisableTotpFunction,
-  EnrollTotpFunction,
-  GetAccessTokenFunction,
-  GetAccessTokenOptions,
   GetCsrfTokenFunction,
-  ListPasskeysFunction,
-  ListSessionsFunction,
-  PasskeysCallContext,
-  PasswordCallContext,
-  RegenerateRecoveryCodesFunction,
-  RemovePasskeyFunction,
-  RevokeOtherSessionsFunction,
-  RevokeSessionFunction,
   SessionsCallContext,
   SignInFunction,
   SignInOptions,
-  SignOutEverywhereFunction,
   SignOutFunction,
   SignOutOptions,
-  SignUpFunction,
-  SignUpOptions,
-  TotpEnrollment,
-  TotpVerification,
-  TwoFactorCallContext,
-  TwoFactorCodeOptions,
   UnlinkAccountFunction,
   UnlinkOptions,
-  VerifyTotpFunction,
 } from './api/index.js'
+export type { GetAccessTokenFunction, GetAccessTokenOptions } from './features/oauth/api/get-access-token.js'
+export type { ListSessionsFunction } from './features/sessions/api/list-sessions.js'
+export type { RevokeSessionFunction } from './features/sessions/api/revoke-session.js'
+export type { RevokeOtherSessionsFunction } from './features/sessions/api/revoke-other-sessions.js'
+export type { SignOutEverywhereFunction } from './features/sessions/api/sign-out-everywhere.js'
+export type { ListPasskeysFunction } from './features/passkey/api/list-passkeys.js'
+export type { PasskeysCallContext } from './features/passkey/api/context.js'
+export type { RemovePasskeyFunction } from './features/passkey/api/remove-passkey.js'
+export type { ChangePasswordFunction, ChangePasswordOptions } from './features/password/api/change-password.js'
+export type { PasswordCallContext } from './features/password/api/context.js'
+export type { SignUpFunction, SignUpOptions } from './features/password/api/sign-up.js'
+export type { DisableTotpFunction } from './features/two-factor/api/disable-totp.js'
+export type { EnrollTotpFunction } from './features/two-factor/api/enroll-totp.js'
+export type { RegenerateRecoveryCodesFunction } from './features/two-factor/api/regenerate-recovery-codes.js'
+export type { TwoFactorCallContext, TwoFactorCodeOptions } from './features/two-factor/api/context.js'
+export type { TotpVerification, VerifyTotpFunction } from './features/two-factor/api/verify-totp.js'
+export type { TotpEnrollment } from './features/two-factor/factor.js'
 export type { Handlers, NextFunction } from './http/router.js'
 export type { NodeRequest } from './http/request.js'
-export type { AccessTokenOptions } from './oauth/access-token.js'
+export type { AccessTokenOptions } from './features/oauth/access-token.js'

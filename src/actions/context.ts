@@ -32,6 +32,11 @@ export function authUrl(ctx: Pick<ActionContext, 'origin' | 'basePath'>, path: s
   return `${ctx.origin}${ctx.basePath}${path}`
 }
 
+/** The path of a route of the router, e.g. `/api/auth/signup` (a form's action). */
+export function actionPath(ctx: ActionContext, path: string): string {
+  return new URL(authUrl(ctx, path)).pathname
+}
+
 /**
  * Absolute URL of a page: the app's own (`pages[page]`) when configured, else the built-in one at
  * `builtInPath`, with `params` as its query.

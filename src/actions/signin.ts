@@ -2,12 +2,11 @@
  * GET /signin: the built-in sign-in page (or a redirect to `pages.signIn`).
  * POST /signin/:provider: CSRF-checked start of a provider's sign-in.
  */
-import { isPasswordProvider } from '../config/password-provider.js'
+import { compositionOf, providerMethods } from '../composition/index.js'
 import { InvalidProviderError } from '../errors.js'
 import { logValue } from '../logger.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
-import { assertCsrf, authUrl, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
-import { pageScript } from './passkeys/shared.js'
+import { assertCsrf, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 
 export const signInPage: Action = async (ctx) => {
   const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
@@ -16,43 +15,37 @@ export const signInPage: Action = async (ctx) => {
     return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, error, code: ctx.query.get('code') ?? undefined }), cookies }
   }
   const csrf = issueCsrf(ctx)
-  const passkeys = ctx.config.providers.some((provider) => provider.type === 'webauthn')
+  const { methods } = compositionOf(ctx.config)
+  const entries = ctx.config.providers.map((provider) => ({ provider, entry: methods.get(provider.id)?.signInPage?.(ctx, provider as never, callbackUrl) ?? {} }))
+  const script = entries.find(({ entry }) => entry.script)?.entry.script
   const html = renderSignInPage({
-    providers: ctx.config.providers.map((provider): SignInPageProvider => ({
+    providers: entries.map(({ provider, entry }): SignInPageProvider => ({
       id: provider.id,
       name: provider.name,
       type: provider.type,
-      // Credentials and passkeys post straight to their callback; the others start at /signin.
-      action: `${ctx.basePath}/${provider.type === 'credentials' || provider.type === 'webauthn' ? 'callback' : 'signin'}/${provider.id}`,
-      credentials: provider.type === 'credentials' ? provider.credentials : undefined,
-      links: isPasswordProvider(provider) ? passwordLinks(ctx, callbackUrl) : undefined,
-      optionsUrl: provider.type === 'webauthn' ? `${ctx.basePath}/webauthn-options/${provider.id}` : undefined,
-      conditional: provider.type === 'webauthn' ? provider.enableConditionalUI : undefined,
+      // Credentials, passwords and passkeys post straight to their callback; the others start at /signin.
+      action: `${ctx.basePath}/${entry.posts ?? 'signin'}/${provider.id}`,
+      credentials: entry.credentials as SignInPageProvider['credentials'],
+      links: entry.links,
+      optionsUrl: entry.optionsUrl,
+      conditional: entry.conditional,
     })),
     csrfToken: csrf.token,
     callbackUrl,
     error,
     code: ctx.query.get('code') ?? undefined,
-    resendAction: ctx.config.providers.some(isPasswordProvider) ? `${ctx.basePath}/verify-email/resend` : undefined,
+    resendAction: entries.find(({ entry }) => entry.resendAction)?.entry.resendAction,
     theme: ctx.config.theme,
-    script: passkeys ? pageScript(ctx) : undefined,
+    script: script?.page,
   })
-  return { html, cookies: [...cookies, ...csrf.cookies], pageScript: passkeys ? authUrl(ctx, '/webauthn.js') : undefined }
-}
-
-/** The password provider's links under its form: forgotten password, and sign-up (keeping where to go after). */
-function passwordLinks(ctx: ActionContext, callbackUrl: string): { href: string; label: string }[] {
-  return [
-    { href: `${ctx.basePath}/forgot-password`, label: 'Forgot your password?' },
-    { href: `${ctx.basePath}/signup?${new URLSearchParams({ callbackUrl })}`, label: 'Create an account' },
-  ]
+  return { html, cookies: [...cookies, ...csrf.cookies], pageScript: script?.url }
 }
 
 /**
- * Starts the sign-in with one provider: for OAuth and OIDC, the redirect to the provider's
- * authorization URL with the check cookies (the OAuth code loads here, on first use); for e-mail,
- * the link mailed and the verify-request page (signin-email.ts, also loaded on first use).
- * Credentials and passkeys are submitted to /callback/<id>, so their POST here shows the sign-in page.
+ * Starts the sign-in with one provider, as its feature does it (`ProviderMethods.start`): for OAuth
+ * and OIDC the redirect to the provider with the check cookies, for e-mail the mailed link and the
+ * verify-request page, each loaded on first use. A method without a start (credentials, passwords,
+ * passkeys) is submitted to /callback/<id>, so its POST here shows the sign-in page.
  */
 export const signInWithProvider =
   (providerId: string): Action =>
@@ -60,23 +53,11 @@ export const signInWithProvider =
     assertCsrf(ctx)
     const provider = findProvider(ctx, providerId)
     const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
-    switch (provider.type) {
-      // Their forms post to /callback/<id> (passkeys through the browser's WebAuthn first): the sign-in page.
-      case 'credentials':
-      case 'webauthn':
-        return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
-      case 'oauth':
-      case 'oidc': {
-        const { authorizationRequest } = await loadAuthorize()
-        const authorization = await authorizationRequest(ctx, provider, authorizationParamsOf(ctx))
-        return { redirect: authorization.url, cookies: [...cookies, ...authorization.cookies] }
-      }
-      case 'email': {
-        const { signInWithEmail } = await loadEmailSignIn()
-        const response = await signInWithEmail(ctx, provider, { email: ctx.body.email, callbackUrl })
-        return { ...response, cookies: [...cookies, ...(response.cookies ?? [])] }
-      }
-    }
+    const methods = providerMethods(ctx.config, provider.id)
+    if (!methods.start) return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
+    const start = await methods.start()
+    const response = await start(ctx, provider as never, { callbackUrl, fields: ctx.body, authorizationParams: authorizationParamsOf(ctx) })
+    return { ...response, cookies: [...cookies, ...(response.cookies ?? [])] }
   }
 
 /**
@@ -97,18 +78,4 @@ export function findProvider(ctx: Pick<ActionContext, 'config'>, providerId: str
     throw new InvalidProviderError(`Unknown provider ${logValue(providerId)} (configured: ${known}).`)
   }
   return provider
-}
-
-let authorizeModule: Promise<typeof import('../oauth/authorize.js')> | undefined
-
-/** The OAuth sign-in start, imported on first use and kept (the loader is costly under tsx). */
-export function loadAuthorize(): Promise<typeof import('../oauth/authorize.js')> {
-  return (authorizeModule ??= import('../oauth/authorize.js'))
-}
-
-let emailSignInModule: Promise<typeof import('./signin-email.js')> | undefined
-
-/** The e-mail sign-in start, imported on first use and kept. */
-export function loadEmailSignIn(): Promise<typeof import('./signin-email.js')> {
-  return (emailSignInModule ??= import('./signin-email.js'))
 }

@@ -1,7 +1,7 @@
 /**
  * The server-side `unlinkAccount(providerId)`: removes one of the signed-in user's provider accounts,
  * unless it is their last way to sign in. Linking is the sign-in itself: a signed-in user who signs
- * in with another provider gets that account linked (src/actions/callback/users.ts).
+ * in with another provider gets that account linked (src/sign-in/users.ts).
  *
  * The ways to sign in counted are the user's linked accounts at providers still configured, e-mail
  * sign-in when an e-mail provider is configured and the user has a verified address, and a password
@@ -16,8 +16,8 @@ import { PROVIDER_TOKENS_CLAIM, tokensClaim } from '../session/provider-tokens.j
 import { signedInUserId } from '../session/strategy.js'
 import type { Adapter, AdapterAccount } from '../types.js'
 import type { ActionContext } from './context.js'
-import { removeUnlinkedCredential } from './passkeys/shared.js'
-import { canSignInWithoutAccount, countedProviders, keepsAnotherAccount } from './sign-in-ways.js'
+import { compositionOf } from '../composition/index.js'
+import { canSignInWithoutAccount, countedProviders, keepsAnotherAccount } from '../sign-in/ways.js'
 
 /** Options of `unlinkAccount()`. */
 export interface UnlinkAccountOptions {
@@ -35,7 +35,9 @@ type UnlinkAdapter = Adapter & Required<Pick<Adapter, 'getAccountsByUserId' | 'u
  */
 export async function unlinkAccount(ctx: ActionContext, providerId: string, options: UnlinkAccountOptions = {}): Promise<{ account: AdapterAccount; cookies: OutgoingCookie[] }> {
   const account = await unlinkStored(ctx, providerId, options)
-  if (account.type === 'webauthn') await removeUnlinkedCredential(ctx.config, account)
+  // What a feature keeps beside the account goes with it (a passkey's credential), whether or not
+  // the config still turns that feature on.
+  for (const feature of compositionOf(ctx.config).registered) await feature.hooks?.accountUnlinked?.(ctx.config, account)
   return { account, cookies: await dropProviderTokens(ctx, providerId) }
 }
 

@@ -3,10 +3,9 @@
  * the same sign-in as the routes' forms. Credentials and e-mail keep the forms' CSRF rule; an OAuth
  * or OIDC start may come from a link.
  */
-import { signInWithCredentials } from '../actions/callback/credentials.js'
+import { providerMethods } from '../composition/index.js'
 import { pageUrl, redirectTarget, type ActionContext } from '../actions/context.js'
 import { failureResponse } from '../actions/failure.js'
-import { loadAuthorize, loadEmailSignIn } from '../actions/signin.js'
 import type { ConfiguredProvider } from '../config/types.js'
 import type { AuthResponse } from '../http/respond.js'
 import { sameOriginUrl } from '../security/redirect.js'
@@ -42,7 +41,7 @@ export function createSignIn(api: Api): SignInFunction {
         // OAuth/OIDC start may come from a link, even on another site (`app.get('/login/github', ...)`):
         // its state/PKCE/nonce cookies bind the flow to this browser, and a forged start only sends
         // users to their provider as themselves.
-        if (provider.type === 'credentials' || provider.type === 'email') assertServerCsrf(api, ctx, { csrfToken, skipCsrfCheck }, 'signIn()/signOut()')
+        if (providerMethods(api.config, provider.id).signsInAtOnce) assertServerCsrf(api, ctx, { csrfToken, skipCsrfCheck }, 'signIn()/signOut()')
         response = await signInWith(ctx, provider, callbackUrl, fields, authorizationParams)
       } catch (error) {
         if (!redirect) throw error
@@ -61,6 +60,7 @@ function defaultTarget(ctx: ActionContext): string {
   return sameOriginUrl(ctx.req.headers.referer, ctx.origin) ?? `${ctx.origin}/`
 }
 
+/** The sign-in by the provider's feature: a form's fields submitted, a start (OAuth, e-mail), else the sign-in page. */
 async function signInWith(
   ctx: ActionContext,
   provider: ConfiguredProvider,
@@ -68,14 +68,14 @@ async function signInWith(
   fields: Record<string, unknown>,
   authorizationParams: Parameters<SignInFunction>[2],
 ): Promise<AuthResponse> {
-  if (provider.type === 'credentials') return signInWithCredentials({ ...ctx, body: { callbackUrl } }, provider, fields)
-  // E-mail: `signIn('<id>', { email })` mails the link and goes to the verify-request page.
-  if (provider.type === 'email') return (await loadEmailSignIn()).signInWithEmail(ctx, provider, { email: fields.email, callbackUrl })
+  const methods = providerMethods(ctx.config, provider.id)
+  // Credentials and passwords: the fields as the form would post them.
+  if (methods.submit) return (await methods.submit())({ ...ctx, body: { callbackUrl } }, provider as never, fields)
   // Passkeys: the ceremony runs in the browser, from the sign-in page (as Auth.js's server-side signIn does).
-  if (provider.type === 'webauthn') return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl }) }
-  // OAuth/OIDC: the authorization URL, with the check cookies and where to come back to.
-  const { authorizationRequest } = await loadAuthorize()
-  const authorization = await authorizationRequest(ctx, provider, authorizationParams)
+  if (!methods.start) return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl }) }
+  const response = await (await methods.start())(ctx, provider as never, { callbackUrl, fields, authorizationParams })
+  // E-mail mails the link and goes to the verify-request page; an OAuth redirect remembers where to come back to.
+  if (methods.signsInAtOnce) return response
   const callbackCookie = ctx.cookieSet.cookies.callbackUrl
-  return { redirect: authorization.url, cookies: [{ name: callbackCookie.name, value: callbackUrl, options: callbackCookie.options }, ...authorization.cookies] }
+  return { ...response, cookies: [{ name: callbackCookie.name, value: callbackUrl, options: callbackCookie.options }, ...(response.cookies ?? [])] }
 }

@@ -8,22 +8,15 @@
 import { randomBytes } from 'node:crypto'
 import { deepFreeze } from '../freeze.js'
 import { assertSessionAdapter, guardAdapter } from './adapter.js'
-import { resolvePrune } from './prune.js'
-import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
+import { recordComposition, type Feature, type ProviderInit, type ProviderMethods } from '../composition/index.js'
+import { InvalidConfigurationError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../security/redirect.js'
 import { resolveRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing } from '../session/keys.js'
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
-import { resolveOAuthProvider } from './oauth-provider.js'
-import { assertPasskeyAdapter, resolvePasskeyProvider } from './passkey-provider.js'
-import { assertPasswordAdapter, isPasswordProvider, resolvePasswordProvider } from './password-provider.js'
-import { resolveTwoFactor } from './two-factor.js'
-import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
-import type { Adapter, CallbacksOptions, CookiesOptions, PagesOptions } from '../types.js'
-import type { EmailProvider } from '../providers/email.js'
-import type { PasswordConfig } from '../providers/password.js'
+import type { Adapter, CookiesOptions, PagesOptions } from '../types.js'
 import type { ConfiguredProvider, CookieSet, PortcullisConfig, ResolvedConfig } from './types.js'
 import { isProduction, redirectProxyAllowedOriginsFromEnv, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
@@ -31,18 +24,19 @@ const THIRTY_DAYS = 30 * 24 * 60 * 60
 const ONE_DAY = 24 * 60 * 60
 
 /**
- * Resolves `config` against `env`.
+ * Resolves `config` against `env`, with the features Portcullis is composed of (src/features/index.ts):
+ * each resolves and checks its providers and its own option.
  *
  * @throws MissingSecretError in production without a secret.
  * @throws InvalidConfigurationError / UntrustedHostError when an option cannot work.
  */
-export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<string, string | undefined>> = process.env): ResolvedConfig {
+export function resolveConfig(config: PortcullisConfig, features: readonly Feature[], env: Readonly<Record<string, string | undefined>> = process.env): ResolvedConfig {
   if (config === null || typeof config !== 'object') throw new TypeError('Portcullis(config): config must be an object.')
   const logger = createLogger(config.logger, config.debug === true)
 
   const redirectProxyUrl = config.redirectProxyUrl ?? redirectProxyUrlFromEnv(env)
   const url = urlFromEnv(env)
-  const providers = resolveProviders(config.providers, env, redirectProxyUrl, url)
+  const { providers, methods } = resolveProviders(config.providers, features, { env, production: isProduction(env), url, redirectProxyUrl })
   if (providers.length === 0) {
     // An API behind another app's sign-in (say a Next.js front end on Auth.js) only reads its sessions.
     logger.warn('SessionsOnly', 'providers is empty: this instance only reads sessions; nobody can sign in through it. Add a provider to offer sign-in.')
@@ -56,16 +50,6 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   }
   const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger)
   const session = resolveSession(config, adapter, logger)
-  if (session.strategy === 'database' && typeof adapter?.getUser !== 'function' && providers.some((provider) => provider.type === 'credentials')) {
-    // Credentials sign-in finds the session's user row by the id `authorize` returned.
-    throw new InvalidConfigurationError('Credentials sign-in with database sessions needs an adapter with getUser(); add it, or use session.strategy "jwt".')
-  }
-  if (adapter && providers.some((provider) => provider.type === 'oauth' || provider.type === 'oidc')) assertAccountAdapter(adapter)
-  const emailProvider = providers.find((provider) => provider.type === 'email')
-  if (emailProvider) assertEmailSignIn(emailProvider.id, adapter, url, trustHost, isProduction(env))
-  const passwordProvider = providers.find(isPasswordProvider)
-  if (passwordProvider) assertPasswordSignIn(passwordProvider.id, adapter, session, url, trustHost, isProduction(env))
-  for (const provider of providers) if (provider.type === 'webauthn') assertPasskeyAdapter(provider.id, adapter)
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
@@ -83,8 +67,16 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
   }
 
   const rateLimit = resolveRateLimit(config.rateLimit)
+  const enabled = features.filter((feature) => (feature.providers ? providers.some((provider) => methods.get(provider.id) === feature.providers) : false))
+  const options: Record<string, unknown> = {}
+  for (const feature of features) {
+    if (feature.providers) continue
+    const option = feature.resolve?.(config, { adapter, rateLimit, logger })
+    if (option !== undefined) options[feature.name] = option
+    if (feature.enabled ? feature.enabled(config) : option !== undefined) enabled.push(feature)
+  }
 
-  return deepFreeze({
+  const resolved = deepFreeze({
     providers,
     providerById: new Map(providers.map((provider) => [provider.id, provider])),
     secrets,
@@ -110,21 +102,27 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     redirectProxyUrl,
     redirectProxyAllowedOrigins: resolveAllowedOrigins(config.redirectProxy?.allowedOrigins ?? redirectProxyAllowedOriginsFromEnv(env)),
     rateLimit,
-    prune: resolvePrune(config.prune, adapter, rateLimit),
-    twoFactor: resolveTwoFactor(config.twoFactor, adapter, rateLimit),
+    features: options,
   } satisfies ResolvedConfig)
+  // Each enabled feature checks what it needs of the whole config, in the registry's order.
+  for (const feature of features) if (enabled.includes(feature)) feature.check?.(resolved)
+  recordComposition(resolved, { registered: features, enabled: features.filter((feature) => enabled.includes(feature)), methods })
+  return resolved
 }
 
+/**
+ * The configured providers, each resolved by the feature that claims it (the first in the registry's
+ * order), and which feature's methods serve each.
+ */
 function resolveProviders(
   input: PortcullisConfig['providers'],
-  env: Readonly<Record<string, string | undefined>>,
-  redirectProxyUrl: string | undefined,
-  url: URL | undefined,
-): ConfiguredProvider[] {
+  features: readonly Feature[],
+  init: Omit<ProviderInit, 'given' | 'resolved'>,
+): { providers: ConfiguredProvider[]; methods: Map<string, ProviderMethods> } {
   // Forgotten providers fail at init, not with a 400 on the first sign-in; an explicit `[]` reads sessions only.
   if (input === undefined) throw new InvalidConfigurationError(`providers is missing: ${AT_LEAST_ONE_PROVIDER}`)
   if (!Array.isArray(input)) throw new TypeError('Portcullis(config): providers must be an array.')
-  const resolved = input.map((entry, index): ConfiguredProvider | PasswordConfig => {
+  const given = input.map((entry, index) => {
     // A built-in provider may be given bare (`providers: [GitHub]`): call it with no overrides.
     const provider = typeof entry === 'function' ? entry() : entry
     if (!provider || typeof provider !== 'object') {
@@ -136,39 +134,35 @@ function resolveProviders(
     if (!/^[A-Za-z0-9_-]+$/.test(provider.id)) {
       throw new InvalidConfigurationError(`Provider id "${provider.id}" may only contain letters, digits, "-" and "_": it is part of URLs.`)
     }
-    switch (provider.type) {
-      case 'credentials':
-        // Resolved below, once the Nodemailer provider whose server it may share is.
-        if (isPasswordProvider(provider)) return provider
-        if (typeof provider.authorize !== 'function') throw new MissingAuthorizeError(provider.id)
-        // A shallow copy, frozen: the caller's provider object stays as it was given.
-        return Object.freeze({ ...provider })
-      case 'oauth':
-      case 'oidc':
-        return resolveOAuthProvider(provider, env, redirectProxyUrl)
-      case 'email':
-        return resolveEmailProvider(provider, env, isProduction(env))
-      case 'webauthn':
-        return resolvePasskeyProvider(provider, url)
-      default: {
-        const { type } = provider as { type?: unknown }
-        throw new InvalidConfigurationError(
-          `Provider "${(provider as { id: string }).id}": type must be "oauth", "oidc", "email", "credentials" or "webauthn"; got ${JSON.stringify(type)}.`,
-        )
-      }
-    }
+    return provider
   })
-  const nodemailer = resolved.find((provider): provider is EmailProvider => provider.type === 'email' && 'server' in provider)
-  const providers = resolved.map((provider) =>
-    isPasswordProvider(provider) ? resolvePasswordProvider(provider as PasswordConfig, env, isProduction(env), nodemailer as { server?: unknown; from?: unknown } | undefined) : provider,
-  )
-  if (providers.filter(isPasswordProvider).length > 1) throw new InvalidConfigurationError('Two password providers are configured: one is enough (its routes, /signup and /forgot-password, are shared).')
+  const served = given.map((provider) => {
+    const feature = features.find((candidate) => candidate.providers?.claims(provider))
+    if (!feature?.providers) {
+      const types = [...new Set(features.flatMap((candidate) => candidate.providers?.types ?? []))].map((type) => JSON.stringify(type))
+      const { type } = provider as { type?: unknown }
+      throw new InvalidConfigurationError(`Provider "${provider.id}": type must be ${types.slice(0, -1).join(', ')} or ${types.at(-1)}; got ${JSON.stringify(type)}.`)
+    }
+    return feature.providers
+  })
+  // Those that share another's settings (the password provider, a Nodemailer server) come last.
+  const providers: ConfiguredProvider[] = new Array(given.length)
+  for (const late of [false, true]) {
+    const resolved = providers.filter(Boolean)
+    given.forEach((provider, index) => {
+      const methods = served[index]!
+      if ((methods.late === true) === late) providers[index] = methods.resolve(provider as never, { ...init, given, resolved })
+    })
+  }
+  for (const methods of new Set(served)) {
+    if (methods.single && served.filter((candidate) => candidate === methods).length > 1) throw new InvalidConfigurationError(methods.single)
+  }
   const seen = new Set<string>()
   for (const { id } of providers) {
     if (seen.has(id)) throw new InvalidConfigurationError(`Two providers have the id "${id}": give one of them another id.`)
     seen.add(id)
   }
-  return providers
+  return { providers, methods: new Map(providers.map((provider, index) => [provider.id, served[index]!])) }
 }
 
 function resolveSecrets(secret: PortcullisConfig['secret'], env: Readonly<Record<string, string | undefined>>, logger: LoggerInstance): string[] {
@@ -255,62 +249,6 @@ function assertSeconds(name: string, value: unknown): void {
 
 function trimSlash(path: string): string {
   return path.length > 1 && path.endsWith('/') ? path.replace(/\/+$/, '') : path
-}
-
-// Freezes plain objects and arrays only: key material, URLs and Maps keep their own invariants.
-
-/** OAuth sign-in with an adapter stores users and accounts. @throws InvalidConfigurationError naming the missing methods */
-function assertAccountAdapter(adapter: Adapter): void {
-  const missing = ACCOUNT_METHODS.filter((method) => typeof adapter[method] !== 'function')
-  if (missing.length > 0) {
-    throw new InvalidConfigurationError(`OAuth and OIDC sign-in with an adapter need its ${missing.join(', ')}; this adapter lacks them.`)
-  }
-}
-
-const ACCOUNT_METHODS = ['getUser', 'getUserByAccount', 'getUserByEmail', 'createUser', 'linkAccount'] as const
-
-/**
- * E-mail sign-in stores its tokens and users through the adapter, and mails links whose origin
- * must not come from a Host header a client chose (Host-header poisoning would mail links to the
- * attacker's site). In production that takes AUTH_URL or trustHost: true; in development, without
- * them, links are made for loopback origins only (the router refuses others).
- * @throws InvalidConfigurationError, UntrustedHostError
- */
-function assertEmailSignIn(providerId: string, adapter: Adapter | undefined, url: URL | undefined, trustHost: boolean | undefined, production: boolean): void {
-  if (!adapter) {
-    throw new InvalidConfigurationError(
-      `E-mail sign-in (provider "${providerId}") needs an adapter: its one-time tokens are stored in the database. Pass adapter: KnexAdapter(knex) from "portcullis/adapters/knex".`,
-    )
-  }
-  const missing = EMAIL_ADAPTER_METHODS.filter((method) => typeof adapter[method] !== 'function')
-  if (missing.length > 0) throw new InvalidConfigurationError(`E-mail sign-in (provider "${providerId}") needs the adapter's ${missing.join(', ')}; this adapter lacks them.`)
-  assertMailedLinks(`E-mail sign-in (provider "${providerId}")`, url, trustHost, production)
-}
-
-/**
- * The password provider's needs: an adapter with its methods, a site URL for its links, and a way to
- * end a user's sessions (a reset ends them all, a change the others).
- */
-function assertPasswordSignIn(providerId: string, adapter: Adapter | undefined, session: ResolvedConfig['session'], url: URL | undefined, trustHost: boolean | undefined, production: boolean): void {
-  assertPasswordAdapter(providerId, adapter)
-  assertMailedLinks(`The password provider "${providerId}"`, url, trustHost, production)
-  if (session.strategy === 'jwt' && !session.store) {
-    throw new InvalidConfigurationError(
-      `The password provider "${providerId}" ends a user's sessions when their password is reset or changed, which JWT sessions can only do with session.store ('memory', { redis }, { knex }): set it, or use database sessions (the default with an adapter).`,
-    )
-  }
-  if (session.strategy === 'database' && typeof adapter?.deleteSessionsByUserId !== 'function') {
-    throw new InvalidConfigurationError(`The password provider "${providerId}" ends a user's sessions when their password is reset or changed: the adapter needs deleteSessionsByUserId (KnexAdapter has it).`)
-  }
-}
-
-/** A provider that mails links needs a site URL that no request can choose, in production. */
-function assertMailedLinks(what: string, url: URL | undefined, trustHost: boolean | undefined, production: boolean): void {
-  if (production && !url && trustHost !== true) {
-    throw new UntrustedHostError(
-      `${what} mails links to your site, so the site's URL must not come from the request's Host header, which any client can set (it would mail links to their site). Set AUTH_URL (e.g. AUTH_URL=https://example.com/api/auth), or trustHost: true (AUTH_TRUST_HOST=true) when a proxy you run sets the Host.`,
-    )
-  }
 }
 
 function resolveAllowedOrigins(input: unknown): OriginPattern[] {

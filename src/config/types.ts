@@ -22,6 +22,7 @@ import type {
   EventsOptions,
   JWTOptions,
   PagesOptions,
+  ProviderType,
   PruneOptions,
   RateLimitOptions,
   RedirectProxyOptions,
@@ -29,10 +30,6 @@ import type {
   Theme,
   TwoFactorOptions,
 } from '../types.js'
-import type { OAuthProvider } from './oauth-provider.js'
-import type { PasskeyProvider } from './passkey-provider.js'
-import type { PasswordProvider } from './password-provider.js'
-import type { ResolvedPrune } from './prune.js'
 
 /** A provider as written in the config: credentials, passwords, OAuth 2, OpenID Connect, e-mail or passkeys. */
 export type Provider =
@@ -98,16 +95,15 @@ export interface PortcullisConfig {
   twoFactor?: TwoFactorOptions | boolean | undefined
 }
 
-/** The `twoFactor` option, resolved. */
-export interface ResolvedTwoFactor {
-  /** Undefined: the host of the request's origin. */
-  readonly issuer: string | undefined
-  readonly requireForOAuth: boolean
-  readonly requireForEmail: boolean
+/**
+ * A provider as the routes use it: resolved, validated and frozen by the feature that serves it
+ * (`ProviderMethods.resolve`), which knows its other fields.
+ */
+export interface ConfiguredProvider {
+  readonly id: string
+  readonly name: string
+  readonly type: ProviderType
 }
-
-/** A provider as the routes use it: resolved, validated and frozen. */
-export type ConfiguredProvider = CredentialsProvider | PasswordProvider | OAuthProvider | EmailProvider | PasskeyProvider
 
 /** Cookie names and the session key ring for one of the two cookie flavours. */
 export interface CookieSet {
@@ -163,8 +159,9 @@ export interface ResolvedConfig {
    * `session.store`, else a shared rate-limit store; undefined when each process keeps its own.
    */
   readonly sharedStore: SessionStore | undefined
-  /** The background prune (config/prune.ts); undefined when off. */
-  readonly prune: ResolvedPrune | undefined
-  /** The second factor; undefined when off. */
-  readonly twoFactor: ResolvedTwoFactor | undefined
+  /**
+   * Each enabled feature's own option as it resolved it (`Feature.resolve`), by feature name: the
+   * background prune's under `prune`, the second factor's under `two-factor`.
+   */
+  readonly features: Readonly<Record<string, unknown>>
 }

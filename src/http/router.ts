@@ -4,7 +4,8 @@
  * mount point, parses the body, runs the action, and writes the plain response.
  */
 import type { ServerResponse } from 'node:http'
-import { callback } from '../actions/callback/index.js'
+import { callback } from '../actions/callback.js'
+import { compositionOf, type Feature, type FeatureRoute } from '../composition/index.js'
 import type { Action, ActionContext } from '../actions/context.js'
 import { csrf } from '../actions/csrf.js'
 import { errorPage } from '../actions/error.js'
@@ -14,21 +15,6 @@ import { getSession, updateSession } from '../actions/session.js'
 import { signInPage, signInWithProvider } from '../actions/signin.js'
 import { signOut, signOutPage } from '../actions/signout.js'
 import { verifyRequest } from '../actions/verify-request.js'
-import { listSessions } from '../actions/sessions/list.js'
-import { sessionsPage } from '../actions/sessions/page.js'
-import { revokeOtherSessions } from '../actions/sessions/revoke-others.js'
-import { revokeSession } from '../actions/sessions/revoke.js'
-import { signOutEverywhere } from '../actions/sessions/signout-everywhere.js'
-import { webauthnOptions } from '../actions/passkeys/options.js'
-import { passkeysPage } from '../actions/passkeys/page.js'
-import { removePasskey } from '../actions/passkeys/remove.js'
-import { webauthnScript } from '../actions/passkeys/script.js'
-import { forgotPasswordAction, forgotPasswordPage } from '../actions/password/forgot.js'
-import { resetPasswordAction, resetPasswordPage } from '../actions/password/reset.js'
-import { signUpAction, signUpPage } from '../actions/password/signup.js'
-import { resendVerificationLink, verifyEmailLink } from '../actions/password/verify-email.js'
-import { twoFactorAction, twoFactorPage } from '../actions/two-factor/challenge.js'
-import { disableTwoFactorAction, recoveryCodesAction, twoFactorSetupAction, twoFactorSetupPage } from '../actions/two-factor/setup.js'
 import type { ResolvedConfig } from '../config/types.js'
 import { InvalidRequestError, UnknownActionError, UntrustedHostError } from '../errors.js'
 import { describeError } from '../events.js'
@@ -53,6 +39,7 @@ export interface Handlers {
 /** Builds `handlers` for a resolved config. */
 export function createHandlers(config: ResolvedConfig, requestScope: RequestScope): Handlers {
   let warnedBasePath = false
+  const routes = routeTables(config)
 
   const serve = async (req: NodeRequest, res: ServerResponse, next: NextFunction | undefined, only?: 'GET' | 'POST'): Promise<void> => {
     const location = locate(req, config)
@@ -74,7 +61,7 @@ export function createHandlers(config: ResolvedConfig, requestScope: RequestScop
 
     let response: AuthResponse
     try {
-      response = await requestScope.runRoute({ req, res }, () => run(req, method, location, config))
+      response = await requestScope.runRoute({ req, res }, () => run(req, method, location, config, routes))
     } catch (error) {
       try {
         response = errorResponse(error, req, config, location.basePath)
@@ -152,13 +139,13 @@ function parsePath(path: string | undefined): URL | undefined {
   }
 }
 
-async function run(req: NodeRequest, method: string | undefined, location: Location, config: ResolvedConfig): Promise<AuthResponse> {
+async function run(req: NodeRequest, method: string | undefined, location: Location, config: ResolvedConfig, routes: RouteTables): Promise<AuthResponse> {
   if (method !== 'GET' && method !== 'POST') throw new UnknownActionError(`${logValue(method)} is not supported: the auth routes take GET and POST.`)
-  const action = route(method, location.actionPath)
-  if (!action) throw new UnknownActionError(`Cannot ${method} ${logValue(location.basePath + location.actionPath)}: there is no such auth route.`)
+  const found = route(routes, method, location.actionPath)
+  if (!found) throw new UnknownActionError(`Cannot ${method} ${logValue(location.basePath + location.actionPath)}: there is no such auth route.`)
   // HEAD never changes state (RFC 9110 §9.2.1): a mail scanner or link checker asking for a
   // callback or the session gets an empty answer, and the code, link or session is left untouched.
-  if (req.method === 'HEAD' && !Object.hasOwn(PAGE_ROUTES, trimmed(location.actionPath))) return { status: 200 }
+  if (req.method === 'HEAD' && !found.page) return { status: 200 }
   const ctx: ActionContext = {
     ...sessionRequestFor(req, config),
     req,
@@ -168,59 +155,87 @@ async function run(req: NodeRequest, method: string | undefined, location: Locat
     query: location.query,
     body: method === 'POST' ? await readBody(req) : {},
   }
-  return action(ctx)
+  return found.action(ctx)
 }
 
-/** GET routes that only show something (a page, a list, a CSRF token), so HEAD may run them as GET. */
-const PAGE_ROUTES: Record<string, Action> = {
+/** A route as the router runs it. */
+interface RouteEntry {
+  readonly action: Action
+  /** It only shows something, so HEAD may run it as GET. */
+  readonly page: boolean
+}
+
+interface RouteTables {
+  readonly GET: ReadonlyMap<string, RouteEntry>
+  readonly POST: ReadonlyMap<string, RouteEntry>
+  /** `/<name>/:provider` routes: the name, e.g. `webauthn-options`, and the action for a provider id. */
+  readonly byProvider: ReadonlyMap<string, { readonly method: 'GET' | 'POST'; readonly action: (providerId: string) => Action }>
+}
+
+/** The core's routes that only show something (a page, a list, a CSRF token): HEAD may run them as GET. */
+const CORE_PAGES: Record<string, Action> = {
   '/providers': providers,
   '/csrf': csrf,
   '/signin': signInPage,
   '/signout': signOutPage,
   '/error': errorPage,
   '/verify-request': verifyRequest,
-  '/sessions': sessionsPage,
-  '/sessions/list': listSessions,
-  '/passkeys': passkeysPage,
-  '/webauthn.js': webauthnScript,
-  '/signup': signUpPage,
-  '/forgot-password': forgotPasswordPage,
-  // Shows the form; the token is used only by its POST.
-  '/reset-password': resetPasswordPage,
-  '/two-factor': twoFactorPage,
 }
 
-// /verify-email uses its link's token when the asking browser opens it: no page, HEAD does not run it.
-// /two-factor/setup may store a pending secret: HEAD does not run it either.
-const GET_ROUTES: Record<string, Action> = { ...PAGE_ROUTES, '/session': getSession, '/verify-email': verifyEmailLink, '/two-factor/setup': twoFactorSetupPage }
+/**
+ * The routes of this instance: the core's, and each registered feature's (loaded on its first
+ * request; a feature that is off answers its routes with why, and loads nothing of them).
+ */
+function routeTables(config: ResolvedConfig): RouteTables {
+  const GET = new Map<string, RouteEntry>(Object.entries(CORE_PAGES).map(([path, action]) => [path, { action, page: true }]))
+  GET.set('/session', { action: getSession, page: false })
+  const POST = new Map<string, RouteEntry>([
+    ['/session', { action: updateSession, page: false }],
+    ['/signout', { action: signOut, page: false }],
+  ])
+  const byProvider = new Map<string, { method: 'GET' | 'POST'; action: (providerId: string) => Action }>()
+  const { registered, enabled } = compositionOf(config)
+  for (const feature of registered) {
+    const on = enabled.includes(feature)
+    for (const declared of feature.routes ?? []) {
+      const provider = /^\/([^/]+)\/:provider$/.exec(declared.path)
+      if (provider) {
+        byProvider.set(provider[1]!, { method: declared.method, action: (providerId) => (on ? lazyAction(declared, providerId) : offAction(feature)) })
+        continue
+      }
+      const table = declared.method === 'GET' ? GET : POST
+      table.set(declared.path, { action: on ? lazyAction(declared) : offAction(feature), page: declared.page === true })
+    }
+  }
+  return { GET, POST, byProvider }
+}
 
-const POST_ROUTES: Record<string, Action> = {
-  '/session': updateSession,
-  '/signout': signOut,
-  '/sessions/revoke': revokeSession,
-  '/sessions/revoke-others': revokeOtherSessions,
-  '/sessions/signout-everywhere': signOutEverywhere,
-  '/passkeys/remove': removePasskey,
-  '/signup': signUpAction,
-  '/verify-email': verifyEmailLink,
-  '/verify-email/resend': resendVerificationLink,
-  '/forgot-password': forgotPasswordAction,
-  '/reset-password': resetPasswordAction,
-  '/two-factor': twoFactorAction,
-  '/two-factor/setup': twoFactorSetupAction,
-  '/two-factor/recovery-codes': recoveryCodesAction,
-  '/two-factor/disable': disableTwoFactorAction,
+/** A feature's action, imported on the route's first request and kept. */
+function lazyAction(declared: FeatureRoute, providerId?: string): Action {
+  let loaded: Promise<Action> | undefined
+  return async (ctx) => {
+    loaded ??= declared.load().then((action) => (providerId === undefined ? action : (action as unknown as (id: string) => Action)(providerId)))
+    return (await loaded)(ctx)
+  }
+}
+
+/** A route of a feature the config leaves off: unknown, and why. */
+function offAction(feature: Feature): Action {
+  return async () => {
+    throw new UnknownActionError(feature.off ?? `The ${feature.name} feature is off.`)
+  }
 }
 
 function trimmed(actionPath: string): string {
   return actionPath.length > 1 && actionPath.endsWith('/') ? actionPath.slice(0, -1) : actionPath
 }
 
-function route(method: 'GET' | 'POST', actionPath: string): Action | undefined {
+function route(routes: RouteTables, method: 'GET' | 'POST', actionPath: string): RouteEntry | undefined {
   const path = trimmed(actionPath)
-  const table = method === 'GET' ? GET_ROUTES : POST_ROUTES
-  if (Object.hasOwn(table, path)) return table[path]
-  const match = /^\/(signin|callback|webauthn-options)\/([^/]+)$/.exec(path)
+  const table = routes[method]
+  const known = table.get(path)
+  if (known) return known
+  const match = /^\/([^/]+)\/([^/]+)$/.exec(path)
   if (!match) return undefined
   const [, kind, rawId] = match
   let providerId: string
@@ -229,10 +244,11 @@ function route(method: 'GET' | 'POST', actionPath: string): Action | undefined {
   } catch {
     return undefined
   }
-  if (kind === 'callback') return callback(providerId)
-  // It stores a challenge, so it is no page: HEAD does not run it.
-  if (kind === 'webauthn-options') return method === 'GET' ? webauthnOptions(providerId) : undefined
-  return method === 'POST' ? signInWithProvider(providerId) : undefined
+  if (kind === 'callback') return { action: callback(providerId), page: false }
+  if (kind === 'signin') return method === 'POST' ? { action: signInWithProvider(providerId), page: false } : undefined
+  // A feature's, such as webauthn-options: it stores a challenge, so it is no page (HEAD does not run it).
+  const byProvider = routes.byProvider.get(kind!)
+  return byProvider && byProvider.method === method ? { action: byProvider.action(providerId), page: false } : undefined
 }
 
 function unknownRoute(req: NodeRequest): AuthResponse {

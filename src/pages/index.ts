@@ -1,7 +1,8 @@
 /**
- * The built-in pages: sign-in, sign-out, error, verify-request, sessions, passkeys and the password
- * provider's (sign-up, forgotten password, reset), and the
- * passkey script they load. Each returns a complete HTML document with every interpolated value escaped.
+ * The core's built-in pages: sign-in, sign-out, error, verify-request and the "confirm your
+ * address" page (e-mail links and the password provider's verification share it). Each returns a
+ * complete HTML document with every interpolated value escaped. A feature's own pages live in its
+ * folder (`src/features/<name>/pages/`), built on the same theme and shell (theme.ts, html.ts).
  */
 export { renderSignInPage, signInErrorMessage } from './signin.js'
 export type { SignInPageProps, SignInPageProvider } from './signin.js'
@@ -13,13 +14,4 @@ export { renderEmailConfirmPage } from './email-confirm.js'
 export type { EmailConfirmPageProps } from './email-confirm.js'
 export { renderVerifyRequestPage } from './verify-request.js'
 export type { VerifyRequestPageProps } from './verify-request.js'
-export { renderSessionsPage } from './sessions.js'
-export type { SessionsPageProps } from './sessions.js'
-export { renderPasskeysPage } from './passkeys.js'
-export type { PasskeysPageProps } from './passkeys.js'
-export { renderForgotPasswordPage, renderResetPasswordPage, renderSignUpPage } from './password.js'
-export type { ForgotPasswordPageProps, ResetPasswordPageProps, SignUpPageProps } from './password.js'
-export { renderTwoFactorPage, renderTwoFactorSetupPage } from './two-factor.js'
-export type { TwoFactorPageProps, TwoFactorSetupPageProps } from './two-factor.js'
-export { WEBAUTHN_SCRIPT, webauthnScriptDigest } from './webauthn-script.js'
 export type { PageScript } from './theme.js'

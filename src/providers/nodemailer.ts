@@ -41,7 +41,7 @@ export interface NodemailerUserConfig extends EmailOptions {
  * with the link, sent to the address through `server`.
  */
 export async function sendVerificationRequest(params: SendVerificationRequestParams): Promise<void> {
-  const { sendVerificationEmail } = await import('../email/transport.js')
+  const { sendVerificationEmail } = await import('../mail/transport.js')
   await sendVerificationEmail(params)
 }
 

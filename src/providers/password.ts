@@ -128,5 +128,5 @@ export default function Password(options: PasswordOptions = {}): PasswordConfig 
   })
 }
 
-export { DEFAULT_SCRYPT, scryptHasher, type PasswordHasher, type ScryptParameters } from '../password/hash.js'
+export { DEFAULT_SCRYPT, scryptHasher, type PasswordHasher, type ScryptParameters } from '../features/password/hash.js'
 export { PasswordPolicyError, EmailNotVerifiedError, type PasswordPolicyCode } from '../errors.js'

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import addressparser from 'nodemailer/lib/addressparser'
-import { normalizeEmailAddress } from '../../src/email/normalize.js'
-import { renderLinkEmail, renderVerificationEmail } from '../../src/email/message.js'
-import { generateVerificationToken, hashVerificationToken, isBoundLink, linkBinding, sameTokenHash } from '../../src/email/token.js'
+import { normalizeEmailAddress } from '../../src/mail/normalize.js'
+import { renderLinkEmail, renderVerificationEmail } from '../../src/mail/message.js'
+import { generateVerificationToken, hashVerificationToken, isBoundLink, linkBinding, sameTokenHash } from '../../src/mail/token.js'
 import { createHash } from 'node:crypto'
 
 describe('normalizeEmailAddress', () => {

@@ -10,7 +10,7 @@ jest.unstable_mockModule('nodemailer', () => {
   if (!installed) throw new Error("Cannot find package 'nodemailer'")
   return { createTransport: () => ({ sendMail: async () => ({}) }) }
 })
-const { sendEmail } = await import('../../src/email/transport.js')
+const { sendEmail } = await import('../../src/mail/transport.js')
 
 it('names the package to install, keeps the import error as the cause, and tries the import again on the next mail', async () => {
   const route = { server: 'smtp://127.0.0.1:1', from: 'no-reply@example.com', key: {} }

@@ -4,8 +4,8 @@
  * recipient handed to nodemailer as an address object, never a string it would parse as a list.
  */
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
-import { renderVerificationEmail } from '../../src/email/message.js'
-import { sendEmail, sendVerificationEmail } from '../../src/email/transport.js'
+import { renderVerificationEmail } from '../../src/mail/message.js'
+import { sendEmail, sendVerificationEmail } from '../../src/mail/transport.js'
 import type { SendVerificationRequestParams } from 'portcullis/providers/email'
 
 const url = 'https://example.com/api/auth/callback/nodemailer?callbackUrl=https%3A%2F%2Fexample.com%2F&token=abc&email=ada%40example.com'

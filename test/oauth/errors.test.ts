@@ -1,5 +1,5 @@
 /**
- * How openid-client's failures become Portcullis errors (src/oauth/errors.ts): the provider's
+ * How openid-client's failures become Portcullis errors (src/features/oauth/errors.ts): the provider's
  * `error=` on the callback, and each failure of the code exchange, the ID token's validation and
  * the userinfo request, each with the fixed `?code=` the sign-in page shows and the log message an
  * operator reads, word for word. Those messages name what failed (the provider's error and
@@ -13,10 +13,10 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { generateKeyPair, SignJWT, type JWTPayload } from 'jose'
 import * as oidc from 'openid-client'
-import type { OAuthProvider } from '../../src/config/oauth-provider.js'
+import type { OAuthProvider } from '../../src/features/oauth/provider.js'
 import { AuthError, InvalidCheckError, OAuthCallbackError } from '../../src/errors.js'
-import { clientConfiguration } from '../../src/oauth/client.js'
-import { exchangeError, providerError, safeCode } from '../../src/oauth/errors.js'
+import { clientConfiguration } from '../../src/features/oauth/client.js'
+import { exchangeError, providerError, safeCode } from '../../src/features/oauth/errors.js'
 import { ACME_CLIENT_ID as CLIENT_ID, ACME_KEY_ID, startAcme } from '../support/acme-provider.js'
 import type { MockAnswer, ProviderApi } from '../providers/provider-api.js'
 import { rejectionOf } from '../support/rejection.js'
@@ -75,7 +75,7 @@ function withIdToken(id_token: string): MockAnswer {
 
 /**
  * What openid-client throws on the callback `?code=…&state=…` plus `params`, the token endpoint
- * answering `answer` (the exchange of src/oauth/callback.ts: state, nonce, an ID token expected).
+ * answering `answer` (the exchange of src/features/oauth/callback.ts: state, nonce, an ID token expected).
  */
 async function codeGrantFailure(answer: MockAnswer, params: Record<string, string> = {}): Promise<unknown> {
   tokenAnswer = answer

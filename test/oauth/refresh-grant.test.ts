@@ -1,5 +1,5 @@
 /**
- * One refresh token grant (src/oauth/refresh-grant.ts) as a unit, against a token endpoint that
+ * One refresh token grant (src/features/oauth/refresh-grant.ts) as a unit, against a token endpoint that
  * answers what RFC 6749 §5.1 and §5.2 let a provider answer: which refresh token the caller keeps
  * (the rotated one, or the one it sent), `expires_at` counted from the time given, and the optional
  * fields present exactly when the provider sent them. Then the failures, each with its code and the
@@ -11,8 +11,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { SignJWT } from 'jose'
 import { RefreshAccessTokenError } from 'portcullis'
-import type { OAuthProvider } from '../../src/config/oauth-provider.js'
-import { isFresh, refreshGrant } from '../../src/oauth/refresh-grant.js'
+import type { OAuthProvider } from '../../src/features/oauth/provider.js'
+import { isFresh, refreshGrant } from '../../src/features/oauth/refresh-grant.js'
 import { ACME_CLIENT_ID as CLIENT_ID, ACME_KEY_ID, startAcme } from '../support/acme-provider.js'
 import { closedPort } from '../support/ports.js'
 import type { MockAnswer, ProviderApi } from '../providers/provider-api.js'

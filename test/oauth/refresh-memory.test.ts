@@ -12,11 +12,12 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals'
 import { RefreshAccessTokenError } from 'portcullis'
-import type { OAuthProvider } from '../../src/config/oauth-provider.js'
+import type { OAuthProvider } from '../../src/features/oauth/provider.js'
 import { resolveConfig } from '../../src/config/resolve.js'
+import { FEATURES } from '../../src/features/index.js'
 import type { ResolvedConfig } from '../../src/config/types.js'
-import { refreshOnce } from '../../src/oauth/refresh.js'
-import { sharedRefresh } from '../../src/oauth/shared-refresh.js'
+import { refreshOnce } from '../../src/features/oauth/refresh.js'
+import { sharedRefresh } from '../../src/features/oauth/shared-refresh.js'
 import { memoryStore } from '../../src/session/store/memory.js'
 import type { SessionStore } from '../../src/session/store/types.js'
 import type { ProviderApi } from '../providers/provider-api.js'
@@ -63,7 +64,7 @@ afterEach(() => {
 
 /** A Portcullis instance's resolved configuration: a process of its own, as far as refresh.ts's memory goes. */
 function instance(): ResolvedConfig {
-  return resolveConfig({ secret: SECRET, logger: silentLogger, providers: [] })
+  return resolveConfig({ secret: SECRET, logger: silentLogger, providers: [] }, FEATURES)
 }
 
 /** Date.now() answers `at` (ms) until told otherwise. */

@@ -1,5 +1,5 @@
 /**
- * Password hashing (src/password/hash.ts): scrypt hashes that round-trip, a stored string read
+ * Password hashing (src/features/password/hash.ts): scrypt hashes that round-trip, a stored string read
  * strictly (a tampered or oversized one is refused before any scrypt work), rehash decisions, and
  * bcrypt hashes imported from another app verified through bcryptjs.
  *
@@ -9,7 +9,7 @@
 import { createRequire } from 'node:module'
 import { beforeEach, describe, expect, it, jest } from '@jest/globals'
 import bcryptjs from 'bcryptjs'
-import type { ScryptParameters } from '../../src/password/hash.js'
+import type { ScryptParameters } from '../../src/features/password/hash.js'
 
 const realCrypto = createRequire(import.meta.url)('node:crypto') as typeof import('node:crypto')
 /** The N of every scrypt run since the last reset. */
@@ -24,8 +24,8 @@ jest.unstable_mockModule('node:crypto', () => ({
     return (realCrypto.scrypt as (...a: unknown[]) => void)(...args)
   },
 }))
-const { DEFAULT_SCRYPT, isBcryptHash, scryptHasher } = await import('../../src/password/hash.js')
-const { normalizePassword } = await import('../../src/password/policy.js')
+const { DEFAULT_SCRYPT, isBcryptHash, scryptHasher } = await import('../../src/features/password/hash.js')
+const { normalizePassword } = await import('../../src/features/password/policy.js')
 
 /** Small parameters (16 MiB, a few ms) for most tests; one test runs the defaults. */
 const FAST = { N: 2 ** 14 }
@@ -251,7 +251,7 @@ describe('bcrypt hashes imported from another app', () => {
       jest.unstable_mockModule('bcryptjs', () => {
         throw Object.assign(new Error("Cannot find package 'bcryptjs'"), { code: 'ERR_MODULE_NOT_FOUND' })
       })
-      const isolated = await import('../../src/password/hash.js')
+      const isolated = await import('../../src/features/password/hash.js')
       const without = isolated.scryptHasher(FAST)
       await expect(without.verify('correct horse', imported)).rejects.toThrow('npm install bcryptjs')
       // Everything else works without it.
@@ -265,7 +265,7 @@ describe('bcrypt hashes imported from another app', () => {
     let result: T | undefined
     await jest.isolateModulesAsync(async () => {
       jest.unstable_mockModule('bcryptjs', factory as () => Record<string, unknown>)
-      result = await use((await import('../../src/password/hash.js')).scryptHasher(FAST))
+      result = await use((await import('../../src/features/password/hash.js')).scryptHasher(FAST))
     })
     return result!
   }

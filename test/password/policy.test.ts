@@ -1,12 +1,12 @@
 /**
- * The password policy (src/password/policy.ts), after NIST SP 800-63B: NFKC normalisation with an
+ * The password policy (src/features/password/policy.ts), after NIST SP 800-63B: NFKC normalisation with an
  * input bound checked first, length in code points, the common-password list (loaded on first use
  * only) and the breach hook. No composition rules.
  */
 import { randomBytes } from 'node:crypto'
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
-import { COMMON_PASSWORDS } from '../../src/password/common-passwords.js'
-import { DEFAULT_PASSWORD_POLICY, checkPassword, normalizePassword, type PasswordPolicy } from '../../src/password/policy.js'
+import { COMMON_PASSWORDS } from '../../src/features/password/common-passwords.js'
+import { DEFAULT_PASSWORD_POLICY, checkPassword, normalizePassword, type PasswordPolicy } from '../../src/features/password/policy.js'
 
 afterEach(() => {
   jest.restoreAllMocks()
@@ -135,8 +135,8 @@ describe('the common-password list', () => {
   it('is loaded on the first check, not when the policy module is imported', async () => {
     await jest.isolateModulesAsync(async () => {
       const load = jest.fn(() => ({ COMMON_PASSWORDS: 'letmein1\nsunshine' }))
-      jest.unstable_mockModule('../../src/password/common-passwords.js', load)
-      const policy = await import('../../src/password/policy.js')
+      jest.unstable_mockModule('../../src/features/password/common-passwords.js', load)
+      const policy = await import('../../src/features/password/policy.js')
       // Let an import started while the module was evaluated run its course before looking.
       for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve))
       expect(load).not.toHaveBeenCalled()

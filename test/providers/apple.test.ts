@@ -14,6 +14,7 @@ import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Apple, { APPLE_MAX_SECRET_LIFETIME_SECONDS, createAppleClientSecret, type AppleUserConfig } from 'portcullis/providers/apple'
 import type { ClientSecretFunction } from 'portcullis/providers/oauth'
 import { resolveConfig } from '../../src/config/resolve.js'
+import { FEATURES } from '../../src/features/index.js'
 import { Browser } from '../support/browser.js'
 import { isolateEnv } from '../support/env.js'
 import { SECRET } from '../support/flow.js'
@@ -59,7 +60,7 @@ describe('createAppleClientSecret', () => {
 
 describe('the client secret at init', () => {
   const resolveApple = (entry: typeof Apple | ReturnType<typeof Apple>) =>
-    resolveConfig({ secret: SECRET, logger: { error: () => {}, warn: () => {}, debug: () => {} }, providers: [entry] }).providerById.get('apple') as { clientSecret: unknown }
+    resolveConfig({ secret: SECRET, logger: { error: () => {}, warn: () => {}, debug: () => {} }, providers: [entry] }, FEATURES).providerById.get('apple') as unknown as { clientSecret: unknown }
 
   it('is computed from AUTH_APPLE_TEAM_ID, AUTH_APPLE_KEY_ID and AUTH_APPLE_PRIVATE_KEY (PEM with \\n escapes, as in an env file)', async () => {
     process.env.AUTH_APPLE_ID = CLIENT_ID

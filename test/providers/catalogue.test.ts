@@ -14,7 +14,8 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from '@jest/globals'
 import { InvalidConfigurationError } from 'portcullis'
 import { resolveConfig } from '../../src/config/resolve.js'
-import { envPrefix, type OAuthProvider } from '../../src/config/oauth-provider.js'
+import { FEATURES } from '../../src/features/index.js'
+import { envPrefix, type OAuthProvider } from '../../src/features/oauth/provider.js'
 import {
   catalogueIds,
   catalogueRows,
@@ -38,7 +39,7 @@ const ENV_ISSUER = 'https://issuer.example.com/tenant-from-env'
 
 /** Resolves `providers` as Portcullis() does at init, against process.env. */
 function resolvedProvider(entry: ProviderModule['default'] | ReturnType<ProviderModule['default']>, id: string): OAuthProvider {
-  const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [entry] })
+  const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [entry] }, FEATURES)
   return config.providerById.get(id) as OAuthProvider
 }
 

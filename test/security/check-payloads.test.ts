@@ -8,17 +8,18 @@
 import { describe, expect, it } from '@jest/globals'
 import type { VerificationToken } from 'portcullis'
 import { resolveConfig } from '../../src/config/resolve.js'
-import type { OAuthProvider } from '../../src/config/oauth-provider.js'
-import type { PasskeyProvider } from '../../src/config/passkey-provider.js'
-import { clearChecks, proxyDestination, startChecks, verifyChecks, type StartedChecks } from '../../src/security/checks.js'
-import { clearChallenge, startChallenge, useChallenge } from '../../src/security/webauthn-challenge.js'
+import { FEATURES } from '../../src/features/index.js'
+import type { OAuthProvider } from '../../src/features/oauth/provider.js'
+import type { PasskeyProvider } from '../../src/features/passkey/provider.js'
+import { clearChecks, proxyDestination, startChecks, verifyChecks, type StartedChecks } from '../../src/features/oauth/checks.js'
+import { clearChallenge, startChallenge, useChallenge } from '../../src/features/passkey/challenge.js'
 import { keyRingFor } from '../../src/session/keys.js'
 import { CLOCK_TOLERANCE, openSessionToken, sealSessionToken } from '../../src/session/token.js'
 import type { SessionRequest } from '../../src/session/types.js'
 import { SECRET } from '../support/flow.js'
 import { silentLogger } from '../support/oauth-app.js'
 
-const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [] })
+const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [] }, FEATURES)
 const NOW = 1_800_000_000
 const checksRing = keyRingFor('portcullis.oauth-checks')
 const challengeRing = keyRingFor('portcullis.webauthn-challenge')

@@ -29,10 +29,10 @@ const SECRET_NAME = /(?:token|tag|mac|digest|hash|secret|signature|verifier|seal
  */
 const REVIEWED: Record<string, string> = {
   // Compare-and-swap on the stored account row: did another request refresh the tokens meanwhile?
-  'src/oauth/access-token.ts: row.refresh_token !== holder.refresh_token': 'both sides are stored values read by the server, not request input',
-  'src/oauth/access-token.ts: row.access_token !== holder.access_token': 'both sides are stored values read by the server, not request input',
+  'src/features/oauth/access-token.ts: row.refresh_token !== holder.refresh_token': 'both sides are stored values read by the server, not request input',
+  'src/features/oauth/access-token.ts: row.access_token !== holder.access_token': 'both sides are stored values read by the server, not request input',
   // VK ID echoes the state in its token response; the callback's state was already checked in
-  // constant time against the cookie (security/checks.ts) and is in the browser's URL anyway.
+  // constant time against the cookie (features/oauth/checks.ts) and is in the browser's URL anyway.
   'src/providers/vk.ts: tokens.state !== state': "the provider's echo of a state already verified and public in the URL",
   // The cache is keyed by the token's 256-bit tag: reaching this compare needs a cached token's tag,
   // i.e. the token itself; a guessed cookie misses the Map first.
@@ -40,21 +40,21 @@ const REVIEWED: Record<string, string> = {
   // Following a chain of refresh-token rotations in the store: was the token rotated? The answer was
   // sealed by the server and opened with its key; the token it is compared with came out of the
   // authenticated session cookie (or the previous hop), never from unauthenticated input.
-  'src/oauth/shared-refresh.ts: answer.tokens.refresh_token === current': 'both sides are the server’s own, after authentication',
+  'src/features/oauth/shared-refresh.ts: answer.tokens.refresh_token === current': 'both sides are the server’s own, after authentication',
   // Did the jwt callback change the claims? The plaintext was decrypted after its tag verified.
   'src/session/jwt-strategy.ts: JSON.stringify(token) !== opened.plaintext': 'both sides are the server’s own, after authentication',
   // Did NFKC change what was typed? Both sides are the same request's input, compared with no stored secret.
-  'src/password/accounts.ts: raw !== password': 'the typed password against its own normal form, not against anything stored',
+  'src/features/password/accounts.ts: raw !== password': 'the typed password against its own normal form, not against anything stored',
 }
 
 /** The files that must make their secret comparison with timingSafeEqual, and how many they make. */
 const CONSTANT_TIME_SPOTS: Record<string, { count: number; what: string }> = {
   'src/session/jwe.ts': { count: 1, what: 'the A256CBC-HS512 authentication tag' },
   'src/security/csrf.ts': { count: 2, what: "the CSRF cookie's hash, and the submitted token against the cookie's" },
-  'src/security/checks.ts': { count: 1, what: 'the state parameter against the state cookie' },
-  'src/email/token.ts': { count: 2, what: "the stored verification token's hash against the link's, and the link's browser binding against its cookie" },
-  'src/password/hash.ts': { count: 1, what: 'the derived scrypt key against the stored one' },
-  'src/webauthn/response.ts': { count: 1, what: "the challenge the browser signed against this browser's challenge cookie" },
+  'src/features/oauth/checks.ts': { count: 1, what: 'the state parameter against the state cookie' },
+  'src/mail/token.ts': { count: 2, what: "the stored verification token's hash against the link's, and the link's browser binding against its cookie" },
+  'src/features/password/hash.ts': { count: 1, what: 'the derived scrypt key against the stored one' },
+  'src/features/passkey/response.ts': { count: 1, what: "the challenge the browser signed against this browser's challenge cookie" },
 }
 
 function sourceFiles(dir: string): string[] {

@@ -1,6 +1,6 @@
 /**
  * A user is found by e-mail address only when the stored address is the one signing in, letter case
- * aside (actions/callback/users.ts). An adapter's lookup may match more loosely: a hand-written
+ * aside (sign-in/users.ts). An adapter's lookup may match more loosely: a hand-written
  * `getUserByEmail` doing `where email = ?` on MariaDB/MySQL, whose default collations ignore case
  * and accents, finds `ada@example.com` for `ada@exàmple.com`, an address at another domain that
  * anyone can register. Neither an OAuth sign-in nor an e-mail link for that address may then land

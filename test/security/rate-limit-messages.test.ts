@@ -5,13 +5,14 @@
 import { describe, expect, it } from '@jest/globals'
 import { RateLimitedError } from 'portcullis'
 import { resolveConfig } from '../../src/config/resolve.js'
+import { FEATURES } from '../../src/features/index.js'
 import type { NodeRequest } from '../../src/http/request.js'
 import { resolveRateLimit, type ResolvedRateLimit } from '../../src/security/rate-limit-config.js'
 import { createSignInLimiter } from '../../src/security/rate-limit-limiter.js'
 import { SECRET } from '../support/flow.js'
 import { silentLogger } from '../support/oauth-app.js'
 
-const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [] })
+const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [] }, FEATURES)
 const limiterWith = (options: object) => createSignInLimiter(config, resolveRateLimit(options) as ResolvedRateLimit)
 const from = (address: string | undefined) => ({ headers: {}, socket: { remoteAddress: address } }) as unknown as NodeRequest
 

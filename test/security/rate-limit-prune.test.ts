@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import knex, { type Knex } from 'knex'
 import { migrationSource } from '../../src/adapters/knex/index.js'
-import { pruneRateLimits } from '../../src/security/rate-limit-prune.js'
+import { pruneRateLimits } from '../../src/features/prune/rate-limits.js'
 import { ensureTable } from '../../src/security/rate-limit-stores.js'
 
 let db: Knex

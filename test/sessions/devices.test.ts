@@ -9,6 +9,7 @@ import request from 'supertest'
 import { InvalidConfigurationError, type AdapterSession, type PortcullisConfig } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
 import { resolveConfig } from '../../src/config/resolve.js'
+import { FEATURES } from '../../src/features/index.js'
 import { assertSessionsListable, listOwnSessions, revokeOwnSessions, type RevokedBy } from '../../src/session/devices.js'
 import type { SessionRequest } from '../../src/session/types.js'
 import { authApp } from '../support/app-rig.js'
@@ -20,7 +21,7 @@ const HOUR = 3_600_000
 const at = (ms: number) => new Date(NOW * 1000 + ms)
 
 function requestFor(options: Partial<PortcullisConfig>): SessionRequest {
-  const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [], ...options })
+  const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [], ...options }, FEATURES)
   return { config, cookieSet: config.cookieSets.insecure, requestCookies: {}, now: NOW }
 }
 

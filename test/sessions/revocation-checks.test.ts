@@ -11,6 +11,7 @@ import { describe, expect, it } from '@jest/globals'
 import type { JWT } from 'portcullis'
 import { encode } from 'portcullis/jwt'
 import { resolveConfig } from '../../src/config/resolve.js'
+import { FEATURES } from '../../src/features/index.js'
 import { clientDetails, forgetChecks, sessionIdOf, sessionStands } from '../../src/session/revocation.js'
 import { signedInUserId } from '../../src/session/strategy.js'
 import { CHANGES_RETENTION_MS, type SessionState, type SessionStore } from '../../src/session/store/types.js'
@@ -35,7 +36,7 @@ interface Rig {
 
 /** A fresh process's checks (they are kept per config) over a fresh memory store. */
 function rig(): Rig {
-  const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [], session: { strategy: 'jwt', store: 'memory', revocationCacheSeconds: CACHE_MS / 1000 } })
+  const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers: [], session: { strategy: 'jwt', store: 'memory', revocationCacheSeconds: CACHE_MS / 1000 } }, FEATURES)
   const store = config.session.store!
   let asks = 0
   let held: { gate: Promise<void>; onAsked: () => void } | undefined

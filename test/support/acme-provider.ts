@@ -7,7 +7,8 @@
 import { exportJWK, generateKeyPair } from 'jose'
 import OAuth from 'portcullis/providers/oauth'
 import { resolveConfig } from '../../src/config/resolve.js'
-import type { OAuthProvider } from '../../src/config/oauth-provider.js'
+import { FEATURES } from '../../src/features/index.js'
+import type { OAuthProvider } from '../../src/features/oauth/provider.js'
 import { startProviderApi, type MockRoutes, type ProviderApi } from '../providers/provider-api.js'
 import { SECRET } from './flow.js'
 import { silentLogger } from './oauth-app.js'
@@ -46,6 +47,6 @@ export async function startAcme(routes: MockRoutes, variants: Record<string, { t
       dangerouslyAllowInsecureRequests: true,
     }),
   )
-  const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers })
+  const config = resolveConfig({ secret: SECRET, logger: silentLogger, providers }, FEATURES)
   return { api, signingKey: keys.privateKey, providers: config.providerById as ReadonlyMap<string, OAuthProvider> }
 }

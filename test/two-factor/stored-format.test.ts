@@ -7,8 +7,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { createHmac, hkdfSync } from 'node:crypto'
 import { compactDecrypt, decodeProtectedHeader } from 'jose'
-import { normalizeRecoveryCode, recoveryCodeHash } from '../../src/two-factor/recovery.js'
-import { matchingStep, openTotpSecret, sealTotpSecret, stepAt, totpCode, totpUri } from '../../src/two-factor/totp.js'
+import { normalizeRecoveryCode, recoveryCodeHash } from '../../src/features/two-factor/recovery.js'
+import { matchingStep, openTotpSecret, sealTotpSecret, stepAt, totpCode, totpUri } from '../../src/features/two-factor/totp.js'
 
 const SECRET = 'two-factor-fixture-secret-0123456789abcdefghij'
 const KEY = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'

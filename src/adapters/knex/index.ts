@@ -33,13 +33,13 @@ import type {
   VerificationToken,
 } from '../../types.js'
 import { resolveNaming, type KnexNamingOption } from './naming.js'
-import { adapterPruneLock, batchSizeOf, deleteExpired, withPruneLock, type PruneBatchOptions } from './prune.js'
+import { adapterPruneLock, batchSizeOf, deleteExpired, withPruneLock, type PruneBatchOptions } from '../../features/prune/knex.js'
 
 export { defaultNaming, snakeCaseNaming, resolveNaming } from './naming.js'
 export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
-export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../security/rate-limit-prune.js'
-export type { PruneBatchOptions } from './prune.js'
+export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
+export type { PruneBatchOptions } from '../../features/prune/knex.js'
 
 /** Options of `KnexAdapter.prune`. */
 export interface KnexPruneOptions extends PruneBatchOptions {

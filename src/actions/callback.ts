@@ -1,0 +1,17 @@
+/**
+ * GET, POST /callback/:provider: the end of a sign-in, by the feature that serves the provider
+ * (`ProviderMethods.callback`), loaded on its first use, so openid-client, the e-mail code and the
+ * passkey verification load only when someone signs in with them. Each checks the request its way:
+ * a form post its CSRF token, an OAuth return its state and PKCE cookies, a mailed link its token.
+ */
+import { providerMethods } from '../composition/index.js'
+import type { Action } from './context.js'
+import { findProvider } from './signin.js'
+
+export const callback =
+  (providerId: string): Action =>
+  async (ctx) => {
+    const provider = findProvider(ctx, providerId)
+    const finish = await providerMethods(ctx.config, provider.id).callback()
+    return finish(ctx, provider as never)
+  }

@@ -1,0 +1,183 @@
+/**
+ * What one feature (a wing: OAuth, e-mail links, passwords, passkeys, the second factor, …) gives
+ * Portcullis. The core (the router, the server-side API, configuration, the session read, the
+ * sign-in steps every method shares) knows features only through this shape; each wing declares
+ * one in its `feature.ts`, and `src/features/index.ts` lists them. A feature's code past its
+ * declaration loads on its first use: routes and provider methods are loaders, not modules.
+ */
+import type { Action, ActionContext } from '../actions/context.js'
+import type { Api } from '../api/context.js'
+import type { ConfiguredProvider, PortcullisConfig, ResolvedConfig } from '../config/types.js'
+import type { AuthResponse } from '../http/respond.js'
+import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof } from '../types.js'
+import type { LoggerInstance } from '../logger.js'
+import type { PageScript } from '../pages/theme.js'
+import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
+
+/** An action, loaded on the route's first request. */
+export type ActionLoader = () => Promise<Action>
+
+/** One route a feature adds under the base path. */
+export interface FeatureRoute {
+  readonly method: 'GET' | 'POST'
+  /** Below the base path, e.g. `/passkeys`. */
+  readonly path: string
+  /**
+   * GET only: it shows something and changes nothing (a page, a list, a script), so HEAD runs it as
+   * GET. A GET route that uses a token or stores something is no page: HEAD answers 200 empty.
+   */
+  readonly page?: boolean
+  /**
+   * POST: it changes state, and its action refuses a request that carries no valid CSRF token from
+   * this site (test/architecture/features.test.ts posts to each one without a token).
+   */
+  readonly csrf?: boolean
+  readonly load: ActionLoader
+}
+
+/** How the sign-in that waits for a further factor is finished: what its first factor had in hand. */
+export interface Resume {
+  readonly [field: string]: unknown
+  /** The sign-in method's kind (`ProviderMethods.kind`). */
+  readonly kind: string
+  /** The provider's id. */
+  readonly pid: string
+}
+
+/** What a feature does for the providers it serves (`ProviderMethods.claims`). */
+export interface ProviderMethods {
+  /** Its kind of sign-in, as the further-factor step (`Resume.kind`) and the `twoFactor` options name it. */
+  readonly kind: string
+  /** The provider `type`s it serves, for the error that names the known ones. */
+  readonly types: readonly string[]
+  /** Resolved after the others, for a provider that shares another's settings (`ProviderInit.resolved`). */
+  readonly late?: boolean
+  /** When set, at most one such provider may be configured, and this says why. */
+  readonly single?: string
+  /** Its sign-in happens at once (no redirect to a provider), so a server-side `signIn()` is CSRF-checked. */
+  readonly signsInAtOnce?: boolean
+  /** Whether the provider given in the config is this feature's (`type`, or a marker of its own). */
+  claims(provider: { readonly type?: unknown }): boolean
+  /**
+   * Validates and freezes the provider at init.
+   * @throws InvalidConfigurationError saying what to change.
+   */
+  resolve(provider: never, init: ProviderInit): ConfiguredProvider
+  /**
+   * POST /signin/:id: starts the sign-in (the redirect to the provider, the mailed link). Without it
+   * the browser goes to the sign-in page, whose form posts to /callback/:id.
+   */
+  readonly start?: () => Promise<(ctx: ActionContext, provider: never, options: SignInStart) => Promise<AuthResponse>>
+  /** GET, POST /callback/:id: the end of the sign-in. */
+  readonly callback: () => Promise<(ctx: ActionContext, provider: never) => Promise<AuthResponse>>
+  /** The server-side `signIn(id, fields)` of a method whose form the app posts itself (credentials, passwords). */
+  readonly submit?: () => Promise<(ctx: ActionContext, provider: never, fields: Record<string, unknown>) => Promise<AuthResponse>>
+  /** Finishes a sign-in of this kind that waited for a further factor (`Resume`), once it is given. */
+  readonly resume?: () => Promise<(ctx: ActionContext, provider: never, pending: { userId: string; resume: Resume }, proof: SecondFactorProof) => Promise<AuthResponse>>
+  /** What the built-in sign-in page shows for the provider, besides its name and button. */
+  signInPage?(ctx: ActionContext, provider: never, callbackUrl: string): SignInPageEntry
+}
+
+/** What starting a sign-in takes (POST /signin/:id, or the server-side `signIn`). */
+export interface SignInStart {
+  readonly callbackUrl: string
+  readonly fields: Record<string, unknown>
+  /** Extra authorization parameters (OAuth). */
+  readonly authorizationParams?: ConstructorParameters<typeof URLSearchParams>[0] | undefined
+}
+
+/** A provider's part of the built-in sign-in page. */
+export interface SignInPageEntry {
+  /** Where its form posts: `signin` (a redirect or a mailed link follows) or `callback` (the form is the sign-in). */
+  readonly posts?: 'signin' | 'callback'
+  readonly credentials?: Record<string, unknown> | undefined
+  readonly links?: { href: string; label: string }[] | undefined
+  readonly optionsUrl?: string | undefined
+  readonly conditional?: boolean | undefined
+  /** The script the page loads for it (`/webauthn.js`): its tag's values, and its absolute URL. */
+  readonly script?: { readonly page: PageScript; readonly url: string } | undefined
+  /** The "confirm your address first" form posts here. */
+  readonly resendAction?: string | undefined
+}
+
+/** What resolving a provider may use: the environment, the site's URL and the redirect proxy. */
+export interface ProviderInit {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly production: boolean
+  readonly url: URL | undefined
+  readonly redirectProxyUrl: string | undefined
+  /** The config's providers as given (bare factories called). */
+  readonly given: readonly { readonly type?: unknown }[]
+  /** For a `late` provider: the others, resolved. */
+  readonly resolved: readonly ConfiguredProvider[]
+}
+
+/** What resolving a feature's own option may use. */
+export interface OptionInit {
+  readonly adapter: Adapter | undefined
+  readonly rateLimit: ResolvedRateLimit | false
+  readonly logger: LoggerInstance
+}
+
+/**
+ * The points of the shared sign-in and account steps where a feature takes part. Each is run for
+ * the enabled features in the registry's order; the first answer wins where one is returned.
+ */
+export interface FeatureHooks {
+  /**
+   * A first factor proved `userId` (a password, a link, an OAuth account, a passkey): the answer that
+   * asks for another factor instead of starting the session, or undefined to go on.
+   */
+  afterFirstFactor?(ctx: ActionContext, userId: string, resume: Resume): Promise<AuthResponse | undefined>
+  /** Whether a sign-in of this kind would ask a further factor of an enrolled user. */
+  asksFurtherFactor?(config: ResolvedConfig, kind: string): boolean
+  /** Whether `userId` has set up a further factor (a passkey registration then asks for it). */
+  hasFurtherFactor?(ctx: Pick<ActionContext, 'config'>, userId: string): Promise<boolean>
+  /** Checks a code of `userId`'s further factor. @throws TwoFactorError `invalid_code`; RateLimitedError */
+  checkFurtherFactor?(ctx: ActionContext, userId: string, code: string): Promise<void>
+  /** `provider` proved the address of `user`, whose address was never verified. */
+  addressProven?(ctx: ActionContext, user: AdapterUser, provider: string): Promise<void>
+  /** Whether the user has a way in of this feature's that is no account row (a password, a verified address). */
+  signsInWithoutAccount?(ctx: Pick<ActionContext, 'config'>, adapter: Adapter, userId: string): Promise<boolean>
+  /** An account row of the user was removed by `unlinkAccount()`. */
+  accountUnlinked?(config: ResolvedConfig, account: AdapterAccount): Promise<void>
+  /** Runs once at init, after the config is resolved and frozen (the background prune). */
+  started?(config: ResolvedConfig): void
+}
+
+/** One feature. */
+export interface Feature {
+  /** Its folder under `src/features/`, and its key in `ResolvedConfig.features`. */
+  readonly name: string
+  /** The features whose modules this one imports (the import test holds it to this list). */
+  readonly requires?: readonly string[]
+  /** The providers it serves; a feature without any is turned on by its option (`enabled`). */
+  readonly providers?: ProviderMethods
+  /**
+   * Whether the config turns it on, for a feature that serves no providers (one that does is on
+   * when a provider of its is configured).
+   */
+  enabled?(config: PortcullisConfig): boolean
+  /**
+   * Resolves the feature's own option at init, into what `ResolvedConfig.features[name]` holds.
+   * @throws InvalidConfigurationError saying what to change.
+   */
+  resolve?(config: PortcullisConfig, init: OptionInit): unknown
+  /** Checks what it needs of the resolved config (the adapter's methods, a session store). */
+  check?(config: ResolvedConfig): void
+  /** Its routes. When the feature is off they answer `off` as an unknown action, and nothing of them loads. */
+  readonly routes?: readonly FeatureRoute[]
+  /** Why its routes are unknown when it is off, and how to turn it on. */
+  readonly off?: string
+  /** Its server-side functions, merged into what `Portcullis()` returns (whether on or off: each says what it needs). */
+  api?(api: Api): object
+  readonly hooks?: FeatureHooks
+  /** The adapter methods it calls (KnexAdapter has them all; a custom adapter is checked at init). */
+  readonly adapterMethods?: readonly string[]
+  /** The event names it emits (`events` option), besides the core's. */
+  readonly events?: readonly string[]
+  /** The `AuthError` types it throws, besides the core's. */
+  readonly errors?: readonly string[]
+  /** The rate-limit buckets it counts in (`rateLimit` option). */
+  readonly rateLimitBuckets?: readonly string[]
+}

@@ -1,0 +1,129 @@
+/**
+ * The password provider's built-in pages: sign up (GET `/signup`), forgotten password (GET
+ * `/forgot-password`), new password from a reset link (GET `/reset-password`). Each is one
+ * CSRF-protected form; a refused input comes back on the same page with what was wrong, never with
+ * the password typed. Every value is escaped.
+ */
+import type { Theme } from '../../../types.js'
+import { html, type SafeHtml } from '../../../pages/html.js'
+import { isSafePageUrl, renderLayout } from '../../../pages/theme.js'
+
+/** What every password page shows. */
+interface PasswordPageBase {
+  /** Where the form posts, e.g. `/api/auth/signup`. */
+  action: string
+  csrfToken: string
+  /** A message for people, shown above the form (the policy's, or "enter a valid address"). */
+  error?: string | undefined
+  /** The built-in sign-in page, linked under the form. */
+  signInUrl: string
+  theme: Theme
+}
+
+/** What the sign-up page needs. */
+export interface SignUpPageProps extends PasswordPageBase {
+  callbackUrl: string
+  /** Filled in again after a refused attempt. */
+  email?: string | undefined
+  name?: string | undefined
+  minLength: number
+  maxLength: number
+}
+
+/** What the forgotten-password page needs. */
+export interface ForgotPasswordPageProps extends PasswordPageBase {
+  email?: string | undefined
+}
+
+/** What the reset page needs: the link's token and address, posted back with the new password. */
+export interface ResetPasswordPageProps extends PasswordPageBase {
+  token: string
+  email: string
+  minLength: number
+  maxLength: number
+}
+
+function assertAction(action: string, page: string): void {
+  if (!isSafePageUrl(action)) throw new TypeError(`${page} page: the form action must be a path or an http(s) URL.`)
+}
+
+function alert(error: string | undefined): SafeHtml | null {
+  return error ? html`<div class="alert" role="alert">${error}</div>` : null
+}
+
+function newPasswordField(id: string, minLength: number, maxLength: number): SafeHtml {
+  // maxlength counts UTF-16 units, the policy code points after NFKC: the browser's limit is the looser.
+  return html`<div><label for="${id}">Password</label>
+<input id="${id}" type="password" name="password" autocomplete="new-password" minlength="${String(minLength)}" maxlength="${String(maxLength * 2)}" required>
+<small class="hint">At least ${String(minLength)} characters. A few unrelated words make a strong one.</small></div>`
+}
+
+/**
+ * Renders the sign-up page.
+ * @throws {TypeError} If `action` is not an http(s) URL or a `/` path.
+ * @example
+ * renderSignUpPage({ action: '/api/auth/signup', csrfToken: 'c', callbackUrl: '/', signInUrl: '/api/auth/signin', minLength: 8, maxLength: 256, theme: {} })
+ */
+export function renderSignUpPage(props: SignUpPageProps): string {
+  assertAction(props.action, 'Sign-up')
+  const body = html`<h1>Create an account</h1>
+${alert(props.error)}
+<form method="post" action="${props.action}">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="callbackUrl" value="${props.callbackUrl}">
+<div><label for="signup-name">Name (optional)</label>
+<input id="signup-name" type="text" name="name" autocomplete="name" maxlength="255" value="${props.name ?? ''}"></div>
+<div><label for="signup-email">E-mail</label>
+<input id="signup-email" type="email" name="email" autocomplete="email" placeholder="email@example.com" value="${props.email ?? ''}" required></div>
+${newPasswordField('signup-password', props.minLength, props.maxLength)}
+<button type="submit">Create account</button>
+</form>
+<p>We will send you a link to confirm your address.</p>
+<p><a href="${props.signInUrl}">Already have an account? Sign in</a></p>`
+  return renderLayout({ title: 'Create an account', theme: props.theme, body })
+}
+
+/**
+ * Renders the forgotten-password page.
+ * @throws {TypeError} If `action` is not an http(s) URL or a `/` path.
+ * @example
+ * renderForgotPasswordPage({ action: '/api/auth/forgot-password', csrfToken: 'c', signInUrl: '/api/auth/signin', theme: {} })
+ */
+export function renderForgotPasswordPage(props: ForgotPasswordPageProps): string {
+  assertAction(props.action, 'Forgotten password')
+  const body = html`<h1>Forgot your password?</h1>
+${alert(props.error)}
+<p>Enter your e-mail address: if it has an account, we will send it a link to choose a new password.</p>
+<form method="post" action="${props.action}">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<div><label for="forgot-email">E-mail</label>
+<input id="forgot-email" type="email" name="email" autocomplete="email" placeholder="email@example.com" value="${props.email ?? ''}" required></div>
+<button type="submit">Send the link</button>
+</form>
+<p><a href="${props.signInUrl}">Back to sign in</a></p>`
+  return renderLayout({ title: 'Forgot your password?', theme: props.theme, body })
+}
+
+/**
+ * Renders the page of a reset link: the new password for the link's address. The token is not
+ * used (nor looked up) until the form is posted, so a mail scanner's GET burns nothing.
+ * @throws {TypeError} If `action` is not an http(s) URL or a `/` path.
+ * @example
+ * renderResetPasswordPage({ action: '/api/auth/reset-password', csrfToken: 'c', token: 't', email: 'ada@example.com', signInUrl: '/api/auth/signin', minLength: 8, maxLength: 256, theme: {} })
+ */
+export function renderResetPasswordPage(props: ResetPasswordPageProps): string {
+  assertAction(props.action, 'Reset password')
+  const body = html`<h1>Choose a new password</h1>
+${alert(props.error)}
+<p>For <strong>${props.email}</strong>. Setting it signs you out on every other device.</p>
+<form method="post" action="${props.action}">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="token" value="${props.token}">
+<input type="hidden" name="email" value="${props.email}">
+<input type="text" name="username" value="${props.email}" autocomplete="username" hidden>
+${newPasswordField('reset-password', props.minLength, props.maxLength)}
+<button type="submit">Set the new password</button>
+</form>
+<p><a href="${props.signInUrl}">Back to sign in</a></p>`
+  return renderLayout({ title: 'Choose a new password', theme: props.theme, body })
+}

@@ -1,0 +1,148 @@
+/**
+ * The password provider at init: its policy, link lifetimes and mail settings checked with errors
+ * that name the option to fix, the adapter's methods asserted, the result frozen. Nothing here loads
+ * the hashing, the common-password list or the mail code: the password routes import them on first
+ * use (src/password/), so reading sessions never does.
+ */
+import { InvalidConfigurationError } from '../../errors.js'
+import type { PasswordConfig, PasswordHashing, PasswordMail } from '../../providers/password.js'
+import type { Adapter } from '../../types.js'
+
+const ONE_DAY = 24 * 60 * 60
+const ONE_HOUR = 60 * 60
+
+/** A configured password provider. */
+export interface PasswordProvider extends Omit<PasswordConfig, 'password'> {
+  readonly password: PasswordSettings
+}
+
+/** The password provider's settings, resolved. */
+export interface PasswordSettings {
+  readonly requireEmailVerification: boolean
+  readonly minLength: number
+  readonly maxLength: number
+  readonly isBreached: ((password: string) => boolean | Promise<boolean>) | undefined
+  /** The app's own hashing; undefined: scrypt at the defaults (src/features/password/hash.ts). */
+  readonly hashing: PasswordHashing | undefined
+  /** Seconds. */
+  readonly verificationMaxAge: number
+  readonly resetMaxAge: number
+  /** Where the mails go: the app's function, or an SMTP server (or the console) and a sender. */
+  readonly mail: { readonly sendMail: (mail: PasswordMail) => Promise<void> } | { readonly server: unknown; readonly from: string }
+}
+
+/** The adapter methods the password provider calls. */
+export const PASSWORD_ADAPTER_METHODS = [
+  'getUser',
+  'getUserByEmail',
+  'createUser',
+  'updateUser',
+  'getUserPassword',
+  'setUserPassword',
+  'deleteUserPassword',
+  'createVerificationToken',
+  'useVerificationToken',
+] as const
+
+/** An adapter with the methods passwords need (checked at init). */
+export type PasswordAdapter = Adapter & Required<Pick<Adapter, (typeof PASSWORD_ADAPTER_METHODS)[number]>>
+
+/** Whether a credentials provider of the config is the password provider. */
+export function isPasswordProvider(provider: { type: string }): provider is PasswordProvider {
+  return provider.type === 'credentials' && typeof (provider as { password?: unknown }).password === 'object' && (provider as { password?: unknown }).password !== null
+}
+
+/**
+ * Resolves the password provider.
+ *
+ * @param env For `AUTH_EMAIL_SERVER` and `AUTH_EMAIL_FROM`.
+ * @param nodemailer The first configured Nodemailer provider's server and sender, if any.
+ * @throws InvalidConfigurationError naming the option (or variable) to set.
+ */
+export function resolvePasswordProvider(
+  input: PasswordConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  production: boolean,
+  nodemailer: { server?: unknown; from?: unknown } | undefined,
+): PasswordProvider {
+  const where = `Password provider "${input.id}"`
+  const fail = (message: string): never => {
+    throw new InvalidConfigurationError(`${where}: ${message}`)
+  }
+  const options = input.password
+  const minLength = options.minLength ?? 8
+  const maxLength = options.maxLength ?? 256
+  // The common-password list holds passwords of 8 characters and more: shorter ones would pass it.
+  if (!Number.isSafeInteger(minLength) || minLength < 8) fail(`minLength must be a whole number of at least 8 (NIST SP 800-63B's floor); got ${String(minLength)}.`)
+  if (!Number.isSafeInteger(maxLength) || maxLength < Math.max(minLength, 64) || maxLength > 4096) {
+    fail(`maxLength must be a whole number from max(minLength, 64) to 4096 (NIST: allow at least 64); got ${String(maxLength)}.`)
+  }
+  for (const name of ['verificationMaxAge', 'resetMaxAge'] as const) {
+    const value = options[name]
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)) fail(`${name} must be a number of seconds above 0; got ${String(value)}.`)
+  }
+  if (options.isBreached !== undefined && typeof options.isBreached !== 'function') fail('isBreached must be a function.')
+  const hashing = options.hashing
+  if (hashing !== undefined && (typeof hashing?.hash !== 'function' || typeof hashing.verify !== 'function' || (hashing.needsRehash !== undefined && typeof hashing.needsRehash !== 'function'))) {
+    fail('hashing must be { hash(password), verify(password, stored), needsRehash?(stored) }.')
+  }
+  return Object.freeze({
+    id: input.id,
+    name: typeof input.name === 'string' && input.name ? input.name : 'Password',
+    type: 'credentials',
+    credentials: input.credentials,
+    authorize: undefined,
+    password: Object.freeze({
+      requireEmailVerification: options.requireEmailVerification === true,
+      minLength,
+      maxLength,
+      isBreached: options.isBreached,
+      hashing,
+      verificationMaxAge: options.verificationMaxAge ?? ONE_DAY,
+      resetMaxAge: options.resetMaxAge ?? ONE_HOUR,
+      mail: mailSettings(options, env, production, nodemailer, fail),
+    }),
+  })
+}
+
+function mailSettings(
+  options: PasswordConfig['password'],
+  env: Readonly<Record<string, string | undefined>>,
+  production: boolean,
+  nodemailer: { server?: unknown; from?: unknown } | undefined,
+  fail: (message: string) => never,
+): PasswordSettings['mail'] {
+  if (options.sendMail !== undefined) {
+    if (typeof options.sendMail !== 'function') fail('sendMail must be a function.')
+    return Object.freeze({ sendMail: options.sendMail })
+  }
+  const server = options.server ?? (env.AUTH_EMAIL_SERVER || undefined) ?? nodemailer?.server
+  if (server === undefined || server === null || server === '') {
+    return fail(
+      'it sends verification and reset mails, and has nowhere to send them: set AUTH_EMAIL_SERVER (e.g. smtps://user:password@smtp.example.com:465), pass server (or sendMail), or configure a Nodemailer provider; server: \'console\' prints the links in development.',
+    )
+  }
+  if (typeof server !== 'string' && typeof server !== 'object') fail(`server must be an SMTP URL, nodemailer transport options, or 'console'; got ${typeof server}.`)
+  if (server === 'console' && production) fail("server 'console' only prints the links, for development; with NODE_ENV=production set AUTH_EMAIL_SERVER (or server) to an SMTP server.")
+  const from = options.from ?? (env.AUTH_EMAIL_FROM || undefined) ?? (typeof nodemailer?.from === 'string' ? nodemailer.from : undefined) ?? (server === 'console' ? 'no-reply@localhost' : undefined)
+  if (typeof from !== 'string' || from.trim() === '') return fail('it has no sender: set AUTH_EMAIL_FROM (e.g. "Example <no-reply@example.com>") or pass from.')
+  return Object.freeze({ server, from })
+}
+
+/**
+ * @throws InvalidConfigurationError when the adapter lacks a method the password provider calls,
+ *   naming them, or when there is no adapter.
+ */
+export function assertPasswordAdapter(providerId: string, adapter: Adapter | undefined): void {
+  if (!adapter) {
+    throw new InvalidConfigurationError(
+      `Password provider "${providerId}" stores users and password hashes: it needs an adapter, e.g. adapter: KnexAdapter(knex) from "portcullis/adapters/knex" (run its migrations, the sixth creates the Password table).`,
+    )
+  }
+  const missing = PASSWORD_ADAPTER_METHODS.filter((method) => typeof adapter[method] !== 'function')
+  if (missing.length > 0) {
+    throw new InvalidConfigurationError(
+      `Password provider "${providerId}": the adapter has no ${missing.join(', ')}. KnexAdapter has them all (after the portcullis_password migration); another adapter must implement them.`,
+    )
+  }
+}

@@ -1,0 +1,44 @@
+/**
+ * GET /signup: the sign-up page. POST /signup `{ csrfToken, email, password, name?, callbackUrl? }`:
+ * CSRF-checked and rate-limited; a new account gets a verification link, a taken address a mail to
+ * its owner, and both the same "check your e-mail" answer (src/features/password/accounts.ts).
+ */
+import { renderSignUpPage } from '../pages/password.js'
+import type { AuthResponse } from '../../../http/respond.js'
+import { actionPath, assertCsrf, issueCsrf, resolveCallbackUrl, stringValue, type Action, type ActionContext } from '../../../actions/context.js'
+import { formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
+
+export const signUpPage: Action = async (ctx) => page(ctx, 200)
+
+export const signUpAction: Action = async (ctx) => {
+  assertCsrf(ctx)
+  const provider = passwordProvider(ctx.config)
+  const { url: callbackUrl } = await resolveCallbackUrl(ctx)
+  try {
+    const { signUp } = await loadAccounts()
+    return await signUp(ctx, provider, { email: ctx.body.email, password: ctx.body.password, name: ctx.body.name, callbackUrl })
+  } catch (error) {
+    const refusal = formRefusal(error)
+    if (refusal === undefined) throw error
+    return page(ctx, 400, refusal)
+  }
+}
+
+async function page(ctx: ActionContext, status: number, error?: string): Promise<AuthResponse> {
+  const provider = passwordProvider(ctx.config)
+  const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
+  const csrf = issueCsrf(ctx)
+  const html = renderSignUpPage({
+    action: actionPath(ctx, '/signup'),
+    csrfToken: csrf.token,
+    callbackUrl,
+    error,
+    email: stringValue(ctx.body.email),
+    name: stringValue(ctx.body.name),
+    minLength: provider.password.minLength,
+    maxLength: provider.password.maxLength,
+    signInUrl: signInUrl(ctx),
+    theme: ctx.config.theme,
+  })
+  return { status, html, cookies: [...cookies, ...csrf.cookies] }
+}

@@ -1,0 +1,23 @@
+/** The server-side `regenerateRecoveryCodes(req, { code })`. */
+import type { Api } from '../../../api/context.js'
+import { twoFactorCall, type TwoFactorCallContext, type TwoFactorCodeOptions } from './context.js'
+
+/**
+ * Replaces the signed-in user's recovery codes with ten new ones, after a current code (or a
+ * recovery code). CSRF-checked.
+ *
+ * @returns The new codes, to show once.
+ * @throws TwoFactorError `invalid_code`, `not_enrolled`, `not_signed_in`; RateLimitedError; MissingCSRFError
+ * @example
+ * ```ts
+ * const codes = await regenerateRecoveryCodes(req, { code: req.body.code, csrfToken: req.body.csrfToken })
+ * ```
+ */
+export type RegenerateRecoveryCodesFunction = (req: TwoFactorCallContext, options: TwoFactorCodeOptions) => Promise<string[]>
+
+export function createRegenerateRecoveryCodes(api: Api): RegenerateRecoveryCodesFunction {
+  return async (given, options) => {
+    const { ctx, user, factor } = await twoFactorCall(api, given, 'regenerateRecoveryCodes()', options)
+    return factor.regenerateRecoveryCodes(ctx, user.id, options.code)
+  }
+}

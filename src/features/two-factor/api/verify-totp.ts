@@ -1,0 +1,40 @@
+/** The server-side `verifyTotp(req, { code })`: confirms the enrolment, or checks a code (step-up). */
+import { TwoFactorError } from '../../../errors.js'
+import type { SecondFactorProof } from '../../../types.js'
+import type { Api } from '../../../api/context.js'
+import { twoFactorCall, type TwoFactorCallContext, type TwoFactorCodeOptions } from './context.js'
+
+/** What `verifyTotp()` resolves with. */
+export interface TotpVerification {
+  /** What the code was: `recovery-code` is used up. */
+  method: SecondFactorProof['method']
+  /** Present when this code confirmed a pending enrolment: the ten recovery codes, to show once. */
+  recoveryCodes?: string[] | undefined
+}
+
+/**
+ * For the signed-in user: with a pending enrolment, confirms it with the first code (from then on
+ * their password sign-ins ask for a code) and returns the recovery codes; with a confirmed one,
+ * checks a code or a recovery code, e.g. before a sensitive action. Each code is good once, and
+ * wrong codes count against the user's rate limit. CSRF-checked.
+ *
+ * @throws TwoFactorError `invalid_code`, `not_enrolled`, `not_signed_in`; RateLimitedError; MissingCSRFError
+ * @example
+ * ```ts
+ * app.post('/account/two-factor', express.urlencoded({ extended: false }), async (req, res) => {
+ *   const { recoveryCodes } = await verifyTotp(req, { code: req.body.code, csrfToken: req.body.csrfToken })
+ *   res.render('recovery-codes', { recoveryCodes })
+ * })
+ * ```
+ */
+export type VerifyTotpFunction = (req: TwoFactorCallContext, options: TwoFactorCodeOptions) => Promise<TotpVerification>
+
+export function createVerifyTotp(api: Api): VerifyTotpFunction {
+  return async (given, options) => {
+    const { ctx, user, factor } = await twoFactorCall(api, given, 'verifyTotp()', options)
+    const enrolment = await factor.enrolmentOf(ctx, user.id)
+    if (!enrolment) throw new TwoFactorError('not_enrolled', 'verifyTotp(): the user has no TOTP enrolment; start one with enrollTotp().')
+    if (!enrolment.enabledAt) return { method: 'totp', recoveryCodes: await factor.confirmEnrolment(ctx, user.id, options.code) }
+    return { method: await factor.checkSecondFactor(ctx, user.id, options.code) }
+  }
+}

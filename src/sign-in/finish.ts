@@ -1,0 +1,43 @@
+/**
+ * The last steps every sign-in method shares once its user is known: the `signIn` callback, then
+ * the new session, the `signIn` event and the redirect (to `pages.newUser` for a user this sign-in
+ * created).
+ *
+ * @see spec/auth-library-spec.md §4.3 (signIn callback), §6 (events)
+ */
+import { AccessDeniedError } from '../errors.js'
+import { emitEvent } from '../events.js'
+import type { AuthResponse } from '../http/respond.js'
+import type { Profile } from '../providers/oauth.js'
+import { startSession } from '../session/strategy.js'
+import type { Account, AdapterUser, CallbacksOptions, User } from '../types.js'
+import { pageUrl, redirectTarget, resolveCallbackUrl, type ActionContext } from '../actions/context.js'
+
+/**
+ * Runs the `signIn` callback, if any.
+ * @returns `undefined` to go on; the redirect to answer with when the callback returned a path.
+ * @throws AccessDeniedError when it returned false.
+ */
+export async function askSignInCallback(ctx: ActionContext, params: Parameters<NonNullable<CallbacksOptions['signIn']>>[0]): Promise<AuthResponse | undefined> {
+  const allowed = ctx.config.callbacks.signIn ? await ctx.config.callbacks.signIn(params) : true
+  if (allowed === false) throw new AccessDeniedError()
+  if (typeof allowed === 'string') return { redirect: await redirectTarget(ctx, allowed) }
+  return undefined
+}
+
+/**
+ * Starts the session of a sign-in whose user is resolved, emits `signIn`, and answers with the
+ * session cookie and the redirect: the callback URL, or `pages.newUser` for a new user.
+ */
+export async function finishSignIn(
+  ctx: ActionContext,
+  signIn: { user: User | AdapterUser; account: Account; profile?: Profile; isNewUser: boolean },
+): Promise<AuthResponse> {
+  const { user, account, profile, isNewUser } = signIn
+  const sessionCookies = await startSession(ctx, user, account, { profile, isNewUser })
+  await emitEvent(ctx.config, 'signIn', { user, account, profile, isNewUser })
+
+  const { url, cookies } = await resolveCallbackUrl(ctx)
+  const redirect = isNewUser && ctx.config.pages.newUser ? pageUrl(ctx, 'newUser', '/signin', { callbackUrl: url }) : url
+  return { redirect, cookies: [...cookies, ...sessionCookies] }
+}
