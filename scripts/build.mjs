@@ -2,9 +2,11 @@
 // code bundled by esbuild (scripts/bundle.mjs), plus one small CommonJS wrapper per public entry
 // point. The wrappers load the ESM build through require(esm) (Node >= 20.19), so ESM and CommonJS
 // apps share one instance of the library (one AsyncLocalStorage, one set of error classes) instead
-// of the two copies a dual build would give them.
+// of the two copies a dual build would give them. Data files of src/ (`*.txt`: the common-password
+// list and its licence) are copied to the same place in dist/, where the module that reads them
+// finds them beside itself, from ESM and CommonJS apps alike (the CommonJS wrappers load that build).
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { bundleServer, expandPatterns } from './bundle.mjs'
 
@@ -17,6 +19,13 @@ for (const entry of readdirSync('dist', { recursive: true, withFileTypes: true }
   if (entry.isFile() && /\.js(\.map)?$/.test(entry.name) && !path.startsWith(join('dist', 'client'))) rmSync(path)
 }
 await bundleServer()
+for (const entry of readdirSync('src', { recursive: true, withFileTypes: true })) {
+  if (!entry.isFile() || !entry.name.endsWith('.txt')) continue
+  const source = join(entry.parentPath, entry.name)
+  const target = join('dist', relative('src', source))
+  mkdirSync(dirname(target), { recursive: true })
+  copyFileSync(source, target)
+}
 
 for (const [entry, target] of expandPatterns(pkg.exports)) {
   if (typeof target?.require !== 'string') continue

@@ -139,10 +139,10 @@ export const SCOPES = {
       'test/providers/twitter.test.ts',
     ],
   },
-  // Password accounts (the hashes, the policy, sign-up, verification and reset links, their mails);
-  // the list of common passwords is data, left out.
+  // Password accounts (the hashes, the policy and the reader of its list, sign-up, verification and
+  // reset links, their mails); the list of common passwords itself is data (common-passwords.txt).
   password: {
-    mutate: ['src/password/{accounts,hash,links,mail,policy}.ts'],
+    mutate: ['src/features/password/{accounts,common-passwords,hash,links,mail,policy}.ts'],
     tests: [
       'test/password/attacks.test.ts',
       'test/password/config.test.ts',

@@ -4,7 +4,8 @@
  * from ESM and CommonJS and type-check from TypeScript apps compiled for Node (`nodenext`) and for
  * bundlers (`bundler`), with `strict` and `exactOptionalPropertyTypes` on (`tsc --init` turns it on),
  * by TypeScript 6 and by TypeScript 7 (the native compiler, what `npm install typescript` gives now).
- * Its source maps carry the sources, so a stack trace of the installed package reads as TypeScript.
+ * Its source maps carry the sources, so a stack trace of the installed package reads as TypeScript;
+ * its data file (the list of common passwords) ships beside the code that reads it.
  *
  * The tarball's own dependencies (openid-client, cookie, …) come from npm (the local cache first);
  * express, knex, better-sqlite3, TypeScript and the @types are linked from this checkout, which saves
@@ -78,12 +79,19 @@ describe('npm pack, installed into a new app', () => {
     const paths = packed.files.map((file) => file.path)
     expect(paths).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cjs/index.cjs', 'dist/jwt.js', 'dist/adapters/knex/index.js', 'dist/providers/github.js', 'README.md', 'package.json']))
     expect(paths.some((path) => path.startsWith('migrations/'))).toBe(true)
+    // The list of common passwords is data, shipped beside the module that reads it, with its licence.
+    expect(paths).toEqual(expect.arrayContaining(['dist/features/password/common-passwords.js', 'dist/features/password/common-passwords.txt', 'dist/features/password/common-passwords.LICENSE.txt']))
     expect(paths.filter((path) => path.startsWith('src/') || (path.endsWith('.ts') && !path.endsWith('.d.ts')))).toEqual([])
   })
 
   it('signs in from an ESM app and a CommonJS app, run by plain node', () => {
     expect(run(process.execPath, ['app.mjs'])).toContain('esm: signed in as Smoke')
     expect(run(process.execPath, ['app.cjs'])).toContain('cjs: signed in as Smoke')
+  })
+
+  it('refuses a common password from ESM and CommonJS, the list read from the installed package', () => {
+    expect(run(process.execPath, ['password.mjs'])).toContain('esm password: common one refused (PasswordPolicyError common), passphrase accepted (1 mail)')
+    expect(run(process.execPath, ['password.cjs'])).toContain('cjs password: common one refused (PasswordPolicyError common), passphrase accepted (1 mail)')
   })
 
   it('stores a user through portcullis/adapters/knex from ESM and CommonJS', () => {

@@ -1,11 +1,12 @@
 /**
  * The password policy (src/features/password/policy.ts), after NIST SP 800-63B: NFKC normalisation with an
- * input bound checked first, length in code points, the common-password list (loaded on first use
- * only) and the breach hook. No composition rules.
+ * input bound checked first, length in code points, the common-password list (a data file,
+ * src/features/password/common-passwords.txt, read on first use only) and the breach hook. No composition rules.
  */
 import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it, jest } from '@jest/globals'
-import { COMMON_PASSWORDS } from '../../src/features/password/common-passwords.js'
+import { commonPasswordSet, readCommonPasswords } from '../../src/features/password/common-passwords.js'
 import { DEFAULT_PASSWORD_POLICY, checkPassword, normalizePassword, type PasswordPolicy } from '../../src/features/password/policy.js'
 
 afterEach(() => {
@@ -120,9 +121,12 @@ describe('checkPassword', () => {
 })
 
 describe('the common-password list', () => {
-  const list = COMMON_PASSWORDS.split('\n')
+  const file = readFileSync(new URL('../../src/features/password/common-passwords.txt', import.meta.url), 'utf8')
+  const list = file.split('\n').slice(0, -1)
 
-  it('holds at least 10,000 distinct lower-case passwords of 8 characters or more', () => {
+  it('holds at least 10,000 distinct lower-case passwords of 8 characters or more, one a line, LF-ended', () => {
+    expect(file.endsWith('\n')).toBe(true)
+    expect(file).not.toContain('\r')
     expect(list.length).toBeGreaterThanOrEqual(10_000)
     expect(new Set(list).size).toBe(list.length)
     expect(list.filter((password) => password.length < 8 || password !== password.toLowerCase() || password.trim() !== password)).toEqual([])
@@ -132,9 +136,21 @@ describe('the common-password list', () => {
     expect(list.slice(0, 3)).toEqual(['password', '12345678', '123456789'])
   })
 
+  it('is read into a set of exactly the lines of the file, with no empty entry for its last line end', async () => {
+    const set = await readCommonPasswords()
+    expect([...set]).toEqual(list)
+    expect(set.has('')).toBe(false)
+  })
+
+  it('reads a list whose line ends a checkout turned into CRLF as the same passwords', () => {
+    expect([...commonPasswordSet('password\r\n12345678\r\n')]).toEqual(['password', '12345678'])
+    expect([...commonPasswordSet('password\n12345678')]).toEqual(['password', '12345678'])
+  })
+
   it('is loaded on the first check, not when the policy module is imported', async () => {
     await jest.isolateModulesAsync(async () => {
-      const load = jest.fn(() => ({ COMMON_PASSWORDS: 'letmein1\nsunshine' }))
+      const read = jest.fn(async () => new Set(['letmein1', 'sunshine']))
+      const load = jest.fn(() => ({ readCommonPasswords: read }))
       jest.unstable_mockModule('../../src/features/password/common-passwords.js', load)
       const policy = await import('../../src/features/password/policy.js')
       // Let an import started while the module was evaluated run its course before looking.
@@ -150,6 +166,19 @@ describe('the common-password list', () => {
       expect([first, second]).toEqual(['common', 'common'])
       expect(await policy.checkPassword('password', policy.DEFAULT_PASSWORD_POLICY)).toBeUndefined()
       expect(load).toHaveBeenCalledTimes(1)
+      expect(read).toHaveBeenCalledTimes(1)
+    })
+  })
+
+  it('reads the list again on the next check when a read failed, instead of keeping the failure', async () => {
+    await jest.isolateModulesAsync(async () => {
+      const read = jest.fn<() => Promise<ReadonlySet<string>>>().mockRejectedValueOnce(new Error('EMFILE: too many open files')).mockResolvedValue(new Set(['letmein1']))
+      jest.unstable_mockModule('../../src/features/password/common-passwords.js', () => ({ readCommonPasswords: read }))
+      const policy = await import('../../src/features/password/policy.js')
+      await expect(policy.checkPassword('LetMeIn1', policy.DEFAULT_PASSWORD_POLICY)).rejects.toThrow('EMFILE')
+      expect(await policy.checkPassword('LetMeIn1', policy.DEFAULT_PASSWORD_POLICY)).toBe('common')
+      expect(await policy.checkPassword('sunshine', policy.DEFAULT_PASSWORD_POLICY)).toBeUndefined()
+      expect(read).toHaveBeenCalledTimes(2)
     })
   })
 })

@@ -94,14 +94,13 @@ function codePoints(text: string, limit: number): number {
 
 let common: Promise<ReadonlySet<string>> | undefined
 
-/** The common passwords, imported on the first call (one import, however many checks wait on it). */
+/** The common passwords, read on the first call (one read, however many checks wait on it; a failed read is tried again). */
 function commonPasswords(): Promise<ReadonlySet<string>> {
-  common ??= import('./common-passwords.js').then(
-    ({ COMMON_PASSWORDS }) => new Set(COMMON_PASSWORDS.split('\n')),
-    (error: unknown) => {
+  common ??= import('./common-passwords.js')
+    .then(({ readCommonPasswords }) => readCommonPasswords())
+    .catch((error: unknown) => {
       common = undefined
       throw error
-    },
-  )
+    })
   return common
 }
