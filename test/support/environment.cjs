@@ -15,6 +15,21 @@ const { TestEnvironment } = require('jest-environment-node')
 
 const CURRENT_TEST_LINES = '__portcullisTestLogLines'
 
+// Jest runs the ESM test files on vm.SourceTextModule, behind --experimental-vm-modules, and Node
+// warns about it once per process: each worker printed "ExperimentalWarning: VM Modules is an
+// experimental feature" (seven times a run). This module loads in each worker before its first test
+// file, so the one warning is dropped here; every other warning (ExperimentalWarning included, such as
+// require(esm)'s) is still printed. It works on every Node version, where --disable-warning (Node >= 21)
+// would silence all ExperimentalWarnings, and NODE_OPTIONS reach the child processes tests spawn.
+const emitWarning = process.emitWarning
+process.emitWarning = function (warning, ...rest) {
+  const type = typeof rest[0] === 'string' ? rest[0] : rest[0]?.type
+  const message = typeof warning === 'string' ? warning : warning?.message
+  const name = typeof warning === 'string' ? type : warning?.name
+  if (name === 'ExperimentalWarning' && typeof message === 'string' && message.startsWith('VM Modules is an experimental feature')) return
+  return emitWarning.call(this, warning, ...rest)
+}
+
 const { run, enterWith } = AsyncLocalStorage.prototype
 
 class PortcullisEnvironment extends TestEnvironment {
