@@ -18,6 +18,7 @@ import Credentials from 'portcullis/providers/credentials'
 import { ensureTable } from 'portcullis/security/rate-limit-stores'
 import { describeWithDatabase, type DatabaseKind, type DatabaseServer, type TestDatabase } from '../support/databases.js'
 import { rejectionOf } from '../support/rejection.js'
+import { STEP_LIMIT_MS, until } from '../support/time-limits.js'
 
 const KINDS: readonly DatabaseKind[] = ['sqlite', 'postgres', 'mariadb']
 const providers = [Credentials({ authorize: async () => null })]
@@ -42,15 +43,6 @@ async function insertSessions(db: Knex, naming: KnexNamingPreset, count: number,
 async function count(db: Knex, table: string): Promise<number> {
   const row = await db(table).count({ n: '*' }).first()
   return Number(row?.n)
-}
-
-/** Waits for `condition`, checking every 20 ms; fails after `ms`. Not a timing assertion: a bound on a hang. */
-async function until(condition: () => Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms
-  while (!(await condition())) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
 }
 
 for (const kind of KINDS) {
@@ -266,8 +258,8 @@ for (const kind of KINDS) {
           prune: { everyMinutes: 0.002, signal: stop.signal },
         })
         try {
-          await until(async () => (await count(db.knex, 'Session')) === 5 && (await count(db.knex, 'portcullis_rate_limit')) === 1)
-          await until(async () => debug.some((line) => /rate_limit|rateLimits/.test(String(line[1]))))
+          await until('the expired rows pruned', async () => (await count(db.knex, 'Session')) === 5 && (await count(db.knex, 'portcullis_rate_limit')) === 1)
+          await until('the prune logged its rate-limit rows', async () => debug.some((line) => /rate_limit|rateLimits/.test(String(line[1]))))
         } finally {
           stop.abort()
         }
@@ -291,7 +283,7 @@ for (const kind of KINDS) {
           const run = spawnSync(process.execPath, ['--input-type=module', '-e', line!], {
             cwd: fileURLToPath(new URL('../..', import.meta.url)),
             encoding: 'utf8',
-            timeout: 20_000,
+            timeout: STEP_LIMIT_MS,
             env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: `postgres://${user}@${host}:${port}/${database}` },
           })
           expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' })
@@ -306,7 +298,7 @@ for (const kind of KINDS) {
         const broken = { ...KnexAdapter(db.knex), prune: async () => Promise.reject(new Error('database on fire')) }
         Portcullis({ providers, secret: 'x'.repeat(32), adapter: broken, logger: { error: (...line) => errors.push(line) }, prune: { everyMinutes: 0.002, signal: stop.signal } })
         try {
-          await until(async () => errors.length >= 2)
+          await until('two prune errors logged', async () => errors.length >= 2)
         } finally {
           stop.abort()
         }
@@ -348,7 +340,7 @@ await db.destroy()
 console.log('done')
 `
     const root = fileURLToPath(new URL('../..', import.meta.url))
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: 20_000, env: { ...process.env, NODE_OPTIONS: '' } })
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8', timeout: STEP_LIMIT_MS, env: { ...process.env, NODE_OPTIONS: '' } })
     expect({ signal: run.signal, status: run.status, stdout: run.stdout.trim(), stderr: run.stderr }).toEqual({ signal: null, status: 0, stdout: 'done', stderr: '' })
   })
 

@@ -107,20 +107,20 @@ describe('npm pack, installed into a new app', () => {
   it('type-checks ESM and CommonJS TypeScript apps with module nodenext, strict and exactOptionalPropertyTypes', () => {
     const errors = errorLines(nodenextRun().output).filter((line) => !line.startsWith('wrong.mts('))
     expect(errors).toEqual([])
-  }, 60_000)
+  })
 
   it('type-checks a bundler app (moduleResolution bundler), the package declarations included, with exactOptionalPropertyTypes', () => {
     // No skipLibCheck: the package's own .d.ts files are checked under the app's options too.
     const result = tsc('typescript', ...BUNDLER)
     expect(result.output).toBe('')
     expect(result.status).toBe(0)
-  }, 60_000)
+  })
 
   it('fails the type check of a wrong option, so the checks above can fail', () => {
     const result = nodenextRun()
     expect(result.status).not.toBe(0)
     expect(errorLines(result.output)).toContainEqual(expect.stringMatching(WRONG_OPTION))
-  }, 60_000)
+  })
 
   it('type-checks the same apps with TypeScript 7, and fails the wrong option there too', () => {
     const nodenext7 = tsc('typescript7', ...NODENEXT)
@@ -128,7 +128,7 @@ describe('npm pack, installed into a new app', () => {
     const bundler7 = tsc('typescript7', ...BUNDLER)
     expect(bundler7.output).toBe('')
     expect(bundler7.status).toBe(0)
-  }, 60_000)
+  })
 
   it('prints a stack trace of the installed package as its TypeScript source, from the maps alone', () => {
     const result = spawnSync(process.execPath, ['--enable-source-maps', 'trace.mjs'], { cwd: app, encoding: 'utf8', env })

@@ -26,10 +26,9 @@ beforeAll(async () => {
     cwd: root,
     env: { ...process.env, NODE_OPTIONS: '', FRONTEND_PORT: String(frontendPort), API_PORT: String(apiPort), AUTH_SECRET: 'test-secret-for-the-interop-example-0123456789' },
     ready: 'API (Portcullis) running at',
-    timeoutMs: 20000,
     name: 'the example',
   })
-}, 30000)
+})
 
 afterAll(async () => {
   await server?.stop()

@@ -57,10 +57,9 @@ await describeWithDatabase('postgres', 'examples/express4-cjs-postgres (npm star
       detached: true,
       env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: postgresUrl(database.config), PORT: String(port), AUTH_SECRET: 'test-secret-for-the-express4-example-0123456789', AUTH_TRUST_HOST: 'true' },
       ready: 'running at',
-      timeoutMs: 30000,
       name: 'npm start',
     })
-  }, 60000)
+  })
 
   afterAll(async () => {
     await started?.stop()

@@ -53,12 +53,11 @@ describeWithChromium('examples/spa: the page and portcullis/client in Chromium',
       },
       ready: 'running at',
       // tsx compiles the server and the example's IdP on start: ~3 s alone, 15 s and more beside the rest of the suite on 2 cores.
-      timeoutMs: 40000,
       name: 'the server',
     })
     context = await chromium.newContext({ viewport: { width: 800, height: 700 } })
     ;[first, second] = await Promise.all([context.newPage(), context.newPage()])
-  }, 60000)
+  })
 
   afterAll(async () => {
     await server?.stop()

@@ -14,6 +14,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import Database from 'better-sqlite3'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import { STEP_LIMIT_MS, TEST_LIMIT_MS } from '../support/time-limits.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const MIGRATION = '20261120000000_portcullis_init.js'
@@ -37,11 +38,11 @@ let base: string
 beforeAll(() => {
   // `npm test` builds first; building here too keeps `npx jest test/migrations` honest on its own.
   if (!existsSync(join(root, 'dist/adapters/knex/migrations.js'))) {
-    const build = spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8', timeout: 120_000 })
+    const build = spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8', timeout: TEST_LIMIT_MS })
     if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}\n${build.stderr}`)
   }
   base = mkdtempSync(join(tmpdir(), 'portcullis-knex-cli-'))
-}, 130_000)
+}, TEST_LIMIT_MS + STEP_LIMIT_MS)
 
 afterAll(() => {
   if (base) rmSync(base, { recursive: true, force: true })
@@ -72,11 +73,12 @@ interface Run {
   stderr: string
 }
 
-// Plain node, no Jest flags, no colours; a failure shows everything the child printed.
+// Plain node, no Jest flags, no colours; a failure shows everything the child printed. The tests are
+// synchronous, so Jest's own limit never fires: STEP_LIMIT_MS is the bound on a hung CLI.
 function node(app: string, args: string[]): Run {
   const env: NodeJS.ProcessEnv = { ...process.env, NODE_OPTIONS: '', NO_COLOR: '1' }
   delete env.FORCE_COLOR
-  const result = spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: 10_000, env })
+  const result = spawnSync(process.execPath, args, { cwd: app, encoding: 'utf8', timeout: STEP_LIMIT_MS, env })
   if (result.error || result.status !== 0) {
     throw new Error(`node ${args.join(' ')} (in ${app}) failed: ${result.error?.message ?? `exit ${result.status}`}\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`)
   }
@@ -367,7 +369,7 @@ module.exports = {
 
   it('the CLI does not pick up a knexfile.cjs by itself', () => {
     const app = makeApp('commonjs', { 'knexfile.cjs': CJS_KNEXFILE })
-    const result = spawnSync(process.execPath, ['node_modules/knex/bin/cli.js', 'migrate:latest'], { cwd: app, encoding: 'utf8', timeout: 10_000, env: { ...process.env, NODE_OPTIONS: '' } })
+    const result = spawnSync(process.execPath, ['node_modules/knex/bin/cli.js', 'migrate:latest'], { cwd: app, encoding: 'utf8', timeout: STEP_LIMIT_MS, env: { ...process.env, NODE_OPTIONS: '' } })
     expect(result.status).not.toBe(0)
     expect(result.stdout + result.stderr).toMatch(/No configuration file found/)
   })

@@ -87,7 +87,7 @@ function accountSuites(kind: DatabaseKind, label: string) {
       expect({ createUser: count('createUser'), linkAccount: count('linkAccount'), signIn: count('signIn') }).toEqual({ createUser: 1, linkAccount: 1, signIn: 20 })
       // Only the winner made the user: every loser's sign-in, however it found the winner's user, is not a new user's.
       expect(events.filter((event) => event.name === 'signIn').map((event) => event.message.isNewUser).sort()).toEqual([...Array(19).fill(false), true])
-    }, 30_000)
+    })
 
     it('survives the race without an e-mail address too: the losers delete the users they created', async () => {
       const { config, events } = recorder()
@@ -99,7 +99,7 @@ function accountSuites(kind: DatabaseKind, label: string) {
       expect(accounts).toEqual([{ userId: users[0]!.id, provider: 'corp', providerAccountId: 'noemail' }])
       // The losers created a user and lost at linkAccount: they sign in as the winner's, not as new users.
       expect(events.filter((event) => event.name === 'signIn').map((event) => event.message.isNewUser).sort()).toEqual([...Array(19).fill(false), true])
-    }, 30_000)
+    })
 
     it('a second callback that comes while the first is between createUser and linkAccount waits for it: one user, both signed in as it', async () => {
       const adapter = KnexAdapter(database.knex)
@@ -128,7 +128,7 @@ function accountSuites(kind: DatabaseKind, label: string) {
       const { users } = await rows(database.knex)
       expect(users).toEqual([{ id: expect.any(String), name: 'Slowpoke Example', email: 'slowpoke@example.com' }])
       expect((await sessionOf(second, rig.app.url))?.user?.id).toBe(users[0]!.id)
-    }, 30_000)
+    })
   })
 }
 

@@ -165,7 +165,7 @@ function browserSuite() {
     expect((await app.adapter.getAuthenticator(credential!.credentialId))!.counter).toBeGreaterThan(stored!.counter)
     expect((await device.context.cookies()).map((cookie) => cookie.name)).not.toContain('authjs.challenge')
     await device.context.close()
-  }, 30_000)
+  })
 
   it('signs in with JWT sessions too, through the signIn callback and event, with a webauthn account', async () => {
     const { device, email } = await userWithPasskey({ conditional: false })
@@ -179,7 +179,7 @@ function browserSuite() {
     expect(cookie.value.split('.')).toHaveLength(5)
     expect(signIns).toContainEqual({ type: 'webauthn', email })
     await device.context.close()
-  }, 30_000)
+  })
 
   it('signs in through conditional UI: the passkey offered in the e-mail field\'s autofill', async () => {
     const { device, email } = await userWithPasskey()
@@ -194,7 +194,7 @@ function browserSuite() {
     await device.page.waitForURL(`${rig.origin}/me`)
     expect(await signedInAs(device)).toBe(email)
     await device.context.close()
-  }, 30_000)
+  })
 
   /** A passkey POST the browser made: its body and the cookies it carried. */
   interface CapturedPost {
@@ -262,7 +262,7 @@ function browserSuite() {
     expect((await signInWithPasskeyButton(ahead)).pathname).toBe('/me')
     expect(await signedInAs(ahead)).toBe(email)
     for (const each of [device, clone, ahead]) await each.context.close()
-  }, 30_000)
+  })
 
   it('refuses a replayed response: the challenge is single use, even for a passkey whose counter does not move', async () => {
     const { device, email } = await userWithPasskey({ conditional: false })
@@ -278,7 +278,7 @@ function browserSuite() {
     expect(refusedWith(await replay(captured, captured.cookies))).toBe('challenge_used')
     expect(app.logger.codes('warn')).toContain('WebAuthnVerificationError')
     await device.context.close()
-  }, 30_000)
+  })
 
   it("refuses a response sent with another browser's challenge cookie; with its own browser's cookie it signs in", async () => {
     const { device, email } = await userWithPasskey({ conditional: false })
@@ -300,7 +300,7 @@ function browserSuite() {
     expect(email).toContain('@')
     await other.close()
     await device.context.close()
-  }, 30_000)
+  })
 
   it('refuses a response the browser signed for another origin (same RP ID, another port)', async () => {
     const { device } = await userWithPasskey({ conditional: false })
@@ -309,7 +309,7 @@ function browserSuite() {
     expect(refusedWith(landed)).toBe('origin_mismatch')
     expect(await signedInAs(device)).toBeNull()
     await device.context.close()
-  }, 30_000)
+  })
 
   it('removes a passkey from the passkeys page, and refuses to remove the last way to sign in', async () => {
     const { device, email } = await userWithPasskey()
@@ -337,7 +337,7 @@ function browserSuite() {
     await expect(rows.count()).resolves.toBe(1)
     expect(await app.adapter.getAuthenticator(last)).not.toBeNull()
     await device.context.close()
-  }, 30_000)
+  })
 
   it('refuses a registration from a browser that is not signed in, for the options and for the response', async () => {
     const device = await newDevice()
@@ -355,5 +355,5 @@ function browserSuite() {
     expect(answer.status()).toBe(302)
     expect(refusedWith(new URL(answer.headers().location!))).toBe('not_signed_in')
     await device.context.close()
-  }, 30_000)
+  })
 }

@@ -19,6 +19,7 @@ import { recordingLogger } from '../support/logger.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { useEmailRig } from '../email/email-app.js'
 import { Browser, FAST_HASHING, FROM, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
+import { STEP_LIMIT_MS } from '../support/time-limits.js'
 
 // The suite's SMTP server and app listener (each test starts with no mail waiting).
 const rig = useEmailRig()
@@ -229,9 +230,11 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       const order: string[] = []
       const createUser = async ({ user }: { user: { email?: string | null } }) => {
         order.push(`handler started for ${user.email}`)
-        // As a welcome mail or a CRM call might take: 2 s, or until the test has seen the answer.
+        // As a welcome mail or a CRM call might take: until the test has seen the answer, or STEP_LIMIT_MS
+        // (long enough for any answer on a loaded machine: with 2 s, a slow answer came after the handler
+        // finished, and the test failed a right implementation).
         let timer: ReturnType<typeof setTimeout> | undefined
-        await Promise.race([released, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))])
+        await Promise.race([released, new Promise((resolve) => (timer = setTimeout(resolve, STEP_LIMIT_MS)))])
         // Not left behind once released: a pending timer keeps the Jest worker from exiting.
         clearTimeout(timer)
         order.push('handler finished')

@@ -13,13 +13,9 @@ import { recordingLogger } from '../support/logger.js'
 import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { useEmailRig } from '../email/email-app.js'
 import { Browser, GOOD_PASSWORD, mountPasswordApp, post, signUp } from './password-app.js'
+import { until } from '../support/time-limits.js'
 
 const rig = useEmailRig()
-
-/** Resolves once `condition` holds, checking every 10 ms for up to 2 s (mails go out after the response). */
-async function until(condition: () => boolean): Promise<void> {
-  for (let tries = 0; !condition() && tries < 200; tries++) await new Promise((resolve) => setTimeout(resolve, 10))
-}
 
 await describeWithDatabase('sqlite', 'the Password provider with sendMail', (server) => {
   const db = migratedDatabase(server)
@@ -33,7 +29,7 @@ await describeWithDatabase('sqlite', 'the Password provider with sendMail', (ser
     mountPasswordApp(rig.app, db.knex, rig.smtp, { logger }, { server: undefined, sendMail: sendMail ?? (async (mail) => void mails.push(mail)) })
     /** The next mail `sendMail` received (it is called after the response). */
     const next = async (): Promise<PasswordMail> => {
-      await until(() => mails.length > 0)
+      await until('sendMail called', () => mails.length > 0)
       const mail = mails.shift()
       if (!mail) throw new Error('sendMail was not called')
       return mail
@@ -113,7 +109,7 @@ await describeWithDatabase('sqlite', 'the Password provider with sendMail', (ser
     })
     const response = await signUp(new Browser(), url(), 'grace@example.com', GOOD_PASSWORD)
     expect(redirectOf(response).url.pathname).toBe('/api/auth/verify-request')
-    await until(() => logger.codes('error').includes('PasswordMailError'))
+    await until('PasswordMailError logged', () => logger.codes('error').includes('PasswordMailError'))
     const logged = logger.lines.find((line) => line.code === 'PasswordMailError')
     expect(logged).toBeDefined()
     expect(JSON.stringify(logged)).toContain('mail API down')

@@ -22,10 +22,12 @@ import { SECRET } from '../support/flow.js'
 import { signInWith, type Listener } from '../support/oauth-app.js'
 import { findRedisServer, describeWithRedis } from '../support/redis.js'
 import { CLIENT, startRefreshIdp, type RefreshIdp } from '../support/refresh-rig.js'
+import { STEP_LIMIT_MS, TEST_LIMIT_MS } from '../support/time-limits.js'
 
 const SERVER_SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'server.mjs')
 const PROCESSES = 3
-const STARTUP_MS = 20_000
+/** One process's start: a bound on a hang (three start at once, each loading the package and connecting to PostgreSQL and Redis). */
+const STARTUP_MS = STEP_LIMIT_MS
 
 interface Served {
   method: string
@@ -85,7 +87,7 @@ function useCluster(strategy: 'jwt' | 'database', database: () => TestDatabase, 
       targets.push(`http://127.0.0.1:${port}`)
       pids.push(pid)
     }
-  }, STARTUP_MS * 2)
+  }, TEST_LIMIT_MS)
 
   afterAll(async () => {
     await Promise.all(children.map((child) => stopProcess(child)))

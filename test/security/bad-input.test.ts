@@ -12,6 +12,7 @@ import type { CallbacksOptions, LoggerInstance, User } from 'portcullis'
 import Credentials from 'portcullis/providers/credentials'
 import { PASSWORD, SESSION_COOKIE, USER, USERNAME, closeAll, cookieHeader, getCsrf, me, sessionCookiesSet, signIn, startApp, type SecurityApp } from '../support/security-app.js'
 import { recordingLogger } from '../support/logger.js'
+import { STEP_LIMIT_MS } from '../support/time-limits.js'
 
 afterAll(closeAll)
 
@@ -39,8 +40,8 @@ function rawRequest(app: SecurityApp, options: { method?: string; path: string; 
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
       },
     )
-    // A request the server never answers must fail the test quickly and say so.
-    req.setTimeout(3000, () => req.destroy(new Error(`no response to ${options.method ?? 'GET'} ${options.path} within 3 s`)))
+    // A request the server never answers must fail the test, before Jest's limit, and say so.
+    req.setTimeout(STEP_LIMIT_MS, () => req.destroy(new Error(`no response to ${options.method ?? 'GET'} ${options.path} within ${STEP_LIMIT_MS / 1000} s`)))
     req.on('error', reject)
     req.end(options.body)
   }).finally(() => agent.destroy())

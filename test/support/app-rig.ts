@@ -36,6 +36,9 @@ const servers = new Set<Server>()
 /** `app` listening on 127.0.0.1 at an ephemeral port (with Node's `serverOptions`, e.g. `maxHeaderSize`). */
 export async function listenApp(app: RequestListener, serverOptions: ServerOptions = {}): Promise<{ server: Server; origin: string }> {
   const server = createServer(serverOptions, app)
+  // Idle keep-alive connections stay open until closeServer: a client reusing one just as the server's
+  // timeout closed it fails with ECONNRESET (see listenLocal in browser-rig.ts, and oauth-app.ts).
+  server.keepAliveTimeout = 0
   servers.add(server)
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)

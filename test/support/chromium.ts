@@ -7,11 +7,12 @@ import { describe, it, jest } from '@jest/globals'
 import { existsSync } from 'node:fs'
 import { chromium, type Browser } from 'playwright-core'
 import { isCI } from './databases.js'
+import { TEST_LIMIT_MS } from './time-limits.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 
-/** Each test's limit in a file of browser suites. */
-export const BROWSER_TEST_TIMEOUT = 60_000
+/** Each test's limit in a file of browser suites: the suites' own (a bound on a hang, see time-limits.ts). */
+export const BROWSER_TEST_TIMEOUT = TEST_LIMIT_MS
 
 /** Declares `suite` under `title` when Chromium is installed; see the file's comment for when it is not. */
 export function describeWithChromium(title: string, suite: () => void): void {

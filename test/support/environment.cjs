@@ -15,14 +15,49 @@ const { TestEnvironment } = require('jest-environment-node')
 
 const CURRENT_TEST_LINES = '__portcullisTestLogLines'
 
+// Jest runs the ESM test files on vm.SourceTextModule, behind --experimental-vm-modules, and Node
+// warns about it once per process: each worker printed "ExperimentalWarning: VM Modules is an
+// experimental feature" (seven times a run). This module loads in each worker before its first test
+// file, so the one warning is dropped here; every other warning (ExperimentalWarning included, such as
+// require(esm)'s) is still printed. It works on every Node version, where --disable-warning (Node >= 21)
+// would silence all ExperimentalWarnings, and NODE_OPTIONS reach the child processes tests spawn.
+const emitWarning = process.emitWarning
+process.emitWarning = function (warning, ...rest) {
+  const type = typeof rest[0] === 'string' ? rest[0] : rest[0]?.type
+  const message = typeof warning === 'string' ? warning : warning?.message
+  const name = typeof warning === 'string' ? type : warning?.name
+  if (name === 'ExperimentalWarning' && typeof message === 'string' && message.startsWith('VM Modules is an experimental feature')) return
+  return emitWarning.call(this, warning, ...rest)
+}
+
 const { run, enterWith } = AsyncLocalStorage.prototype
+
+/** How many of each kind of resource keep this process alive (ref'd handles, timers, requests). */
+function aliveCounts() {
+  const counts = new Map()
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1)
+  return counts
+}
+
+/** What `now` has beyond `before`, as "2 Timeout, 1 TCPSocketWrap", or '' when nothing. */
+function beyond(before, now) {
+  const extra = []
+  for (const [kind, count] of now) if (count > (before.get(kind) ?? 0)) extra.push(`${count - (before.get(kind) ?? 0)} ${kind}`)
+  return extra.join(', ')
+}
 
 class PortcullisEnvironment extends TestEnvironment {
   /** The instances this file entered a store of. */
   usedStorages = new Set()
 
+  constructor(config, context) {
+    super(config, context)
+    this.testPath = context.testPath
+  }
+
   async setup() {
     await super.setup()
+    this.aliveBefore = aliveCounts()
     const used = this.usedStorages
     AsyncLocalStorage.prototype.run = function (...args) {
       used.add(this)
@@ -40,6 +75,22 @@ class PortcullisEnvironment extends TestEnvironment {
     for (const storage of this.usedStorages) storage.disable()
     this.usedStorages.clear()
     await super.teardown()
+    if (process.env.PORTCULLIS_LEFT_RUNNING) await this.reportLeftRunning()
+  }
+
+  /**
+   * With PORTCULLIS_LEFT_RUNNING set: names this file and what it left running (a timer, a socket, a
+   * server, a child process) once its tests and hooks are done. A worker runs file after file, and
+   * anything left keeps it from exiting at the end of the run ("A worker process has failed to exit
+   * gracefully"), far from the file that left it. What closes within a second is not reported.
+   */
+  async reportLeftRunning() {
+    let left = beyond(this.aliveBefore, aliveCounts())
+    for (let tries = 0; left && tries < 50; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 20).unref())
+      left = beyond(this.aliveBefore, aliveCounts())
+    }
+    if (left) process.stderr.write(`\n${this.testPath} left running: ${left}\n`)
   }
 
   handleTestEvent(event) {

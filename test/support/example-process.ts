@@ -6,6 +6,7 @@
  * the suite ends keeps its Jest worker alive ("a worker process has failed to exit gracefully").
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
+import { STEP_LIMIT_MS } from './time-limits.js'
 
 /** A started example and everything it has printed so far (stdout and stderr, interleaved). */
 export interface ExampleProcess {
@@ -15,13 +16,13 @@ export interface ExampleProcess {
   stop(): Promise<void>
 }
 
-/** Spawns `command args` and waits for `ready` in its output; `name` says what failed to start. */
+/** Spawns `command args` and waits for `ready` in its output (for STEP_LIMIT_MS unless `timeoutMs` says otherwise); `name` says what failed to start. */
 export async function startExampleProcess(
   command: string,
   args: string[],
-  options: SpawnOptions & { ready: string; timeoutMs: number; name: string },
+  options: SpawnOptions & { ready: string; timeoutMs?: number; name: string },
 ): Promise<ExampleProcess> {
-  const { ready, timeoutMs, name, ...spawnOptions } = options
+  const { ready, timeoutMs = STEP_LIMIT_MS, name, ...spawnOptions } = options
   const child = spawn(command, args, { ...spawnOptions, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
@@ -39,7 +40,7 @@ export async function startExampleProcess(
     stop,
   }
   const whenReady = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), timeoutMs)
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${timeoutMs / 1000} s:\n${output}`)), timeoutMs)
     const collect = (chunk: Buffer) => {
       output += chunk.toString()
       if (output.includes(ready)) {

@@ -15,6 +15,7 @@
 import type { AddressInfo } from 'node:net'
 import { simpleParser, type ParsedMail } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
+import { STEP_LIMIT_MS } from './time-limits.js'
 
 /** One accepted message. */
 export interface CapturedMail {
@@ -34,7 +35,10 @@ export interface TestSmtpServer {
   readonly port: number
   /** Every message accepted so far. */
   readonly messages: readonly CapturedMail[]
-  /** The next message (one already received and not yet taken, or the next to arrive); rejects when none arrives within `timeoutMs` (5 s). */
+  /**
+   * The next message (one already received and not yet taken, or the next to arrive); rejects when none
+   * arrives within `timeoutMs` (STEP_LIMIT_MS: a bound on a hang; a shorter one only to check that none comes).
+   */
   nextMessage(timeoutMs?: number): Promise<CapturedMail>
   /** Marks every message received so far as taken: `nextMessage` waits for a new one. */
   skipReceived(): void
@@ -93,7 +97,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     url: `smtp://127.0.0.1:${port}?ignoreTLS=true`,
     port,
     messages,
-    nextMessage(timeoutMs = 5000) {
+    nextMessage(timeoutMs = STEP_LIMIT_MS) {
       if (taken < messages.length) return Promise.resolve(messages[taken++]!)
       return new Promise((resolve, reject) => {
         const waiter = (mail: CapturedMail) => {
