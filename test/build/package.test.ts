@@ -37,7 +37,7 @@ function run(file: string, args: string[], cwd = app) {
 }
 
 // The apps compiled for Node, with a file passing a wrong option; the app compiled for bundlers.
-const NODENEXT = ['--module', 'nodenext', '--moduleResolution', 'nodenext', 'consumer-esm.mts', 'consumer-cjs.cts', 'augment.mts', 'wrong.mts']
+const NODENEXT = ['--module', 'nodenext', '--moduleResolution', 'nodenext', 'consumer-esm.mts', 'consumer-cjs.cts', 'augment.mts', 'user-fields.mts', 'wrong.mts']
 const BUNDLER = ['--module', 'esnext', '--moduleResolution', 'bundler', 'consumer-bundler.ts']
 // The error the wrong option must give, at its line.
 const WRONG_OPTION = /^wrong\.mts\(2,\d+\): error TS\d+: .*"cookie"/
