@@ -12,10 +12,10 @@
  * @see https://www.rfc-editor.org/rfc/rfc7516#section-7.1 JWE Compact Serialization
  * @see https://www.rfc-editor.org/rfc/rfc7518#section-5.2 AES_CBC_HMAC_SHA2
  */
-import { createCipheriv, createDecipheriv, createHash, hash, randomBytes, timingSafeEqual, type Decipher } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { isUtf8 } from 'node:buffer'
 import v8 from 'node:v8'
-import { SHA512_BLOCK_BYTES, type CbcKey, type ContentEncryption, type KeyRing, type SessionKey } from './keys.js'
+import { SHA512_BLOCK_BYTES, type BlockDecipher, type CbcKey, type ContentEncryption, type KeyRing, type SessionKey } from './keys.js'
 
 /**
  * Seals `plaintext` with `key` (A256CBC-HS512): `header..iv.ciphertext.tag`.
@@ -167,7 +167,7 @@ function openCbc(keys: readonly SessionKey[], aad: string, iv: Buffer, ciphertex
  * @see https://nvlpubs.nist.gov/nistpubs/Legacy/SP/nistspecialpublication800-38a.pdf §6.2 (CBC)
  * @see https://www.rfc-editor.org/rfc/rfc5652#section-6.3 (the padding)
  */
-function decryptCbc(blockDecipher: Decipher, iv: Buffer, ciphertext: Buffer): Buffer | null {
+function decryptCbc(blockDecipher: BlockDecipher, iv: Buffer, ciphertext: Buffer): Buffer | null {
   // Without padding, ECB returns every whole block at once and keeps nothing for the next call.
   const plain = blockDecipher.update(ciphertext)
   if (plain.length !== ciphertext.length) throw new Error('decryptCbc: the block decipher held back data')

@@ -7,7 +7,14 @@
  * @see https://www.rfc-editor.org/rfc/rfc7638 JWK Thumbprint (the `kid`)
  */
 import { createDecipheriv, createHash, createSecretKey, hkdfSync } from 'node:crypto'
-import type { Decipher, KeyObject } from 'node:crypto'
+import type { KeyObject } from 'node:crypto'
+
+/**
+ * What `createDecipheriv` returns for a cipher without an auth tag. Named through the function, not
+ * imported: @types/node 20 and 22 call the class `Decipher`, 24 and later `Decipheriv`, and these
+ * declarations ship to apps on either (an app's `skipLibCheck: false` checks them).
+ */
+export type BlockDecipher = ReturnType<typeof createDecipheriv>
 
 /**
  * The JWE content encryption algorithms a session token may use: Auth.js seals with
@@ -54,7 +61,7 @@ export interface CbcKey {
    * builds CBC decryption. Made once and used for every token; it keeps no state between calls
    * fed whole blocks.
    */
-  readonly blockDecipher: Decipher
+  readonly blockDecipher: BlockDecipher
 }
 
 /**
