@@ -15,6 +15,7 @@ import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../secu
 import { resolveRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing } from '../session/keys.js'
+import { resolveStoreTimeouts, type StoreTimeouts } from '../session/store/deadline.js'
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import { resolveOAuthProvider } from './oauth-provider.js'
 import { assertPasskeyAdapter, resolvePasskeyProvider } from './passkey-provider.js'
@@ -54,8 +55,9 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
       'trustHost is false (or AUTH_TRUST_HOST=false), so the request Host is not trusted and AUTH_URL must give the site URL, e.g. AUTH_URL=https://example.com/api/auth.',
     )
   }
-  const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger)
-  const session = resolveSession(config, adapter, logger)
+  const storeTimeouts = resolveStoreTimeouts(config.session?.storeTimeoutMs)
+  const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger, storeTimeouts)
+  const session = resolveSession(config, adapter, logger, storeTimeouts)
   if (session.strategy === 'database' && typeof adapter?.getUser !== 'function' && providers.some((provider) => provider.type === 'credentials')) {
     // Credentials sign-in finds the session's user row by the id `authorize` returned.
     throw new InvalidConfigurationError('Credentials sign-in with database sessions needs an adapter with getUser(); add it, or use session.strategy "jwt".')
@@ -89,7 +91,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     providerById: new Map(providers.map((provider) => [provider.id, provider])),
     secrets,
     session,
-    sharedStore: session.strategy === 'jwt' ? sharedStoreOf(session.store, typeof config.rateLimit === 'object' ? config.rateLimit.store : undefined, logger) : undefined,
+    sharedStore: session.strategy === 'jwt' ? sharedStoreOf(session.store, typeof config.rateLimit === 'object' ? config.rateLimit.store : undefined, logger, storeTimeouts) : undefined,
     adapter,
     jwt: { maxAge: jwtMaxAge, maxSize: jwtMaxSize, cacheSize: jwtCacheSize, encode: config.jwt?.encode, decode: config.jwt?.decode },
     callbacks: { ...config.callbacks, redirect: config.callbacks?.redirect ?? defaultRedirect },
@@ -186,7 +188,7 @@ function resolveSecrets(secret: PortcullisConfig['secret'], env: Readonly<Record
   return [randomBytes(32).toString('base64url')]
 }
 
-function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined, logger: LoggerInstance): ResolvedConfig['session'] {
+function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined, logger: LoggerInstance, storeTimeouts: StoreTimeouts): ResolvedConfig['session'] {
   const options = config.session ?? {}
   // Spec §2.2: an adapter makes `database` the default; an explicit `jwt` keeps JWT sessions.
   const strategy = options.strategy ?? (adapter ? 'database' : 'jwt')
@@ -211,11 +213,11 @@ function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined, 
   const storeOutageSeconds = options.storeOutageSeconds ?? 300
   assertSeconds('session.revocationCacheSeconds', revocationCacheSeconds)
   assertSeconds('session.storeOutageSeconds', storeOutageSeconds)
-  const store = resolveSessionStore(options.store, logger)
+  const store = resolveSessionStore(options.store, logger, storeTimeouts)
   if (store && strategy === 'database') {
     logger.warn('SessionStoreUnused', 'session.store is for JWT sessions: database sessions are listed and ended in the database, and their refresh lease is kept in the Account row. It is not used.')
   }
-  return { strategy, maxAge, updateAge, generateSessionToken, store, revocationCacheMs: revocationCacheSeconds * 1000, storeOutageMs: storeOutageSeconds * 1000 }
+  return { strategy, maxAge, updateAge, generateSessionToken, store, revocationCacheMs: revocationCacheSeconds * 1000, storeOutageMs: storeOutageSeconds * 1000, storeTimeouts }
 }
 
 // 256 bits from the CSPRNG: a session token cannot be guessed, and hex fits any column and cookie.
