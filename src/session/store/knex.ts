@@ -43,18 +43,11 @@ async function threeTries<T>(statement: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * @param statementMs How long the database may take over one statement: past it, PostgreSQL and
- *   MySQL/MariaDB are told to cancel it (Knex's query timeout), so a statement waiting on a lock does
- *   not hold a connection of the app's pool after its request has been answered. (The guard in
- *   resolve.ts bounds what the request waits for; SQLite's driver is synchronous, nothing to cancel.)
- */
 // Long: a store is an object of eleven short methods closing over one connection and table (as the
 // Knex adapter is); each method is read on its own.
-export function knexStore(knex: Knex, tableName: string, createTable: boolean, label: string, statementMs: number): SessionStore {
-  const cancellable = label === 'PostgreSQL' || label === 'MySQL'
-  /** A query of the table (on `on`, a transaction, or the pool), cancelled by the database after `statementMs`. */
-  const rows = (on: Knex | Knex.Transaction = knex): Knex.QueryBuilder => (cancellable ? on(tableName).timeout(statementMs, { cancel: true }) : on(tableName))
+export function knexStore(knex: Knex, tableName: string, createTable: boolean, label: string): SessionStore {
+  /** A query of the table, on `on` (a transaction) or the pool. */
+  const rows = (on: Knex | Knex.Transaction = knex): Knex.QueryBuilder => on(tableName)
   let ready: Promise<void> | undefined
   // The table, once set up (not awaitable itself: a Knex query builder is a thenable that runs).
   const table = async (): Promise<{ query: Knex.QueryBuilder }> => {
@@ -75,6 +68,9 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
 
   return {
     label,
+    async prepare() {
+      await table()
+    },
     async createSession(session, tokenIssuedAt) {
       await (await table()).query.insert({
         key: sessionKey(session.id),

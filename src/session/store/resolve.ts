@@ -18,6 +18,8 @@ const DEFAULT_TABLE = 'portcullis_session_store'
 const DEFAULT_PREFIX = 'portcullis:session'
 const LABELS: Record<string, string> = { pg: 'PostgreSQL', postgres: 'PostgreSQL', postgresql: 'PostgreSQL', mysql: 'MySQL', mysql2: 'MySQL', sqlite3: 'SQLite', 'better-sqlite3': 'SQLite' }
 
+/** How long the store's setup (the Knex store's table, created on first use) may take. */
+const PREPARE_TIMEOUT_MS = 30_000
 /** The store's reads; every other method writes. */
 const READS = new Set(['sessionStates', 'listSessions', 'changesSince', 'get'])
 
@@ -45,7 +47,7 @@ export function resolveSessionStore(option: SessionStoreOption | undefined, logg
     }
     const createTable = option.createTable ?? true
     if (typeof createTable !== 'boolean') throw new InvalidConfigurationError('session.store.createTable must be true or false.')
-    return guardStore(knexStore(knex, tableName, createTable, label, timeouts.writeMs), logger, timeouts)
+    return guardStore(knexStore(knex, tableName, createTable, label), logger, timeouts)
   }
   if (option !== null && typeof option === 'object' && 'redis' in option) {
     // hgetall in lower case tells ioredis from node-redis (hGetAll), whose eval takes other arguments.
@@ -83,10 +85,11 @@ export function sharedStoreOf(sessionStore: SessionStore | undefined, rateLimitS
 function guardStore(store: SessionStore, logger: LoggerInstance, timeouts: StoreTimeouts | undefined): SessionStore {
   const guarded: Record<string, unknown> = { label: store.label }
   for (const [name, method] of Object.entries(store)) {
-    if (typeof method !== 'function') continue
+    if (typeof method !== 'function' || name === 'prepare') continue
     const ms = timeouts && (READS.has(name) ? timeouts.readMs : timeouts.writeMs)
     guarded[name] = async (...args: unknown[]) => {
       try {
+        if (store.prepare) await withDeadline(store.prepare(), PREPARE_TIMEOUT_MS, `${store.label} setup`)
         const answer = (method as (...given: unknown[]) => Promise<unknown>)(...args)
         return await (ms === undefined ? answer : withDeadline(answer, ms, `${store.label} ${name}()`))
       } catch (error) {
