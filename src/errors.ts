@@ -307,13 +307,21 @@ export class SessionTokenTooLargeError extends AuthError {
 }
 
 /**
- * The database adapter failed (the database is down, a constraint was violated). The client sees
- * only the code `AdapterError`; the cause is logged where it happened. The request fails, the
- * process goes on, and the next request tries the database again.
+ * The database adapter failed (the database is down or did not answer in time, a constraint was
+ * violated), or the session store did. The client sees only the code `AdapterError`; the cause is
+ * logged where it happened. The request fails, the process goes on, and the next request tries the
+ * database again. It carries `status` and `statusCode` 503 and `expose: false`, as `http-errors`
+ * would make it: passed to `next(error)`, Express's default handler answers 503 with no detail.
  */
 export class AdapterError extends AuthError {
   /** The adapter method that failed, e.g. `getSessionAndUser`. */
   readonly method: string
+  /** 503 Service Unavailable: a dependency is down, try again later (a load balancer may retry elsewhere). */
+  readonly status = 503
+  /** The same as `status`, for the error handlers that read this name. */
+  readonly statusCode = 503
+  /** The message is for the log, not the client. */
+  readonly expose = false
 
   /**
    * @param options.hint What to do about it, when the cause is recognised (e.g. tables that were
@@ -532,6 +540,14 @@ export class RateLimitedError extends AuthError {
   readonly retryAfterSeconds: number
   /** The limit that refused it. */
   readonly scope: RateLimitScope
+  /** 429 Too Many Requests, for `next(error)`: Express's default handler answers it, with `headers`. */
+  readonly status = 429
+  /** The same as `status`, for the error handlers that read this name. */
+  readonly statusCode = 429
+  /** The message names the client address and the limit: for the log, not the client. */
+  readonly expose = false
+  /** `Retry-After`, which Express's default handler (finalhandler) sets from an error's `headers`. */
+  readonly headers: Readonly<Record<'Retry-After', string>>
 
   /**
    * @param retryAfterSeconds Seconds until another attempt may succeed.
@@ -542,6 +558,7 @@ export class RateLimitedError extends AuthError {
     super('RateLimited', message)
     this.retryAfterSeconds = retryAfterSeconds
     this.scope = scope
+    this.headers = { 'Retry-After': String(retryAfterSeconds) }
   }
 
   override get clientCode(): ClientErrorCode {

@@ -467,6 +467,14 @@ export interface SessionOptions {
    * `AdapterError` (503) until the store is back, their cookie kept. Default 300.
    */
   storeOutageSeconds?: number | undefined
+  /**
+   * How long a request waits for a shared store (Redis, a Knex table; with database sessions the
+   * adapter's session methods) before that call fails as if the store were down, so the rule above
+   * applies (known sessions in, others 503, sign-in refused) instead of the request hanging with a
+   * silent store. Milliseconds, for reads and writes alike, or `{ read, write }`. Default
+   * `{ read: 250, write: 1000 }`. See docs/sessions.md.
+   */
+  storeTimeoutMs?: number | { read?: number | undefined; write?: number | undefined } | undefined
 }
 
 /**
@@ -810,6 +818,11 @@ export interface RateLimitOptions {
   ipv6Subnet?: number | undefined
   /** Prefix of every key in the store, so several apps can share one Redis or table. Default `portcullis`. */
   keyPrefix?: string | undefined
+  /**
+   * Milliseconds a shared store may take to count an attempt; past it the attempt is counted in this
+   * process's memory instead (as when the store is down). Default 1000.
+   */
+  storeTimeoutMs?: number | undefined
 }
 
 declare global {

@@ -9,6 +9,7 @@
 import { AdapterError, InvalidConfigurationError } from '../errors.js'
 import { describeError, redactError } from '../events.js'
 import type { LoggerInstance } from '../logger.js'
+import { DEFAULT_STORE_TIMEOUTS, withDeadline, type StoreTimeouts } from '../session/store/deadline.js'
 import type { Adapter } from '../types.js'
 
 /** The methods database sessions need. */
@@ -20,18 +21,23 @@ export type SessionAdapter = Adapter & Required<Pick<Adapter, (typeof SESSION_ME
 /**
  * A copy of `adapter` whose methods turn any failure into an `AdapterError`.
  *
+ * @param timeouts `session.storeTimeoutMs`: the session methods (every request's read, sign-in's
+ *   and sign-out's writes) that get no answer within it fail as a failed call does. The statement
+ *   itself is the driver's: it runs on until the app's pool or database settings end it.
  * @throws InvalidConfigurationError when `adapter` is not an object of functions.
  */
-export function guardAdapter(adapter: Adapter, logger: LoggerInstance): Adapter {
+export function guardAdapter(adapter: Adapter, logger: LoggerInstance, timeouts: StoreTimeouts = DEFAULT_STORE_TIMEOUTS): Adapter {
   if (!adapter || typeof adapter !== 'object') {
     throw new InvalidConfigurationError('adapter must be an adapter object, e.g. KnexAdapter(knex) from "portcullis/adapters/knex".')
   }
   const guarded: Record<string, unknown> = {}
   for (const method of methodNames(adapter)) {
     const fn = (adapter as Record<string, (...args: unknown[]) => unknown>)[method]!
+    const ms = method === 'getSessionAndUser' ? timeouts.readMs : (SESSION_METHODS as readonly string[]).includes(method) ? timeouts.writeMs : undefined
     guarded[method] = async (...args: unknown[]) => {
       try {
-        return await fn.apply(adapter, args)
+        const answer = fn.apply(adapter, args)
+        return await (ms === undefined ? answer : withDeadline(Promise.resolve(answer), ms, `the adapter's ${method}()`))
       } catch (error) {
         const cause = redactError(error, args)
         const hint = missingTableHint(error)

@@ -15,6 +15,7 @@ import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../secu
 import { resolveRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing } from '../session/keys.js'
+import { resolveStoreTimeouts, type StoreTimeouts } from '../session/store/deadline.js'
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import type { Adapter, CookiesOptions, PagesOptions } from '../types.js'
 import type { ConfiguredProvider, CookieSet, PortcullisConfig, ResolvedConfig } from './types.js'
@@ -48,8 +49,9 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
       'trustHost is false (or AUTH_TRUST_HOST=false), so the request Host is not trusted and AUTH_URL must give the site URL, e.g. AUTH_URL=https://example.com/api/auth.',
     )
   }
-  const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger)
-  const session = resolveSession(config, adapter, logger)
+  const storeTimeouts = resolveStoreTimeouts(config.session?.storeTimeoutMs)
+  const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger, storeTimeouts)
+  const session = resolveSession(config, adapter, logger, storeTimeouts)
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
   const jwtMaxAge = config.jwt?.maxAge ?? session.maxAge
@@ -81,7 +83,7 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
     providerById: new Map(providers.map((provider) => [provider.id, provider])),
     secrets,
     session,
-    sharedStore: session.strategy === 'jwt' ? sharedStoreOf(session.store, typeof config.rateLimit === 'object' ? config.rateLimit.store : undefined, logger) : undefined,
+    sharedStore: session.strategy === 'jwt' ? sharedStoreOf(session.store, typeof config.rateLimit === 'object' ? config.rateLimit.store : undefined, logger, storeTimeouts) : undefined,
     adapter,
     jwt: { maxAge: jwtMaxAge, maxSize: jwtMaxSize, cacheSize: jwtCacheSize, encode: config.jwt?.encode, decode: config.jwt?.decode },
     callbacks: { ...config.callbacks, redirect: config.callbacks?.redirect ?? defaultRedirect },
@@ -180,7 +182,7 @@ function resolveSecrets(secret: PortcullisConfig['secret'], env: Readonly<Record
   return [randomBytes(32).toString('base64url')]
 }
 
-function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined, logger: LoggerInstance): ResolvedConfig['session'] {
+function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined, logger: LoggerInstance, storeTimeouts: StoreTimeouts): ResolvedConfig['session'] {
   const options = config.session ?? {}
   // Spec §2.2: an adapter makes `database` the default; an explicit `jwt` keeps JWT sessions.
   const strategy = options.strategy ?? (adapter ? 'database' : 'jwt')
@@ -205,11 +207,11 @@ function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined, 
   const storeOutageSeconds = options.storeOutageSeconds ?? 300
   assertSeconds('session.revocationCacheSeconds', revocationCacheSeconds)
   assertSeconds('session.storeOutageSeconds', storeOutageSeconds)
-  const store = resolveSessionStore(options.store, logger)
+  const store = resolveSessionStore(options.store, logger, storeTimeouts)
   if (store && strategy === 'database') {
     logger.warn('SessionStoreUnused', 'session.store is for JWT sessions: database sessions are listed and ended in the database, and their refresh lease is kept in the Account row. It is not used.')
   }
-  return { strategy, maxAge, updateAge, generateSessionToken, store, revocationCacheMs: revocationCacheSeconds * 1000, storeOutageMs: storeOutageSeconds * 1000 }
+  return { strategy, maxAge, updateAge, generateSessionToken, store, revocationCacheMs: revocationCacheSeconds * 1000, storeOutageMs: storeOutageSeconds * 1000, storeTimeouts }
 }
 
 // 256 bits from the CSPRNG: a session token cannot be guessed, and hex fits any column and cookie.

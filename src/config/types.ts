@@ -15,6 +15,7 @@ import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
 import type { OriginPattern } from '../security/redirect.js'
 import type { KeyRing } from '../session/keys.js'
 import type { SessionStore } from '../session/store/types.js'
+import type { StoreTimeouts } from '../session/store/deadline.js'
 import type {
   Adapter,
   CallbacksOptions,
@@ -130,6 +131,8 @@ export interface ResolvedConfig {
     readonly revocationCacheMs: number
     /** Milliseconds a confirmed JWT session is still let in while the store cannot be reached. */
     readonly storeOutageMs: number
+    /** `session.storeTimeoutMs`: how long a shared store's (or the adapter's session) read or write may take. */
+    readonly storeTimeouts: StoreTimeouts
   }
   /** The adapter, its methods guarded (config/adapter.ts); it has the session methods when the strategy is `database`. */
   readonly adapter: Adapter | undefined

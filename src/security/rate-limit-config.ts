@@ -23,6 +23,8 @@ export interface ResolvedRateLimit {
   readonly credentialsIdentifier: RateLimitOptions['credentialsIdentifier']
   readonly ipv6Subnet: number
   readonly keyPrefix: string
+  /** Milliseconds a shared store may take to count an attempt before it is counted in memory. */
+  readonly storeTimeoutMs: number
 }
 
 /** 50 failed attempts per 15 minutes from one address: a brute force, not an office behind one NAT mistyping. */
@@ -60,6 +62,10 @@ export function resolveRateLimit(option: RateLimitOptions | boolean | undefined)
   if (typeof keyPrefix !== 'string' || keyPrefix.length === 0 || keyPrefix.length > 100) {
     throw new InvalidConfigurationError(`rateLimit.keyPrefix must be a non-empty string of at most 100 characters; got ${describe(keyPrefix)}.`)
   }
+  const storeTimeoutMs = options.storeTimeoutMs ?? 1000
+  if (!Number.isInteger(storeTimeoutMs) || storeTimeoutMs < 1 || storeTimeoutMs > 2_147_483_647) {
+    throw new InvalidConfigurationError(`rateLimit.storeTimeoutMs must be a whole number of milliseconds (at least 1); got ${describe(storeTimeoutMs)}.`)
+  }
   if (options.credentialsIdentifier !== undefined && typeof options.credentialsIdentifier !== 'function') {
     throw new InvalidConfigurationError('rateLimit.credentialsIdentifier must be a function (credentials, provider) => string | undefined.')
   }
@@ -70,6 +76,7 @@ export function resolveRateLimit(option: RateLimitOptions | boolean | undefined)
     credentialsIdentifier: options.credentialsIdentifier,
     ipv6Subnet,
     keyPrefix,
+    storeTimeoutMs,
   }
 }
 

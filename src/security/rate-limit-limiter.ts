@@ -4,8 +4,8 @@
  * in this process's memory while a shared store is down. Imported on the first sign-in attempt,
  * never on the session-read path.
  *
- * Outage policy: a store that fails or takes longer than a second to answer does not decide the
- * attempt. The attempt is counted in this process's memory instead, with the same limits, so the
+ * Outage policy: a store that fails or takes longer than `rateLimit.storeTimeoutMs` (default a
+ * second) to answer does not decide the attempt. The attempt is counted in this process's memory instead, with the same limits, so the
  * limits keep holding per process: nobody is locked out, and an attacker gets at most the limit
  * once per process. The first failure is logged as an error (`RateLimitStoreError`); while the store
  * stays down it is tried again every 10 seconds, and its return is logged (`RateLimitStoreRecovered`).
@@ -16,6 +16,7 @@ import { createHmac } from 'node:crypto'
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import type { ResolvedConfig } from '../config/types.js'
 import { RateLimitedError } from '../errors.js'
+import { withDeadline } from '../session/store/deadline.js'
 import { describeError } from '../events.js'
 import type { NodeRequest } from '../http/request.js'
 import type { LoggerInstance } from '../logger.js'
@@ -24,7 +25,7 @@ import type { ResolvedRateLimit } from './rate-limit-config.js'
 import { clientAddress } from './rate-limit-ip.js'
 import { sharedStore, type SharedStore } from './rate-limit-stores.js'
 
-/** How long a shared store may take to answer before the attempt is counted in memory instead. */
+/** How long a shared store may take to answer before the attempt is counted in memory instead, by default (`rateLimit.storeTimeoutMs`). */
 export const STORE_TIMEOUT_MS = 1000
 /** While a store is down, how often it is tried again. */
 export const STORE_RETRY_MS = 10_000
@@ -59,7 +60,7 @@ export interface SignInLimiter {
 /** Builds the limiter for a config whose `rateLimit` is on. */
 export function createSignInLimiter(config: ResolvedConfig, options: ResolvedRateLimit): SignInLimiter {
   const store = sharedStore(options.store)
-  const health = store ? new StoreHealth(store.label, config.logger) : undefined
+  const health = store ? new StoreHealth(store.label, config.logger, options.storeTimeoutMs) : undefined
   const counter = (bucket: 'ip' | 'id' | 'challenge', window: Readonly<RateLimitWindow> | false) =>
     window ? new Counter(`${options.keyPrefix}:${bucket}`, window, store, health) : undefined
   const ipCounter = counter('ip', options.ip)
@@ -172,6 +173,7 @@ class StoreHealth {
   constructor(
     private readonly label: string,
     private readonly logger: LoggerInstance,
+    private readonly timeoutMs: number,
   ) {}
 
   async run<T>(useStore: () => Promise<T>, useMemory: () => Promise<T>): Promise<T> {
@@ -183,7 +185,7 @@ class StoreHealth {
     }
     let result: T
     try {
-      result = await withTimeout(useStore(), STORE_TIMEOUT_MS, `no answer within ${STORE_TIMEOUT_MS} ms`)
+      result = await withDeadline(useStore(), this.timeoutMs, this.label)
     } catch (error) {
       // A refusal is an answer: the store is up.
       if (error instanceof RateLimiterRes) {
@@ -213,15 +215,4 @@ class StoreHealth {
     this.down = false
     this.logger.warn('RateLimitStoreRecovered', `The rate-limit store (${this.label}) answers again; sign-in attempts are counted there again.`)
   }
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), ms)
-    timer.unref()
-  })
-  // The store's own late failure must not become an unhandled rejection.
-  promise.catch(() => {})
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

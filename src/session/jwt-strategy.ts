@@ -6,7 +6,7 @@
  *
  * @see spec/auth-library-spec.md §2.2, §5.4
  */
-import { SessionTokenTooLargeError } from '../errors.js'
+import { AdapterError, SessionTokenTooLargeError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { Account, CookieOption, JWT, Session, SessionCallbackParams, User } from '../types.js'
 import { clearChunkedCookie, expiredCookie, readChunkedCookieForms, writeChunkedCookie, type ChunkedCookieForms, type OutgoingCookie } from './cookies.js'
@@ -112,8 +112,14 @@ async function readWithAppCode(
     } catch (error) {
       // POST /session is refused (the error reaches the route). A plain read must not end the
       // session over it: the old cookie stays valid until its own `exp`, and the log says why.
-      if (update || !(error instanceof SessionTokenTooLargeError)) throw error
-      config.logger.error(error.type, `${error.message} The session cookie is kept as it was.`)
+      // Nor fail over a store that could not move a standing session's expiry (the outage rule:
+      // known sessions are let in; the guard has logged the store's failure): the next read re-issues.
+      if (!update && sid !== undefined && error instanceof AdapterError) {
+        config.logger.debug('SessionNotReissued', 'The session store could not record the re-issue; the session cookie is kept as it was.')
+      } else {
+        if (update || !(error instanceof SessionTokenTooLargeError)) throw error
+        config.logger.error(error.type, `${error.message} The session cookie is kept as it was.`)
+      }
     }
   }
 

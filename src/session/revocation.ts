@@ -86,14 +86,36 @@ export function sessionStands(config: ResolvedConfig, store: SessionStore, token
   return checkAfterPoll(config, store, state, key, token, sid, userId, nowMs)
 }
 
+/** Starts a poll that no read waits for, unless one is under way or the store failed within RETRY_MS. */
+function pollBeside(store: SessionStore, state: Checks, nowMs: number): void {
+  if (state.polling || (state.failure && nowMs - state.failure.at < RETRY_MS)) return
+  // Its failure is kept in state.failure for the reads after it.
+  ;(state.polling = poll(store, state, nowMs)).catch(() => {})
+}
+
 async function checkAfterPoll(config: ResolvedConfig, store: SessionStore, state: Checks, key: string, token: JWT, sid: string | undefined, userId: string, nowMs: number): Promise<boolean> {
   if (nowMs - state.polledAt >= config.session.revocationCacheMs) {
-    try {
-      if (state.failure && nowMs - state.failure.at < RETRY_MS) throw state.failure.error
-      await (state.polling ??= poll(store, state, nowMs))
-    } catch (error) {
-      if (state.known.get(key)?.stands && nowMs - state.polledAt < config.session.storeOutageMs) return true
-      throw error
+    const known = state.known.get(key)
+    // An ended session stays ended: nothing the poll could say brings it back.
+    if (known?.stands === false) return false
+    const down = state.failure !== undefined && nowMs - state.failure.at < RETRY_MS
+    if (known === undefined) {
+      // Its own read below answers it, whatever the changes: the poll runs beside it. While the store
+      // is known to be down, it fails at once instead of waiting for the read's timeout.
+      if (down) throw state.failure!.error
+      pollBeside(store, state, nowMs)
+    } else if (state.failure !== undefined && nowMs - state.polledAt < config.session.storeOutageMs) {
+      // During an outage a session known to stand is let in without waiting: the store is tried again beside it.
+      pollBeside(store, state, nowMs)
+      return true
+    } else {
+      try {
+        if (down) throw state.failure!.error
+        await (state.polling ??= poll(store, state, nowMs))
+      } catch (error) {
+        if (state.known.get(key)?.stands && nowMs - state.polledAt < config.session.storeOutageMs) return true
+        throw error
+      }
     }
   }
   const known = state.known.get(key)
@@ -101,7 +123,8 @@ async function checkAfterPoll(config: ResolvedConfig, store: SessionStore, state
   const generation = state.generation
   const answer = await batchedState(store, sid, userId)
   const stands = sid !== undefined ? answer.session !== null && answer.session.expires > nowMs : issuedAtOf(token) >= answer.validAfter
-  // Answers dropped meanwhile may include a change to this one: it is not kept, and asked again next time.
+  // Answers dropped meanwhile (by a poll, also one running beside this read) may include a change to
+  // this one: it is not kept, and asked again next time.
   if (generation === state.generation) {
     state.known.set(key, { stands, userId })
     if (state.known.size > MAX_CHECKS) state.known.delete(state.known.keys().next().value!)

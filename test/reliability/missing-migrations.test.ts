@@ -42,7 +42,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
 
     it('auth(req, res) rejects with an AdapterError that says to run the migrations; the log line says it too', async () => {
       const { app, logger, errors } = createApp(db.knex)
-      const page = await request(app).get('/me').set('Cookie', 'authjs.session-token=0123456789abcdef').expect(500)
+      const page = await request(app).get('/me').set('Cookie', 'authjs.session-token=0123456789abcdef').expect(503)
       expect(errors).toHaveLength(1)
       const [error] = errors as AdapterError[]
       expect(error).toBeInstanceOf(AdapterError)
@@ -71,7 +71,7 @@ it('says nothing about migrations for other database errors', async () => {
   const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
   await db.destroy()
   const { app, errors } = createApp(db)
-  await request(app).get('/me').set('Cookie', 'authjs.session-token=0123456789abcdef').expect(500)
+  await request(app).get('/me').set('Cookie', 'authjs.session-token=0123456789abcdef').expect(503)
   expect(errors).toEqual([expect.any(AdapterError)])
   expect((errors[0] as Error).message).toBe("The adapter's getSessionAndUser() failed.")
 })

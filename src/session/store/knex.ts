@@ -46,6 +46,8 @@ async function threeTries<T>(statement: () => Promise<T>): Promise<T> {
 // Long: a store is an object of eleven short methods closing over one connection and table (as the
 // Knex adapter is); each method is read on its own.
 export function knexStore(knex: Knex, tableName: string, createTable: boolean, label: string): SessionStore {
+  /** A query of the table, on `on` (a transaction) or the pool. */
+  const rows = (on: Knex | Knex.Transaction = knex): Knex.QueryBuilder => on(tableName)
   let ready: Promise<void> | undefined
   // The table, once set up (not awaitable itself: a Knex query builder is a thenable that runs).
   const table = async (): Promise<{ query: Knex.QueryBuilder }> => {
@@ -55,17 +57,20 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       throw error
     })
     await ready
-    return { query: knex(tableName) }
+    return { query: rows() }
   }
   let writes = 0
   const sweep = async (): Promise<void> => {
     if (++writes % SWEEP_EVERY !== 0) return
-    await knex(tableName).where('expires', '<=', Date.now()).del()
+    await rows().where('expires', '<=', Date.now()).del()
   }
   const sessionKey = (id: string) => `s:${id}`
 
   return {
     label,
+    async prepare() {
+      await table()
+    },
     async createSession(session, tokenIssuedAt) {
       await (await table()).query.insert({
         key: sessionKey(session.id),
@@ -82,9 +87,9 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       // new time, or the record was committed before that delete began, and the delete ends it. A check
       // before the write (or in one statement with it) could be passed by both.
       if (tokenIssuedAt === undefined) return true
-      const row = (await knex(tableName).first('value').where({ key: `va:${session.userId}` }).andWhere('expires', '>', Date.now())) as Row | undefined
+      const row = (await rows().first('value').where({ key: `va:${session.userId}` }).andWhere('expires', '>', Date.now())) as Row | undefined
       if ((Number(row?.value) || 0) <= tokenIssuedAt) return true
-      await knex(tableName).where({ key: sessionKey(session.id) }).del()
+      await rows().where({ key: sessionKey(session.id) }).del()
       return false
     },
     async touchSession(id, userId, lastSeenAt, expires) {
@@ -116,7 +121,7 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
       await table()
       return knex.transaction(async (trx) => {
         const query = () => {
-          const selected = trx(tableName).where({ userId })
+          const selected = rows(trx).where({ userId })
           if ('only' in which) selected.andWhere('key', sessionKey(which.only))
           else if (which.except !== undefined) selected.andWhereNot('key', sessionKey(which.except))
           return selected
@@ -124,7 +129,7 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
         const ids = ((await query().select('key')) as Row[]).map((row) => String(row.key).slice(2))
         if (ids.length > 0) {
           await query().del()
-          await trx(tableName).insert(ids.map((id) => changeRow(`s:${id}`)))
+          await rows(trx).insert(ids.map((id) => changeRow(`s:${id}`)))
         }
         return ids
       })
@@ -132,11 +137,11 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
     async setValidAfter(userId, at, ttlMs) {
       await table()
       await knex.transaction(async (trx) => {
-        await trx(tableName)
+        await rows(trx)
           .insert({ key: `va:${userId}`, value: String(at), expires: Date.now() + ttlMs })
           .onConflict('key')
           .merge(['value', 'expires'])
-        await trx(tableName).insert(changeRow(`u:${userId}`))
+        await rows(trx).insert(changeRow(`u:${userId}`))
       })
       await sweep()
     },
@@ -167,8 +172,8 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
         // InnoDB may roll this delete back as the victim of a deadlock with another claimer's delete
         // or insert (seen on MariaDB with 8 claimers: 5 of 200 rounds); nothing was deleted then, so
         // it is tried again.
-        const expired = await threeTries(async () => Number(await knex(tableName).where({ key: row.key }).andWhere('expires', '<=', Date.now()).del()))
-        const held = async () => (await knex(tableName).where({ key: row.key }).first('key')) !== undefined
+        const expired = await threeTries(async () => Number(await rows().where({ key: row.key }).andWhere('expires', '<=', Date.now()).del()))
+        const held = async () => (await rows().where({ key: row.key }).first('key')) !== undefined
         if (expired === 0 && (await held())) return false
         // This call deleted the lapsed lease, or another claimer did and has not written its own yet
         // (or the insert failed for another reason): whichever insert lands has the lease. InnoDB may
@@ -176,7 +181,7 @@ export function knexStore(knex: Knex, tableName: string, createTable: boolean, l
         // winner's insert is seen: so up to three tries; an insert that cannot land fails each time.
         for (let tries = 1; ; tries++) {
           try {
-            await knex(tableName).insert(row)
+            await rows().insert(row)
             return true
           } catch {
             if (expired > 0 || (await held())) return false

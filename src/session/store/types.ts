@@ -87,4 +87,10 @@ export interface SessionStore {
   put(key: string, value: string, ttlMs: number): Promise<void>
   /** Deletes `key`. */
   remove(key: string): Promise<void>
+  /**
+   * Sets the store up on first use (the Knex store creates its table), awaited before each call
+   * under a limit of its own: a table and its indexes can take seconds to create, longer than a
+   * call's timeout.
+   */
+  prepare?(): Promise<void>
 }
