@@ -29,6 +29,7 @@ import {
   type ListSessionsFunction,
   type RegenerateRecoveryCodesFunction,
   type RemovePasskeyFunction,
+  type ResetTwoFactorFunction,
   type RevokeOtherSessionsFunction,
   type RevokeSessionFunction,
   type SignInFunction,
@@ -80,6 +81,8 @@ export interface PortcullisResult {
   disableTotp: DisableTotpFunction
   /** Ten new recovery codes for the signed-in user after a current code (CSRF-checked). */
   regenerateRecoveryCodes: RegenerateRecoveryCodesFunction
+  /** Removes a user's second factor without a code: an administrator's way back for a locked-out user (no request, no check of the caller). */
+  resetTwoFactor: ResetTwoFactorFunction
 }
 
 /**
@@ -87,7 +90,8 @@ export interface PortcullisResult {
  * not modified), derives the session keys, and returns the router and the session functions.
  *
  * @param config Providers, secret, session options, callbacks, events, pages, theme.
- * @throws MissingSecretError in production (`NODE_ENV=production`) when no secret is set.
+ * @throws MissingSecretError in production (`NODE_ENV=production`) when no secret is set; in
+ *   development without one, when the development secret (`.portcullis/dev-secret`) cannot be kept.
  * @throws InvalidConfigurationError when an option cannot work; the message says what to change.
  */
 export default function Portcullis(config: PortcullisConfig): PortcullisResult {
@@ -120,6 +124,7 @@ export type {
   PasswordCallContext,
   RegenerateRecoveryCodesFunction,
   RemovePasskeyFunction,
+  ResetTwoFactorFunction,
   RevokeOtherSessionsFunction,
   RevokeSessionFunction,
   SessionsCallContext,

@@ -709,6 +709,8 @@ export interface EventsOptions {
   twoFactorEnabled?: ((message: { userId: string }) => Awaitable<void>) | undefined
   /** The user's TOTP enrolment was removed (`disableTotp()` or the settings page, with a current code). */
   twoFactorDisabled?: ((message: { userId: string }) => Awaitable<void>) | undefined
+  /** An administrator removed the user's second factor without a code (`resetTwoFactor()`). */
+  twoFactorReset?: ((message: { userId: string }) => Awaitable<void>) | undefined
   /** New recovery codes replaced the user's old ones (`regenerateRecoveryCodes()` or the settings page). */
   recoveryCodesRegenerated?: ((message: { userId: string }) => Awaitable<void>) | undefined
   /** A recovery code was used in place of a TOTP code; `remaining` are left. */

@@ -23,6 +23,7 @@ import { createUnlinkAccount } from './unlink-account.js'
 import { createDisableTotp } from './disable-totp.js'
 import { createEnrollTotp } from './enroll-totp.js'
 import { createRegenerateRecoveryCodes } from './regenerate-recovery-codes.js'
+import { createResetTwoFactor } from './reset-two-factor.js'
 import { createVerifyTotp } from './verify-totp.js'
 
 export type { AuthFunction, AuthenticatedRequest } from './auth.js'
@@ -46,6 +47,7 @@ export type { UnlinkAccountFunction, UnlinkOptions } from './unlink-account.js'
 export type { DisableTotpFunction } from './disable-totp.js'
 export type { EnrollTotpFunction } from './enroll-totp.js'
 export type { RegenerateRecoveryCodesFunction } from './regenerate-recovery-codes.js'
+export type { ResetTwoFactorFunction } from './reset-two-factor.js'
 export type { TwoFactorCallContext, TwoFactorCodeOptions } from './two-factor-context.js'
 export type { TotpVerification, VerifyTotpFunction } from './verify-totp.js'
 export type { TotpEnrollment } from '../two-factor/factor.js'
@@ -72,5 +74,6 @@ export function createAuth(config: ResolvedConfig, requestScope: RequestScope) {
     verifyTotp: createVerifyTotp(api),
     disableTotp: createDisableTotp(api),
     regenerateRecoveryCodes: createRegenerateRecoveryCodes(api),
+    resetTwoFactor: createResetTwoFactor(api),
   }
 }
