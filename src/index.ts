@@ -86,6 +86,7 @@ export type { SignUpFunction, SignUpOptions } from './features/password/api/sign
 export type { DisableTotpFunction } from './features/two-factor/api/disable-totp.js'
 export type { EnrollTotpFunction } from './features/two-factor/api/enroll-totp.js'
 export type { RegenerateRecoveryCodesFunction } from './features/two-factor/api/regenerate-recovery-codes.js'
+export type { ResetTwoFactorFunction } from './features/two-factor/api/reset-two-factor.js'
 export type { TwoFactorCallContext, TwoFactorCodeOptions } from './features/two-factor/api/context.js'
 export type { TotpVerification, VerifyTotpFunction } from './features/two-factor/api/verify-totp.js'
 export type { TotpEnrollment } from './features/two-factor/factor.js'

@@ -359,6 +359,14 @@ export interface Adapter {
   /** Deletes the user's enrolment and recovery codes; `true` when there was an enrolment. */
   deleteTwoFactor?(userId: string): Promise<boolean>
   /**
+   * Replaces the stored sealed secret `from` by `to` (the same TOTP key, sealed with the current
+   * secret after a rotation), in one conditional UPDATE: `false`, changing nothing, when the stored
+   * one is no longer `from` (reset, or enrolled again). Optional: without it a key stays sealed with
+   * the secret it was enrolled under, and that secret must stay listed (a `TwoFactorSecretNotResealed`
+   * warning says so).
+   */
+  resealTwoFactor?(userId: string, sealed: { from: string; to: string }): Promise<boolean>
+  /**
    * Deletes rows that can never be used again (expired sessions, verification tokens) and returns
    * how many of each; `null` when another process is pruning. Run by the `prune` option.
    */
@@ -717,6 +725,8 @@ export interface EventsOptions {
   twoFactorEnabled?: ((message: { userId: string }) => Awaitable<void>) | undefined
   /** The user's TOTP enrolment was removed (`disableTotp()` or the settings page, with a current code). */
   twoFactorDisabled?: ((message: { userId: string }) => Awaitable<void>) | undefined
+  /** An administrator removed the user's second factor without a code (`resetTwoFactor()`). */
+  twoFactorReset?: ((message: { userId: string }) => Awaitable<void>) | undefined
   /** New recovery codes replaced the user's old ones (`regenerateRecoveryCodes()` or the settings page). */
   recoveryCodesRegenerated?: ((message: { userId: string }) => Awaitable<void>) | undefined
   /** A recovery code was used in place of a TOTP code; `remaining` are left. */

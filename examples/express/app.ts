@@ -127,8 +127,9 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
     if (!(await adapter.getUserByEmail(user.email))) await adapter.createUser({ name: user.name, email: user.email })
   }
 
-  // No `secret` here: AUTH_SECRET from the environment, or in development a per-process secret
-  // (Portcullis warns). Production without AUTH_SECRET throws MissingSecretError.
+  // No `secret` here: AUTH_SECRET from the environment, or in development the secret Portcullis
+  // keeps in .portcullis/dev-secret (it warns, naming the file), so the two-step verification keys
+  // sealed with it open after a restart. Production without AUTH_SECRET throws MissingSecretError.
   // With an adapter, sessions are database sessions: the cookie holds only a random session token.
   // An OIDC sign-in creates the user (and links the account) on first sign-in.
   const passkeys = passkeyOrigin !== undefined || process.env.AUTH_URL !== undefined

@@ -2,7 +2,8 @@
  * Runs the example: `npm start` (`tsx examples/express/server.ts`). Sessions and users live in a
  * SQLite file (DATABASE_FILE, default examples/express/example.sqlite), created and migrated at
  * start. Set PORT to listen elsewhere, HOST to listen beyond this machine (default localhost), and
- * AUTH_SECRET to keep sign-ins working across restarts.
+ * AUTH_SECRET to choose the secret (without it, Portcullis keeps a development secret in
+ * .portcullis/dev-secret, git-ignored, so sign-ins and two-step verification survive restarts).
  *
  * E-mail sign-in prints its links on this console (a development transport: not sent, and refused
  * with NODE_ENV=production). Set AUTH_EMAIL_SERVER to an SMTP URL (e.g.

@@ -10,6 +10,7 @@ import { deepFreeze } from '../freeze.js'
 import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { recordComposition, type Feature, type ProviderInit, type ProviderMethods } from '../composition/index.js'
 import { InvalidConfigurationError, MissingSecretError, UntrustedHostError } from '../errors.js'
+import { developmentSecret } from './dev-secret.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../security/redirect.js'
 import { resolveRateLimit } from '../security/rate-limit-config.js'
@@ -175,11 +176,13 @@ function resolveSecrets(secret: PortcullisConfig['secret'], env: Readonly<Record
   const secrets = given.length > 0 ? given : secretsFromEnv(env)
   if (secrets.length > 0) return secrets
   if (isProduction(env)) throw new MissingSecretError()
+  // Not a per-process secret: what is sealed with it outlives the process (dev-secret.ts).
+  const dev = developmentSecret()
   logger.warn(
     'MissingSecret',
-    'No AUTH_SECRET set: using a random secret for this process, so sessions end when it restarts. Set AUTH_SECRET (`openssl rand -base64 33`) before deploying.',
+    `No AUTH_SECRET set: using the development secret ${dev.created ? 'made now in' : 'kept in'} ${dev.path} (git-ignored), so sign-ins and two-step verification survive restarts. Set AUTH_SECRET (\`openssl rand -base64 33\`) before deploying.`,
   )
-  return [randomBytes(32).toString('base64url')]
+  return [dev.secret]
 }
 
 function resolveSession(config: PortcullisConfig, adapter: Adapter | undefined, logger: LoggerInstance, storeTimeouts: StoreTimeouts): ResolvedConfig['session'] {

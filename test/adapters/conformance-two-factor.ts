@@ -1,6 +1,6 @@
 /**
- * The second factor's part of the adapter conformance suite (the `twoFactor` capability): the seven
- * methods behind TOTP enrolment and sign-in, each refusal included, and the races a second factor
+ * The second factor's part of the adapter conformance suite (the `twoFactor` capability): the eight
+ * methods behind TOTP enrolment and sign-in (with sealing a key again after a rotation), each refusal included, and the races a second factor
  * must win (a code or a recovery code good once, an enrolment confirmed once and never replaced once
  * confirmed). Written against the `Adapter` interface only; `runAdapterConformance` declares it.
  *
@@ -257,6 +257,50 @@ export function describeTwoFactorConformance(adapter: () => TwoFactorAdapter, cr
 
         await adapter().setRecoveryCodes(user.id, [])
         expect((await adapter().getTwoFactor(user.id))?.recoveryCodes).toBe(0)
+      })
+    })
+
+    describe('sealing again after a rotation', () => {
+      it('resealTwoFactor replaces the sealed secret while it is `from`, and changes nothing else', async () => {
+        const { user, secret, codes } = await enabledUser()
+        const bystander = await enabledUser()
+        const resealed = sealedSecret()
+        expect(await adapter().resealTwoFactor(user.id, { from: secret, to: resealed })).toBe(true)
+        expect(await adapter().getTwoFactor(user.id)).toEqual(confirmed(user.id, resealed))
+        expect(await adapter().useRecoveryCode(user.id, codes[0]!)).toBe(true)
+        expect(await adapter().useTwoFactorStep(user.id, STEP + 1)).toBe(true)
+        expect(await adapter().getTwoFactor(bystander.user.id)).toEqual(confirmed(bystander.user.id, bystander.secret))
+        // A pending enrolment is sealed again too, and can then be confirmed under its new value only.
+        const pending = await pendingUser()
+        const pendingResealed = sealedSecret()
+        expect(await adapter().resealTwoFactor(pending.user.id, { from: pending.secret, to: pendingResealed })).toBe(true)
+        expect(await adapter().enableTwoFactor(pending.user.id, { secret: pending.secret, step: STEP, enabledAt: ENABLED_AT, recoveryCodes: codeHashes(10) })).toBe(false)
+        expect(await adapter().enableTwoFactor(pending.user.id, { secret: pendingResealed, step: STEP, enabledAt: ENABLED_AT, recoveryCodes: codeHashes(10) })).toBe(true)
+      })
+
+      it('resealTwoFactor changes nothing when the stored secret is no longer `from` (enrolled again, reset), or the user has none', async () => {
+        const { user, secret } = await enabledUser()
+        const current = sealedSecret()
+        expect(await adapter().resealTwoFactor(user.id, { from: secret, to: current })).toBe(true)
+        // The value it replaced, a second time (a concurrent request that read the row before).
+        expect(await adapter().resealTwoFactor(user.id, { from: secret, to: sealedSecret() })).toBe(false)
+        // Letter case matters: a sealed value is base64url.
+        expect(await adapter().resealTwoFactor(user.id, { from: current.toLowerCase() === current ? current.toUpperCase() : current.toLowerCase(), to: sealedSecret() })).toBe(false)
+        expect((await adapter().getTwoFactor(user.id))?.secret).toBe(current)
+        expect(await adapter().deleteTwoFactor(user.id)).toBe(true)
+        expect(await adapter().resealTwoFactor(user.id, { from: current, to: sealedSecret() })).toBe(false)
+        expect(await adapter().getTwoFactor(user.id)).toBeNull()
+        const stranger = await createUser()
+        expect(await adapter().resealTwoFactor(stranger.id, { from: current, to: sealedSecret() })).toBe(false)
+        expect(await adapter().getTwoFactor(stranger.id)).toBeNull()
+      })
+
+      it('of concurrent resealTwoFactor calls from one value, exactly one wins', async () => {
+        const { user, secret } = await enabledUser()
+        const candidates = Array.from({ length: 10 }, sealedSecret)
+        const results = await Promise.all(candidates.map((to) => adapter().resealTwoFactor(user.id, { from: secret, to })))
+        expect(results.filter(Boolean)).toHaveLength(1)
+        expect((await adapter().getTwoFactor(user.id))?.secret).toBe(candidates[results.indexOf(true)])
       })
     })
   })

@@ -33,7 +33,7 @@ describe('secret', () => {
     expect(() => Portcullis({ providers: [credentialsProvider] })).toThrow(/AUTH_SECRET/)
   })
 
-  it('warns in development and uses a per-process secret that works', async () => {
+  it('warns in development and uses the development secret, which works', async () => {
     process.env.NODE_ENV = 'development'
     const warn = jest.fn()
     const app = appFor({ logger: { ...silent, warn } })

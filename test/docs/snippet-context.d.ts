@@ -5,9 +5,9 @@
  * (Portcullis itself, its providers, its error classes) must be imported by the snippet, as a reader
  * copying it would have to.
  */
-import type { Express } from 'express'
+import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -28,6 +28,9 @@ declare global {
   const verifyTotp: VerifyTotpFunction
   const disableTotp: DisableTotpFunction
   const regenerateRecoveryCodes: RegenerateRecoveryCodesFunction
+  const resetTwoFactor: ResetTwoFactorFunction
+  /** The app's own check that the signed-in user is an administrator, as an admin route's snippet calls it. */
+  const requireAdmin: RequestHandler
   const providers: Provider[]
   const adapter: Adapter
   /** The app's own user store and lock-out rule, as a credentials snippet calls them. */

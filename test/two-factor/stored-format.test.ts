@@ -7,8 +7,8 @@
 import { describe, expect, it } from '@jest/globals'
 import { createHmac, hkdfSync } from 'node:crypto'
 import { compactDecrypt, decodeProtectedHeader } from 'jose'
-import { normalizeRecoveryCode, recoveryCodeHash } from '../../src/features/two-factor/recovery.js'
-import { matchingStep, openTotpSecret, sealTotpSecret, stepAt, totpCode, totpUri } from '../../src/features/two-factor/totp.js'
+import { normalizeRecoveryCode, recoveryCodeHash, recoveryKeyOf } from '../../src/features/two-factor/recovery.js'
+import { matchingStep, openTotpSecret, sealTotpSecret, sealedWithCurrentSecret, stepAt, totpCode, totpUri } from '../../src/features/two-factor/totp.js'
 
 const SECRET = 'two-factor-fixture-secret-0123456789abcdefghij'
 const KEY = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'
@@ -16,8 +16,10 @@ const KEY = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP'
 const SEALED_KEY =
   'eyJhbGciOiJkaXIiLCJlbmMiOiJBMjU2Q0JDLUhTNTEyIiwia2lkIjoiSFJYa1E4WGpqZ0VaQTloVDI3OEkteGp2UlViajM2WXcyek1rM2dIUVZzV1hYSE5PWXRlX0FnYmFpY1dMWktEeVg1UENiTXhOTUFmOUowVVAwazV3VlEifQ' +
   '..oCTDh0fCwusI36QrHe-7aA.B0IqKgYJHLm98djIPOCSVZrkN4kUyoGX4QEy8rAzMn7htCstV_WpOJQd5nkbPP18.AxeT4103pAIjJXFJ_Zj8ZMhzcFDrSexVKRQ8_SHEwHk'
-/** The recovery code `abcde-23456` of user `user-1` as stored under `SECRET` (2026-11-28). */
+/** The recovery code `abcde-23456` of user `user-1` as stored under `SECRET` (2026-11-28: sets keyed with the secret itself). */
 const RECOVERY_HASH = '9a3ccda5216cb6ef8236cad243574b72d3da2c98a2fc629f8df7f1405b69a667'
+/** The same code of the same user in a set keyed from the TOTP key `KEY` (2026-12-01: sets since). */
+const KEYED_RECOVERY_HASH = '42a57226c4fe2e726900a40fc1c787734b9912c2f64d4d516a4306b90377ae71'
 
 describe('the TOTP codes are RFC 6238\'s (HMAC-SHA-1, 30-second steps, the last six digits)', () => {
   // RFC 6238 Appendix B, SHA-1 rows: the key is the ASCII "12345678901234567890".
@@ -75,6 +77,17 @@ describe('a TOTP key sealed by this version', () => {
     expect(decodeProtectedHeader(sealed)).toEqual(decodeProtectedHeader(SEALED_KEY))
     expect(openTotpSecret([SECRET], sealed)).toBe(KEY)
   })
+
+  it('is told apart, by its header, from a key sealed with a newer secret (what is sealed again on its next use)', () => {
+    const newer = 'a-newer-secret-0123456789abcdefghijklmnop'
+    expect(sealedWithCurrentSecret([SECRET], SEALED_KEY)).toBe(true)
+    expect(sealedWithCurrentSecret([newer, SECRET], SEALED_KEY)).toBe(false)
+    const resealed = sealTotpSecret([newer, SECRET], KEY)
+    expect(sealedWithCurrentSecret([newer, SECRET], resealed)).toBe(true)
+    expect(sealedWithCurrentSecret([newer], resealed)).toBe(true)
+    expect(decodeProtectedHeader(resealed).kid).not.toBe(decodeProtectedHeader(SEALED_KEY).kid)
+    expect(openTotpSecret([newer], resealed)).toBe(KEY)
+  })
 })
 
 describe('a recovery code stored by this version', () => {
@@ -85,5 +98,15 @@ describe('a recovery code stored by this version', () => {
     expect(createHmac('sha256', SECRET).update('portcullis.recovery-code\0user-1\0abcde23456').digest('hex')).toBe(RECOVERY_HASH)
     // Bound to the user: the same code of another user is another hash.
     expect(recoveryCodeHash(SECRET, 'user-2', stored!)).not.toBe(RECOVERY_HASH)
+  })
+
+  it('is, since 2026-12, HMAC-SHA-256 keyed with a key HMAC-SHA-256 derives from the TOTP key, over the same message', () => {
+    const key = recoveryKeyOf(KEY)
+    expect(key).toEqual(createHmac('sha256', KEY).update('portcullis.recovery-code-key').digest())
+    expect(recoveryCodeHash(key, 'user-1', 'abcde23456')).toBe(KEYED_RECOVERY_HASH)
+    expect(createHmac('sha256', key).update('portcullis.recovery-code\0user-1\0abcde23456').digest('hex')).toBe(KEYED_RECOVERY_HASH)
+    // Bound to the enrolment's key and to the user, and no longer to the secret.
+    expect(recoveryCodeHash(recoveryKeyOf('GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ'), 'user-1', 'abcde23456')).not.toBe(KEYED_RECOVERY_HASH)
+    expect(recoveryCodeHash(key, 'user-2', 'abcde23456')).not.toBe(KEYED_RECOVERY_HASH)
   })
 })

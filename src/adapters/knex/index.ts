@@ -128,6 +128,8 @@ export interface KnexAdapterInstance extends Adapter {
   setRecoveryCodes(userId: string, codeHashes: readonly string[]): Promise<void>
   /** Deletes the enrolment and its recovery codes, in one transaction; `true` when there was an enrolment. */
   deleteTwoFactor(userId: string): Promise<boolean>
+  /** Replaces the sealed secret `from` by `to` in one conditional UPDATE: `true` only while the stored one was `from`. */
+  resealTwoFactor(userId: string, sealed: { from: string; to: string }): Promise<boolean>
   /**
    * Deletes expired sessions and expired verification tokens, a few thousand rows per statement
    * through the indexes of the fourth migration; rows still valid are never touched. Of several
@@ -654,6 +656,14 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
         await trx(tables.recoveryCodes).where(whereRecoveryCodes(userId)).del()
         return (await trx(tables.twoFactors).where(whereTwoFactor(userId)).del()) === 1
       })
+    },
+
+    async resealTwoFactor(userId, { from, to }) {
+      // `from` in the WHERE: a key reset or replaced meanwhile matches nothing, and is not overwritten.
+      const updated = await knex(tables.twoFactors)
+        .update(values({ secret: to, updatedAt: new Date(Date.now()) }, twoFactors))
+        .where({ ...whereTwoFactor(userId), [twoFactors.secret]: from })
+      return updated === 1
     },
 
     async prune(options = {}) {

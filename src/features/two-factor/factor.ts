@@ -15,8 +15,8 @@ import { TwoFactorError } from '../../errors.js'
 import { emitEvent } from '../../events.js'
 import { limitSignInAttempt } from '../../security/rate-limit.js'
 import type { AdapterTwoFactor, AdapterUser, SecondFactorProof } from '../../types.js'
-import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeHash, recoveryCodeHashes } from './recovery.js'
-import { matchingStep, newTotpSecret, openTotpSecret, qrCodeSvg, sealTotpSecret, totpUri } from './totp.js'
+import { newRecoveryCodes, normalizeRecoveryCode, recoveryCodeHash, recoveryCodeHashes, recoveryKeyOf } from './recovery.js'
+import { matchingStep, newTotpSecret, openTotpSecret, qrCodeSvg, sealTotpSecret, sealedWithCurrentSecret, totpUri } from './totp.js'
 
 /** The rate limit's bucket for second-factor codes (its identifier is the user id). */
 const BUCKET = { id: 'two-factor', type: 'credentials' } as const
@@ -76,10 +76,11 @@ export async function confirmEnrolment(ctx: ActionContext, userId: string, input
   const step = secret === null ? null : matchingStep(secret, codeOf(input), ctx.now * 1000)
   if (step === null) throw invalidCode()
   const codes = newRecoveryCodes()
-  const hashes = recoveryCodeHashes(ctx.config.secrets[0]!, userId, codes)
+  const hashes = recoveryCodeHashes(recoveryKeyOf(secret!), userId, codes)
   // Refused when another request confirmed or restarted it meanwhile.
   if (!(await adapter.enableTwoFactor(userId, { secret: pending.secret, step, enabledAt: new Date(ctx.now * 1000), recoveryCodes: hashes }))) throw alreadyEnrolled()
   await attempt.succeeded()
+  await resealIfOlder(ctx, userId, pending.secret, secret!)
   await emitEvent(ctx.config, 'twoFactorEnabled', { userId })
   return codes
 }
@@ -90,28 +91,60 @@ export async function confirmEnrolment(ctx: ActionContext, userId: string, input
  * @throws TwoFactorError `invalid_code` (wrong, replayed, used), `not_enrolled`; RateLimitedError; AdapterError
  */
 export async function checkSecondFactor(ctx: ActionContext, userId: string, input: unknown): Promise<SecondFactorMethod> {
+  return (await checkCode(ctx, userId, input)).method
+}
+
+/** `checkSecondFactor`, with the enrolment's TOTP key (null when no configured secret opens it). */
+async function checkCode(ctx: ActionContext, userId: string, input: unknown): Promise<{ method: SecondFactorMethod; key: string | null }> {
   const attempt = await limitSignInAttempt(ctx, BUCKET, userId)
   const adapter = adapterOf(ctx)
   const enrolment = await adapter.getTwoFactor(userId)
   if (!enrolment?.enabledAt) throw new TwoFactorError('not_enrolled', 'The user has no confirmed TOTP enrolment.')
   const code = codeOf(input)
+  const key = openTotpSecret(ctx.config.secrets, enrolment.secret)
+  if (key === null) {
+    ctx.config.logger.error(
+      'TwoFactorSecretUnreadable',
+      `The TOTP secret of user ${userId} opens with none of the configured secrets: the secret it was sealed with is no longer listed. List it again (docs/deployment.md, "Rotating the secret"), or reset the user's second factor with resetTwoFactor().`,
+    )
+  }
   let method: SecondFactorMethod | undefined
   if (/^\d{6}$/.test(code)) {
-    const secret = openTotpSecret(ctx.config.secrets, enrolment.secret)
-    if (secret === null) ctx.config.logger.error('TwoFactorSecretUnreadable', `The TOTP secret of user ${userId} opens with none of the configured secrets: keep the old secret in the list when rotating AUTH_SECRET.`)
-    const step = secret === null ? null : matchingStep(secret, code, ctx.now * 1000)
+    const step = key === null ? null : matchingStep(key, code, ctx.now * 1000)
     // The step is recorded only if it is later than the last one: a code is good once.
     if (step !== null && (await adapter.useTwoFactorStep(userId, step))) method = 'totp'
   } else {
     const recovery = normalizeRecoveryCode(code)
-    if (recovery !== undefined && (await useRecoveryCode(adapter, ctx.config.secrets, userId, recovery))) {
+    if (recovery !== undefined && (await useRecoveryCode(adapter, ctx.config.secrets, key, userId, recovery))) {
       method = 'recovery-code'
       await emitEvent(ctx.config, 'recoveryCodeUsed', { userId, remaining: Math.max(0, enrolment.recoveryCodes - 1) })
     }
   }
   if (!method) throw invalidCode()
   await attempt.succeeded()
-  return method
+  if (key !== null) await resealIfOlder(ctx, userId, enrolment.secret, key)
+  return { method, key }
+}
+
+/**
+ * Seals the TOTP key again with the current secret when `sealed` is another's: after its first good
+ * code under a rotated secret, a key (and the recovery codes keyed from it) needs the older secret
+ * no more. Compared with the stored value, so a key replaced meanwhile (a reset, a new enrolment) is
+ * not overwritten.
+ */
+async function resealIfOlder(ctx: ActionContext, userId: string, sealed: string, key: string): Promise<void> {
+  if (sealedWithCurrentSecret(ctx.config.secrets, sealed)) return
+  const adapter = adapterOf(ctx)
+  if (typeof adapter.resealTwoFactor !== 'function') {
+    ctx.config.logger.warn(
+      'TwoFactorSecretNotResealed',
+      `The TOTP secret of user ${userId} is sealed with an older secret and the adapter has no resealTwoFactor() to seal it again: keep that secret listed, or add the method (KnexAdapter has it).`,
+    )
+    return
+  }
+  if (await adapter.resealTwoFactor(userId, { from: sealed, to: sealTotpSecret(ctx.config.secrets, key) })) {
+    ctx.config.logger.debug('TwoFactorSecretResealed', `The TOTP secret of user ${userId} was sealed again with the current secret.`)
+  }
 }
 
 /**
@@ -130,16 +163,18 @@ export async function disableTwoFactor(ctx: ActionContext, userId: string, input
  * @throws TwoFactorError `invalid_code`, `not_enrolled`; RateLimitedError; AdapterError
  */
 export async function regenerateRecoveryCodes(ctx: ActionContext, userId: string, input: unknown): Promise<string[]> {
-  await checkSecondFactor(ctx, userId, input)
+  const { key } = await checkCode(ctx, userId, input)
   const codes = newRecoveryCodes()
-  await adapterOf(ctx).setRecoveryCodes(userId, recoveryCodeHashes(ctx.config.secrets[0]!, userId, codes))
+  // A key no secret opens let only a code of an older set in (keyed with a secret): the new set is keyed so too.
+  await adapterOf(ctx).setRecoveryCodes(userId, recoveryCodeHashes(key === null ? ctx.config.secrets[0]! : recoveryKeyOf(key), userId, codes))
   await emitEvent(ctx.config, 'recoveryCodesRegenerated', { userId })
   return codes
 }
 
-/** Uses the recovery code under whichever configured secret hashed it. */
-async function useRecoveryCode(adapter: TwoFactorAdapter, secrets: readonly string[], userId: string, code: string): Promise<boolean> {
-  for (const secret of secrets) if (await adapter.useRecoveryCode(userId, recoveryCodeHash(secret, userId, code))) return true
+/** Uses the recovery code: keyed from the TOTP key `key`, else (a set issued before that, recovery.ts) with whichever configured secret. */
+async function useRecoveryCode(adapter: TwoFactorAdapter, secrets: readonly string[], key: string | null, userId: string, code: string): Promise<boolean> {
+  const keys: Array<string | Buffer> = key === null ? [...secrets] : [recoveryKeyOf(key), ...secrets]
+  for (const hashKey of keys) if (await adapter.useRecoveryCode(userId, recoveryCodeHash(hashKey, userId, code))) return true
   return false
 }
 

@@ -7,6 +7,7 @@ import type { Feature } from '../../composition/index.js'
 import { createDisableTotp, type DisableTotpFunction } from './api/disable-totp.js'
 import { createEnrollTotp, type EnrollTotpFunction } from './api/enroll-totp.js'
 import { createRegenerateRecoveryCodes, type RegenerateRecoveryCodesFunction } from './api/regenerate-recovery-codes.js'
+import { createResetTwoFactor, type ResetTwoFactorFunction } from './api/reset-two-factor.js'
 import { createVerifyTotp, type VerifyTotpFunction } from './api/verify-totp.js'
 import { resolveTwoFactor, TWO_FACTOR_ADAPTER_METHODS } from './config.js'
 import { asksSecondFactor, hasSecondFactor, secondFactorGate } from './pending.js'
@@ -21,6 +22,8 @@ export interface TwoFactorApi {
   disableTotp: DisableTotpFunction
   /** Ten new recovery codes for the signed-in user after a current code (CSRF-checked). */
   regenerateRecoveryCodes: RegenerateRecoveryCodesFunction
+  /** Removes a user's second factor without a code, for an administrator helping a locked-out user (no request, no CSRF check: the caller's route checks who may). */
+  resetTwoFactor: ResetTwoFactorFunction
 }
 
 export const twoFactorFeature: Feature = {
@@ -49,9 +52,10 @@ export const twoFactorFeature: Feature = {
     verifyTotp: createVerifyTotp(api),
     disableTotp: createDisableTotp(api),
     regenerateRecoveryCodes: createRegenerateRecoveryCodes(api),
+    resetTwoFactor: createResetTwoFactor(api),
   }),
-  adapterMethods: TWO_FACTOR_ADAPTER_METHODS,
-  events: ['twoFactorEnabled', 'twoFactorDisabled', 'recoveryCodesRegenerated', 'recoveryCodeUsed'],
+  adapterMethods: [...TWO_FACTOR_ADAPTER_METHODS, 'resealTwoFactor'],
+  events: ['twoFactorEnabled', 'twoFactorDisabled', 'twoFactorReset', 'recoveryCodesRegenerated', 'recoveryCodeUsed'],
   errors: ['TwoFactor'],
   rateLimitBuckets: ['two-factor'],
 }

@@ -1,9 +1,14 @@
 /**
  * Recovery codes: ten per enrolment, each ten characters of a 31-symbol alphabet (49 bits) shown as
- * `xxxxx-xxxxx`, single use. Stored as HMAC-SHA-256 keyed with the secret (`AUTH_SECRET`) over the
- * user id and the code, so a database dump alone cannot be searched offline; online guessing is held
- * by the per-account rate limit. A code is checked with each configured secret, so rotating it keeps
- * the codes good while the old secret stays in the list.
+ * `xxxxx-xxxxx`, single use. Stored as HMAC-SHA-256 over the user id and the code, keyed with a key
+ * derived from the enrolment's TOTP key, which is stored sealed with the secret (`AUTH_SECRET`): a
+ * database dump alone cannot be searched offline, and online guessing is held by the per-account
+ * rate limit. Keyed so, the set follows its TOTP key when that is sealed again with a newer secret
+ * (rotation), and needs no old secret afterwards; a HMAC keyed with the secret itself could never
+ * be moved to another secret without the codes in the clear.
+ *
+ * Sets issued before that (until 2026-12) were keyed with the secret itself: they are still
+ * checked with each configured secret, and move to their TOTP key when the user asks for new codes.
  */
 import { createHmac, randomInt } from 'node:crypto'
 
@@ -28,12 +33,17 @@ export function normalizeRecoveryCode(input: string): string | undefined {
   return code.length === LENGTH && [...code].every((char) => ALPHABET.includes(char)) ? code : undefined
 }
 
-/** The stored hashes of new `codes` (as `newRecoveryCodes` shows them) for `userId`, keyed with `secret`. */
-export function recoveryCodeHashes(secret: string, userId: string, codes: readonly string[]): string[] {
-  return codes.map((code) => recoveryCodeHash(secret, userId, normalizeRecoveryCode(code)!))
+/** The key a set's hashes are keyed with: HMAC-SHA-256 keyed with the enrolment's TOTP key (base32) over a label. */
+export function recoveryKeyOf(totpSecret: string): Buffer {
+  return createHmac('sha256', totpSecret).update('portcullis.recovery-code-key').digest()
 }
 
-/** The stored hash of `code` (normalised) for `userId`, keyed with `secret`. */
-export function recoveryCodeHash(secret: string, userId: string, code: string): string {
-  return createHmac('sha256', secret).update(`portcullis.recovery-code\0${userId}\0${code}`).digest('hex')
+/** The stored hashes of new `codes` (as `newRecoveryCodes` shows them) for `userId`, keyed with `key` (`recoveryKeyOf`). */
+export function recoveryCodeHashes(key: string | Buffer, userId: string, codes: readonly string[]): string[] {
+  return codes.map((code) => recoveryCodeHash(key, userId, normalizeRecoveryCode(code)!))
+}
+
+/** The stored hash of `code` (normalised) for `userId`, keyed with `key` (`recoveryKeyOf`, or a secret for the sets issued before it). */
+export function recoveryCodeHash(key: string | Buffer, userId: string, code: string): string {
+  return createHmac('sha256', key).update(`portcullis.recovery-code\0${userId}\0${code}`).digest('hex')
 }

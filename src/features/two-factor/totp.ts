@@ -67,3 +67,12 @@ export function sealTotpSecret(secrets: readonly string[], secret: string): stri
 export function openTotpSecret(secrets: readonly string[], sealed: string): string | null {
   return decryptJwe(sealed, ring(secrets))
 }
+
+/**
+ * Whether `sealed` was sealed with the current (first) secret: its protected header is the current
+ * key's, which names the key by its thumbprint (`kid`). Any other opens only with an older secret,
+ * and is sealed again on its next use so that the older one can be dropped.
+ */
+export function sealedWithCurrentSecret(secrets: readonly string[], sealed: string): boolean {
+  return sealed.startsWith(`${ring(secrets).current.protectedHeader}.`)
+}
