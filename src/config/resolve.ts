@@ -11,6 +11,7 @@ import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { resolvePrune } from './prune.js'
 import { InvalidConfigurationError, MissingAuthorizeError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
+import { requestLogFields } from '../http/log-fields.js'
 import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../security/redirect.js'
 import { resolveRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
@@ -38,7 +39,7 @@ const ONE_DAY = 24 * 60 * 60
  */
 export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<string, string | undefined>> = process.env): ResolvedConfig {
   if (config === null || typeof config !== 'object') throw new TypeError('Portcullis(config): config must be an object.')
-  const logger = createLogger(config.logger, config.debug === true)
+  const logger = createLogger(config.logger, config.debug === true, requestLogFields)
 
   const redirectProxyUrl = config.redirectProxyUrl ?? redirectProxyUrlFromEnv(env)
   const url = urlFromEnv(env)

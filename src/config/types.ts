@@ -10,7 +10,7 @@ import type { OAuthConfig } from '../providers/oauth.js'
 import type { OIDCConfig } from '../providers/oidc.js'
 import type { PasskeyConfig } from '../providers/passkey.js'
 import type { PasswordConfig } from '../providers/password.js'
-import type { LoggerInstance } from '../logger.js'
+import type { LoggerInstance, LoggerOption } from '../logger.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
 import type { OriginPattern } from '../security/redirect.js'
 import type { KeyRing } from '../session/keys.js'
@@ -59,7 +59,8 @@ export interface PortcullisConfig {
   jwt?: JWTOptions | undefined
   callbacks?: CallbacksOptions | undefined
   events?: EventsOptions | undefined
-  logger?: Partial<LoggerInstance> | undefined
+  /** `console`, pino, winston, Auth.js's `{ error, warn, debug }` or `{ log(record) }`: see `LoggerOption`. */
+  logger?: LoggerOption | undefined
   debug?: boolean | undefined
   pages?: PagesOptions | undefined
   theme?: Theme | undefined
