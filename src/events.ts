@@ -7,6 +7,7 @@
  */
 import type { ResolvedConfig } from './config/types.js'
 import { eventFields } from './event-fields.js'
+import { countSignIn } from './telemetry/sign-in.js'
 import type { AnyEvent, EventMessage, EventName } from './types.js'
 
 /**
@@ -14,6 +15,7 @@ import type { AnyEvent, EventMessage, EventName } from './types.js'
  * which comes with each read); never throws.
  */
 export async function emitEvent<Name extends EventName>(config: ResolvedConfig, name: Name, message: EventMessage<Name>): Promise<void> {
+  if (name === 'signIn' && config.telemetry) countSignIn(config, message as EventMessage<'signIn'>)
   const handler = config.events[name] as ((message: unknown) => unknown) | undefined
   if (handler) await runHandler(config, `The ${name} event handler`, name, () => handler(message))
   const all = config.events['*'] as ((...event: AnyEvent) => unknown) | undefined

@@ -721,6 +721,16 @@ export interface EventsOptions {
   '*'?: ((...event: AnyEvent) => Awaitable<void>) | undefined
 }
 
+/**
+ * The `telemetry` option: OpenTelemetry spans and counters through `@opentelemetry/api`, a no-op until
+ * the app registers an SDK. `true` traces sign-ins, callbacks and the OAuth engine's requests and
+ * counts sign-ins, refusals and rate-limit rejections; the session read only with `sessionReads`.
+ */
+export interface TelemetryOptions {
+  /** A span and a counter for each session read of `auth()` too. Default `false`: the read is the hot path. */
+  sessionReads?: boolean | undefined
+}
+
 /** The name of an event (`EventsOptions`'s keys but `'*'`). */
 export type EventName = Exclude<keyof EventsOptions, '*'>
 

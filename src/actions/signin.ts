@@ -8,6 +8,7 @@ import { logValue } from '../logger.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
 import { assertCsrf, authUrl, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 import { pageScript } from './passkeys/shared.js'
+import { tracedAction } from '../telemetry/action.js'
 
 export const signInPage: Action = async (ctx) => {
   const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
@@ -54,9 +55,8 @@ function passwordLinks(ctx: ActionContext, callbackUrl: string): { href: string;
  * the link mailed and the verify-request page (signin-email.ts, also loaded on first use).
  * Credentials and passkeys are submitted to /callback/<id>, so their POST here shows the sign-in page.
  */
-export const signInWithProvider =
-  (providerId: string): Action =>
-  async (ctx) => {
+export const signInWithProvider = (providerId: string): Action =>
+  tracedAction('portcullis.signin', providerId, async (ctx: ActionContext) => {
     assertCsrf(ctx)
     const provider = findProvider(ctx, providerId)
     const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
@@ -77,7 +77,7 @@ export const signInWithProvider =
         return { ...response, cookies: [...cookies, ...(response.cookies ?? [])] }
       }
     }
-  }
+  })
 
 /**
  * Extra authorization parameters posted with the sign-in form, as Auth.js's client sends them

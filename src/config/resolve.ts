@@ -21,6 +21,7 @@ import { resolveOAuthProvider } from './oauth-provider.js'
 import { assertPasskeyAdapter, resolvePasskeyProvider } from './passkey-provider.js'
 import { assertPasswordAdapter, isPasswordProvider, resolvePasswordProvider } from './password-provider.js'
 import { resolveTwoFactor } from './two-factor.js'
+import { resolveTelemetry } from './telemetry.js'
 import { EMAIL_ADAPTER_METHODS, resolveEmailProvider } from '../email/config.js'
 import type { Adapter, CallbacksOptions, CookiesOptions, PagesOptions } from '../types.js'
 import type { EmailProvider } from '../providers/email.js'
@@ -113,6 +114,7 @@ export function resolveConfig(config: PortcullisConfig, env: Readonly<Record<str
     rateLimit,
     prune: resolvePrune(config.prune, adapter, rateLimit),
     twoFactor: resolveTwoFactor(config.twoFactor, adapter, rateLimit),
+    telemetry: resolveTelemetry(config.telemetry),
   } satisfies ResolvedConfig)
 }
 

@@ -27,12 +27,14 @@ import type {
   RedirectProxyOptions,
   SessionOptions,
   Theme,
+  TelemetryOptions,
   TwoFactorOptions,
 } from '../types.js'
 import type { OAuthProvider } from './oauth-provider.js'
 import type { PasskeyProvider } from './passkey-provider.js'
 import type { PasswordProvider } from './password-provider.js'
 import type { ResolvedPrune } from './prune.js'
+import type { ResolvedTelemetry } from './telemetry.js'
 
 /** A provider as written in the config: credentials, passwords, OAuth 2, OpenID Connect, e-mail or passkeys. */
 export type Provider =
@@ -97,6 +99,8 @@ export interface PortcullisConfig {
    * (KnexAdapter's seventh migration) and the rate limit on. See `TwoFactorOptions`.
    */
   twoFactor?: TwoFactorOptions | boolean | undefined
+  /** Off by default. OpenTelemetry spans and counters (`@opentelemetry/api`, loaded when first used): see `TelemetryOptions`. */
+  telemetry?: TelemetryOptions | boolean | undefined
 }
 
 /** The `twoFactor` option, resolved. */
@@ -168,4 +172,6 @@ export interface ResolvedConfig {
   readonly prune: ResolvedPrune | undefined
   /** The second factor; undefined when off. */
   readonly twoFactor: ResolvedTwoFactor | undefined
+  /** OpenTelemetry (telemetry/); `false` when off. */
+  readonly telemetry: ResolvedTelemetry | false
 }

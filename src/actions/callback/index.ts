@@ -4,13 +4,13 @@
  * verification load only when someone signs in with them.
  */
 import { UnknownActionError } from '../../errors.js'
-import { assertCsrf, type Action } from '../context.js'
+import { tracedAction } from '../../telemetry/action.js'
+import { assertCsrf, type Action, type ActionContext } from '../context.js'
 import { findProvider } from '../signin.js'
 import { signInWithCredentials } from './credentials.js'
 
-export const callback =
-  (providerId: string): Action =>
-  async (ctx) => {
+export const callback = (providerId: string): Action =>
+  tracedAction('portcullis.callback', providerId, async (ctx: ActionContext) => {
     const provider = findProvider(ctx, providerId)
     switch (provider.type) {
       case 'credentials':
@@ -30,7 +30,7 @@ export const callback =
       case 'webauthn':
         return (await (passkeyModule ??= import('./passkey.js'))).passkeyCallback(ctx, provider)
     }
-  }
+  })
 
 // Imported once, on first use; kept so later callbacks skip the loader (costly under tsx).
 let oauthModule: Promise<typeof import('./oauth.js')> | undefined
