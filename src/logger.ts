@@ -15,8 +15,8 @@ export type LogLevel = keyof LoggerInstance
 
 /**
  * What a log line is about, beside its code and message. Each is an identifier, never a token or
- * a secret; the ones a client chooses (`requestId`, `route`) are cut and escaped as {@link logValue}
- * does.
+ * a secret; the ones a client chooses (`requestId`, `route`) are cut to 300 characters and their
+ * control and bidirectional characters escaped, as in every log line.
  */
 export interface LogFields {
   /** The request's id: `req.id` (pino-http, express-request-id), else its `X-Request-Id` header. */
