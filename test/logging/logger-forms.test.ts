@@ -81,12 +81,15 @@ describe('the logger forms', () => {
 
   it('calls console as (code, ...message)', async () => {
     const error = jest.spyOn(console, 'error').mockImplementation(() => {})
+    // The UntrustedHost warning of a Host-derived origin goes to console.warn.
+    const warn = jest.spyOn(console, 'warn').mockImplementation(() => {})
     try {
       const app = await failingApp(console)
       await failSignIn(app)
       expect(error).toHaveBeenCalledWith('CallbackRouteError', expect.stringMatching(/the user directory is down/))
     } finally {
       error.mockRestore()
+      warn.mockRestore()
     }
   })
 
