@@ -6,20 +6,27 @@
  * values a database driver puts into its errors, which are session tokens, e-mails and passwords.
  */
 import type { ResolvedConfig } from './config/types.js'
-import type { EventsOptions } from './types.js'
+import { eventFields } from './event-fields.js'
+import { countSignIn } from './telemetry/sign-in.js'
+import type { AnyEvent, EventMessage, EventName } from './types.js'
 
-/** Runs the `name` event handler, if any; never throws. */
-export async function emitEvent<Name extends keyof EventsOptions>(
-  config: ResolvedConfig,
-  name: Name,
-  message: Parameters<NonNullable<EventsOptions[Name]>>[0],
-): Promise<void> {
+/**
+ * Runs the `name` event handler, if any, then the catch-all `'*'` (for every event but `session`,
+ * which comes with each read); never throws.
+ */
+export async function emitEvent<Name extends EventName>(config: ResolvedConfig, name: Name, message: EventMessage<Name>): Promise<void> {
+  if (name === 'signIn' && config.telemetry) countSignIn(config, message as EventMessage<'signIn'>)
   const handler = config.events[name] as ((message: unknown) => unknown) | undefined
-  if (!handler) return
+  if (handler) await runHandler(config, `The ${name} event handler`, name, () => handler(message))
+  const all = config.events['*'] as ((...event: AnyEvent) => unknown) | undefined
+  if (all && name !== 'session') await runHandler(config, `The '*' event handler (on ${name})`, name, () => all(...([name, message, eventFields(name, message)] as AnyEvent)))
+}
+
+async function runHandler(config: ResolvedConfig, handler: string, name: string, run: () => unknown): Promise<void> {
   try {
-    await handler(message)
+    await run()
   } catch (error) {
-    config.logger.error('EventError', `The ${name} event handler threw; the ${name} went ahead.`, describeError(error))
+    config.logger.error('EventError', `${handler} threw; the ${name} went ahead.`, describeError(error))
   }
 }
 

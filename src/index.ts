@@ -58,7 +58,7 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
 export * from './errors.js'
 export type * from './types.js'
 export type { PortcullisConfig, Provider, ProviderInput } from './config/types.js'
-export type { LoggerInstance } from './logger.js'
+export type { LogFields, LoggerInstance, LoggerOption, LogLevel, LogRecord } from './logger.js'
 export type {
   AuthFunction,
   AuthenticatedRequest,

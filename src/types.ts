@@ -731,6 +731,43 @@ export interface EventsOptions {
   recoveryCodesRegenerated?: ((message: { userId: string }) => Awaitable<void>) | undefined
   /** A recovery code was used in place of a TOTP code; `remaining` are left. */
   recoveryCodeUsed?: ((message: { userId: string; remaining: number }) => Awaitable<void>) | undefined
+  /**
+   * Every event but `session` (which comes with each session read: name it to get it), after its own
+   * handler: the event's name, its message, and the message's identifiers (`EventFields`: no token,
+   * fit for a log line or a queue). Awaited; one that throws is logged as `EventError`.
+   */
+  '*'?: ((...event: AnyEvent) => Awaitable<void>) | undefined
+}
+
+/**
+ * The `telemetry` option: OpenTelemetry spans and counters through `@opentelemetry/api`, a no-op until
+ * the app registers an SDK. `true` traces sign-ins, callbacks and the OAuth engine's requests and
+ * counts sign-ins, refusals and rate-limit rejections; the session read only with `sessionReads`.
+ */
+export interface TelemetryOptions {
+  /** A span and a counter for each session read of `auth()` too. Default `false`: the read is the hot path. */
+  sessionReads?: boolean | undefined
+}
+
+/** The name of an event (`EventsOptions`'s keys but `'*'`). */
+export type EventName = Exclude<keyof EventsOptions, '*'>
+
+/** The message of event `Name`. */
+export type EventMessage<Name extends EventName> = Parameters<NonNullable<EventsOptions[Name]>>[0]
+
+/** What the `'*'` handler is called with; `name` tells `message`'s type apart. */
+export type AnyEvent = { [Name in Exclude<EventName, 'session'>]: [name: Name, message: EventMessage<Name>, fields: EventFields] }[Exclude<EventName, 'session'>]
+
+/** The identifiers of an event's message: what a log line or a queue needs, never a token, profile or secret. */
+export interface EventFields {
+  userId?: string | undefined
+  provider?: string | undefined
+  /** `signIn`: whether the sign-in created the user. */
+  isNewUser?: boolean | undefined
+  /** `sessionRevoked`: what ended the session. */
+  by?: string | undefined
+  /** `recoveryCodeUsed`: the codes left. */
+  remaining?: number | undefined
 }
 
 /** One of the user's passkeys, as `listPasskeys()` and the passkeys page show it (never its public key). */

@@ -5,13 +5,13 @@
  * a form post its CSRF token, an OAuth return its state and PKCE cookies, a mailed link its token.
  */
 import { providerMethods } from '../composition/index.js'
-import type { Action } from './context.js'
+import { tracedAction } from '../telemetry/action.js'
+import type { Action, ActionContext } from './context.js'
 import { findProvider } from './signin.js'
 
-export const callback =
-  (providerId: string): Action =>
-  async (ctx) => {
+export const callback = (providerId: string): Action =>
+  tracedAction('portcullis.callback', providerId, async (ctx: ActionContext) => {
     const provider = findProvider(ctx, providerId)
     const finish = await providerMethods(ctx.config, provider.id).callback()
     return finish(ctx, provider as never)
-  }
+  })

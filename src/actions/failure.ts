@@ -19,6 +19,7 @@ import {
 import { describeError } from '../events.js'
 import type { AuthFailure, AuthResponse } from '../http/respond.js'
 import { renderErrorPage } from '../pages/index.js'
+import { countRefusal } from '../telemetry/refusal.js'
 import { pageUrl, type ActionContext } from './context.js'
 
 /** An error about the request itself: malformed, or for an unknown route or provider. */
@@ -36,6 +37,7 @@ export function requestErrorResponse(error: RequestError): AuthResponse {
 
 export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config' | 'origin' | 'basePath'>): AuthResponse {
   const authError = error instanceof AuthError ? error : undefined
+  countRefusal(ctx.config, error)
   if (authError instanceof AdapterError) {
     // Already logged, with its cause, where the adapter failed (config/adapter.ts).
   } else if (!authError || authError.logLevel === 'error') {

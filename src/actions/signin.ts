@@ -6,6 +6,7 @@ import { compositionOf, providerMethods } from '../composition/index.js'
 import { InvalidProviderError } from '../errors.js'
 import { logValue } from '../logger.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
+import { tracedAction } from '../telemetry/action.js'
 import { assertCsrf, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 
 export const signInPage: Action = async (ctx) => {
@@ -47,9 +48,8 @@ export const signInPage: Action = async (ctx) => {
  * verify-request page, each loaded on first use. A method without a start (credentials, passwords,
  * passkeys) is submitted to /callback/<id>, so its POST here shows the sign-in page.
  */
-export const signInWithProvider =
-  (providerId: string): Action =>
-  async (ctx) => {
+export const signInWithProvider = (providerId: string): Action =>
+  tracedAction('portcullis.signin', providerId, async (ctx: ActionContext) => {
     assertCsrf(ctx)
     const provider = findProvider(ctx, providerId)
     const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
@@ -58,7 +58,7 @@ export const signInWithProvider =
     const start = await methods.start()
     const response = await start(ctx, provider as never, { callbackUrl, fields: ctx.body, authorizationParams: authorizationParamsOf(ctx) })
     return { ...response, cookies: [...cookies, ...(response.cookies ?? [])] }
-  }
+  })
 
 /**
  * Extra authorization parameters posted with the sign-in form, as Auth.js's client sends them

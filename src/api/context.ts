@@ -13,6 +13,7 @@ import type { RequestScope } from '../http/request-scope.js'
 import { sameOriginRequest, verifyCsrf } from '../security/csrf.js'
 import { withSentCookies, type OutgoingCookie } from '../session/cookies.js'
 import { readSession as readStoredSession } from '../session/strategy.js'
+import { sessionReadTelemetry } from '../telemetry/session-read.js'
 import type { SessionResult } from '../session/types.js'
 import type { Session } from '../types.js'
 import { requestMemo, setRequestAuth } from './request-auth.js'
@@ -57,7 +58,7 @@ export function createApi(config: ResolvedConfig, requestScope: RequestScope): A
   // A read that completes synchronously (see readSession) is settled here, without an await. After a
   // sign-in or sign-out it reads the cookies the browser will hold: the request's own would still
   // carry the session that ended (or was replaced), and re-issue it after the cookie that cleared it.
-  const read = (req: NodeRequest, res: ServerResponse | undefined, sentCookies: readonly OutgoingCookie[] | undefined): Promise<Session | null> => {
+  const plainRead = (req: NodeRequest, res: ServerResponse | undefined, sentCookies: readonly OutgoingCookie[] | undefined): Promise<Session | null> => {
     try {
       const request = sessionRequestFor(req, config)
       const result = readStoredSession(sentCookies ? { ...request, requestCookies: withSentCookies(request.requestCookies, sentCookies) } : request)
@@ -66,6 +67,9 @@ export function createApi(config: ResolvedConfig, requestScope: RequestScope): A
       return Promise.reject(error)
     }
   }
+
+  // With telemetry's sessionReads on, in a span; otherwise plainRead itself.
+  const read = sessionReadTelemetry(config, plainRead)
 
   /** Sends the read's cookies (a re-issue, a cleared cookie) and sets `req.auth`. */
   const deliver = (req: NodeRequest, res: ServerResponse | undefined, result: SessionResult): Session | null => {

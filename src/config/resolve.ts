@@ -12,6 +12,7 @@ import { recordComposition, type Feature, type ProviderInit, type ProviderMethod
 import { InvalidConfigurationError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { developmentSecret } from './dev-secret.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
+import { requestLogFields } from '../http/log-fields.js'
 import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../security/redirect.js'
 import { resolveRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
@@ -19,6 +20,7 @@ import { deriveKeyRing } from '../session/keys.js'
 import { resolveStoreTimeouts, type StoreTimeouts } from '../session/store/deadline.js'
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import type { Adapter, CookiesOptions, PagesOptions } from '../types.js'
+import { resolveTelemetry } from './telemetry.js'
 import type { ConfiguredProvider, CookieSet, PortcullisConfig, ResolvedConfig } from './types.js'
 import { isProduction, redirectProxyAllowedOriginsFromEnv, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
@@ -34,7 +36,7 @@ const ONE_DAY = 24 * 60 * 60
  */
 export function resolveConfig(config: PortcullisConfig, features: readonly Feature[], env: Readonly<Record<string, string | undefined>> = process.env): ResolvedConfig {
   if (config === null || typeof config !== 'object') throw new TypeError('Portcullis(config): config must be an object.')
-  const logger = createLogger(config.logger, config.debug === true)
+  const logger = createLogger(config.logger, config.debug === true, requestLogFields)
 
   const redirectProxyUrl = config.redirectProxyUrl ?? redirectProxyUrlFromEnv(env)
   const url = urlFromEnv(env)
@@ -106,6 +108,7 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
     redirectProxyAllowedOrigins: resolveAllowedOrigins(config.redirectProxy?.allowedOrigins ?? redirectProxyAllowedOriginsFromEnv(env)),
     rateLimit,
     features: options,
+    telemetry: resolveTelemetry(config.telemetry),
   } satisfies ResolvedConfig)
   // Each enabled feature checks what it needs of the whole config, in the registry's order.
   for (const feature of features) if (enabled.includes(feature)) feature.check?.(resolved)

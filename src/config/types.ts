@@ -10,7 +10,7 @@ import type { OAuthConfig } from '../providers/oauth.js'
 import type { OIDCConfig } from '../providers/oidc.js'
 import type { PasskeyConfig } from '../providers/passkey.js'
 import type { PasswordConfig } from '../providers/password.js'
-import type { LoggerInstance } from '../logger.js'
+import type { LoggerInstance, LoggerOption } from '../logger.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
 import type { OriginPattern } from '../security/redirect.js'
 import type { KeyRing } from '../session/keys.js'
@@ -29,8 +29,10 @@ import type {
   RedirectProxyOptions,
   SessionOptions,
   Theme,
+  TelemetryOptions,
   TwoFactorOptions,
 } from '../types.js'
+import type { ResolvedTelemetry } from './telemetry.js'
 
 /** A provider as written in the config: credentials, passwords, OAuth 2, OpenID Connect, e-mail or passkeys. */
 export type Provider =
@@ -57,7 +59,8 @@ export interface PortcullisConfig {
   jwt?: JWTOptions | undefined
   callbacks?: CallbacksOptions | undefined
   events?: EventsOptions | undefined
-  logger?: Partial<LoggerInstance> | undefined
+  /** `console`, pino, winston, Auth.js's `{ error, warn, debug }` or `{ log(record) }`: see `LoggerOption`. */
+  logger?: LoggerOption | undefined
   debug?: boolean | undefined
   pages?: PagesOptions | undefined
   theme?: Theme | undefined
@@ -94,6 +97,8 @@ export interface PortcullisConfig {
    * (KnexAdapter's seventh migration) and the rate limit on. See `TwoFactorOptions`.
    */
   twoFactor?: TwoFactorOptions | boolean | undefined
+  /** Off by default. OpenTelemetry spans and counters (`@opentelemetry/api`, loaded when first used): see `TelemetryOptions`. */
+  telemetry?: TelemetryOptions | boolean | undefined
 }
 
 /**
@@ -167,4 +172,6 @@ export interface ResolvedConfig {
    * background prune's under `prune`, the second factor's under `two-factor`.
    */
   readonly features: Readonly<Record<string, unknown>>
+  /** OpenTelemetry (src/telemetry/); `false` when off. */
+  readonly telemetry: ResolvedTelemetry | false
 }

@@ -88,3 +88,9 @@ export class RequestScope {
     return { req: store.req, res: store.res, scope: this, outer: frames.getStore(), ended: false }
   }
 }
+
+/** The request being served, by whichever instance entered it (the log lines' fields: http/log-fields.ts). */
+export function currentRequest(): RequestStore | undefined {
+  for (let frame = frames.getStore(); frame; frame = frame.outer) if (!frame.ended) return frame
+  return undefined
+}

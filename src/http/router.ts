@@ -61,7 +61,8 @@ export function createHandlers(config: ResolvedConfig, requestScope: RequestScop
 
     let response: AuthResponse
     try {
-      response = await requestScope.runRoute({ req, res }, () => run(req, method, location, config, routes))
+      // A failure is answered inside the route's scope too, so that its log line carries the request's fields.
+      response = await requestScope.runRoute({ req, res }, () => run(req, method, location, config, routes).catch((error: unknown) => errorResponse(error, req, config, location.basePath)))
     } catch (error) {
       try {
         response = errorResponse(error, req, config, location.basePath)

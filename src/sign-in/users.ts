@@ -16,6 +16,7 @@ import { emitEvent } from '../events.js'
 import type { Account, Adapter, AdapterUser, User } from '../types.js'
 import type { ActionContext } from '../actions/context.js'
 import { addressProven } from './further-factor.js'
+import { logFields } from '../logger.js'
 
 /** The adapter methods a provider sign-in needs (checked at init). */
 export type AccountAdapter = Required<Pick<Adapter, 'getUserByAccount' | 'getUserByEmail' | 'createUser' | 'linkAccount'>> & Adapter
@@ -195,7 +196,7 @@ function linkedUser(adapter: AccountAdapter, account: Account): Promise<AdapterU
 
 async function deleteOrphan(ctx: ActionContext, adapter: AccountAdapter, user: AdapterUser): Promise<void> {
   if (!adapter.deleteUser) {
-    ctx.config.logger.warn('OrphanUser', `User ${user.id} was created by a sign-in that lost a race to link its account; the adapter has no deleteUser, so the row stays.`)
+    ctx.config.logger.warn('OrphanUser', `User ${user.id} was created by a sign-in that lost a race to link its account; the adapter has no deleteUser, so the row stays.`, logFields({ userId: user.id }))
     return
   }
   await adapter.deleteUser(user.id)

@@ -79,6 +79,14 @@ describe('built package', () => {
     expect(result).toMatchObject({ signInStatus: 302, signedIn: 'lazy@example.com', setupStatus: 200, qr: true })
   })
 
+  it('loads nothing of OpenTelemetry with telemetry off, nor at init or for session reads with it on; the first traced sign-in loads it', () => {
+    const result = JSON.parse(node('lazy-telemetry.mjs')) as { beforeTraced: string[]; afterTraced: number; signedIn: string }
+    expect(result.beforeTraced).toEqual([])
+    // The positive control: the hook sees the API once a sign-in attempt is traced.
+    expect(result.afterTraced).toBeGreaterThan(0)
+    expect(result.signedIn).toBe('Lazy')
+  })
+
   it('bundles each module once across the entry points (one class per error) and keeps the error classes\' names', () => {
     // dist/ is bundled (scripts/bundle.mjs): code that two entry points share must sit in one chunk, or
     // an error thrown by one entry point's copy fails `instanceof` against the class another exports.

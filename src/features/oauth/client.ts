@@ -13,6 +13,7 @@ import * as oidc from 'openid-client'
 import { OAuthSignInError } from '../../errors.js'
 import { describeError, redactError } from '../../events.js'
 import type { OAuthProvider } from './provider.js'
+import { tracedFetch } from '../../telemetry/oauth-fetch.js'
 
 // openid-client needs an issuer; an `oauth` provider without one gets this, and the callback then
 // ignores an `iss` parameter it could not check (only a configured issuer is compared).
@@ -42,6 +43,8 @@ async function discover(provider: OAuthProvider): Promise<oidc.Configuration> {
     discovered = await oidc.discovery(new URL(provider.issuer!), provider.clientId, clientMetadata(provider), clientAuth(provider), {
       // One list for both: the ID token's signature check is the same code over http (the tests) and https.
       execute: [...(provider.allowInsecureRequests ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
+      // Plain fetch, or a client span inside a traced sign-in (telemetry/oauth-fetch.ts).
+      [oidc.customFetch]: tracedFetch,
     })
   } catch (error) {
     throw new OAuthSignInError(`Discovery of the "${provider.id}" provider's issuer ${provider.issuer} failed: ${describeError(error)}`, { cause: redactError(error) })
@@ -59,6 +62,7 @@ function explicit(provider: OAuthProvider): oidc.Configuration {
 function configure(provider: OAuthProvider, metadata: oidc.ServerMetadata): oidc.Configuration {
   const configuration = new oidc.Configuration(metadata, provider.clientId, clientMetadata(provider), clientAuth(provider))
   if (provider.allowInsecureRequests) oidc.allowInsecureRequests(configuration)
+  configuration[oidc.customFetch] = tracedFetch
   if (metadata.jwks_uri) oidc.enableNonRepudiationChecks(configuration)
   return configuration
 }

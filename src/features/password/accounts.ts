@@ -33,6 +33,7 @@ import { issueLink, useLink, type LinkSubject } from './links.js'
 import { sendPasswordMail } from './mail.js'
 import { checkPassword, normalizePassword } from './policy.js'
 import { afterFirstFactor } from '../../sign-in/further-factor.js'
+import { logFields } from '../../logger.js'
 
 type Hasher = Required<PasswordHashing>
 
@@ -189,7 +190,7 @@ async function rehashIfNeeded(ctx: ActionContext, provider: PasswordProvider, us
     await (ctx.config.adapter as PasswordAdapter).setUserPassword(user.id, await hasher.hash(password))
   } catch (error) {
     // The sign-in stands; the next one tries again.
-    ctx.config.logger.warn('PasswordRehashFailed', `The password hash of user ${user.id} could not be upgraded: ${describeError(redactError(error, [password]))}`)
+    ctx.config.logger.warn('PasswordRehashFailed', `The password hash of user ${user.id} could not be upgraded: ${describeError(redactError(error, [password]))}`, logFields({ userId: user.id }))
   }
 }
 

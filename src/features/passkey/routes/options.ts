@@ -13,6 +13,7 @@ import { startChallenge } from '../challenge.js'
 import { signedInUserId } from '../../../session/strategy.js'
 import { authenticationOptions, registrationOptions } from '../options.js'
 import type { Action } from '../../../actions/context.js'
+import { countRateLimited } from '../../../telemetry/refusal.js'
 import { passkeyProvider } from './shared.js'
 
 export const webauthnOptions =
@@ -47,6 +48,7 @@ async function rateLimited(ctx: Parameters<Action>[0]): Promise<AuthResponse | u
   } catch (error) {
     if (!(error instanceof RateLimitedError)) throw error
     ctx.config.logger.warn('RateLimited', error.message)
+    if (ctx.config.telemetry) countRateLimited(ctx.config, error)
     return { status: 429, headers: { 'Retry-After': String(error.retryAfterSeconds) }, json: { error: 'RateLimited', message: 'Too many passkey requests; try again later.' } }
   }
 }
