@@ -21,6 +21,7 @@ import type { AuthFailure, AuthResponse } from '../http/respond.js'
 import { renderErrorPage } from '../pages/index.js'
 import { pageUrl, type ActionContext } from './context.js'
 import { failureAdvice } from './failure-advice.js'
+import { homeUrl } from './home.js'
 
 /** An error about the request itself: malformed, or for an unknown route or provider. */
 type RequestError = InvalidRequestError | UnknownActionError | InvalidProviderError
@@ -71,7 +72,7 @@ function withAdvice(response: AuthResponse, failure: AuthFailure, ctx: Pick<Acti
 function tooManyAttempts(error: RateLimitedError, ctx: Pick<ActionContext, 'config' | 'origin' | 'basePath'>, signInUrl: string, failure: AuthFailure): AuthResponse {
   const { status, html } = renderErrorPage({
     error: failure.error,
-    homeUrl: `${ctx.origin}/`,
+    homeUrl: homeUrl(ctx),
     signInUrl,
     retryAfterSeconds: error.retryAfterSeconds,
     theme: ctx.config.theme,

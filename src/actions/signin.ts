@@ -8,6 +8,8 @@ import { logValue } from '../logger.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
 import { assertCsrf, authUrl, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 import { pageScript } from './passkeys/shared.js'
+import { keepRefusedForm, takeRefusedForm } from './signin-form.js'
+import { homeUrl } from './home.js'
 
 export const signInPage: Action = async (ctx) => {
   const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
@@ -16,6 +18,8 @@ export const signInPage: Action = async (ctx) => {
     return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, error, code: ctx.query.get('code') ?? undefined }), cookies }
   }
   const csrf = issueCsrf(ctx)
+  // Read once, whatever the page shows: a refused form is for the page right after it.
+  const refused = takeRefusedForm(ctx)
   const passkeys = ctx.config.providers.some((provider) => provider.type === 'webauthn')
   const html = renderSignInPage({
     providers: ctx.config.providers.map((provider): SignInPageProvider => ({
@@ -35,9 +39,11 @@ export const signInPage: Action = async (ctx) => {
     code: ctx.query.get('code') ?? undefined,
     resendAction: ctx.config.providers.some(isPasswordProvider) ? `${ctx.basePath}/verify-email/resend` : undefined,
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
     script: passkeys ? pageScript(ctx) : undefined,
+    refused: error !== undefined ? refused.form : undefined,
   })
-  return { html, cookies: [...cookies, ...csrf.cookies], pageScript: passkeys ? authUrl(ctx, '/webauthn.js') : undefined }
+  return { html, cookies: [...cookies, ...csrf.cookies, ...refused.cookies], pageScript: passkeys ? authUrl(ctx, '/webauthn.js') : undefined }
 }
 
 /** The password provider's links under its form: forgotten password, and sign-up (keeping where to go after). */
@@ -73,7 +79,7 @@ export const signInWithProvider =
       }
       case 'email': {
         const { signInWithEmail } = await loadEmailSignIn()
-        const response = await signInWithEmail(ctx, provider, { email: ctx.body.email, callbackUrl })
+        const response = await keepRefusedForm(ctx, provider, () => signInWithEmail(ctx, provider, { email: ctx.body.email, callbackUrl }))
         return { ...response, cookies: [...cookies, ...(response.cookies ?? [])] }
       }
     }

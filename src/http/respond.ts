@@ -46,8 +46,10 @@ export type AuthFailure = { error: ClientErrorCode; code?: string; message?: str
 // Pages of the router may not be framed (clickjacking on the sign-in and sign-out forms) and load
 // nothing but their inline styles and the theme logo (an http(s) URL or a path, see theme.ts): no
 // scripts even if escaping ever failed. form-action stays open on purpose: browsers apply it to the
-// redirect after a sign-in POST, which goes to an OAuth provider's origin.
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; frame-ancestors 'none'; base-uri 'none'"
+// redirect after a sign-in POST, which goes to an OAuth provider's origin. `data:` images are the
+// pages' empty icon (`<link rel="icon" href="data:,">`, so that no page asks the app for a
+// /favicon.ico it may not serve); an image runs no script.
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http: data:; frame-ancestors 'none'; base-uri 'none'"
 const PAGE_SECURITY_HEADERS = {
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',

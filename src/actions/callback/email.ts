@@ -27,6 +27,7 @@ import { secondFactorGate } from '../../two-factor/pending.js'
 import { claimUnverifiedAccount } from './claim.js'
 import { askSignInCallback, finishSignIn } from './provider-sign-in.js'
 import { resolveEmailUser, storedUserWithEmail } from './users.js'
+import { homeUrl } from '../home.js'
 
 // Longer values are no link Portcullis made: refused before they reach the database.
 const MAX_PARAM_LENGTH = 1024
@@ -71,6 +72,7 @@ function confirmationPage(ctx: ActionContext, provider: EmailProvider, token: st
     fields: { token, email: identifier, callbackUrl: ctx.query.get('callbackUrl') ?? '' },
     csrfToken: csrf.token,
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { html, cookies: csrf.cookies }
 }

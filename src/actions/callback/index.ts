@@ -6,6 +6,7 @@
 import { UnknownActionError } from '../../errors.js'
 import { assertCsrf, type Action } from '../context.js'
 import { findProvider } from '../signin.js'
+import { keepRefusedForm } from '../signin-form.js'
 import { signInWithCredentials } from './credentials.js'
 
 export const callback =
@@ -16,7 +17,7 @@ export const callback =
       case 'credentials':
         if (ctx.method !== 'POST') throw new UnknownActionError(`The ${provider.id} callback takes a POST of the sign-in form.`)
         assertCsrf(ctx)
-        return signInWithCredentials(ctx, provider, ctx.body)
+        return keepRefusedForm(ctx, provider, () => signInWithCredentials(ctx, provider, ctx.body))
       // A POST here is the provider's response_mode=form_post: it carries the state and PKCE
       // checks, not a CSRF token.
       case 'oauth':

@@ -8,6 +8,7 @@ import { signedInUserId } from '../../session/strategy.js'
 import { hasSecondFactor } from '../../two-factor/pending.js'
 import { authUrl, issueCsrf, pageUrl, redirectTarget, type Action } from '../context.js'
 import { listUserPasskeys, pageScript, passkeyProvider } from './shared.js'
+import { homeUrl } from '../home.js'
 
 export const passkeysPage: Action = async (ctx) => {
   const provider = passkeyProvider(ctx.config)
@@ -29,6 +30,7 @@ export const passkeysPage: Action = async (ctx) => {
     codeRequired: await hasSecondFactor(ctx, userId),
     next,
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
     script: pageScript(ctx),
   })
   return { html, cookies: csrf.cookies, pageScript: authUrl(ctx, '/webauthn.js') }

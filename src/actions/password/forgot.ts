@@ -7,6 +7,7 @@ import { renderForgotPasswordPage } from '../../pages/index.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { assertCsrf, issueCsrf, stringValue, type Action, type ActionContext } from '../context.js'
 import { actionPath, formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
+import { homeUrl } from '../home.js'
 
 export const forgotPasswordPage: Action = async (ctx) => page(ctx, 200)
 
@@ -33,6 +34,7 @@ function page(ctx: ActionContext, status: number, error?: string): AuthResponse 
     email: stringValue(ctx.body.email),
     signInUrl: signInUrl(ctx),
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { status, html, cookies: csrf.cookies }
 }

@@ -7,6 +7,7 @@ import { renderSignUpPage } from '../../pages/index.js'
 import type { AuthResponse } from '../../http/respond.js'
 import { assertCsrf, issueCsrf, resolveCallbackUrl, stringValue, type Action, type ActionContext } from '../context.js'
 import { actionPath, formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
+import { homeUrl } from '../home.js'
 
 export const signUpPage: Action = async (ctx) => page(ctx, 200)
 
@@ -39,6 +40,7 @@ async function page(ctx: ActionContext, status: number, error?: string): Promise
     maxLength: provider.password.maxLength,
     signInUrl: signInUrl(ctx),
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { status, html, cookies: [...cookies, ...csrf.cookies] }
 }

@@ -17,6 +17,7 @@ import { assertCsrf, issueCsrf, pageUrl, type Action, type ActionContext } from 
 import { failureResponse, isRequestError } from '../failure.js'
 import { actionPath, loadAccounts } from '../password/shared.js'
 import { assertTwoFactor, codeRefusal, loadFactor } from './shared.js'
+import { homeUrl } from '../home.js'
 
 export const twoFactorPage: Action = async (ctx) => {
   assertTwoFactor(ctx.config)
@@ -100,6 +101,7 @@ function page(ctx: ActionContext, status: number, error?: string): AuthResponse 
     error,
     signInUrl: pageUrl(ctx, 'signIn', '/signin'),
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { status, html, cookies: csrf.cookies }
 }
