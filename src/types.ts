@@ -436,6 +436,11 @@ export interface PagesOptions {
    * posts `code` and `csrfToken` to `<basePath>/two-factor`.
    */
   twoFactor?: string | undefined
+  /**
+   * The app's page that every built-in page links back to ("Back to …"), e.g. `'/account'`.
+   * Default: the site's root.
+   */
+  home?: string | undefined
   signIn?: string | undefined
   signOut?: string | undefined
   error?: string | undefined
@@ -599,6 +604,12 @@ export interface CookiesOptions {
    * signs in and how, bound to this browser's CSRF cookie, valid 5 minutes. Not an Auth.js cookie.
    */
   twoFactorPending: CookieOption
+  /**
+   * The refused sign-in form (`authjs.signin-form`): which provider's form, and the address or
+   * username typed (never a password), sealed, valid 5 minutes, read once by the built-in sign-in
+   * page to fill the form in again. Not an Auth.js cookie.
+   */
+  signInForm: CookieOption
 }
 
 /** Options of the deployment that `redirectProxyUrl` points at. */

@@ -8,10 +8,13 @@ import { providerMethods } from '../composition/index.js'
 import { tracedAction } from '../telemetry/action.js'
 import type { Action, ActionContext } from './context.js'
 import { findProvider } from './signin.js'
+import { keepRefusedForm } from './signin-form.js'
 
 export const callback = (providerId: string): Action =>
   tracedAction('portcullis.callback', providerId, async (ctx: ActionContext) => {
     const provider = findProvider(ctx, providerId)
-    const finish = await providerMethods(ctx.config, provider.id).callback()
-    return finish(ctx, provider as never)
+    const methods = providerMethods(ctx.config, provider.id)
+    const finish = await methods.callback()
+    // A form the app's user typed (credentials, a password) comes back filled in when it is refused.
+    return methods.submit ? keepRefusedForm(ctx, provider, () => finish(ctx, provider as never)) : finish(ctx, provider as never)
   })

@@ -21,6 +21,8 @@ import type { AuthFailure, AuthResponse } from '../http/respond.js'
 import { renderErrorPage } from '../pages/index.js'
 import { countRefusal } from '../telemetry/refusal.js'
 import { pageUrl, type ActionContext } from './context.js'
+import { failureAdvice } from './failure-advice.js'
+import { homeUrl } from './home.js'
 
 /** An error about the request itself: malformed, or for an unknown route or provider. */
 type RequestError = InvalidRequestError | UnknownActionError | InvalidProviderError
@@ -53,23 +55,29 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
     }
     const signInUrl = pageUrl(ctx, 'signIn', '/signin', failure)
     if (authError instanceof RateLimitedError) return tooManyAttempts(authError, ctx, signInUrl, failure)
-    return { redirect: signInUrl, failure }
+    return withAdvice({ redirect: signInUrl }, failure, ctx)
   }
-  return { redirect: pageUrl(ctx, 'error', '/error', failure), failure }
+  return withAdvice({ redirect: pageUrl(ctx, 'error', '/error', failure) }, failure, ctx)
+}
+
+// After the URLs are built from the codes: the fix goes to JSON clients, never into a URL.
+function withAdvice(response: AuthResponse, failure: AuthFailure, ctx: Pick<ActionContext, 'basePath'>): AuthResponse {
+  const { status, message } = failureAdvice(failure, ctx.basePath)
+  return { ...response, failure: { ...failure, message }, failureStatus: status }
 }
 
 /**
  * A refused sign-in attempt: 429 with `Retry-After` (RFC 6585 §4). A redirect cannot carry a 429,
  * so browsers get a page saying how long to wait, linking back to the sign-in page (the app's own,
- * with `?error=RateLimited`, when `pages.signIn` is set); JSON clients get `{ url, error }` with the 429.
+ * with `?error=RateLimited`, when `pages.signIn` is set); JSON clients get `{ url, error, message }` with the 429.
  */
-function tooManyAttempts(error: RateLimitedError, ctx: Pick<ActionContext, 'config' | 'origin'>, signInUrl: string, failure: AuthFailure): AuthResponse {
+function tooManyAttempts(error: RateLimitedError, ctx: Pick<ActionContext, 'config' | 'origin' | 'basePath'>, signInUrl: string, failure: AuthFailure): AuthResponse {
   const { status, html } = renderErrorPage({
     error: failure.error,
-    homeUrl: `${ctx.origin}/`,
+    homeUrl: homeUrl(ctx),
     signInUrl,
     retryAfterSeconds: error.retryAfterSeconds,
     theme: ctx.config.theme,
   })
-  return { status, headers: { 'Retry-After': String(error.retryAfterSeconds) }, redirect: signInUrl, failure, html }
+  return withAdvice({ status, headers: { 'Retry-After': String(error.retryAfterSeconds) }, redirect: signInUrl, html }, failure, ctx)
 }

@@ -3,17 +3,18 @@
  * POST /session: CSRF-checked update; `data` goes to the `jwt` callback (JWT sessions) or the
  * `session` callback as `newSession` (database sessions), with `trigger: 'update'`.
  */
-import { AdapterError, MissingCSRFError, SessionTokenTooLargeError } from '../errors.js'
+import { AdapterError, SessionTokenTooLargeError } from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
 import { readSession } from '../session/strategy.js'
 import { csrfVerified, type Action, type ActionContext } from './context.js'
+import { failureAdvice } from './failure-advice.js'
 
 export const getSession: Action = async (ctx) => sessionJson(ctx)
 
 export const updateSession: Action = async (ctx) => {
-  // A JSON endpoint: a failed check answers 403 JSON, not a redirect to a page.
-  if (!csrfVerified(ctx)) return { status: 403, json: { error: 'MissingCSRF', message: new MissingCSRFError().message } }
+  // A JSON endpoint: a failed check answers 403 JSON with the fix, not a redirect to a page.
+  if (!csrfVerified(ctx)) return { status: 403, json: { error: 'MissingCSRF', message: failureAdvice({ error: 'MissingCSRF' }, ctx.basePath).message } }
   return sessionJson(ctx, { data: ctx.body.data })
 }
 

@@ -7,6 +7,8 @@ import { InvalidProviderError } from '../errors.js'
 import { logValue } from '../logger.js'
 import { renderSignInPage, type SignInPageProvider } from '../pages/index.js'
 import { tracedAction } from '../telemetry/action.js'
+import { homeUrl } from './home.js'
+import { keepRefusedForm, takeRefusedForm } from './signin-form.js'
 import { assertCsrf, issueCsrf, pageUrl, resolveCallbackUrl, type Action, type ActionContext } from './context.js'
 
 export const signInPage: Action = async (ctx) => {
@@ -16,6 +18,8 @@ export const signInPage: Action = async (ctx) => {
     return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, error, code: ctx.query.get('code') ?? undefined }), cookies }
   }
   const csrf = issueCsrf(ctx)
+  // Read once, whatever the page shows: a refused form is for the page right after it.
+  const refused = takeRefusedForm(ctx)
   const { methods } = compositionOf(ctx.config)
   const entries = ctx.config.providers.map((provider) => ({ provider, entry: methods.get(provider.id)?.signInPage?.(ctx, provider as never, callbackUrl) ?? {} }))
   const script = entries.find(({ entry }) => entry.script)?.entry.script
@@ -37,9 +41,11 @@ export const signInPage: Action = async (ctx) => {
     code: ctx.query.get('code') ?? undefined,
     resendAction: entries.find(({ entry }) => entry.resendAction)?.entry.resendAction,
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
     script: script?.page,
+    refused: error !== undefined ? refused.form : undefined,
   })
-  return { html, cookies: [...cookies, ...csrf.cookies], pageScript: script?.url }
+  return { html, cookies: [...cookies, ...csrf.cookies, ...refused.cookies], pageScript: script?.url }
 }
 
 /**
@@ -56,7 +62,9 @@ export const signInWithProvider = (providerId: string): Action =>
     const methods = providerMethods(ctx.config, provider.id)
     if (!methods.start) return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
     const start = await methods.start()
-    const response = await start(ctx, provider as never, { callbackUrl, fields: ctx.body, authorizationParams: authorizationParamsOf(ctx) })
+    const started = () => start(ctx, provider as never, { callbackUrl, fields: ctx.body, authorizationParams: authorizationParamsOf(ctx) })
+    // A sign-in that happens at once (a mailed link) was typed into a form: refused, it comes back filled in.
+    const response = methods.signsInAtOnce ? await keepRefusedForm(ctx, provider, started) : await started()
     return { ...response, cookies: [...cookies, ...(response.cookies ?? [])] }
   })
 

@@ -11,6 +11,7 @@ import { renderSignOutPage } from '../pages/index.js'
 import { endSession } from '../session/strategy.js'
 import { assertCsrf, issueCsrf, pageUrl, redirectTarget, stringValue, type Action, type ActionContext } from './context.js'
 import type { AuthResponse } from '../http/respond.js'
+import { homeUrl } from './home.js'
 
 export const signOutPage: Action = async (ctx) => {
   const callbackUrl = await signOutTarget(ctx)
@@ -21,6 +22,7 @@ export const signOutPage: Action = async (ctx) => {
     callbackUrl,
     action: `${ctx.basePath}/signout`,
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { html, cookies: csrf.cookies }
 }

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http'
 import { stringifySetCookie } from 'cookie'
 import type { ClientErrorCode } from '../errors.js'
 import type { OutgoingCookie } from '../session/cookies.js'
-import type { NodeRequest } from './request.js'
+import { wantsJson, type NodeRequest } from './request.js'
 
 /** What an action answers: a redirect, JSON or an HTML page, plus cookies and headers. */
 export interface AuthResponse {
@@ -24,6 +24,11 @@ export interface AuthResponse {
    * such as `/page?error=x` is a success.
    */
   failure?: AuthFailure
+  /**
+   * With `failure`: the status a request that asked for JSON (`Accept: application/json`, a JSON
+   * body) gets with the failure as JSON, instead of the redirect a browser follows.
+   */
+  failureStatus?: number
   json?: unknown
   html?: string
   /**
@@ -35,14 +40,16 @@ export interface AuthResponse {
   text?: string
 }
 
-/** A failed flow as a JSON client sees it: `{ url, error, code }`. */
-export type AuthFailure = { error: ClientErrorCode; code?: string }
+/** A failed flow as a JSON client sees it: `{ url, error, code, message }`, `message` saying what to do. */
+export type AuthFailure = { error: ClientErrorCode; code?: string; message?: string }
 
 // Pages of the router may not be framed (clickjacking on the sign-in and sign-out forms) and load
 // nothing but their inline styles and the theme logo (an http(s) URL or a path, see theme.ts): no
 // scripts even if escaping ever failed. form-action stays open on purpose: browsers apply it to the
-// redirect after a sign-in POST, which goes to an OAuth provider's origin.
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; frame-ancestors 'none'; base-uri 'none'"
+// redirect after a sign-in POST, which goes to an OAuth provider's origin. `data:` images are the
+// pages' empty icon (`<link rel="icon" href="data:,">`, so that no page asks the app for a
+// /favicon.ico it may not serve); an image runs no script.
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http: data:; frame-ancestors 'none'; base-uri 'none'"
 const PAGE_SECURITY_HEADERS = {
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
@@ -88,6 +95,8 @@ export function sendResponse(req: NodeRequest, res: ServerResponse, response: Au
   if (response.redirect !== undefined) {
     // 200 even for a failure (429 for a refused attempt): Auth.js's client reads `url` (and `error`) from any answer it gets.
     if (req.headers['x-auth-return-redirect'] === '1') return sendJson(res, response.status ?? 200, { url: response.redirect, ...response.failure })
+    // A fetch that follows the redirect would get the sign-in page's HTML: a client that asked for JSON gets the failure.
+    if (response.failure !== undefined && asksForJson(req)) return sendJson(res, response.failureStatus ?? response.status ?? 400, { ...response.failure, url: response.redirect })
     if (response.html === undefined) {
       res.statusCode = response.status ?? 302
       res.setHeader('Location', response.redirect)
@@ -112,6 +121,12 @@ export function sendResponse(req: NodeRequest, res: ServerResponse, response: Au
     return
   }
   sendJson(res, response.status ?? 200, response.json ?? null)
+}
+
+/** `Accept` prefers JSON to HTML, or the body is JSON (`application/json`, `application/*+json`). */
+function asksForJson(req: NodeRequest): boolean {
+  const type = req.headers['content-type']
+  return wantsJson(req) || (typeof type === 'string' && /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i.test(type))
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

@@ -16,6 +16,8 @@ export interface EmailConfirmPageProps {
   fields: Readonly<Record<string, string>>
   csrfToken: string
   theme: Theme
+  /** Where the page's "Back to …" link leads: the app's `pages.home`, or the site's root. */
+  homeUrl?: string | undefined
 }
 
 /**
@@ -37,5 +39,5 @@ export function renderEmailConfirmPage(props: EmailConfirmPageProps): string {
 ${hidden}<button type="submit">Sign in</button>
 </form>
 <p>If you did not ask to sign in, close this page.</p>`
-  return renderLayout({ title: 'Sign in', theme: props.theme, body })
+  return renderLayout({ title: 'Sign in', theme: props.theme, body, home: props.homeUrl })
 }

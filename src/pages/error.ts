@@ -10,7 +10,7 @@ import { isSafePageUrl, renderLayout } from './theme.js'
 export interface ErrorPageProps {
   /** The `error` query parameter, e.g. `Configuration`, `AccessDenied`, `Verification`. */
   error?: string
-  /** The site's home page, linked from the default page. */
+  /** The app's home page (`pages.home`, or the site's root): linked from the default page, or under the card. */
   homeUrl: string
   /** The sign-in page, linked from the `Verification` and `RateLimited` pages. */
   signInUrl: string
@@ -32,6 +32,8 @@ interface ErrorContent {
   /** A second sentence that depends on the request. */
   detail?: (props: ErrorPageProps) => string | undefined
   link?: (props: ErrorPageProps) => SafeHtml
+  /** Its link is the home page already: no "Back to …" under the card. */
+  linksHome?: true
 }
 
 // A link that fails the URL check falls back to `/`: the error page must render whatever happens.
@@ -43,6 +45,7 @@ const DEFAULT: ErrorContent = {
   heading: 'Error',
   message: 'An unexpected error occurred.',
   link: (props) => link(props.homeUrl, 'Go to the home page'),
+  linksHome: true,
 }
 
 // A Map, not an object literal: a code such as `constructor` must not find an entry.
@@ -62,6 +65,7 @@ const CONTENT = new Map<string, ErrorContent>([
       heading: 'Service unavailable',
       message: 'Sign-in is temporarily unavailable. Please try again in a moment.',
       link: (props) => link(props.homeUrl, 'Go to the home page'),
+      linksHome: true,
     },
   ],
   ['AccessDenied', { status: 403, heading: 'Access denied', message: 'You do not have permission to sign in.' }],
@@ -109,5 +113,5 @@ export function renderErrorPage(props: ErrorPageProps): ErrorPageResult {
   const body = html`<h1>${content.heading}</h1>
 <p>${content.message}${detail === undefined ? '' : ` ${detail}`}</p>
 ${content.link?.(props)}`
-  return { status: content.status, html: renderLayout({ title: content.heading, theme: props.theme, body }) }
+  return { status: content.status, html: renderLayout({ title: content.heading, theme: props.theme, body, home: content.linksHome ? undefined : props.homeUrl }) }
 }

@@ -43,6 +43,13 @@ export interface SignInPageProps {
   theme: Theme
   /** The passkey script, when a passkey provider is configured. */
   script?: PageScript | undefined
+  /**
+   * The form whose sign-in was just refused (with `error`): its message is shown at that form, and
+   * the fields typed (never a password) are filled in again.
+   */
+  refused?: { providerId: string; fields: Readonly<Record<string, string>> } | undefined
+  /** Where the page's "Back to …" link leads: the app's `pages.home`, or the site's root. */
+  homeUrl?: string | undefined
 }
 
 const TRY_ANOTHER = 'Try signing in with a different account.'
@@ -101,26 +108,45 @@ export function renderSignInPage(props: SignInPageProps): string {
   const hidden = html`<input type="hidden" name="csrfToken" value="${props.csrfToken}">
 <input type="hidden" name="callbackUrl" value="${props.callbackUrl}">`
   const autofill = props.script !== undefined && props.providers.some((provider) => provider.type === 'webauthn' && provider.conditional === true)
+  // The refused form, when it is one of this page's: its message goes above it, its fields are filled in.
+  const refused = props.error !== undefined ? props.providers.find((provider) => provider.id === props.refused?.providerId && provider.type !== 'webauthn') : undefined
+  const typed = refused !== undefined ? props.refused!.fields : {}
   const forms = props.providers.map((provider, index) => ({
     buttonOnly: provider.type === 'oauth' || provider.type === 'oidc' || provider.type === 'webauthn',
-    markup: providerForm(provider, index, hidden, autofill),
+    markup: html`${provider === refused && !unverifiedError(props) && formAlert(provider, props.error!)}${providerForm(provider, index, hidden, autofill, provider === refused ? typed : {})}`,
   }))
   const groups = groupForms(forms).map((group) => html`<div class="group">${group}</div>`)
-  const unverified = props.error === 'CredentialsSignin' && props.code === 'email_not_verified' && props.resendAction !== undefined
+  const unverified = unverifiedError(props) && props.resendAction !== undefined
+  const topAlert = props.error !== undefined && props.error !== '' && refused === undefined && html`<div class="alert" role="alert">${signInErrorMessage(props.error)}</div>`
   const body = html`<h1>Sign in</h1>
-${unverified ? resendForm(props.resendAction!, hidden) : props.error ? html`<div class="alert" role="alert">${signInErrorMessage(props.error)}</div>` : null}
+${unverified ? resendForm(props.resendAction!, hidden, typed.email) : topAlert}
 ${groups.length === 0 ? html`<p>No sign-in methods are configured.</p>` : joinWithDivider(groups)}`
-  return renderLayout({ title: 'Sign in', theme: props.theme, body, script: props.providers.some((provider) => provider.type === 'webauthn') ? props.script : undefined })
+  return renderLayout({ title: 'Sign in', theme: props.theme, body, home: props.homeUrl, script: props.providers.some((provider) => provider.type === 'webauthn') ? props.script : undefined })
+}
+
+function unverifiedError(props: SignInPageProps): boolean {
+  return props.error === 'CredentialsSignin' && props.code === 'email_not_verified'
+}
+
+// Said at the form that failed, naming it: a page with several forms asking for an address must not leave the user guessing.
+function formAlert(provider: SignInPageProvider, error: string): SafeHtml {
+  const message =
+    error === 'CredentialsSignin'
+      ? `Sign in with ${provider.name} failed. Check the details you entered are correct.`
+      : error === 'EmailSignInError'
+        ? 'The sign-in link could not be sent. Check the address and try again.'
+        : signInErrorMessage(error)
+  return html`<div class="alert" role="alert">${message}</div>`
 }
 
 // The password was right but the address is not verified yet: say so, and offer the link again.
-function resendForm(action: string, hidden: SafeHtml): SafeHtml {
+function resendForm(action: string, hidden: SafeHtml, email: string | undefined): SafeHtml {
   if (!isSafePageUrl(action)) throw new TypeError('Sign-in page: the resend form action must be a path or an http(s) URL.')
   return html`<div class="alert" role="alert">Confirm your e-mail address first: open the link we sent you when you signed up.</div>
 <form method="post" action="${action}">
 ${hidden}
-<div><label for="resend-email">E-mail</label>
-<input id="resend-email" type="email" name="email" autocomplete="email" required></div>
+<div><label for="resend-email">E-mail address to confirm</label>
+<input id="resend-email" type="email" name="email" autocomplete="email"${email !== undefined && html` value="${email}"`} required></div>
 <button type="submit" class="secondary">Send the link again</button>
 </form>
 <div class="divider">or</div>`
@@ -145,16 +171,16 @@ function joinWithDivider(groups: SafeHtml[]): SafeHtml[] {
 }
 
 // `index` keeps input ids unique and free of provider-chosen characters.
-function providerForm(provider: SignInPageProvider, index: number, hidden: SafeHtml, autofill: boolean): SafeHtml {
+function providerForm(provider: SignInPageProvider, index: number, hidden: SafeHtml, autofill: boolean, typed: Readonly<Record<string, string>>): SafeHtml {
   if (!isSafePageUrl(provider.action)) {
     throw new TypeError(`Sign-in page: provider "${provider.id}" has an unsafe form action; use a path or an http(s) URL.`)
   }
   if (provider.type === 'webauthn') return passkeyForm(provider, hidden)
   const fields =
     provider.type === 'email'
-      ? emailField(index, autofill)
+      ? emailField(index, autofill, typed.email)
       : provider.type === 'credentials'
-        ? credentialFields(provider, index, autofill)
+        ? credentialFields(provider, index, autofill, typed)
         : []
   const links = (provider.links ?? []).filter((link) => isSafePageUrl(link.href))
   return html`<form method="post" action="${provider.action}">
@@ -165,12 +191,15 @@ ${links.length > 0 && html`<p class="links">${links.map((link) => html`<a href="
 </form>`
 }
 
-function emailField(index: number, autofill: boolean): SafeHtml {
+// Labelled by what it does: beside a password form's own "E-mail", two fields of one name would leave
+// the user guessing which one signs in how.
+function emailField(index: number, autofill: boolean, value: string | undefined): SafeHtml {
   const id = `input-${index}-email`
   // `username webauthn`: the field names the account (password managers and passkeys file them so),
   // and the browser may offer passkeys in its autofill; `webauthn` must be the last token.
-  return html`<div><label for="${id}">E-mail</label>
-<input id="${id}" type="email" name="email" placeholder="email@example.com" autocomplete="${autofill ? 'username webauthn' : 'email'}" required></div>`
+  return html`<div><label for="${id}">E-mail address for a sign-in link</label>
+<input id="${id}" type="email" name="email" placeholder="email@example.com" autocomplete="${autofill ? 'username webauthn' : 'email'}"${value !== undefined && html` value="${value}"`} required>
+<small class="hint">We e-mail you a link that signs you in, no password needed.</small></div>`
 }
 
 // The script (webauthn.js) drives the form: without it, or without WebAuthn, the button says why.
@@ -187,14 +216,16 @@ ${hidden}
 // Input types a credential field may ask for; anything else (hidden, file, submit, …) becomes text.
 const FIELD_TYPES = new Set(['text', 'password', 'email', 'number', 'tel', 'url', 'search', 'date', 'time'])
 
-function credentialFields(provider: SignInPageProvider, index: number, autofill: boolean): SafeHtml[] {
+function credentialFields(provider: SignInPageProvider, index: number, autofill: boolean, typed: Readonly<Record<string, string>>): SafeHtml[] {
   return Object.entries(provider.credentials ?? {}).map(([key, field], fieldIndex) => {
     const id = `input-${index}-${fieldIndex}`
     const type = typeof field.type === 'string' && FIELD_TYPES.has(field.type) ? field.type : 'text'
     const named = autocompleteFor(key, type)
     const autocomplete = autofill && named === 'username' ? 'username webauthn' : named
+    // A password is never filled in again, whatever the refused form brought back.
+    const value = type !== 'password' && Object.hasOwn(typed, key) ? typed[key] : undefined
     return html`<div><label for="${id}">${field.label ?? key}</label>
-<input id="${id}" type="${type}" name="${key}"${field.placeholder !== undefined && html` placeholder="${field.placeholder}"`}${autocomplete !== undefined && html` autocomplete="${autocomplete}"`}${field.required === true && html` required`}></div>`
+<input id="${id}" type="${type}" name="${key}"${field.placeholder !== undefined && html` placeholder="${field.placeholder}"`}${autocomplete !== undefined && html` autocomplete="${autocomplete}"`}${value !== undefined && html` value="${value}"`}${field.required === true && html` required`}></div>`
   })
 }
 

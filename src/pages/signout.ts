@@ -14,6 +14,8 @@ export interface SignOutPageProps {
   /** Where the form posts, e.g. `/api/auth/signout`. */
   action: string
   theme: Theme
+  /** Where the page's "Back to …" link leads: the app's `pages.home`, or the site's root. */
+  homeUrl?: string | undefined
 }
 
 /**
@@ -36,5 +38,5 @@ export function renderSignOutPage(props: SignOutPageProps): string {
 <input type="hidden" name="callbackUrl" value="${props.callbackUrl}">
 <button type="submit">Sign out</button>
 </form>`
-  return renderLayout({ title: 'Sign out', theme: props.theme, body })
+  return renderLayout({ title: 'Sign out', theme: props.theme, body, home: props.homeUrl })
 }

@@ -90,10 +90,12 @@ export function resolveTheme(theme: Theme): ResolvedTheme {
 
 const LIGHT =
   'color-scheme:light;--bg:#f4f5f7;--card:#fff;--text:#1f2328;--muted:#636c76;--border:#d0d7de;' +
-  '--input:#fff;--alert-bg:#fff1f0;--alert-text:#a40e26;--alert-border:#ffc9c5'
+  '--input:#fff;--alert-bg:#fff1f0;--alert-text:#a40e26;--alert-border:#ffc9c5;--link:var(--brand)'
 const DARK =
   'color-scheme:dark;--bg:#0d1117;--card:#161b22;--text:#e6edf3;--muted:#8d96a0;--border:#30363d;' +
-  '--input:#0d1117;--alert-bg:#3d1114;--alert-text:#ffb3ad;--alert-border:#6e1a21'
+  '--input:#0d1117;--alert-bg:#3d1114;--alert-text:#ffb3ad;--alert-border:#6e1a21;' +
+  // A brand colour chosen for a light page is often too dark to read as text on the dark card.
+  '--link:color-mix(in srgb,var(--brand) 60%,#fff)'
 
 function schemeCss(scheme: ResolvedTheme['colorScheme']): string {
   if (scheme === 'light') return `:root{${LIGHT}}`
@@ -116,7 +118,8 @@ box-shadow:0 1px 3px rgba(0,0,0,.08)}
 h1{font-size:1.375rem;line-height:1.3;margin:0 0 1rem;text-align:center}
 p{margin:0 0 1rem;text-align:center}
 p:last-child{margin-bottom:0}
-a{color:var(--brand)}
+a{color:var(--link)}
+.group>.alert{margin-bottom:.25rem}
 .group,form{display:flex;flex-direction:column;gap:.75rem}
 label{display:block;font-size:.875rem;font-weight:600;margin-bottom:.25rem}
 input{display:block;width:100%;padding:.625rem .75rem;font:inherit;font-size:1rem;color:var(--text);
@@ -140,12 +143,14 @@ code.secret{display:block;margin:0 0 1rem;text-align:center;font-size:1rem;lette
 font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;text-align:center}
 .sessions small{display:block;color:var(--muted);font-size:.8125rem}
 .sessions form{margin-top:.5rem}
-.secondary{color:var(--brand);background:transparent;border:1px solid var(--border);padding:.45rem .75rem;font-size:.875rem}
+.secondary{color:var(--link);background:transparent;border:1px solid var(--border);padding:.45rem .75rem;font-size:.875rem}
 .stack{display:flex;flex-direction:column;gap:.75rem}
 .status{margin:0;min-height:1.25rem;color:var(--muted);font-size:.875rem;text-align:center}
 .status:empty{display:none}
 .hint{display:block;margin-top:.25rem;color:var(--muted);font-size:.8125rem}
 .links{display:flex;justify-content:space-between;gap:.75rem;margin:0;font-size:.875rem}
+.home{margin:1.25rem 0 0;font-size:.875rem}
+.home a{color:var(--muted)}
 `
 
 /** A script a page loads (the passkey script): its URL, a path or http(s) URL, and its Subresource Integrity value. */
@@ -161,11 +166,12 @@ export interface PageScript {
  * @param opts.theme The theme from the configuration; invalid values fall back to the defaults.
  * @param opts.body The page content, built with `html`.
  * @param opts.script A script to load (the passkey script), deferred, with its integrity value.
+ * @param opts.home The app's page to link back to under the card ("Back to …"); an unsafe URL is left out.
  * @returns The complete HTML document.
  * @example
- * renderLayout({ title: 'Sign out', theme: {}, body: html`<h1>Sign out</h1>` })
+ * renderLayout({ title: 'Sign out', theme: {}, body: html`<h1>Sign out</h1>`, home: 'https://example.com/' })
  */
-export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml; script?: PageScript | undefined }): string {
+export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml; script?: PageScript | undefined; home?: string | undefined }): string {
   if (opts.script !== undefined && !isSafePageUrl(opts.script.src)) throw new TypeError('Page script: src must be a path or an http(s) URL.')
   const theme = resolveTheme(opts.theme)
   // Safe as raw CSS: every interpolated value passed isSafeCssColor, which admits no `<`, `;` or `}`.
@@ -181,6 +187,7 @@ export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="${metaScheme}">
 <title>${opts.title}</title>
+<link rel="icon" href="data:,">
 <style>${raw(css)}</style>
 ${opts.script !== undefined && html`<script src="${opts.script.src}" integrity="${opts.script.integrity}" defer></script>`}
 </head>
@@ -190,8 +197,14 @@ ${theme.logo !== undefined && html`<img class="logo" src="${theme.logo}" alt="">
 <div class="card">
 ${opts.body}
 </div>
+${opts.home !== undefined && isSafePageUrl(opts.home) && html`<p class="home"><a href="${opts.home}">← Back to ${siteName(opts.home)}</a></p>`}
 </main>
 </body>
 </html>
 `.__html
+}
+
+// The host of an absolute URL ("example.com"); a path has no host to show.
+function siteName(url: string): string {
+  return /^https?:\/\//i.test(url) && URL.canParse(url) ? new URL(url).host : 'the site'
 }

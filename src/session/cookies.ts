@@ -36,6 +36,8 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...options, maxAge: FIVE_MINUTES } },
     // The step between a sign-in's first factor and its second.
     twoFactorPending: { name: `${prefix}authjs.two-factor`, options: { ...options, maxAge: FIVE_MINUTES } },
+    // A refused sign-in's form, read by the next sign-in page.
+    signInForm: { name: `${prefix}authjs.signin-form`, options: { ...options, maxAge: FIVE_MINUTES } },
   }
 }
 

@@ -155,6 +155,8 @@ describe('configuration object', () => {
     const authorize = async () => null
     expect(() => Portcullis({ secret: SECRET, providers: [Credentials({ authorize }), Credentials({ authorize })] })).toThrow(/Two providers have the id "credentials"/)
     expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], pages: { signIn: 'https://evil.example/login' } })).toThrow(/pages.signIn/)
+    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], pages: { home: 'https://evil.example/' } })).toThrow(/pages\.home must be a path on this site/)
+    expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], pages: { home: '//evil.example/' } })).toThrow(/pages\.home/)
     expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], session: { strategy: 'database' } })).toThrow(/adapter/)
     expect(() => Portcullis({ secret: SECRET, providers: [credentialsProvider], session: { maxAge: -1 } })).toThrow(/session.maxAge/)
     expect(() => Portcullis({ secret: SECRET, providers: [Credentials({ id: 'bad id', authorize })] })).toThrow(/letters, digits/)

@@ -1,5 +1,10 @@
 import { describe, it, expect } from '@jest/globals'
+import { renderPasskeysPage } from '../../src/features/passkey/pages/passkeys.js'
+import { renderForgotPasswordPage, renderResetPasswordPage, renderSignUpPage } from '../../src/features/password/pages/password.js'
+import { renderSessionsPage } from '../../src/features/sessions/pages/sessions.js'
+import { renderTwoFactorPage, renderTwoFactorSetupPage } from '../../src/features/two-factor/pages/two-factor.js'
 import {
+  renderEmailConfirmPage,
   renderErrorPage,
   renderSignInPage,
   renderSignOutPage,
@@ -387,14 +392,15 @@ describe('sign-out page', () => {
 describe('error page', () => {
   const props = { homeUrl: 'https://app.example/', signInUrl: '/api/auth/signin', theme: {} }
 
-  it('answers Configuration with 500 and no links', () => {
+  it('answers Configuration with 500 and no links but the way back to the app', () => {
     const { status, html: page } = renderErrorPage({ ...props, error: 'Configuration' })
     expect(status).toBe(500)
     expect(page).toContain('<h1>Server error</h1>')
     expect(page).toContain(
       'There is a problem with the server configuration. Check the server logs for more information.',
     )
-    expect(page).not.toContain('<a ')
+    expect(page.match(/<a /g)).toHaveLength(1)
+    expect(page).toContain('<p class="home"><a href="https://app.example/">← Back to app.example</a></p>')
   })
 
   it('answers AccessDenied with 403', () => {
@@ -470,5 +476,35 @@ describe('every page', () => {
     expect(page).toMatch(/<title>[^<]+<\/title>/)
     expect(page.trimEnd().endsWith('</html>')).toBe(true)
     expectNoScript(page)
+  })
+})
+
+describe('the way back to the app', () => {
+  const home = 'https://app.example/account'
+  const base = { csrfToken: 'c', theme: {}, homeUrl: home }
+  const password = { ...base, action: '/api/auth/x', signInUrl: '/api/auth/signin', minLength: 8, maxLength: 64 }
+  const script = { src: '/api/auth/webauthn.js', integrity: 'sha256-x' }
+  const pages: [string, string][] = [
+    ['sign-in', renderSignInPage({ ...base, providers: [], callbackUrl: '/' })],
+    ['sign-out', renderSignOutPage({ ...base, callbackUrl: '/', action: '/api/auth/signout' })],
+    ['e-mail confirmation', renderEmailConfirmPage({ ...base, email: 'a@example.com', action: '/api/auth/callback/email', fields: {} })],
+    ['sessions', renderSessionsPage({ ...base, sessions: [], basePath: '/api/auth' })],
+    ['passkeys', renderPasskeysPage({ ...base, passkeys: [], basePath: '/api/auth', providerId: 'passkey', script })],
+    ['second step', renderTwoFactorPage({ ...base, action: '/api/auth/two-factor', signInUrl: '/api/auth/signin' })],
+    ['second-factor settings', renderTwoFactorSetupPage({ ...base, state: 'enrolled', recoveryCodesLeft: 3, basePath: '/api/auth', next: '/' })],
+    ['sign-up', renderSignUpPage({ ...password, callbackUrl: '/' })],
+    ['forgotten password', renderForgotPasswordPage(password)],
+    ['reset password', renderResetPasswordPage({ ...password, token: 't', email: 'a@example.com' })],
+    ['error', renderErrorPage({ ...base, error: 'AccessDenied', signInUrl: '/api/auth/signin' }).html],
+  ]
+
+  it.each(pages)('the %s page links back under its card, and links an empty icon', (_name, page) => {
+    expect(page).toContain('</div>\n<p class="home"><a href="https://app.example/account">← Back to app.example</a></p>\n</main>')
+    expect(page).toContain('<link rel="icon" href="data:,">')
+  })
+
+  it('leaves the link out when the URL is not safe, and names no host for a path', () => {
+    expect(renderLayout({ title: 't', theme: {}, body: html`x`, home: 'javascript:alert(1)' })).not.toContain('class="home"')
+    expect(renderLayout({ title: 't', theme: {}, body: html`x`, home: '/account' })).toContain('<a href="/account">← Back to the site</a>')
   })
 })

@@ -165,7 +165,7 @@ describe('POST /api/auth/passkeys/remove', () => {
     expect(page.text).toContain('This passkey is your last way to sign in.')
     // The one script, by its full URL (not 'self'), and same-origin fetch; still no inline script.
     expect(page.headers['content-security-policy']).toMatch(
-      /^default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http:; frame-ancestors 'none'; base-uri 'none'; script-src http:\/\/127\.0\.0\.1:\d+\/api\/auth\/webauthn\.js; connect-src 'self'$/,
+      /^default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: http: data:; frame-ancestors 'none'; base-uri 'none'; script-src http:\/\/127\.0\.0\.1:\d+\/api\/auth\/webauthn\.js; connect-src 'self'$/,
     )
   })
 

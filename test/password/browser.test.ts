@@ -199,7 +199,10 @@ function browserSuite() {
     const refused = await signInOnPage(checker.page, email, PASSWORD)
     expect(refused.pathname).toBe('/api/auth/signin')
     expect(refused.searchParams.get('error')).toBe('CredentialsSignin')
-    await expect(checker.page.getByRole('alert').innerText()).resolves.toBe('Sign in failed. Check the details you provided are correct.')
+    // At the password form, naming it, with the address typed filled in again and the password not.
+    await expect(checker.page.getByRole('alert').innerText()).resolves.toBe('Sign in with Password failed. Check the details you entered are correct.')
+    await expect(checker.page.getByLabel('E-mail', { exact: true }).inputValue()).resolves.toBe(email)
+    await expect(checker.page.getByLabel('Password', { exact: true }).inputValue()).resolves.toBe('')
     expect(await signedInAs(checker.context)).toBeNull()
     expect((await signInOnPage(checker.page, email, NEW_PASSWORD)).href).toBe(`${rig.origin}/dashboard`)
     expect(await signedInAs(checker.context)).toBe(email)
@@ -272,7 +275,8 @@ function browserSuite() {
     expect(await signedInAs(context, strictOrigin)).toBeNull()
 
     const resend = page.locator('form', { has: page.getByRole('button', { name: 'Send the link again' }) })
-    await resend.getByLabel('E-mail', { exact: true }).fill(email)
+    // Filled in with the address just typed: the user need not type it again.
+    await expect(resend.getByLabel('E-mail address to confirm').inputValue()).resolves.toBe(email)
     expect(await clickAndLoad(page, resend.getByRole('button', { name: 'Send the link again' }))).toBe(`${strictOrigin}/api/auth/verify-request?provider=password&type=signup`)
     const again = await nextMailTo(email)
     expect(again.to).toEqual([email])
@@ -289,7 +293,7 @@ function browserSuite() {
     const wrong = await signInOnPage(other.page, email, 'not the password at all', strictOrigin)
     expect(wrong.searchParams.get('code')).toBe('credentials')
     await expect(other.page.getByRole('button', { name: 'Send the link again' }).count()).resolves.toBe(0)
-    await expect(other.page.getByRole('alert').innerText()).resolves.toBe('Sign in failed. Check the details you provided are correct.')
+    await expect(other.page.getByRole('alert').innerText()).resolves.toBe('Sign in with Password failed. Check the details you entered are correct.')
     // Verified now: the right password signs in.
     expect((await signInOnPage(other.page, email, PASSWORD, strictOrigin)).href).toBe(`${strictOrigin}/dashboard`)
 

@@ -98,7 +98,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       const down = await agent.post('/api/auth/signout').set('X-Auth-Return-Redirect', '1').send({ csrfToken })
       db.knex.initialize()
       expect(down.status).toBe(200)
-      expect(down.body).toEqual({ url: expect.stringMatching(/\/api\/auth\/error\?error=AdapterError$/), error: 'AdapterError' })
+      expect(down.body).toEqual({ url: expect.stringMatching(/\/api\/auth\/error\?error=AdapterError$/), error: 'AdapterError', message: 'The database could not be reached: try again in a moment.' })
       expect(sessionSetCookies(down)).toEqual([])
       expect((await agent.get('/api/auth/session').expect(200)).body.user).toMatchObject({ id: 'user-1' })
     })

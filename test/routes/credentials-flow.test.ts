@@ -55,7 +55,12 @@ describe.each([
     expect((await agent.get('/me')).body).toBeNull()
 
     const page = await agent.get(`${location.pathname}${location.search}`).expect(200)
-    expect(page.text).toContain('Sign in failed. Check the details you provided are correct.')
+    // This browser's refused form: the message stands at it, naming it, and the username comes back.
+    expect(page.text).toContain('Sign in with Credentials failed. Check the details you entered are correct.')
+    expect(page.text).toMatch(/<input[^>]*name="username"[^>]*value="ada"/)
+    // Another browser (no form cookie) gets the page's message at the top.
+    const other = await request(app).get(`${location.pathname}${location.search}`).expect(200)
+    expect(other.text).toContain('Sign in failed. Check the details you provided are correct.')
   })
 
   it('reads a form post behind an app-wide express.json() (Express 4 sets req.body = {} without reading it)', async () => {

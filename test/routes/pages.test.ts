@@ -73,3 +73,31 @@ describe('CredentialsSignin codes', () => {
     expect(Object.fromEntries(location.searchParams)).toEqual({ error: 'CredentialsSignin', code: 'account_locked' })
   })
 })
+
+describe('the way back to the app, and the icon', () => {
+  const GET_PAGES = ['/signin', '/signin?error=CredentialsSignin', '/signout', '/error?error=Configuration', '/error?error=AccessDenied', '/error', '/verify-request']
+
+  it('links every built-in page back to pages.home', async () => {
+    const { app } = createTestApp({ pages: { home: '/account' } })
+    const agent = request.agent(app)
+    expect((await signInWithPassword(agent)).status).toBe(302)
+    for (const path of GET_PAGES) {
+      const page = await agent.get(`/api/auth${path}`)
+      expect([path, page.status, page.headers['content-type']]).toEqual([path, expect.any(Number), 'text/html; charset=utf-8'])
+      // Under the card, or the card's own link where it leads home already (the error and check-your-e-mail pages).
+      expect(page.text).toMatch(/href="http:\/\/127\.0\.0\.1:\d+\/account"/)
+    }
+  })
+
+  it("links to the site's root without pages.home, and asks no page for a /favicon.ico", async () => {
+    const { app } = createTestApp()
+    const agent = request.agent(app)
+    expect((await signInWithPassword(agent)).status).toBe(302)
+    for (const path of GET_PAGES) {
+      const page = await agent.get(`/api/auth${path}`)
+      expect(page.text).toMatch(/href="http:\/\/127\.0\.0\.1:\d+\/"/)
+      // An empty icon of its own: browsers do not fetch /favicon.ico, which the app may not serve.
+      expect(page.text).toContain('<link rel="icon" href="data:,">')
+    }
+  })
+})

@@ -54,9 +54,18 @@ function forgedPost(app: SecurityApp, path: string, forgery: Forgery, fields: Re
   return (cookie ? test.set('Cookie', cookie) : test).send(body)
 }
 
+// What a browser's form post gets.
 function expectMissingCsrfRedirect(app: SecurityApp, res: Response): void {
   expect(res.status).toBe(302)
   expect(res.headers['location']).toBe(`${app.origin}/api/auth/signin?error=MissingCSRF`)
+}
+
+// The forgeries are JSON bodies, which ask for JSON: the refusal is a 403 with the code, the fix and
+// the sign-in page's URL, not the 302 a browser's form post gets.
+function expectMissingCsrfRefusal(app: SecurityApp, res: Response): void {
+  expect(res.status).toBe(403)
+  expect(res.headers['location']).toBeUndefined()
+  expect(res.body).toEqual({ error: 'MissingCSRF', message: expect.stringContaining('GET /api/auth/csrf'), url: `${app.origin}/api/auth/signin?error=MissingCSRF` })
 }
 
 function expectNoSessionCookieWritten(res: Response): void {
@@ -97,7 +106,7 @@ describe.each(['express5', 'express4'] as const)('CSRF on %s', (flavor) => {
     it.each(FORGERIES)('is refused when %s: no authorize call, no session', async (_name, forge) => {
       const [mine, theirs] = [await getCsrf(app), await getCsrf(app)]
       const res = await forgedPost(app, path, forge(mine, theirs), fields)
-      expectMissingCsrfRedirect(app, res)
+      expectMissingCsrfRefusal(app, res)
       expectNoSessionCookieWritten(res)
       expect(setCookie(res, CALLBACK_COOKIE)).toBeUndefined()
       expect(app.authorize).not.toHaveBeenCalled()
@@ -117,7 +126,7 @@ describe.each(['express5', 'express4'] as const)('CSRF on %s', (flavor) => {
       const res = await app.http.post(path).set('Cookie', csrf.cookie).set('X-Auth-Return-Redirect', '1').type('form').send(fields)
       expect(res.status).toBe(200)
       expect(res.headers['location']).toBeUndefined()
-      expect(res.body).toEqual({ url: `${app.origin}/api/auth/signin?error=MissingCSRF`, error: 'MissingCSRF' })
+      expect(res.body).toEqual({ url: `${app.origin}/api/auth/signin?error=MissingCSRF`, error: 'MissingCSRF', message: expect.stringContaining('GET /api/auth/csrf') })
       expectNoSessionCookieWritten(res)
       expect(app.authorize).not.toHaveBeenCalled()
     })
@@ -140,7 +149,7 @@ describe.each(['express5', 'express4'] as const)('CSRF on %s', (flavor) => {
     it.each(FORGERIES)('is refused when %s', async (_name, forge) => {
       const [mine, theirs] = [await getCsrf(app), await getCsrf(app)]
       const res = await forgedPost(app, path, forge(mine, theirs), fields)
-      expectMissingCsrfRedirect(app, res)
+      expectMissingCsrfRefusal(app, res)
       expectNoSessionCookieWritten(res)
       expect(setCookie(res, CALLBACK_COOKIE)).toBeUndefined()
     })
@@ -149,7 +158,7 @@ describe.each(['express5', 'express4'] as const)('CSRF on %s', (flavor) => {
       const csrf = await getCsrf(app)
       const res = await app.http.post(path).set('Cookie', csrf.cookie).set('X-Auth-Return-Redirect', '1').type('form').send(fields)
       expect(res.status).toBe(200)
-      expect(res.body).toEqual({ url: `${app.origin}/api/auth/signin?error=MissingCSRF`, error: 'MissingCSRF' })
+      expect(res.body).toEqual({ url: `${app.origin}/api/auth/signin?error=MissingCSRF`, error: 'MissingCSRF', message: expect.stringContaining('GET /api/auth/csrf') })
     })
   })
 
@@ -171,7 +180,7 @@ describe.each(['express5', 'express4'] as const)('CSRF on %s', (flavor) => {
       const { sessionCookie } = await signIn(app)
       const [mine, theirs] = [await getCsrf(app), await getCsrf(app)]
       const res = await forgedPost(app, path, forge(mine, theirs), fields, [sessionCookie])
-      expectMissingCsrfRedirect(app, res)
+      expectMissingCsrfRefusal(app, res)
       expectNoSessionCookieWritten(res)
       expect(onSignOut).not.toHaveBeenCalled()
       const after = await me(app, sessionCookie)
@@ -183,7 +192,7 @@ describe.each(['express5', 'express4'] as const)('CSRF on %s', (flavor) => {
       const { sessionCookie } = await signIn(app)
       const res = await app.http.post(path).set('Cookie', sessionCookie).set('X-Auth-Return-Redirect', '1').type('form').send(fields)
       expect(res.status).toBe(200)
-      expect(res.body).toEqual({ url: `${app.origin}/api/auth/signin?error=MissingCSRF`, error: 'MissingCSRF' })
+      expect(res.body).toEqual({ url: `${app.origin}/api/auth/signin?error=MissingCSRF`, error: 'MissingCSRF', message: expect.stringContaining('GET /api/auth/csrf') })
       expectNoSessionCookieWritten(res)
       expect((await me(app, sessionCookie)).body).toMatchObject({ user: { id: USER.id } })
     })
@@ -209,7 +218,7 @@ describe.each(['express5', 'express4'] as const)('CSRF on %s', (flavor) => {
       const res = await forgedPost(app, path, forge(mine, theirs), fields, [sessionCookie])
       expect(res.status).toBe(403)
       expect(res.headers['content-type']).toMatch(/^application\/json/)
-      expect(res.body).toMatchObject({ error: 'MissingCSRF' })
+      expect(res.body).toMatchObject({ error: 'MissingCSRF', message: expect.stringContaining('GET /api/auth/csrf') })
       expectNoSessionCookieWritten(res)
       expect(jwt.mock.calls.some(([params]) => params.trigger === 'update')).toBe(false)
       const after = await me(app, sessionCookie)
@@ -220,7 +229,7 @@ describe.each(['express5', 'express4'] as const)('CSRF on %s', (flavor) => {
       const { sessionCookie } = await signIn(app)
       const res = await app.http.post(path).set('Cookie', sessionCookie).set('X-Auth-Return-Redirect', '1').send(fields)
       expect(res.status).toBe(403)
-      expect(res.body).toMatchObject({ error: 'MissingCSRF' })
+      expect(res.body).toMatchObject({ error: 'MissingCSRF', message: expect.stringContaining('GET /api/auth/csrf') })
       expectNoSessionCookieWritten(res)
     })
   })

@@ -31,7 +31,7 @@ describe('X-Auth-Return-Redirect: 1', () => {
   it('answers a wrong password with 200 { url, error: "CredentialsSignin", code }, and no session', async () => {
     const response = await jsonSignIn(app, { username: 'ada', password: 'wrong' })
     expect(response.status).toBe(200)
-    expect(response.body).toEqual({ url: expect.any(String), error: 'CredentialsSignin', code: 'credentials' })
+    expect(response.body).toEqual({ url: expect.any(String), error: 'CredentialsSignin', code: 'credentials', message: 'The credentials were refused: check them and try again.' })
     expect(new URL(response.body.url).pathname).toBe('/api/auth/signin')
     // The URL carries the same code, for clients that read it from there (Auth.js's does).
     expect(query(response.body.url)).toEqual({ error: 'CredentialsSignin', code: 'credentials' })
@@ -49,10 +49,10 @@ describe('X-Auth-Return-Redirect: 1', () => {
     expect(query(withQuery.body.url)).toEqual({ error: 'none', code: '7' })
   })
 
-  it('reports a missing CSRF token as { url, error: "MissingCSRF" }', async () => {
+  it('reports a missing CSRF token as { url, error: "MissingCSRF", message } with the fix', async () => {
     const response = await jsonSignIn(app, { username: 'ada', password: 'lovelace' }, { csrf: false })
     expect(response.status).toBe(200)
-    expect(response.body).toEqual({ url: expect.stringContaining('/api/auth/signin?error=MissingCSRF'), error: 'MissingCSRF' })
+    expect(response.body).toEqual({ url: expect.stringContaining('/api/auth/signin?error=MissingCSRF'), error: 'MissingCSRF', message: expect.stringContaining('GET /api/auth/csrf') })
   })
 
   it("passes a CredentialsSignin subclass's code, and reports the server's faults and refusals as the error page does", async () => {
@@ -62,18 +62,21 @@ describe('X-Auth-Return-Redirect: 1', () => {
       url: expect.stringContaining('error=CredentialsSignin&code=account_locked'),
       error: 'CredentialsSignin',
       code: 'account_locked',
+      message: expect.any(String),
     })
 
     const broken = createTestApp({ logger: quiet, providers: [Credentials({ authorize: async () => Promise.reject(new Error('database down')) })] }).app
     expect((await jsonSignIn(broken, { username: 'ada', password: 'lovelace' })).body).toEqual({
       url: expect.stringMatching(/\/api\/auth\/error\?error=Configuration$/),
       error: 'Configuration',
+      message: 'The server could not complete the request; its log says why.',
     })
 
     const refused = createTestApp({ logger: quiet, callbacks: { signIn: () => false } }).app
     expect((await jsonSignIn(refused, { username: 'ada', password: 'lovelace' })).body).toEqual({
       url: expect.stringMatching(/\/api\/auth\/error\?error=AccessDenied$/),
       error: 'AccessDenied',
+      message: 'The signIn callback refused this sign-in.',
     })
   })
 
@@ -91,5 +94,49 @@ describe('X-Auth-Return-Redirect: 1', () => {
     const response = await request(protectedApp).get('/dashboard').set('X-Auth-Return-Redirect', '1')
     expect(response.status).toBe(401)
     expect(response.body).toMatchObject({ error: 'SessionRequired', url: expect.stringContaining('/api/auth/signin?callbackUrl=') })
+  })
+})
+
+describe('requests that ask for JSON without X-Auth-Return-Redirect', () => {
+  const { app } = createTestApp({ logger: { error: () => {}, warn: () => {}, debug: () => {} }, trustHost: true })
+
+  it('answers a post with a CSRF token gone stale at sign-in with 403 JSON: the code and the fix, not a 302 to the sign-in page', async () => {
+    const agent = request.agent(app)
+    const stale = await fetchCsrfToken(agent)
+    await agent.post('/api/auth/callback/credentials').set('X-Auth-Return-Redirect', '1').type('json').send({ csrfToken: stale, username: 'ada', password: 'lovelace' }).expect(200)
+    // The sign-in rotated the token: the one the client kept is refused.
+    const response = await agent.post('/api/auth/signout').set('Accept', 'application/json').type('json').send({ csrfToken: stale })
+    expect(response.status).toBe(403)
+    expect(response.headers['content-type']).toMatch(/^application\/json/)
+    expect(response.headers.location).toBeUndefined()
+    expect(response.body).toEqual({
+      error: 'MissingCSRF',
+      message: expect.stringContaining('Fetch a new one from GET /api/auth/csrf'),
+      url: expect.stringContaining('/api/auth/signin?error=MissingCSRF'),
+    })
+    // Still signed in: the refused sign-out changed nothing.
+    expect((await agent.get('/api/auth/session').expect(200)).body).toMatchObject({ user: { name: 'Ada Lovelace' } })
+  })
+
+  it('treats a JSON body as asking for JSON, and an Accept that prefers it too; a wrong password is a 401 with its code', async () => {
+    const agent = request.agent(app)
+    const csrfToken = await fetchCsrfToken(agent)
+    const byBody = await agent.post('/api/auth/callback/credentials').type('json').send({ csrfToken, username: 'ada', password: 'wrong' })
+    expect(byBody.status).toBe(401)
+    expect(byBody.body).toEqual({ error: 'CredentialsSignin', code: 'credentials', message: expect.any(String), url: expect.stringContaining('code=credentials') })
+
+    const byAccept = await agent.post('/api/auth/callback/credentials').set('Accept', 'application/json').type('form').send({ csrfToken: 'forged', username: 'ada', password: 'lovelace' })
+    expect(byAccept.status).toBe(403)
+    expect(byAccept.body.error).toBe('MissingCSRF')
+  })
+
+  it('leaves a browser form post with a stale token the 302 to the sign-in page', async () => {
+    const response = await request(app)
+      .post('/api/auth/signout')
+      .set('Accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8')
+      .type('form')
+      .send({ csrfToken: 'stale' })
+      .expect(302)
+    expect(response.headers.location).toMatch(/\/api\/auth\/signin\?error=MissingCSRF$/)
   })
 })

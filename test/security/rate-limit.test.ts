@@ -256,7 +256,7 @@ describe('the refusal', () => {
     const refused = await client.signIn(right)
     expect(refused.status).toBe(429)
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0)
-    expect(refused.body).toEqual({ url: expect.stringMatching(/\/api\/auth\/signin\?error=RateLimited$/), error: 'RateLimited' })
+    expect(refused.body).toEqual({ url: expect.stringMatching(/\/api\/auth\/signin\?error=RateLimited$/), error: 'RateLimited', message: expect.stringContaining('Retry-After') })
   })
 
   it("links to the app's own sign-in page, with ?error=RateLimited, when pages.signIn is set", async () => {

@@ -26,6 +26,7 @@ import type { VerificationAdapter } from '../sign-in.js'
 import { askSignInCallback, finishSignIn } from '../../../sign-in/finish.js'
 import { resolveEmailUser, storedUserWithEmail } from '../../../sign-in/users.js'
 import { addressProven, afterFirstFactor } from '../../../sign-in/further-factor.js'
+import { homeUrl } from '../../../actions/home.js'
 
 // Longer values are no link Portcullis made: refused before they reach the database.
 const MAX_PARAM_LENGTH = 1024
@@ -70,6 +71,7 @@ function confirmationPage(ctx: ActionContext, provider: EmailProvider, token: st
     fields: { token, email: identifier, callbackUrl: ctx.query.get('callbackUrl') ?? '' },
     csrfToken: csrf.token,
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { html, cookies: csrf.cookies }
 }

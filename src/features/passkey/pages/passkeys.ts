@@ -27,6 +27,8 @@ export interface PasskeysPageProps {
   /** Where "Not now" leads and an added passkey goes on to (the end of a sign-up); absent: stay on the page. */
   next?: string | undefined
   theme: Theme
+  /** Where the page's "Back to …" link leads: the app's `pages.home`, or the site's root. */
+  homeUrl?: string | undefined
   script: PageScript
 }
 
@@ -69,7 +71,7 @@ ${props.codeRequired === true && codeField()}
 <p class="status" data-passkey-status role="status" aria-live="polite"></p>
 </form>
 ${next !== undefined && html`<p><a href="${next}">Not now</a></p>`}`
-  return renderLayout({ title: 'Your passkeys', theme: props.theme, body, script: props.script })
+  return renderLayout({ title: 'Your passkeys', theme: props.theme, body, home: props.homeUrl, script: props.script })
 }
 
 // Required, so the browser asks for it before the passkey script starts the ceremony; the script

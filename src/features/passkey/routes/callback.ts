@@ -112,11 +112,11 @@ async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): P
   } catch (error) {
     if (!(error instanceof WebAuthnVerificationError || error instanceof TwoFactorError || error instanceof RateLimitedError)) throw error
     // Logged as any failure is; the user goes back to the passkeys page, which says it failed.
-    const { failure } = failureResponse(error, ctx)
+    const { failure, failureStatus } = failureResponse(error, ctx)
     const url = new URL(back)
     url.searchParams.set('error', error.clientCode)
     if (!(error instanceof RateLimitedError)) url.searchParams.set('code', error.code)
-    return { redirect: url.href, failure, cookies: clearChallenge(ctx) }
+    return { redirect: url.href, failure, failureStatus, cookies: clearChallenge(ctx) }
   }
 }
 

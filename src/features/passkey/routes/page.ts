@@ -8,6 +8,7 @@ import { signedInUserId } from '../../../session/strategy.js'
 import { authUrl, issueCsrf, pageUrl, redirectTarget, type Action } from '../../../actions/context.js'
 import { listUserPasskeys, pageScript, passkeyProvider } from './shared.js'
 import { hasFurtherFactor } from '../../../sign-in/further-factor.js'
+import { homeUrl } from '../../../actions/home.js'
 
 export const passkeysPage: Action = async (ctx) => {
   const provider = passkeyProvider(ctx.config)
@@ -29,6 +30,7 @@ export const passkeysPage: Action = async (ctx) => {
     codeRequired: await hasFurtherFactor(ctx, userId),
     next,
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
     script: pageScript(ctx),
   })
   return { html, cookies: csrf.cookies, pageScript: authUrl(ctx, '/webauthn.js') }

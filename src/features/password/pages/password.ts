@@ -18,6 +18,8 @@ interface PasswordPageBase {
   /** The built-in sign-in page, linked under the form. */
   signInUrl: string
   theme: Theme
+  /** Where the page's "Back to …" link leads: the app's `pages.home`, or the site's root. */
+  homeUrl?: string | undefined
 }
 
 /** What the sign-up page needs. */
@@ -80,7 +82,7 @@ ${newPasswordField('signup-password', props.minLength, props.maxLength)}
 </form>
 <p>We will send you a link to confirm your address.</p>
 <p><a href="${props.signInUrl}">Already have an account? Sign in</a></p>`
-  return renderLayout({ title: 'Create an account', theme: props.theme, body })
+  return renderLayout({ title: 'Create an account', theme: props.theme, body, home: props.homeUrl })
 }
 
 /**
@@ -101,7 +103,7 @@ ${alert(props.error)}
 <button type="submit">Send the link</button>
 </form>
 <p><a href="${props.signInUrl}">Back to sign in</a></p>`
-  return renderLayout({ title: 'Forgot your password?', theme: props.theme, body })
+  return renderLayout({ title: 'Forgot your password?', theme: props.theme, body, home: props.homeUrl })
 }
 
 /**
@@ -125,5 +127,5 @@ ${newPasswordField('reset-password', props.minLength, props.maxLength)}
 <button type="submit">Set the new password</button>
 </form>
 <p><a href="${props.signInUrl}">Back to sign in</a></p>`
-  return renderLayout({ title: 'Choose a new password', theme: props.theme, body })
+  return renderLayout({ title: 'Choose a new password', theme: props.theme, body, home: props.homeUrl })
 }

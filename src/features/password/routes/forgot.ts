@@ -7,6 +7,7 @@ import { renderForgotPasswordPage } from '../pages/password.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { actionPath, assertCsrf, issueCsrf, stringValue, type Action, type ActionContext } from '../../../actions/context.js'
 import { formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
+import { homeUrl } from '../../../actions/home.js'
 
 export const forgotPasswordPage: Action = async (ctx) => page(ctx, 200)
 
@@ -33,6 +34,7 @@ function page(ctx: ActionContext, status: number, error?: string): AuthResponse 
     email: stringValue(ctx.body.email),
     signInUrl: signInUrl(ctx),
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { status, html, cookies: csrf.cookies }
 }

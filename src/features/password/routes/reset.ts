@@ -8,6 +8,7 @@ import type { AuthResponse } from '../../../http/respond.js'
 import { renderResetPasswordPage } from '../pages/password.js'
 import { actionPath, assertCsrf, issueCsrf, type Action, type ActionContext } from '../../../actions/context.js'
 import { formRefusal, linkParams, loadAccounts, passwordProvider, shownAddress, signInUrl } from './shared.js'
+import { homeUrl } from '../../../actions/home.js'
 
 export const resetPasswordPage: Action = async (ctx) => page(ctx, linkParams(Object.fromEntries(ctx.query), 'reset'), 200)
 
@@ -43,6 +44,7 @@ function page(ctx: ActionContext, link: { token: string; email: string }, status
     maxLength: provider.password.maxLength,
     signInUrl: signInUrl(ctx),
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   // A reset page is for one person: its link not sent on as a referrer (no cache keeps it: respond.ts).
   return { status, html, cookies: csrf.cookies, headers: { 'Referrer-Policy': 'no-referrer' } }

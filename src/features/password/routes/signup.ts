@@ -7,6 +7,7 @@ import { renderSignUpPage } from '../pages/password.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { actionPath, assertCsrf, issueCsrf, resolveCallbackUrl, stringValue, type Action, type ActionContext } from '../../../actions/context.js'
 import { formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
+import { homeUrl } from '../../../actions/home.js'
 
 export const signUpPage: Action = async (ctx) => page(ctx, 200)
 
@@ -39,6 +40,7 @@ async function page(ctx: ActionContext, status: number, error?: string): Promise
     maxLength: provider.password.maxLength,
     signInUrl: signInUrl(ctx),
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { status, html, cookies: [...cookies, ...csrf.cookies] }
 }

@@ -10,6 +10,7 @@ import type { AuthResponse } from '../../../http/respond.js'
 import { renderEmailConfirmPage } from '../../../pages/email-confirm.js'
 import { actionPath, assertCsrf, issueCsrf, resolveCallbackUrl, type Action, type ActionContext } from '../../../actions/context.js'
 import { formRefusal, linkParams, loadAccounts, passwordProvider, shownAddress, signInUrl } from './shared.js'
+import { homeUrl } from '../../../actions/home.js'
 
 export const verifyEmailLink: Action = async (ctx) => {
   const provider = passwordProvider(ctx.config)
@@ -36,6 +37,7 @@ function confirmationPage(ctx: ActionContext, token: string, email: string): Aut
     fields: { token, email, callbackUrl: ctx.query.get('callbackUrl') ?? '' },
     csrfToken: csrf.token,
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { html, cookies: csrf.cookies }
 }

@@ -13,6 +13,8 @@ export interface SessionsPageProps {
   /** The routes' base, e.g. `/api/auth`: the forms post to `<basePath>/sessions/…`. */
   basePath: string
   theme: Theme
+  /** Where the page's "Back to …" link leads: the app's `pages.home`, or the site's root. */
+  homeUrl?: string | undefined
 }
 
 /**
@@ -32,7 +34,7 @@ export function renderSessionsPage(props: SessionsPageProps): string {
 ${others > 0 ? form(props, '/sessions/revoke-others', 'Sign out all other devices') : ''}
 ${form(props, '/sessions/signout-everywhere', 'Sign out everywhere')}
 </div>`
-  return renderLayout({ title: 'Your sessions', theme: props.theme, body })
+  return renderLayout({ title: 'Your sessions', theme: props.theme, body, home: props.homeUrl })
 }
 
 function sessionRow(session: SessionInfo, props: SessionsPageProps): SafeHtml {

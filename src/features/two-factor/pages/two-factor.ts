@@ -19,6 +19,8 @@ export interface TwoFactorPageProps {
   /** The sign-in page, to start again. */
   signInUrl: string
   theme: Theme
+  /** Where the page's "Back to …" link leads: the app's `pages.home`, or the site's root. */
+  homeUrl?: string | undefined
 }
 
 /** What the settings page shows, by state. */
@@ -30,6 +32,8 @@ export type TwoFactorSetupPageProps = {
   /** Where "Done" leads. */
   next: string
   theme: Theme
+  /** Where the page's "Back to …" link leads: the app's `pages.home`, or the site's root. */
+  homeUrl?: string | undefined
 } & (
   | { state: 'enrol'; qrCode: string; secret: string }
   | { state: 'codes'; recoveryCodes: readonly string[] }
@@ -66,7 +70,7 @@ ${codeField('two-factor-code', 'Code from your authenticator app', 'Lost your de
 <button type="submit">Verify</button>
 </form>
 <p><a href="${props.signInUrl}">Cancel and sign in again</a></p>`
-  return renderLayout({ title: 'Two-step verification', theme: props.theme, body })
+  return renderLayout({ title: 'Two-step verification', theme: props.theme, body, home: props.homeUrl })
 }
 
 /**
@@ -117,7 +121,7 @@ ${codeField('two-factor-disable-code', 'Code from your app, or a recovery code',
 <p><a href="${props.next}">Done</a></p>`
       break
   }
-  return renderLayout({ title: 'Two-step verification', theme: props.theme, body })
+  return renderLayout({ title: 'Two-step verification', theme: props.theme, body, home: props.homeUrl })
 }
 
 /** The key in groups of four, as apps show it. */

@@ -13,6 +13,7 @@ import { clearPendingSignIn, openPendingSignIn, type PendingSignIn } from '../pe
 import type { SecondFactorProof } from '../../../types.js'
 import { actionPath, assertCsrf, issueCsrf, pageUrl, type Action, type ActionContext } from '../../../actions/context.js'
 import { failureResponse, isRequestError } from '../../../actions/failure.js'
+import { homeUrl } from '../../../actions/home.js'
 import { assertTwoFactor, codeRefusal, loadFactor } from './shared.js'
 
 export const twoFactorPage: Action = async (ctx) => {
@@ -70,6 +71,7 @@ function page(ctx: ActionContext, status: number, error?: string): AuthResponse 
     error,
     signInUrl: pageUrl(ctx, 'signIn', '/signin'),
     theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
   })
   return { status, html, cookies: csrf.cookies }
 }

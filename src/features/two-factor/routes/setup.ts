@@ -14,6 +14,7 @@ import { renderTwoFactorSetupPage, type TwoFactorSetupPageProps } from '../pages
 import type { AdapterUser } from '../../../types.js'
 import { assertCsrf, authUrl, issueCsrf, pageUrl, redirectTarget, stringValue, type Action, type ActionContext } from '../../../actions/context.js'
 import { assertTwoFactor, codeRefusal, loadFactor, signedInUser } from './shared.js'
+import { homeUrl } from '../../../actions/home.js'
 
 export const twoFactorSetupPage: Action = async (ctx) => {
   const user = await settingsUser(ctx)
@@ -91,7 +92,7 @@ type PageState = { state: 'enrol'; qrCode: string; secret: string; error?: strin
 
 async function page(ctx: ActionContext, status: number, state: PageState): Promise<AuthResponse> {
   const csrf = issueCsrf(ctx)
-  const props = { ...state, basePath: ctx.basePath, csrfToken: csrf.token, next: await next(ctx), theme: ctx.config.theme } as TwoFactorSetupPageProps
+  const props = { ...state, basePath: ctx.basePath, csrfToken: csrf.token, next: await next(ctx), theme: ctx.config.theme, homeUrl: homeUrl(ctx) } as TwoFactorSetupPageProps
   // A secret or recovery codes: the URL not sent on as a referrer (no cache keeps the page: respond.ts).
   return { status, html: renderTwoFactorSetupPage(props), cookies: csrf.cookies, headers: { 'Referrer-Policy': 'no-referrer' } }
 }
