@@ -54,19 +54,25 @@ export const signInPage: Action = async (ctx) => {
  * verify-request page, each loaded on first use. A method without a start (credentials, passwords,
  * passkeys) is submitted to /callback/<id>, so its POST here shows the sign-in page.
  */
-export const signInWithProvider = (providerId: string): Action =>
-  tracedAction('portcullis.signin', providerId, async (ctx: ActionContext) => {
+export const signInWithProvider = (providerId: string): Action => {
+  const run = tracedAction('portcullis.signin', providerId, async (ctx: ActionContext) => {
     assertCsrf(ctx)
     const provider = findProvider(ctx, providerId)
     const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
     const methods = providerMethods(ctx.config, provider.id)
     if (!methods.start) return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl, provider: provider.id }), cookies }
     const start = await methods.start()
-    const started = () => start(ctx, provider as never, { callbackUrl, fields: ctx.body, authorizationParams: authorizationParamsOf(ctx) })
-    // A sign-in that happens at once (a mailed link) was typed into a form: refused, it comes back filled in.
-    const response = methods.signsInAtOnce ? await keepRefusedForm(ctx, provider, started) : await started()
+    const response = await start(ctx, provider as never, { callbackUrl, fields: ctx.body, authorizationParams: authorizationParamsOf(ctx) })
     return { ...response, cookies: [...cookies, ...(response.cookies ?? [])] }
   })
+  return async (ctx) => {
+    // A sign-in that happens at once (a mailed link) was typed into a form: refused, it comes back
+    // filled in; outside the span, so that the span still ends with the refusal.
+    const provider = ctx.config.providerById.get(providerId)
+    const methods = provider && compositionOf(ctx.config).methods.get(provider.id)
+    return provider && methods?.start && methods.signsInAtOnce ? keepRefusedForm(ctx, provider, () => run(ctx)) : run(ctx)
+  }
+}
 
 /**
  * Extra authorization parameters posted with the sign-in form, as Auth.js's client sends them

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto'
 import { deepFreeze } from '../freeze.js'
 import { assertSessionAdapter, guardAdapter } from './adapter.js'
-import { recordComposition, type Feature, type ProviderInit, type ProviderMethods } from '../composition/index.js'
+import { recordComposition, type Feature, type OptionInit, type ProviderInit, type ProviderMethods } from '../composition/index.js'
 import { InvalidConfigurationError, MissingSecretError, UntrustedHostError } from '../errors.js'
 import { developmentSecret } from './dev-secret.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
@@ -17,7 +17,7 @@ import { defaultRedirect, parseOriginPattern, type OriginPattern } from '../secu
 import { resolveRateLimit } from '../security/rate-limit-config.js'
 import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session/cookies.js'
 import { deriveKeyRing } from '../session/keys.js'
-import { resolveStoreTimeouts, type StoreTimeouts } from '../session/store/deadline.js'
+import { DEFAULT_ADAPTER_TIMEOUTS, resolveStoreTimeouts, type StoreTimeouts } from '../session/store/deadline.js'
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import type { Adapter, CookiesOptions, PagesOptions } from '../types.js'
 import { resolveTelemetry } from './telemetry.js'
@@ -53,7 +53,8 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
     )
   }
   const storeTimeouts = resolveStoreTimeouts(config.session?.storeTimeoutMs)
-  const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger, storeTimeouts)
+  const adapterTimeouts = config.session?.storeTimeoutMs === undefined ? DEFAULT_ADAPTER_TIMEOUTS : storeTimeouts
+  const adapter = config.adapter === undefined ? undefined : guardAdapter(config.adapter, logger, adapterTimeouts)
   const session = resolveSession(config, adapter, logger, storeTimeouts)
   const basePath = resolveBasePath(config.basePath, url)
   const useSecureCookies = config.useSecureCookies
@@ -72,14 +73,7 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
   }
 
   const rateLimit = resolveRateLimit(config.rateLimit)
-  const enabled = features.filter((feature) => (feature.providers ? providers.some((provider) => methods.get(provider.id) === feature.providers) : false))
-  const options: Record<string, unknown> = {}
-  for (const feature of features) {
-    if (feature.providers) continue
-    const option = feature.resolve?.(config, { adapter, rateLimit, logger })
-    if (option !== undefined) options[feature.name] = option
-    if (feature.enabled ? feature.enabled(config) : option !== undefined) enabled.push(feature)
-  }
+  const { enabled, options } = enabledFeatures(config, features, providers, methods, { adapter, rateLimit, logger })
 
   const resolved = deepFreeze({
     providers,
@@ -114,6 +108,28 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
   for (const feature of features) if (enabled.includes(feature)) feature.check?.(resolved)
   recordComposition(resolved, { registered: features, enabled: features.filter((feature) => enabled.includes(feature)), methods })
   return resolved
+}
+
+/**
+ * The features the config turns on: those that serve a configured provider, and those whose option
+ * is set (or whose `enabled` says so); and each option as its feature resolved it.
+ */
+function enabledFeatures(
+  config: PortcullisConfig,
+  features: readonly Feature[],
+  providers: readonly ConfiguredProvider[],
+  methods: ReadonlyMap<string, ProviderMethods>,
+  init: OptionInit,
+): { enabled: Feature[]; options: Record<string, unknown> } {
+  const enabled = features.filter((feature) => (feature.providers ? providers.some((provider) => methods.get(provider.id) === feature.providers) : false))
+  const options: Record<string, unknown> = {}
+  for (const feature of features) {
+    if (feature.providers) continue
+    const option = feature.resolve?.(config, init)
+    if (option !== undefined) options[feature.name] = option
+    if (feature.enabled ? feature.enabled(config) : option !== undefined) enabled.push(feature)
+  }
+  return { enabled, options }
 }
 
 /**

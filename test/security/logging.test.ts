@@ -117,13 +117,13 @@ describe('logging', () => {
     const sessionCookie = cookieHeader(...sessionCookiesSet(signedIn).map((cookie) => cookie.pair))
     expect(sessionCookie).toContain(SESSION_COOKIE)
 
-    // A failed sign-in (wrong password), as JSON this time.
+    // A failed sign-in (wrong password), as JSON this time: a JSON client gets the error as JSON.
     token = await csrf()
     const failed = await app.http
       .post('/api/auth/callback/credentials')
       .set('Cookie', token.cookie)
       .send({ csrfToken: token.token, username: 'ada', password: `${PASSWORD}-wrong` })
-    expect(failed.headers['location']).toMatch(/error=CredentialsSignin/)
+    expect(failed.body).toMatchObject({ error: 'CredentialsSignin', url: expect.stringMatching(/error=CredentialsSignin/) })
     secrets.add(`${PASSWORD}-wrong`)
 
     // A sign-in refused by CSRF, with the password in the body.

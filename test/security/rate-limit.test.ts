@@ -360,7 +360,7 @@ describe('resolveRateLimit: the values it keeps and the edges of each check', ()
   const knexOf = (client: unknown) => Object.assign(() => {}, { raw: () => {}, schema: {}, client: { config: { client } } }) as never
 
   it('fills every field with its default, and false turns the limits off', () => {
-    const defaults = { store: { type: 'memory' }, ip: { attempts: 50, windowSeconds: 900 }, identifier: { attempts: 10, windowSeconds: 900 }, credentialsIdentifier: undefined, ipv6Subnet: 64, keyPrefix: 'portcullis' }
+    const defaults = { store: { type: 'memory' }, ip: { attempts: 50, windowSeconds: 900 }, identifier: { attempts: 10, windowSeconds: 900 }, credentialsIdentifier: undefined, ipv6Subnet: 64, keyPrefix: 'portcullis', storeTimeoutMs: 1000 }
     expect(resolveRateLimit(undefined)).toEqual(defaults)
     expect(resolveRateLimit(true)).toEqual(defaults)
     expect(resolveRateLimit({})).toEqual(defaults)
@@ -377,6 +377,7 @@ describe('resolveRateLimit: the values it keeps and the edges of each check', ()
       credentialsIdentifier,
       ipv6Subnet: 48,
       keyPrefix: 'app',
+      storeTimeoutMs: 1000,
     })
     expect(resolveRateLimit({ identifier: { windowSeconds: 60 }, ip: false })).toMatchObject({ ip: false, identifier: { attempts: 10, windowSeconds: 60 } })
   })

@@ -27,6 +27,7 @@ describe('the default cookies', () => {
     emailLink: { name: `${prefix}authjs.email-link`, options: base(secure) },
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...base(secure), maxAge: 300 } },
     twoFactorPending: { name: `${prefix}authjs.two-factor`, options: { ...base(secure), maxAge: 300 } },
+    signInForm: { name: `${prefix}authjs.signin-form`, options: { ...base(secure), maxAge: 300 } },
   })
 
   it('over HTTP: the plain names, not Secure', () => {

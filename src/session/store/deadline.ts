@@ -23,6 +23,14 @@ export interface StoreTimeouts {
  */
 export const DEFAULT_STORE_TIMEOUTS: StoreTimeouts = Object.freeze({ readMs: 250, writeMs: 1000 })
 
+/**
+ * The adapter's, unless `session.storeTimeoutMs` is set: the app's own database, whose pool a burst of
+ * requests queues on (50 concurrent reads on a pool of 10 on a busy 2-core machine took over 250 ms
+ * to get a connection), so a busy pool is not taken for an outage; a database that does not answer
+ * still fails in seconds, not in Knex's 60 s acquire timeout.
+ */
+export const DEFAULT_ADAPTER_TIMEOUTS: StoreTimeouts = Object.freeze({ readMs: 2000, writeMs: 5000 })
+
 /** The cause of the `AdapterError` of a call that got no answer in time. */
 export class StoreTimeoutError extends Error {
   constructor(message: string) {
