@@ -4,11 +4,15 @@
  * expiry column, and a lock so that of many app servers one prunes at a time (an advisory lock on
  * PostgreSQL, `GET_LOCK` on MySQL/MariaDB, a lock row on SQLite).
  *
- * Shared by `KnexAdapter.prune` and `pruneRateLimits`.
+ * Shared by `KnexAdapter.prune` (its method is at the end, composed into `KnexAdapter` by
+ * src/adapters/knex/index.ts) and `pruneRateLimits`.
  */
 import { createHash, randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import { createTableUnlessExists } from '../../adapters/knex/create-table.js'
+import type { KnexNaming } from '../../adapters/knex/naming.js'
+import { toUtcText, type RowCodec } from '../../adapters/knex/rows.js'
+import type { Adapter } from '../../types.js'
 
 /** Rows per DELETE unless told otherwise: a few milliseconds of work per statement. */
 export const DEFAULT_BATCH_SIZE = 5000
@@ -19,6 +23,36 @@ export interface PruneBatchOptions {
   batchSize?: number
   /** Stops between two statements; what was deleted so far stays deleted and is counted. */
   signal?: AbortSignal
+}
+
+/** Options of `KnexAdapter.prune`. */
+export interface KnexPruneOptions extends PruneBatchOptions {
+  /** Rows that expired before this instant are deleted. Default: now. */
+  now?: Date
+}
+
+/** What `KnexAdapter.prune` deleted. */
+// A type, not an interface: it fits `Adapter.prune`'s Record of counts.
+export type KnexPruneResult = {
+  /** Expired sessions. */
+  sessions: number
+  /** Expired verification tokens (e-mail links never followed). */
+  verificationTokens: number
+}
+
+/** `KnexAdapter`'s prune method. */
+export interface KnexPruneMethods extends Pick<Adapter, 'prune'> {
+  /**
+   * Deletes expired sessions and expired verification tokens, a few thousand rows per statement
+   * through the indexes of the fourth migration; rows still valid are never touched. Of several
+   * processes pruning at once, one works and the others resolve to `null` at once.
+   *
+   * @example
+   * ```ts
+   * const counts = await KnexAdapter(db).prune() // { sessions: 1200, verificationTokens: 31 }, or null
+   * ```
+   */
+  prune(options?: KnexPruneOptions): Promise<KnexPruneResult | null>
 }
 
 /** One table's expired rows: those whose `expires` column is below `cutoff`. */
@@ -149,4 +183,27 @@ function ensureLockTable(knex: Knex): Promise<void> {
     table.string('owner', 64).notNullable()
     table.bigInteger('expires').notNullable()
   })
+}
+
+/** The prune method on `knex`'s sessions and verification tokens tables. */
+export function knexPruneMethods(knex: Knex, { tables, sessions, verificationTokens }: Readonly<KnexNaming>, { utcText }: RowCodec): KnexPruneMethods {
+  return {
+    async prune(options = {}) {
+      const batchSize = batchSizeOf(options)
+      const now = options.now ?? new Date()
+      if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('prune: now must be a valid Date.')
+      // The instant in the columns' stored form (UTC text on MySQL/MariaDB, see `RowCodec.utcText`).
+      const cutoff = utcText ? toUtcText(now) : now
+      return withPruneLock(knex, adapterPruneLock(tables), async (connection) => ({
+        sessions: await deleteExpired(knex, connection, { table: tables.sessions, key: sessions.id, expires: sessions.expires, cutoff }, batchSize, options.signal),
+        verificationTokens: await deleteExpired(
+          knex,
+          connection,
+          { table: tables.verificationTokens, key: verificationTokens.token, expires: verificationTokens.expires, cutoff },
+          batchSize,
+          options.signal,
+        ),
+      }))
+    },
+  }
 }
