@@ -1,0 +1,96 @@
+/**
+ * POST /signin/<id> of a sign-in code provider (after the core's CSRF check), and the server-side
+ * `signIn('<id>', { email })`: the address normalised, the request counted against the client and
+ * the address (rate limit), the `signIn` callback asked (`email.verificationRequest`), the code
+ * stored hashed and mailed, and the page asking for it, with the cookie binding it to this browser.
+ *
+ * The answer is the same whether the address belongs to a user or not (no account enumeration), as
+ * for links: the code's sign-in creates the user.
+ */
+import { randomUUID } from 'node:crypto'
+import { issueCsrf, pageUrl, type ActionContext } from '../../../actions/context.js'
+import { EmailSignInError, InvalidConfigurationError } from '../../../errors.js'
+import { describeError, redactError } from '../../../events.js'
+import type { AuthResponse } from '../../../http/respond.js'
+import { assertTrustedLinkOrigin } from '../../../mail/site-url.js'
+import { sendEmail } from '../../../mail/transport.js'
+import { limitSignInAttempt } from '../../../security/rate-limit.js'
+import { askSignInCallback } from '../../../sign-in/finish.js'
+import { storedUserWithEmail, type EmailAdapter } from '../../../sign-in/users.js'
+import type { Account, AdapterUser } from '../../../types.js'
+import { bindingCookie, newCode, storeCode, type CodeAdapter } from '../code.js'
+import { renderCodeEmail } from '../message.js'
+import { renderEmailCodePage } from '../page.js'
+import type { EmailCodeProvider } from '../provider.js'
+
+export type EmailCodeAdapter = EmailAdapter & CodeAdapter
+
+/**
+ * Mails a sign-in code for `input.email` and answers with the page asking for it.
+ * @throws EmailSignInError when the address is refused or the mail could not be sent; AccessDeniedError
+ *   when the `signIn` callback refuses; RateLimitedError; UntrustedHostError; AdapterError.
+ */
+export async function mailSignInCode(ctx: ActionContext, provider: EmailCodeProvider, input: { email: unknown; callbackUrl: string }): Promise<AuthResponse> {
+  // The mail names the site: its host must not come from a Host header a client chose.
+  assertTrustedLinkOrigin(ctx)
+  const identifier = normalizedAddress(provider, input.email)
+  await limitSignInAttempt(ctx, provider, identifier)
+  const adapter = ctx.config.adapter as EmailCodeAdapter
+
+  const user: AdapterUser = (await storedUserWithEmail(adapter, identifier)) ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
+  const account: Account = { provider: provider.id, type: 'email', providerAccountId: identifier, userId: user.id }
+  const elsewhere = await askSignInCallback(ctx, { user, account, email: { verificationRequest: true } })
+  if (elsewhere) return elsewhere
+
+  const code = newCode()
+  const expires = new Date(Date.now() + provider.maxAge * 1000)
+  const stored = await storeCode(adapter, ctx.config.secrets[0]!, identifier, code, expires)
+  try {
+    await sendCode(ctx, provider, { identifier, code, expires })
+  } catch (error) {
+    ctx.config.logger.error('EmailSignInError', `Sending the sign-in code of provider "${provider.id}" failed; its code is deleted.`, describeError(redactError(error, [code, identifier])))
+    await stored.discard().catch(() => ctx.config.logger.warn('EmailSignInError', 'The rows of an unsent sign-in code could not be deleted; they expire unused.'))
+    throw new EmailSignInError(`The sign-in code of provider "${provider.id}" could not be sent.`)
+  }
+  const binding = ctx.cookieSet.cookies.emailLink
+  const csrf = issueCsrf(ctx)
+  return {
+    html: codePage(ctx, provider, { email: identifier, callbackUrl: input.callbackUrl, csrfToken: csrf.token }),
+    cookies: [...csrf.cookies, { name: binding.name, value: bindingCookie(stored.nonce), options: { ...binding.options, maxAge: provider.maxAge } }],
+  }
+}
+
+/** The code page, for the start and for a wrong code. */
+export function codePage(ctx: ActionContext, provider: EmailCodeProvider, fields: { email: string; callbackUrl: string; csrfToken: string; error?: string }): string {
+  return renderEmailCodePage({
+    ...fields,
+    action: `${ctx.basePath}/callback/${encodeURIComponent(provider.id)}`,
+    minutes: Math.max(1, Math.round(provider.maxAge / 60)),
+    signInUrl: pageUrl(ctx, 'signIn', '/signin', { callbackUrl: fields.callbackUrl }),
+    theme: ctx.config.theme,
+  })
+}
+
+async function sendCode(ctx: ActionContext, provider: EmailCodeProvider, mail: { identifier: string; code: string; expires: Date }): Promise<void> {
+  const host = new URL(ctx.origin).host
+  if (provider.sendCode) return void (await provider.sendCode({ ...mail, host, theme: ctx.config.theme, request: ctx.req }))
+  const message = renderCodeEmail({ code: mail.code, host, minutes: Math.max(1, Math.round(provider.maxAge / 60)), theme: ctx.config.theme })
+  await sendEmail({ server: provider.server, from: provider.from, key: provider }, mail.identifier, message, mail.expires)
+}
+
+/**
+ * The address as the provider normalises it.
+ * @throws EmailSignInError when `normalizeIdentifier` refuses it.
+ */
+export function normalizedAddress(provider: EmailCodeProvider, email: unknown): string {
+  let identifier: unknown
+  try {
+    identifier = provider.normalizeIdentifier(typeof email === 'string' ? email : '')
+  } catch (error) {
+    throw new EmailSignInError(`The e-mail address was refused: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  if (typeof identifier !== 'string' || identifier === '') {
+    throw new InvalidConfigurationError(`normalizeIdentifier of provider "${provider.id}" must return the address as a non-empty string, or throw to refuse it.`)
+  }
+  return identifier
+}
