@@ -64,6 +64,7 @@ export interface EmailCodeConfig {
   readonly type: 'email'
   /** What makes it a code provider, not a magic-link one. */
   readonly emailCode: Readonly<Omit<EmailCodeOptions, 'id' | 'name'>>
+  readonly [option: string]: unknown
 }
 
 /**
