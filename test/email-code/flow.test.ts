@@ -157,6 +157,21 @@ for (const kind of ['sqlite', 'postgres'] as const satisfies readonly DatabaseKi
       expect((await typeCode(browser, form, code)).status).toBe(302)
     })
 
+    it('refuses the code for another address than the one it was mailed to (a wrong try), and signs in as no one', async () => {
+      mountCodeApp(rig.app, db.knex, rig.smtp)
+      const browser = new Browser()
+      const { form, code } = await mailedCode(browser, 'ada@example.com')
+      const forged = new URLSearchParams(form.body)
+      forged.set('email', 'eve@example.com')
+      const refused = await browser.request(form.url, { body: forged })
+      expect(refused.status).toBe(400)
+      expect(await refused.text()).toContain('4 tries left')
+      expect(await sessionOf(browser, rig.app.url)).toBeNull()
+      expect(await db.knex('User').select()).toEqual([])
+      expect((await typeCode(browser, form, code)).status).toBe(302)
+      expect((await sessionOf(browser, rig.app.url))?.user.email).toBe('ada@example.com')
+    })
+
     it('voids the code after five wrong tries: the right one is refused after them', async () => {
       mountCodeApp(rig.app, db.knex, rig.smtp)
       const browser = new Browser()
