@@ -7,21 +7,12 @@
  */
 import { describe, expect, it } from '@jest/globals'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
-import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
-import { afterAll, beforeAll, beforeEach } from '@jest/globals'
+import { redirectOf, sessionOf } from '../support/oauth-app.js'
+import { useEmailRig } from '../email/email-app.js'
 import { askForCode, Browser, codeForm, codeOf, mountCodeApp, otherCode, typeCode } from './email-code-app.js'
 
-const rig = {} as { smtp: TestSmtpServer; app: Listener }
-beforeAll(async () => {
-  rig.smtp = await startSmtpServer()
-  rig.app = await listen()
-})
-afterAll(async () => {
-  await closeListeners()
-  await rig.smtp?.close()
-})
-beforeEach(() => rig.smtp.skipReceived())
+// The suite's SMTP server and app listener, as the e-mail link suites have them.
+const rig = useEmailRig()
 
 const COOKIE = 'authjs.email-link'
 

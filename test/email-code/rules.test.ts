@@ -3,28 +3,20 @@
  * first factor of kind 'email', so `requireForEmail` applies), the logs (no code in any line, a
  * failed mail's error included), and the checks made at init.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it, jest } from '@jest/globals'
+import { afterEach, expect, it, jest } from '@jest/globals'
 import { inspect } from 'node:util'
 import Portcullis, { type Adapter } from 'portcullis'
 import EmailCode from 'portcullis/providers/email-code'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { SECRET } from '../support/flow.js'
 import { recordingLogger } from '../support/logger.js'
-import { closeListeners, listen, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
-import { startSmtpServer, type TestSmtpServer } from '../support/smtp.js'
+import { redirectOf, sessionOf } from '../support/oauth-app.js'
+import { useEmailRig } from '../email/email-app.js'
 import { codeAt, enrol, freezeClock, giveCode, T0 } from '../two-factor/two-factor-app.js'
 import { askForCode, Browser, codeForm, codeOf, mountCodeApp, otherCode, typeCode } from './email-code-app.js'
 
-const rig = {} as { smtp: TestSmtpServer; app: Listener }
-beforeAll(async () => {
-  rig.smtp = await startSmtpServer()
-  rig.app = await listen()
-})
-afterAll(async () => {
-  await closeListeners()
-  await rig.smtp?.close()
-})
-beforeEach(() => rig.smtp.skipReceived())
+// The suite's SMTP server and app listener, as the e-mail link suites have them.
+const rig = useEmailRig()
 afterEach(() => {
   jest.useRealTimers()
 })

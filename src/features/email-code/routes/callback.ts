@@ -18,7 +18,8 @@ import { continueEmailSignIn } from '../../email/routes/callback.js'
 import type { EmailProvider } from '../../../providers/email.js'
 import { checkCode, CODE_DIGITS, MAX_TRIES, nonceOf, type CodeCheck } from '../code.js'
 import type { EmailCodeProvider } from '../provider.js'
-import { codePage, normalizedAddress, type EmailCodeAdapter } from './start.js'
+import { normalizedAddress } from '../../email/sign-in.js'
+import { codePage, type EmailCodeAdapter } from './start.js'
 
 /**
  * Signs in with the code of the posted form.

@@ -7,17 +7,13 @@
  * The answer is the same whether the address belongs to a user or not (no account enumeration), as
  * for links: the code's sign-in creates the user.
  */
-import { randomUUID } from 'node:crypto'
 import { issueCsrf, pageUrl, type ActionContext } from '../../../actions/context.js'
-import { EmailSignInError, InvalidConfigurationError } from '../../../errors.js'
+import { EmailSignInError } from '../../../errors.js'
 import { describeError, redactError } from '../../../events.js'
 import type { AuthResponse } from '../../../http/respond.js'
-import { assertTrustedLinkOrigin } from '../../../mail/site-url.js'
 import { sendEmail } from '../../../mail/transport.js'
-import { limitSignInAttempt } from '../../../security/rate-limit.js'
-import { askSignInCallback } from '../../../sign-in/finish.js'
-import { storedUserWithEmail, type EmailAdapter } from '../../../sign-in/users.js'
-import type { Account, AdapterUser } from '../../../types.js'
+import type { EmailAdapter } from '../../../sign-in/users.js'
+import { askToMail } from '../../email/sign-in.js'
 import { bindingCookie, newCode, storeCode, type CodeAdapter } from '../code.js'
 import { renderCodeEmail } from '../message.js'
 import { renderEmailCodePage } from '../page.js'
@@ -31,16 +27,10 @@ export type EmailCodeAdapter = EmailAdapter & CodeAdapter
  *   when the `signIn` callback refuses; RateLimitedError; UntrustedHostError; AdapterError.
  */
 export async function mailSignInCode(ctx: ActionContext, provider: EmailCodeProvider, input: { email: unknown; callbackUrl: string }): Promise<AuthResponse> {
-  // The mail names the site: its host must not come from a Host header a client chose.
-  assertTrustedLinkOrigin(ctx)
-  const identifier = normalizedAddress(provider, input.email)
-  await limitSignInAttempt(ctx, provider, identifier)
-  const adapter = ctx.config.adapter as EmailCodeAdapter
-
-  const user: AdapterUser = (await storedUserWithEmail(adapter, identifier)) ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
-  const account: Account = { provider: provider.id, type: 'email', providerAccountId: identifier, userId: user.id }
-  const elsewhere = await askSignInCallback(ctx, { user, account, email: { verificationRequest: true } })
+  // The link's steps first (the mail names the site, so its host must be trusted as a link's).
+  const { identifier, elsewhere } = await askToMail(ctx, provider, input.email)
   if (elsewhere) return elsewhere
+  const adapter = ctx.config.adapter as EmailCodeAdapter
 
   const code = newCode()
   const expires = new Date(Date.now() + provider.maxAge * 1000)
@@ -78,19 +68,3 @@ async function sendCode(ctx: ActionContext, provider: EmailCodeProvider, mail: {
   await sendEmail({ server: provider.server, from: provider.from, key: provider }, mail.identifier, message, mail.expires)
 }
 
-/**
- * The address as the provider normalises it.
- * @throws EmailSignInError when `normalizeIdentifier` refuses it.
- */
-export function normalizedAddress(provider: EmailCodeProvider, email: unknown): string {
-  let identifier: unknown
-  try {
-    identifier = provider.normalizeIdentifier(typeof email === 'string' ? email : '')
-  } catch (error) {
-    throw new EmailSignInError(`The e-mail address was refused: ${error instanceof Error ? error.message : String(error)}`)
-  }
-  if (typeof identifier !== 'string' || identifier === '') {
-    throw new InvalidConfigurationError(`normalizeIdentifier of provider "${provider.id}" must return the address as a non-empty string, or throw to refuse it.`)
-  }
-  return identifier
-}
