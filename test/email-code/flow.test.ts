@@ -76,6 +76,20 @@ for (const kind of ['sqlite', 'postgres'] as const satisfies readonly DatabaseKi
       expect(browser.cookie(rig.app.url, COOKIE)).toBeUndefined()
     })
 
+    it('gives JSON clients (X-Auth-Return-Redirect) the URL of the same page, which the code is then typed on', async () => {
+      mountCodeApp(rig.app, db.knex, rig.smtp)
+      const browser = new Browser()
+      const answer = await askForCode(browser, rig.app.url, 'ada@example.com', { callbackUrl: '/dashboard', headers: { 'x-auth-return-redirect': '1' } })
+      expect(answer.status).toBe(200)
+      const { url } = (await answer.json()) as { url: string }
+      expect(url).toBe(`${rig.app.url}/api/auth/callback/email-code?${new URLSearchParams({ email: 'ada@example.com', callbackUrl: `${rig.app.url}/dashboard` })}`)
+      const code = codeOf(await rig.smtp.nextMessage())
+      const form = await codeForm(browser, await browser.request(url), code)
+      const signedIn = await browser.request(form.url, { body: form.body })
+      expect(signedIn.headers.get('location')).toBe(`${rig.app.url}/dashboard`)
+      expect((await sessionOf(browser, rig.app.url))?.user.email).toBe('ada@example.com')
+    })
+
     it('marks the address of an existing unverified user verified (the code proves it)', async () => {
       await db.knex('User').insert({ id: 'u1', email: 'bob@example.com', emailVerified: null })
       mountCodeApp(rig.app, db.knex, rig.smtp)
@@ -210,8 +224,12 @@ for (const kind of ['sqlite', 'postgres'] as const satisfies readonly DatabaseKi
       const headCallback = await browser.request(`${form.url}?${form.body}`, { method: 'HEAD' })
       expect(headCallback.status).toBe(200)
       expect(await headCallback.text()).toBe('')
-      // A GET with the form's fields in the query (a link checker, a prefetch) changes nothing either.
-      await expectVerification(await browser.request(`${form.url}?${form.body}`), browser)
+      // A GET with the form's fields in the query (a link checker, a prefetch) only shows the page again.
+      const shown = await browser.request(`${form.url}?${form.body}`)
+      expect(shown.status).toBe(200)
+      expect(await shown.text()).toContain('name="code"')
+      // And without the browser's cookie, not even that.
+      await expectVerification(await new Browser().request(`${form.url}?${form.body}`), new Browser())
       expect(rig.smtp.messages.length).toBe(before)
       expect(await rows()).toHaveLength(6)
       expect((await typeCode(browser, form, code)).status).toBe(302)

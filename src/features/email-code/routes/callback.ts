@@ -7,7 +7,7 @@
  *
  * A wrong code shows the page again with the tries left; the fifth, an expired code, a used one, or
  * one typed in another browser than the one that asked get `Verification` (the error page, 403).
- * GET (a link checker, a reload) changes nothing; HEAD is answered empty by the router.
+ * GET shows the page again and changes nothing; HEAD is answered empty by the router.
  */
 import { assertCsrf, issueCsrf, resolveCallbackUrl, stringValue, type ActionContext } from '../../../actions/context.js'
 import { EmailSignInError, VerificationError } from '../../../errors.js'
@@ -26,7 +26,7 @@ import { codePage, type EmailCodeAdapter } from './start.js'
  * @throws VerificationError, MissingCSRFError, RateLimitedError, AccessDeniedError, AdapterError
  */
 export async function emailCodeCallback(ctx: ActionContext, provider: EmailCodeProvider): Promise<AuthResponse> {
-  if (ctx.method !== 'POST') throw new VerificationError(`A sign-in code is posted from its page; GET /callback/${provider.id} does nothing.`)
+  if (ctx.method !== 'POST') return pageAgain(ctx, provider)
   assertCsrf(ctx)
   const email = addressOf(provider, ctx.body.email)
   // Spaces and dashes a mail client or the user put in are no part of the code.
@@ -46,6 +46,19 @@ export async function emailCodeCallback(ctx: ActionContext, provider: EmailCodeP
   // The e-mail wing finishes the sign-in (its link and this code prove the same: the mailbox).
   const response = await continueEmailSignIn(ctx, provider as unknown as EmailProvider, email)
   return { ...response, cookies: [...(response.cookies ?? []), cleared] }
+}
+
+/**
+ * GET: the code page again (the URL JSON clients are given, a reload), in the browser holding a
+ * code's cookie. It shows the address only as the provider normalises it, and uses nothing.
+ * @throws VerificationError in any other browser, or for no valid address.
+ */
+async function pageAgain(ctx: ActionContext, provider: EmailCodeProvider): Promise<AuthResponse> {
+  if (!nonceOf(ctx.requestCookies[ctx.cookieSet.cookies.emailLink.name])) throw new VerificationError('No sign-in code was asked for in this browser.')
+  const email = addressOf(provider, ctx.query.get('email'))
+  const { url: callbackUrl, cookies } = await resolveCallbackUrl(ctx)
+  const csrf = issueCsrf(ctx)
+  return { html: codePage(ctx, provider, { email, callbackUrl, csrfToken: csrf.token }), cookies: [...cookies, ...csrf.cookies] }
 }
 
 function addressOf(provider: EmailCodeProvider, email: unknown): string {

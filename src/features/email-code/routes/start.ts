@@ -7,7 +7,7 @@
  * The answer is the same whether the address belongs to a user or not (no account enumeration), as
  * for links: the code's sign-in creates the user.
  */
-import { issueCsrf, pageUrl, type ActionContext } from '../../../actions/context.js'
+import { authUrl, issueCsrf, pageUrl, type ActionContext } from '../../../actions/context.js'
 import { EmailSignInError } from '../../../errors.js'
 import { describeError, redactError } from '../../../events.js'
 import type { AuthResponse } from '../../../http/respond.js'
@@ -46,6 +46,8 @@ export async function mailSignInCode(ctx: ActionContext, provider: EmailCodeProv
   const csrf = issueCsrf(ctx)
   return {
     html: codePage(ctx, provider, { email: identifier, callbackUrl: input.callbackUrl, csrfToken: csrf.token }),
+    // For JSON clients (`X-Auth-Return-Redirect`, `signIn(…, { redirect: false })`): the same page, at a URL.
+    redirect: `${authUrl(ctx, `/callback/${encodeURIComponent(provider.id)}`)}?${new URLSearchParams({ email: identifier, callbackUrl: input.callbackUrl })}`,
     cookies: [...csrf.cookies, { name: binding.name, value: bindingCookie(stored.nonce), options: { ...binding.options, maxAge: provider.maxAge } }],
   }
 }
