@@ -15,7 +15,6 @@ import type { AuthResponse } from '../../../http/respond.js'
 import { limitSignInAttempt } from '../../../security/rate-limit.js'
 import type { OutgoingCookie } from '../../../session/cookies.js'
 import { continueEmailSignIn } from '../../email/routes/callback.js'
-import type { EmailProvider } from '../../../providers/email.js'
 import { checkCode, CODE_DIGITS, MAX_TRIES, nonceOf, type CodeCheck } from '../code.js'
 import type { EmailCodeProvider } from '../provider.js'
 import { normalizedAddress } from '../../email/sign-in.js'
@@ -34,6 +33,7 @@ export async function emailCodeCallback(ctx: ActionContext, provider: EmailCodeP
   const binding = ctx.cookieSet.cookies.emailLink
   const nonce = nonceOf(ctx.requestCookies[binding.name])
   if (!nonce) throw new VerificationError('No sign-in code was asked for in this browser (a code works only where it was asked for).')
+  // A bucket of its own beside the mails'; counted as credentials attempts are: a right code clears it.
   const attempt = await limitSignInAttempt(ctx, { id: `${provider.id}-code`, type: 'credentials' }, email)
   const { url: callbackUrl } = await resolveCallbackUrl(ctx)
   if (!new RegExp(`^\\d{${CODE_DIGITS}}$`).test(code)) return wrongCode(ctx, provider, email, callbackUrl, `Enter the ${CODE_DIGITS} digits of the code.`)
@@ -44,7 +44,7 @@ export async function emailCodeCallback(ctx: ActionContext, provider: EmailCodeP
   await attempt.succeeded()
   const cleared: OutgoingCookie = { name: binding.name, value: '', options: { ...binding.options, maxAge: 0 } }
   // The e-mail wing finishes the sign-in (its link and this code prove the same: the mailbox).
-  const response = await continueEmailSignIn(ctx, provider as unknown as EmailProvider, email)
+  const response = await continueEmailSignIn(ctx, provider, email)
   return { ...response, cookies: [...(response.cookies ?? []), cleared] }
 }
 
