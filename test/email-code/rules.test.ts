@@ -6,7 +6,10 @@
 import { afterEach, expect, it, jest } from '@jest/globals'
 import { inspect } from 'node:util'
 import Portcullis, { type Adapter } from 'portcullis'
+import { KnexAdapter } from 'portcullis/adapters/knex'
 import EmailCode from 'portcullis/providers/email-code'
+import Nodemailer from 'portcullis/providers/nodemailer'
+import Password from 'portcullis/providers/password'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { SECRET } from '../support/flow.js'
 import { recordingLogger } from '../support/logger.js'
@@ -101,4 +104,16 @@ it('refuses at init: no adapter, a maxAge out of range, no way to send the mail'
   expect(init(EmailCode({ from: 'a@example.com' }))).toThrow(/has no way to send its mail: set AUTH_EMAIL_SERVER/)
   expect(init(EmailCode({ server: 'console', maxAge: 300 }))).not.toThrow()
   expect(init(EmailCode({ sendCode: () => {} }))).not.toThrow()
+})
+
+it("is no mail route of the password provider's: beside a Nodemailer provider, Password still sends through the Nodemailer's server", async () => {
+  const knex = (await import('knex')).default({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+  try {
+    const providers = [EmailCode({ sendCode: () => {} }), Nodemailer({ server: 'console', from: 'Nodemailer <n@example.com>' }), Password()]
+    expect(() => Portcullis({ secret: SECRET, adapter: KnexAdapter(knex), providers })).not.toThrow()
+    // Its own SMTP route is kept apart too: Password alone beside it has no server to borrow.
+    expect(() => Portcullis({ secret: SECRET, adapter: KnexAdapter(knex), providers: [EmailCode({ server: 'console' }), Password()] })).toThrow(/has nowhere to send them/)
+  } finally {
+    await knex.destroy()
+  }
 })

@@ -24,8 +24,11 @@ export interface EmailCodeProvider extends ConfiguredProvider {
   readonly normalizeIdentifier: (identifier: string) => string
   /** Your `sendCode`, or undefined to send through `server` and `from`. */
   readonly sendCode: ((params: SendCodeParams) => Awaitable<void>) | undefined
-  readonly server: unknown
-  readonly from: string | undefined
+  /**
+   * The SMTP route when there is no `sendCode`. Not `server`/`from` at the top: the password provider
+   * borrows those of a Nodemailer provider, and this is none.
+   */
+  readonly mail: { readonly server: unknown; readonly from: string } | undefined
   /** The marker, as given. */
   readonly emailCode: object
 }
@@ -44,7 +47,7 @@ export function resolveEmailCodeProvider(provider: EmailCodeConfig, env: Readonl
   for (const option of ['sendCode', 'normalizeIdentifier'] as const) {
     if (options[option] !== undefined && typeof options[option] !== 'function') throw new InvalidConfigurationError(`${where}: ${option} must be a function.`)
   }
-  const route = options.sendCode ? { server: undefined, from: undefined } : mailRoute(options, env, production, where)
+  const mail = options.sendCode ? undefined : Object.freeze(mailRoute(options, env, production, where))
   return Object.freeze({
     id: provider.id,
     name: typeof provider.name === 'string' && provider.name ? provider.name : 'Email code',
@@ -52,7 +55,7 @@ export function resolveEmailCodeProvider(provider: EmailCodeConfig, env: Readonl
     maxAge,
     normalizeIdentifier: options.normalizeIdentifier ?? normalizeEmailAddress,
     sendCode: options.sendCode,
-    ...route,
+    mail,
     emailCode: provider.emailCode,
   })
 }

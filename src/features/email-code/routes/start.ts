@@ -65,8 +65,8 @@ export function codePage(ctx: ActionContext, provider: EmailCodeProvider, fields
 
 async function sendCode(ctx: ActionContext, provider: EmailCodeProvider, mail: { identifier: string; code: string; expires: Date }): Promise<void> {
   const host = new URL(ctx.origin).host
-  if (provider.sendCode) return void (await provider.sendCode({ ...mail, host, theme: ctx.config.theme, request: ctx.req }))
+  if (!provider.mail) return void (await provider.sendCode?.({ ...mail, host, theme: ctx.config.theme, request: ctx.req }))
   const message = renderCodeEmail({ code: mail.code, host, minutes: Math.max(1, Math.round(provider.maxAge / 60)), theme: ctx.config.theme })
-  await sendEmail({ server: provider.server, from: provider.from, key: provider }, mail.identifier, message, mail.expires)
+  await sendEmail({ ...provider.mail, key: provider }, mail.identifier, message, mail.expires)
 }
 
