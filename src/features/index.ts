@@ -6,6 +6,7 @@
 import type { Feature } from '../composition/index.js'
 import { credentialsFeature } from './credentials/feature.js'
 import { emailFeature } from './email/feature.js'
+import { emailCodeFeature } from './email-code/feature.js'
 import { oauthFeature } from './oauth/feature.js'
 import { passkeyFeature } from './passkey/feature.js'
 import { passwordFeature } from './password/feature.js'
@@ -15,6 +16,7 @@ import { twoFactorFeature } from './two-factor/feature.js'
 
 export const FEATURES: readonly Feature[] = Object.freeze([
   oauthFeature,
+  emailCodeFeature,
   emailFeature,
   passwordFeature,
   credentialsFeature,

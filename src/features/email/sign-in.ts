@@ -35,18 +35,9 @@ export type VerificationAdapter = EmailAdapter & Required<Pick<Adapter, 'createV
  *   AccessDeniedError when the `signIn` callback refuses; UntrustedHostError; AdapterError.
  */
 export async function signInWithEmail(ctx: ActionContext, provider: EmailProvider, input: { email: unknown; callbackUrl: string }): Promise<AuthResponse> {
-  assertTrustedLinkOrigin(ctx)
-  const identifier = normalizedAddress(provider, input.email)
-  // Every request counts against the client IP and the address, before any database or mail work
-  // (known and unknown addresses alike, so the limit tells nothing about who has an account).
-  await limitSignInAttempt(ctx, provider, identifier)
-  const adapter = ctx.config.adapter as VerificationAdapter
-
-  // As Auth.js: the signIn callback sees the stored user, or the one the link would create.
-  const user: AdapterUser = (await storedUserWithEmail(adapter, identifier)) ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
-  const account: Account = { provider: provider.id, type: 'email', providerAccountId: identifier, userId: user.id }
-  const elsewhere = await askSignInCallback(ctx, { user, account, email: { verificationRequest: true } })
+  const { identifier, elsewhere } = await askToMail(ctx, provider, input.email)
   if (elsewhere) return elsewhere
+  const adapter = ctx.config.adapter as VerificationAdapter
 
   const token = await newToken(provider)
   const expires = new Date(Date.now() + provider.maxAge * 1000)
@@ -74,8 +65,34 @@ export async function signInWithEmail(ctx: ActionContext, provider: EmailProvide
   }
 }
 
+/**
+ * The steps before anything is mailed, for links and for sign-in codes (features/email-code): the
+ * site's origin trusted, the address normalised, the request counted, the `signIn` callback asked
+ * with `email.verificationRequest`.
+ * @returns The normalised address, and the callback's redirect when it returned a path.
+ * @throws EmailSignInError when the address is refused; RateLimitedError; AccessDeniedError; UntrustedHostError; AdapterError.
+ */
+export async function askToMail(
+  ctx: ActionContext,
+  provider: Pick<EmailProvider, 'id' | 'type' | 'normalizeIdentifier'>,
+  email: unknown,
+): Promise<{ identifier: string; elsewhere: AuthResponse | undefined }> {
+  assertTrustedLinkOrigin(ctx)
+  const identifier = normalizedAddress(provider, email)
+  // Every request counts against the client IP and the address, before any database or mail work
+  // (known and unknown addresses alike, so the limit tells nothing about who has an account).
+  await limitSignInAttempt(ctx, provider, identifier)
+  const adapter = ctx.config.adapter as VerificationAdapter
+
+  // As Auth.js: the signIn callback sees the stored user, or the one the link would create.
+  const user: AdapterUser = (await storedUserWithEmail(adapter, identifier)) ?? { id: randomUUID(), email: identifier, emailVerified: null, name: null, image: null }
+  const account: Account = { provider: provider.id, type: 'email', providerAccountId: identifier, userId: user.id }
+  const elsewhere = await askSignInCallback(ctx, { user, account, email: { verificationRequest: true } })
+  return { identifier, elsewhere }
+}
+
 /** @throws EmailSignInError when `normalizeIdentifier` refuses the address. */
-function normalizedAddress(provider: EmailProvider, email: unknown): string {
+export function normalizedAddress(provider: Pick<EmailProvider, 'id' | 'normalizeIdentifier'>, email: unknown): string {
   let identifier: unknown
   try {
     identifier = provider.normalizeIdentifier(typeof email === 'string' ? email : '')

@@ -90,7 +90,7 @@ async function signInWithLink(ctx: ActionContext, provider: EmailProvider, token
  * An e-mail sign-in once its link is used: the second factor of an enrolled user (its page resumes
  * here with `twoFactor`), the `signIn` callback, the user stored or marked verified, the session.
  */
-export async function continueEmailSignIn(ctx: ActionContext, provider: EmailProvider, identifier: string, twoFactor?: SecondFactorProof): Promise<AuthResponse> {
+export async function continueEmailSignIn(ctx: ActionContext, provider: Pick<EmailProvider, 'id'>, identifier: string, twoFactor?: SecondFactorProof): Promise<AuthResponse> {
   const adapter = ctx.config.adapter as VerificationAdapter
   const existing = await storedUserWithEmail(adapter, identifier)
   if (existing && !twoFactor) {
