@@ -49,8 +49,8 @@ export const SCOPES = {
       'test/email/flow.test.ts',
       'test/email/link-binding.test.ts',
       'test/email/callback-edges.test.ts',
-      'test/routes/credentials-flow.test.ts',
-      'test/routes/credentials-callback.test.ts',
+      'test/credentials/flow.test.ts',
+      'test/credentials/callback.test.ts',
       'test/security/email-lookup.test.ts',
       'test/security/database-session.test.ts',
       // The passkey callback (passkey.ts) and the second factor's branches of every callback.
@@ -69,9 +69,9 @@ export const SCOPES = {
       'test/oauth/attacks.test.ts',
       'test/oauth/proxy.test.ts',
       'test/oauth/flows.test.ts',
-      'test/routes/credentials-flow.test.ts',
+      'test/credentials/flow.test.ts',
       // The passkey ceremonies' challenges (webauthn-challenge.ts). Not the suites that run the built
-      // package in child processes (test/passkey/config.test.ts, test/adapters/knex-prune.test.ts):
+      // package in child processes (test/passkey/config.test.ts, test/prune/knex-prune.test.ts):
       // the sandbox has no dist/, and no mutant reaches them. rate-limit-prune.ts has a source-level
       // suite of its own in test/security/ for that reason.
       'test/passkey/api.test.ts',

@@ -1,5 +1,5 @@
 /**
- * `pruneRateLimits` from the sources on SQLite (test/adapters/knex-prune.test.ts runs the built
+ * `pruneRateLimits` from the sources on SQLite (test/prune/knex-prune.test.ts runs the built
  * package on every database, the lock between processes included): what it refuses, a missing
  * table, and which rows go.
  */

@@ -22,7 +22,7 @@ const SLOW_FIRST = [
   'test/browser/email-signin.test.ts',
   'test/providers/discovery.test.ts',
   'test/build/smoke.test.ts',
-  'test/adapters/knex-prune.test.ts',
+  'test/prune/knex-prune.test.ts',
   'test/adapters/knex-mariadb.test.ts',
   'test/sessions/revocation.test.ts',
 ]
