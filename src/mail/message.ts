@@ -3,7 +3,7 @@
  * part. It shows the site's host name (from the link, which comes from `AUTH_URL` or a trusted
  * host) and the link; nothing the user typed appears in it, and every value in the HTML is escaped.
  */
-import { html, raw } from '../pages/html.js'
+import { html, raw, type SafeHtml } from '../pages/html.js'
 import { resolveTheme } from '../pages/theme.js'
 import type { Theme } from '../types.js'
 
@@ -66,14 +66,7 @@ export function renderLinkEmail(content: LinkEmailContent): VerificationEmail {
   const buttonText = theme.buttonText
   // A page may use a path (`/logo.png`); a mail client has no page to resolve it against.
   const logo = theme.logo === undefined ? undefined : new URL(theme.logo, url).href
-  const body = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${subject}</title>
-</head>
-<body style="margin:0;padding:0;background:#f4f5f7">
+  const body = html`${mailHead(subject)}<body style="margin:0;padding:0;background:#f4f5f7">
 <table role="presentation" width="100%" cellspacing="0" cellpadding="0" border="0" style="background:#f4f5f7">
 <tr><td align="center" style="padding:32px 16px">
 ${logo !== undefined && html`<img src="${logo}" alt="" style="display:block;max-width:192px;max-height:72px;margin:0 auto 24px">`}
@@ -92,4 +85,16 @@ ${notes.map((note) => html`<p style="margin:16px 0 0;font-size:14px;line-height:
 </html>
 `
   return { subject, text, html: body.__html }
+}
+
+/** The document head every mail Portcullis sends starts with (its body is inline-styled: mail clients drop <style>). */
+export function mailHead(subject: string): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${subject}</title>
+</head>
+`
 }

@@ -3,7 +3,7 @@
  * It shows the site's host and the code; nothing the user typed appears in it, every value in the
  * HTML is escaped, and the subject carries no code (lock screens show subjects).
  */
-import type { VerificationEmail } from '../../mail/message.js'
+import { mailHead, type VerificationEmail } from '../../mail/message.js'
 import { html, raw } from '../../pages/html.js'
 import { resolveTheme } from '../../pages/theme.js'
 import type { Theme } from '../../types.js'
@@ -20,14 +20,7 @@ export function renderCodeEmail(params: { code: string; host: string; minutes: n
   const note = `It works once, for ${minutes} minutes, in the browser where you asked for it. If you did not ask for it, you can ignore this e-mail.`
   const text = `Your code to sign in to ${host}:\n\n${code}\n\n${note}\n`
   // Mail clients drop <style>: inline styles, one colour each (resolveTheme's colours admit no quote, `;` or `<`).
-  const body = html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${subject}</title>
-</head>
-<body style="margin:0;padding:32px 16px;background:#f4f5f7;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2328">
+  const body = html`${mailHead(subject)}<body style="margin:0;padding:32px 16px;background:#f4f5f7;font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;color:#1f2328">
 <div style="max-width:480px;margin:0 auto;padding:32px 24px;background:#ffffff;border:1px solid #d0d7de;border-radius:12px;text-align:center">
 <h1 style="margin:0 0 16px;font-size:22px;font-weight:600">Sign in to <strong>${host}</strong></h1>
 <p style="margin:0;font-size:32px;font-weight:700;letter-spacing:6px;color:${raw(theme.brandColor)}">${code}</p>
