@@ -5,7 +5,7 @@
  * everything that reads the configuration.
  */
 import type { CredentialsProvider } from '../providers/credentials.js'
-import type { EmailConfig, EmailProvider } from '../providers/email.js'
+import type { EmailConfig } from '../providers/email.js'
 import type { OAuthConfig } from '../providers/oauth.js'
 import type { OIDCConfig } from '../providers/oidc.js'
 import type { PasskeyConfig } from '../providers/passkey.js'

@@ -1,19 +1,16 @@
 /**
  * The end of a sign-in with an OAuth or OIDC provider, once the provider's answer is verified: the
  * `signIn` callback, the stored user and account (users.ts), a new session, the events, and the
- * redirect (to `pages.newUser` for a user this sign-in created). The e-mail callback shares the
- * first and last steps (`askSignInCallback`, `finishSignIn`) and resolves its user in users.ts too.
+ * redirect (to `pages.newUser` for a user this sign-in created), with the steps every sign-in method
+ * shares (src/sign-in/: `askSignInCallback`, `finishSignIn`, the stored user).
  *
  * @see spec/auth-library-spec.md §4.3 (signIn callback), §5.6 (account linking), §6 (events)
  */
-import { AccessDeniedError } from '../../errors.js'
-import { emitEvent } from '../../events.js'
 import type { AuthResponse } from '../../http/respond.js'
 import type { VerifiedSignIn } from './callback.js'
-import type { Profile } from '../../providers/oauth.js'
 import { signInTokenChanges } from '../../session/provider-tokens.js'
-import { signedInUserId, startSession } from '../../session/strategy.js'
-import type { Account, AdapterUser, CallbacksOptions, SecondFactorProof, User } from '../../types.js'
+import { signedInUserId } from '../../session/strategy.js'
+import type { AdapterUser, SecondFactorProof, User } from '../../types.js'
 import type { ActionContext } from '../../actions/context.js'
 import { askSignInCallback, finishSignIn } from '../../sign-in/finish.js'
 import { resolveUser, userWithAddress, type AccountAdapter } from '../../sign-in/users.js'

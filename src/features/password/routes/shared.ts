@@ -7,7 +7,7 @@ import type { ResolvedConfig } from '../../../config/types.js'
 import { normalizeEmailAddress } from '../../../mail/normalize.js'
 import { EmailSignInError, PasswordPolicyError, UnknownActionError, VerificationError } from '../../../errors.js'
 import type { ActionContext } from '../../../actions/context.js'
-import { authUrl, pageUrl, stringValue } from '../../../actions/context.js'
+import { pageUrl, stringValue } from '../../../actions/context.js'
 
 /**
  * The password provider.
