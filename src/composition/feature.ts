@@ -28,8 +28,9 @@ export interface FeatureRoute {
    */
   readonly page?: boolean
   /**
-   * POST: it changes state, and its action refuses a request that carries no valid CSRF token from
-   * this site (test/architecture/features.test.ts posts to each one without a token).
+   * POST: it changes state, so its action refuses a request that carries no valid CSRF token from
+   * this site (`assertCsrf`, first thing). A declaration for readers and tools: the router does not
+   * check it a second time.
    */
   readonly csrf?: boolean
   readonly load: ActionLoader
