@@ -201,7 +201,9 @@ function routeTables(config: ResolvedConfig): RouteTables {
     for (const declared of feature.routes ?? []) {
       const provider = /^\/([^/]+)\/:provider$/.exec(declared.path)
       if (provider) {
-        byProvider.set(provider[1]!, { method: declared.method, action: (providerId) => (on ? lazyAction(declared, providerId) : offAction(feature)) })
+        const off = offAction(feature)
+        const forProvider = lazyProviderAction(declared)
+        byProvider.set(provider[1]!, { method: declared.method, action: on ? forProvider : () => off })
         continue
       }
       const table = declared.method === 'GET' ? GET : POST
@@ -212,12 +214,18 @@ function routeTables(config: ResolvedConfig): RouteTables {
 }
 
 /** A feature's action, imported on the route's first request and kept. */
-function lazyAction(declared: FeatureRoute, providerId?: string): Action {
+function lazyAction(declared: FeatureRoute): Action {
   let loaded: Promise<Action> | undefined
-  return async (ctx) => {
-    loaded ??= declared.load().then((action) => (providerId === undefined ? action : (action as unknown as (id: string) => Action)(providerId)))
-    return (await loaded)(ctx)
-  }
+  return async (ctx) => (await (loaded ??= declared.load()))(ctx)
+}
+
+/**
+ * A feature's `/<name>/:provider` route: its loader gives the action for a provider id (as
+ * `webauthnOptions(id)`), imported on the first request and kept for every provider.
+ */
+function lazyProviderAction(declared: FeatureRoute): (providerId: string) => Action {
+  let loaded: Promise<(providerId: string) => Action> | undefined
+  return (providerId) => async (ctx) => (await (loaded ??= declared.load() as unknown as Promise<(providerId: string) => Action>))(providerId)(ctx)
 }
 
 /** A route of a feature the config leaves off: unknown, and why. */
