@@ -52,8 +52,3 @@ export function hooksOf<K extends keyof FeatureHooks>(config: ResolvedConfig, ho
   }
   return found
 }
-
-/** Whether the feature named `name` is on in `config`. */
-export function isEnabled(config: ResolvedConfig, name: string): boolean {
-  return compositionOf(config).enabled.some((feature) => feature.name === name)
-}

@@ -47,5 +47,5 @@ export const oauthFeature: Feature = {
   api: (api): OAuthApi => ({ getAccessToken: createGetAccessToken(api) }),
   adapterMethods: [...ACCOUNT_ADAPTER_METHODS, 'getAccount', 'updateAccount'],
   events: ['linkAccount'],
-  errors: ['OAuthSignInError', 'OAuthCallbackError', 'OAuthAccountNotLinked', 'OAuthProfileParseError', 'InvalidCheck'],
+  errors: ['OAuthSignInError', 'OAuthCallbackError', 'OAuthAccountNotLinked', 'InvalidCheck', 'RefreshAccessTokenError'],
 }

@@ -82,7 +82,7 @@ export const passwordFeature: Feature = {
   api: (api): PasswordApi => ({ signUp: createSignUp(api), changePassword: createChangePassword(api) }),
   adapterMethods: PASSWORD_ADAPTER_METHODS,
   events: ['createUser', 'updateUser', 'signIn'],
-  errors: ['CredentialsSignin', 'EmailNotVerified', 'PasswordPolicy', 'Verification', 'EmailSignInError'],
+  errors: ['CredentialsSignin', 'PasswordPolicy', 'Verification', 'EmailSignInError'],
   rateLimitBuckets: ['ip', 'identifier', 'password-signup', 'password-reset'],
 }
 
