@@ -6,55 +6,60 @@
  * @see spec/auth-library-spec.md §7
  */
 
+/**
+ * Every `AuthError['type']`, as the keys of an interface: the core's here, and each wing adds its own
+ * where it declares its errors (`declare module`, e.g. src/features/passkey/errors.ts), so this file
+ * names no feature.
+ */
+export interface ErrorTypes {
+  AccessDenied: true
+  AccountUnlinkError: true
+  AdapterError: true
+  CallbackRouteError: true
+  CredentialsSignin: true
+  EmailSignInError: true
+  InvalidConfiguration: true
+  InvalidProvider: true
+  InvalidRequest: true
+  JWTSessionError: true
+  MissingCSRF: true
+  MissingRequestContext: true
+  MissingSecret: true
+  OAuthAccountNotLinked: true
+  RateLimited: true
+  RefreshAccessTokenError: true
+  SessionTokenTooLarge: true
+  TwoFactor: true
+  UnknownAction: true
+  UntrustedHost: true
+  Verification: true
+}
+
 /** Every `AuthError['type']`, for exhaustive switches. */
-export type ErrorType =
-  | 'AccessDenied'
-  | 'AccountUnlinkError'
-  | 'AdapterError'
-  | 'CallbackRouteError'
-  | 'CredentialsSignin'
-  | 'EmailSignInError'
-  | 'InvalidCheck'
-  | 'InvalidConfiguration'
-  | 'InvalidProvider'
-  | 'InvalidRequest'
-  | 'JWTSessionError'
-  | 'MissingAuthorize'
-  | 'MissingCSRF'
-  | 'MissingRequestContext'
-  | 'MissingSecret'
-  | 'OAuthAccountNotLinked'
-  | 'OAuthCallbackError'
-  | 'OAuthSignInError'
-  | 'PasswordPolicy'
-  | 'RateLimited'
-  | 'RefreshAccessTokenError'
-  | 'SessionTokenTooLarge'
-  | 'TwoFactor'
-  | 'UnknownAction'
-  | 'UntrustedHost'
-  | 'Verification'
-  | 'WebAuthnVerificationError'
+export type ErrorType = keyof ErrorTypes & string
+
+/**
+ * The codes a client may see in `?error=`, as the keys of an interface (the wings add theirs, as for
+ * `ErrorTypes`).
+ */
+export interface ClientErrorCodes {
+  AccessDenied: true
+  AdapterError: true
+  Configuration: true
+  CredentialsSignin: true
+  EmailSignInError: true
+  MissingCSRF: true
+  OAuthAccountNotLinked: true
+  RateLimited: true
+  TwoFactor: true
+  Verification: true
+}
 
 /**
  * The code a client sees in `?error=`: the error's own type where it is safe and useful to show,
  * `Configuration` for anything that is the server's fault.
  */
-export type ClientErrorCode =
-  | 'AccessDenied'
-  | 'AdapterError'
-  | 'Configuration'
-  | 'CredentialsSignin'
-  | 'EmailSignInError'
-  | 'InvalidCheck'
-  | 'MissingCSRF'
-  | 'OAuthAccountNotLinked'
-  | 'OAuthCallbackError'
-  | 'OAuthSignInError'
-  | 'RateLimited'
-  | 'TwoFactor'
-  | 'Verification'
-  | 'WebAuthnVerificationError'
+export type ClientErrorCode = keyof ClientErrorCodes & string
 
 /** Base class of every error Portcullis throws or reports. */
 export class AuthError extends Error {
@@ -72,6 +77,14 @@ export class AuthError extends Error {
   /** The code put in the `error` query parameter of the page the user is sent to. */
   get clientCode(): ClientErrorCode {
     return 'Configuration'
+  }
+
+  /**
+   * A short, fixed identifier (never provider text) put beside the code in the sign-in page's URL as
+   * `?code=`, for the errors whose `code` says which step refused; none for the others.
+   */
+  get signInCode(): string | undefined {
+    return undefined
   }
 
   /**
@@ -104,13 +117,6 @@ export class UntrustedHostError extends AuthError {
   }
 }
 
-/** A credentials provider without an `authorize` function. */
-export class MissingAuthorizeError extends AuthError {
-  constructor(providerId: string) {
-    super('MissingAuthorize', `The credentials provider "${providerId}" has no authorize(credentials, req) function.`)
-  }
-}
-
 /**
  * `authorize` returned `null` (or threw this). Subclass it to send your own `code` to the sign-in
  * page (`?error=CredentialsSignin&code=<code>`):
@@ -130,43 +136,12 @@ export class CredentialsSignin extends AuthError {
     super('CredentialsSignin', message, options)
   }
 
+  override get signInCode(): string | undefined {
+    return this.code
+  }
+
   override get clientCode(): ClientErrorCode {
     return 'CredentialsSignin'
-  }
-}
-
-/**
- * The password was right, but the provider's `requireEmailVerification` is on and the user has not
- * followed the link of their sign-up mail yet: the sign-in page says so and offers to send it again
- * (`?error=CredentialsSignin&code=email_not_verified`). Only a right password gets this answer, so
- * it tells nothing about who has an account.
- */
-export class EmailNotVerifiedError extends CredentialsSignin {
-  override code = 'email_not_verified'
-
-  constructor(message = 'The password is right, but the address is not verified yet (requireEmailVerification).') {
-    super(message)
-  }
-}
-
-/** Why a new password was refused (`PasswordPolicyError.code`). */
-export type PasswordPolicyCode = 'too_short' | 'too_long' | 'common' | 'breached' | 'wrong_password'
-
-/**
- * A new password was refused by the policy (NIST SP 800-63B: too short, too long, a common one, a
- * breached one), or `changePassword()` was given a wrong current password (`wrong_password`). The
- * built-in pages show it on their form; the server-side `signUp()`/`changePassword()` throw it.
- */
-export class PasswordPolicyError extends AuthError {
-  readonly code: PasswordPolicyCode
-
-  constructor(code: PasswordPolicyCode, message: string) {
-    super('PasswordPolicy', message)
-    this.code = code
-  }
-
-  override get logLevel(): 'error' | 'warn' | 'debug' {
-    return 'debug'
   }
 }
 
@@ -190,6 +165,10 @@ export class TwoFactorError extends AuthError {
   constructor(code: TwoFactorCode, message: string) {
     super('TwoFactor', message)
     this.code = code
+  }
+
+  override get signInCode(): string | undefined {
+    return this.code
   }
 
   override get clientCode(): ClientErrorCode {
@@ -338,80 +317,6 @@ export class AdapterError extends AuthError {
 }
 
 /**
- * An OAuth sign-in could not start: the provider's discovery document or configuration could not
- * be fetched or used. The user is sent back to the sign-in page; the cause is logged.
- */
-export class OAuthSignInError extends AuthError {
-  override readonly kind = 'signIn'
-  constructor(message: string, options?: { cause?: unknown }) {
-    super('OAuthSignInError', message, options)
-  }
-
-  override get clientCode(): ClientErrorCode {
-    return 'OAuthSignInError'
-  }
-
-  override get logLevel(): 'error' {
-    return 'error'
-  }
-}
-
-/**
- * The provider's answer on the callback was an error or did not pass validation: `error=` from the
- * provider, a failed token exchange, an ID token with a bad signature, issuer, audience, expiry or
- * nonce, an `iss` mix-up, an unusable profile. `code` is a short, fixed identifier safe to show
- * (`access_denied`, `invalid_grant`, `id_token_invalid`, …); the detail is logged, never a token.
- */
-export class OAuthCallbackError extends AuthError {
-  override readonly kind = 'signIn'
-  /** Shown to the client as `?code=`. */
-  readonly code: string
-
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super('OAuthCallbackError', message, options)
-    this.code = code
-  }
-
-  override get clientCode(): ClientErrorCode {
-    return 'OAuthCallbackError'
-  }
-
-  override get logLevel(): 'warn' {
-    return 'warn'
-  }
-}
-
-/** The checks of an OAuth flow (state, PKCE, nonce). */
-export type OAuthCheck = 'pkce' | 'state' | 'nonce'
-
-/**
- * A check of an OAuth callback failed: its cookie was missing, expired, from another provider's
- * flow, or did not match. `code` names the check and what went wrong (`state_cookie_missing`,
- * `state_mismatch`, `pkce_cookie_missing`, …), and the log line names the cookie and the usual
- * causes, so "state mismatch" is never the whole story.
- */
-export class InvalidCheckError extends AuthError {
-  override readonly kind = 'signIn'
-  readonly check: OAuthCheck
-  /** Shown to the client as `?code=`. */
-  readonly code: string
-
-  constructor(check: OAuthCheck, code: string, message: string) {
-    super('InvalidCheck', message)
-    this.check = check
-    this.code = code
-  }
-
-  override get clientCode(): ClientErrorCode {
-    return 'InvalidCheck'
-  }
-
-  override get logLevel(): 'warn' {
-    return 'warn'
-  }
-}
-
-/**
  * The provider account's e-mail address belongs to a user who has not linked this provider. Signing
  * them in would hand that user's account to whoever controls the address at the provider, so the
  * user must sign in the way they did before (then link). A provider may opt out with
@@ -462,57 +367,6 @@ export class VerificationError extends AuthError {
 
   override get clientCode(): ClientErrorCode {
     return 'Verification'
-  }
-}
-
-/** Why a passkey response was refused: see `WebAuthnVerificationError.code`. */
-export type WebAuthnVerificationCode =
-  | 'challenge_missing'
-  | 'challenge_invalid'
-  | 'challenge_mismatch'
-  | 'challenge_used'
-  | 'response_invalid'
-  | 'unknown_credential'
-  | 'credential_exists'
-  | 'origin_mismatch'
-  | 'counter_replayed'
-  | 'counter_conflict'
-  | 'not_signed_in'
-  | 'verification_failed'
-
-/**
- * A passkey sign-in or registration was refused. `code` (also the page's `?code=`) says why:
- * - `challenge_missing`, `challenge_invalid`: the `authjs.challenge` cookie did not come back, or had
- *   expired (5 minutes) or was sealed with another secret: start again.
- * - `challenge_mismatch`: the response signs another challenge than this browser's cookie holds (a
- *   response made in another browser or tab), or the cookie was issued for the other action.
- * - `challenge_used`: the challenge was used already (a replayed response); each is good once.
- * - `response_invalid`: the posted `data` is not a WebAuthn response.
- * - `unknown_credential`: no stored passkey has the response's credential id (removed, or of another site).
- * - `credential_exists`: a registration of a passkey that is registered already.
- * - `origin_mismatch`: the browser signed for another origin than the configured one(s).
- * - `counter_replayed`: the authenticator's signature counter did not go up: a cloned authenticator.
- * - `counter_conflict`: another sign-in with the same passkey stored its counter at the same moment.
- * - `not_signed_in`: a registration from a browser that is not signed in (as the user the challenge was for).
- * - `verification_failed`: `@simplewebauthn/server` refused it (signature, RP ID, user verification); the log says why.
- */
-export class WebAuthnVerificationError extends AuthError {
-  override readonly kind = 'signIn'
-  /** Shown to the client as `?code=`. */
-  readonly code: WebAuthnVerificationCode
-
-  constructor(code: WebAuthnVerificationCode, message: string, options?: { cause?: unknown }) {
-    super('WebAuthnVerificationError', message, options)
-    this.code = code
-  }
-
-  override get clientCode(): ClientErrorCode {
-    return 'WebAuthnVerificationError'
-  }
-
-  // A cloned authenticator or a replayed response is an attack an operator wants to see.
-  override get logLevel(): 'warn' | 'debug' {
-    return this.code === 'counter_replayed' || this.code === 'challenge_used' || this.code === 'origin_mismatch' ? 'warn' : 'debug'
   }
 }
 

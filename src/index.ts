@@ -56,7 +56,16 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
 }
 
 export * from './errors.js'
+export * from './features/credentials/errors.js'
+export * from './features/oauth/errors.js'
+export * from './features/passkey/errors.js'
+export * from './features/password/errors.js'
 export type * from './types.js'
+// What each wing adds to the types above (declaration merging): its adapter methods, events and options.
+export type * from './features/passkey/types.js'
+export type * from './features/password/types.js'
+export type * from './features/prune/types.js'
+export type * from './features/two-factor/types.js'
 export type { PortcullisConfig, Provider, ProviderInput } from './config/types.js'
 export type { LogFields, LoggerInstance, LoggerOption, LogLevel, LogRecord } from './logger.js'
 export type {

@@ -195,29 +195,6 @@ export interface VerificationToken {
   expires: Date
 }
 
-/**
- * A WebAuthn credential (a passkey) of a user: Auth.js's `AdapterAuthenticator`, the same fields,
- * column names and encodings, so an Auth.js app and a Portcullis app can share the table.
- * @see https://www.w3.org/TR/webauthn-3/#authenticator
- */
-export interface AdapterAuthenticator {
-  /** The credential id, base64 (standard alphabet, padded, as Auth.js stores it). Unique. */
-  credentialID: string
-  userId: string
-  /** The id of the user's `webauthn` account this credential signs in to (Auth.js: the credential id). */
-  providerAccountId: string
-  /** The credential's public key (COSE), base64. */
-  credentialPublicKey: string
-  /** The signature counter the authenticator last reported. */
-  counter: number
-  /** `singleDevice` or `multiDevice`. */
-  credentialDeviceType: string
-  /** Whether the credential is backed up (synced). */
-  credentialBackedUp: boolean
-  /** The transports, comma-separated (`usb,nfc`); `null` when unknown. */
-  transports?: string | null
-}
-
 /** Identifies an account: the provider and the user's id at that provider. */
 export interface AccountReference {
   provider: string
@@ -226,22 +203,6 @@ export interface AccountReference {
 
 /** The fields of an account that `updateAccount` changes and compares: the provider's token set. */
 export type AccountTokenFields = Pick<AdapterAccount, 'refresh_token' | 'access_token' | 'expires_at' | 'token_type' | 'scope' | 'id_token' | 'session_state'>
-
-/**
- * A user's TOTP enrolment as the adapter stores it (`getTwoFactor`).
- * @see https://www.rfc-editor.org/rfc/rfc6238
- */
-export interface AdapterTwoFactor {
-  userId: string
-  /** The shared secret, sealed by Portcullis with the secret (`AUTH_SECRET`): never stored in the clear. */
-  secret: string
-  /** When the first code confirmed the enrolment; `null` while it is pending. */
-  enabledAt: Date | null
-  /** The RFC 6238 time step of the last code accepted; `null` before the first. */
-  lastUsedStep: number | null
-  /** Recovery codes not used yet. */
-  recoveryCodes: number
-}
 
 /**
  * The database adapter: how Portcullis stores users, accounts, sessions and verification tokens.
@@ -297,92 +258,6 @@ export interface Adapter {
   useVerificationToken?(params: { identifier: string; token: string }): Promise<VerificationToken | null>
   /** The account with this provider's id, or `null` (Auth.js's argument order: `providerAccountId` first). */
   getAccount?(providerAccountId: string, provider: string): Promise<AdapterAccount | null>
-  /** Stores a new credential and returns it; throws when one with its `credentialID` exists. */
-  createAuthenticator?(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>
-  /** The credential with this id, or `null`. */
-  getAuthenticator?(credentialID: string): Promise<AdapterAuthenticator | null>
-  /** The user's credentials; `[]` when there are none (or no such user). */
-  listAuthenticatorsByUserId?(userId: string): Promise<AdapterAuthenticator[]>
-  /**
-   * Stores the credential's new signature counter and returns the credential; throws when there is
-   * none (Auth.js's contract). With `expect`, a compare-and-set: the counter changes only if it still
-   * holds `expect`, atomically (of two concurrent sign-ins with one cloned authenticator, one wins),
-   * and `null` is returned when it does not. The passkey sign-in passes it; an adapter that ignores
-   * it still works, without that guarantee.
-   */
-  updateAuthenticatorCounter?(credentialID: string, newCounter: number, options?: { expect?: number | undefined }): Promise<AdapterAuthenticator | null>
-  /** Deletes the credential and returns it; `null` when there was none. Not in Auth.js's set (`removePasskey()` needs it). */
-  deleteAuthenticator?(credentialID: string): Promise<AdapterAuthenticator | null>
-  /**
-   * The user's stored password hash (what `setUserPassword` stored), or `null` when they have none.
-   * Not in Auth.js's set: the `Password` provider needs it.
-   */
-  getUserPassword?(userId: string): Promise<string | null>
-  /**
-   * Stores (or replaces) the user's password hash, a self-describing string such as
-   * `$scrypt$ln=17,r=8,p=1$…$…`. Never a password: the provider hashes first.
-   */
-  setUserPassword?(userId: string, hash: string): Promise<void>
-  /**
-   * Deletes the user's password hash; `true` when there was one. Called when the owner of an address
-   * proves it (e-mail link, OAuth) for an account whose password was set by someone who never did.
-   */
-  deleteUserPassword?(userId: string): Promise<boolean>
-  /**
-   * The user's TOTP enrolment (pending or confirmed) with the number of recovery codes left, or
-   * `null`. Not in Auth.js's set: the second factor (`twoFactor` option) needs it and the methods
-   * below; KnexAdapter keeps them in the seventh migration's tables.
-   */
-  getTwoFactor?(userId: string): Promise<AdapterTwoFactor | null>
-  /**
-   * Stores a pending enrolment (`enabledAt` and `lastUsedStep` null) with this sealed secret,
-   * replacing a pending one. Never replaces a confirmed one: returns `false` then.
-   */
-  startTwoFactor?(userId: string, secret: string): Promise<boolean>
-  /**
-   * Confirms the pending enrolment whose secret is `secret`, in one transaction: `enabledAt` set,
-   * `lastUsedStep` set to the first code's step, the recovery codes replaced by these hashes.
-   * `false`, changing nothing, when there is no pending enrolment with that secret (confirmed
-   * meanwhile, or replaced by a newer one).
-   */
-  enableTwoFactor?(userId: string, confirmation: { secret: string; step: number; enabledAt: Date; recoveryCodes: readonly string[] }): Promise<boolean>
-  /**
-   * Records that a code of time step `step` was accepted, atomically: `true` only when the
-   * confirmed enrolment's `lastUsedStep` was below `step` (so a code is good once, even for two
-   * concurrent requests), `false` otherwise.
-   */
-  useTwoFactorStep?(userId: string, step: number): Promise<boolean>
-  /** Deletes one of the user's recovery codes by its hash: `true` when it was there (single use, atomic). */
-  useRecoveryCode?(userId: string, codeHash: string): Promise<boolean>
-  /** Replaces all the user's recovery codes by these hashes, in one transaction. */
-  setRecoveryCodes?(userId: string, codeHashes: readonly string[]): Promise<void>
-  /** Deletes the user's enrolment and recovery codes; `true` when there was an enrolment. */
-  deleteTwoFactor?(userId: string): Promise<boolean>
-  /**
-   * Replaces the stored sealed secret `from` by `to` (the same TOTP key, sealed with the current
-   * secret after a rotation), in one conditional UPDATE: `false`, changing nothing, when the stored
-   * one is no longer `from` (reset, or enrolled again). Optional: without it a key stays sealed with
-   * the secret it was enrolled under, and that secret must stay listed (a `TwoFactorSecretNotResealed`
-   * warning says so).
-   */
-  resealTwoFactor?(userId: string, sealed: { from: string; to: string }): Promise<boolean>
-  /**
-   * Deletes rows that can never be used again (expired sessions, verification tokens) and returns
-   * how many of each; `null` when another process is pruning. Run by the `prune` option.
-   */
-  prune?(options?: { signal?: AbortSignal }): Promise<Readonly<Record<string, number>> | null>
-}
-
-/**
- * The `prune` option: deletes expired sessions, verification tokens and rate-limit rows in the
- * background (`KnexAdapter`'s `prune`, and `pruneRateLimits` for a Knex rate-limit store). One
- * process of many prunes at a time (a database lock); failures are logged, never thrown into a request.
- */
-export interface PruneOptions {
-  /** Minutes between two prunes. The first runs at a random moment within the first interval. */
-  everyMinutes: number
-  /** Aborting it stops the background prune; one under way stops after its current statement. */
-  signal?: AbortSignal
 }
 
 /** The request a credentials `authorize` or a callback receives: the Node request (Express's `req`). */
@@ -395,26 +270,6 @@ export type AuthIncomingRequest = IncomingMessage & {
 /** The second factor a sign-in was given (`twoFactor` option): a TOTP code, or one of the user's recovery codes. */
 export interface SecondFactorProof {
   method: 'totp' | 'recovery-code'
-}
-
-/**
- * The second factor (the `twoFactor` option): users who enrolled a TOTP authenticator app give a
- * code from it (or a recovery code) after their password, on a second page, before a session
- * starts. Enrolment is theirs to choose (`/two-factor/setup`, or `enrollTotp()`).
- */
-export interface TwoFactorOptions {
-  /** The name authenticator apps show beside the code. Default: the site's host name (from `AUTH_URL`, else the request). */
-  issuer?: string | undefined
-  /**
-   * Ask enrolled users after an OAuth or OpenID Connect sign-in too. Default `false`: the provider's
-   * own second factor is trusted.
-   */
-  requireForOAuth?: boolean | undefined
-  /**
-   * Ask enrolled users after following an e-mail sign-in link too. Default `true`: without it a
-   * link would bypass the second factor of a password account.
-   */
-  requireForEmail?: boolean | undefined
 }
 
 /** The built-in pages' look. */
@@ -431,11 +286,6 @@ export interface Theme {
 
 /** The app's own pages, replacing the built-in ones. Each value is a path such as `/login`. */
 export interface PagesOptions {
-  /**
-   * The app's own second-factor page (`twoFactor` option), instead of the built-in `/two-factor`. It
-   * posts `code` and `csrfToken` to `<basePath>/two-factor`.
-   */
-  twoFactor?: string | undefined
   /**
    * The app's page that every built-in page links back to ("Back to …"), e.g. `'/account'`.
    * Default: the site's root.
@@ -595,16 +445,6 @@ export interface CookiesOptions {
    */
   emailLink: CookieOption
   /**
-   * The sealed WebAuthn challenge of a passkey sign-in or registration (`authjs.challenge`, Auth.js's
-   * name), valid 5 minutes, used once.
-   */
-  webauthnChallenge: CookieOption
-  /**
-   * The sealed pending sign-in between the first factor and the second (`authjs.two-factor`): who
-   * signs in and how, bound to this browser's CSRF cookie, valid 5 minutes. Not an Auth.js cookie.
-   */
-  twoFactorPending: CookieOption
-  /**
    * The refused sign-in form (`authjs.signin-form`): which provider's form, and the address or
    * username typed (never a password), sealed, valid 5 minutes, read once by the built-in sign-in
    * page to fill the form in again. Not an Auth.js cookie.
@@ -728,20 +568,6 @@ export interface EventsOptions {
   sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
-  /** A passkey was registered for the signed-in user (after `linkAccount`, which fires for it too). */
-  passkeyAdded?: ((message: { userId: string; passkey: PasskeyInfo }) => Awaitable<void>) | undefined
-  /** A passkey was removed (`removePasskey()` or `POST /passkeys/remove`). */
-  passkeyRemoved?: ((message: { userId: string; passkey: PasskeyInfo }) => Awaitable<void>) | undefined
-  /** The user confirmed a TOTP enrolment with a first code; ten recovery codes were issued. */
-  twoFactorEnabled?: ((message: { userId: string }) => Awaitable<void>) | undefined
-  /** The user's TOTP enrolment was removed (`disableTotp()` or the settings page, with a current code). */
-  twoFactorDisabled?: ((message: { userId: string }) => Awaitable<void>) | undefined
-  /** An administrator removed the user's second factor without a code (`resetTwoFactor()`). */
-  twoFactorReset?: ((message: { userId: string }) => Awaitable<void>) | undefined
-  /** New recovery codes replaced the user's old ones (`regenerateRecoveryCodes()` or the settings page). */
-  recoveryCodesRegenerated?: ((message: { userId: string }) => Awaitable<void>) | undefined
-  /** A recovery code was used in place of a TOTP code; `remaining` are left. */
-  recoveryCodeUsed?: ((message: { userId: string; remaining: number }) => Awaitable<void>) | undefined
   /**
    * Every event but `session` (which comes with each session read: name it to get it), after its own
    * handler: the event's name, its message, and the message's identifiers (`EventFields`: no token,
@@ -779,18 +605,6 @@ export interface EventFields {
   by?: string | undefined
   /** `recoveryCodeUsed`: the codes left. */
   remaining?: number | undefined
-}
-
-/** One of the user's passkeys, as `listPasskeys()` and the passkeys page show it (never its public key). */
-export interface PasskeyInfo {
-  /** The credential id (base64, as stored): pass it to `removePasskey()`. Not a secret. */
-  id: string
-  /** `multiDevice` for a synced passkey (a password manager, iCloud Keychain), `singleDevice` for one bound to a device or a security key. */
-  deviceType: 'singleDevice' | 'multiDevice' | (string & {})
-  /** Whether the passkey is backed up (synced). */
-  backedUp: boolean
-  /** How the browser reaches it: `internal`, `hybrid`, `usb`, `nfc`, `ble`; `[]` when unknown. */
-  transports: string[]
 }
 
 /** A fixed window of the `rateLimit` option: at most `attempts` in `windowSeconds`. */

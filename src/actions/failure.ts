@@ -6,15 +6,10 @@
 import {
   AdapterError,
   AuthError,
-  CredentialsSignin,
-  InvalidCheckError,
   InvalidProviderError,
   InvalidRequestError,
-  OAuthCallbackError,
   RateLimitedError,
-  TwoFactorError,
   UnknownActionError,
-  WebAuthnVerificationError,
 } from '../errors.js'
 import { describeError } from '../events.js'
 import type { AuthFailure, AuthResponse } from '../http/respond.js'
@@ -50,9 +45,8 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
   const failure: AuthFailure = { error: authError?.clientCode ?? 'Configuration' }
   if (authError?.kind === 'signIn') {
     // Fixed, short identifiers (never provider text), so they are safe in the URL.
-    if (authError instanceof CredentialsSignin || authError instanceof InvalidCheckError || authError instanceof OAuthCallbackError || authError instanceof WebAuthnVerificationError || authError instanceof TwoFactorError) {
-      failure.code = authError.code
-    }
+    const code = authError.signInCode
+    if (code !== undefined) failure.code = code
     const signInUrl = pageUrl(ctx, 'signIn', '/signin', failure)
     if (authError instanceof RateLimitedError) return tooManyAttempts(authError, ctx, signInUrl, failure)
     return withAdvice({ redirect: signInUrl }, failure, ctx)

@@ -13,6 +13,7 @@ import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof } from '..
 import type { LoggerInstance } from '../logger.js'
 import type { PageScript } from '../pages/theme.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
+import type { FeatureCookie } from '../session/cookies.js'
 
 /** An action, loaded on the route's first request. */
 export type ActionLoader = () => Promise<Action>
@@ -181,4 +182,11 @@ export interface Feature {
   readonly errors?: readonly string[]
   /** The rate-limit buckets it counts in (`rateLimit` option). */
   readonly rateLimitBuckets?: readonly string[]
+  /**
+   * The cookies it sets, by their key in `cookies` (the option, and `CookiesOptions`, which the wing
+   * augments): the name without the `__Secure-` prefix, and a lifetime in seconds if the cookie has
+   * one of its own. In the table whether the feature is on or off, so an override is always accepted.
+   */
+  readonly cookies?: Readonly<Record<string, FeatureCookie>>
 }
+

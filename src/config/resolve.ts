@@ -95,8 +95,8 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
     production: isProduction(env),
     useSecureCookies,
     cookieSets: {
-      secure: cookieSet(true, config.cookies, secrets),
-      insecure: cookieSet(false, config.cookies, secrets),
+      secure: cookieSet(true, config.cookies, secrets, features),
+      insecure: cookieSet(false, config.cookies, secrets, features),
     },
     redirectProxyUrl,
     redirectProxyAllowedOrigins: resolveAllowedOrigins(config.redirectProxy?.allowedOrigins ?? redirectProxyAllowedOriginsFromEnv(env)),
@@ -260,8 +260,8 @@ function resolvePages(pages: PagesOptions | undefined): PagesOptions {
   return resolved
 }
 
-function cookieSet(secure: boolean, overrides: Partial<CookiesOptions> | undefined, secrets: readonly string[]): CookieSet {
-  const cookies = resolveCookies(secure, overrides)
+function cookieSet(secure: boolean, overrides: Partial<CookiesOptions> | undefined, secrets: readonly string[], features: readonly Feature[]): CookieSet {
+  const cookies = resolveCookies(secure, overrides, features)
   return { secure, cookies, ring: deriveKeyRing(secrets, cookies.sessionToken.name) }
 }
 

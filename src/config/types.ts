@@ -24,13 +24,11 @@ import type {
   JWTOptions,
   PagesOptions,
   ProviderType,
-  PruneOptions,
   RateLimitOptions,
   RedirectProxyOptions,
   SessionOptions,
   Theme,
   TelemetryOptions,
-  TwoFactorOptions,
 } from '../types.js'
 import type { ResolvedTelemetry } from './telemetry.js'
 
@@ -89,14 +87,6 @@ export interface PortcullisConfig {
    * default (in memory); `false` turns them off. See `RateLimitOptions`.
    */
   rateLimit?: RateLimitOptions | boolean | undefined
-  /** Off by default. Prunes expired rows in the background: see `PruneOptions`. */
-  prune?: PruneOptions | undefined
-  /**
-   * A second factor (TOTP, RFC 6238) for users who enrol one: asked after a password or credentials
-   * sign-in, and by choice after OAuth and e-mail. Needs an adapter with the two-factor methods
-   * (KnexAdapter's seventh migration) and the rate limit on. See `TwoFactorOptions`.
-   */
-  twoFactor?: TwoFactorOptions | boolean | undefined
   /** Off by default. OpenTelemetry spans and counters (`@opentelemetry/api`, loaded when first used): see `TelemetryOptions`. */
   telemetry?: TelemetryOptions | boolean | undefined
 }

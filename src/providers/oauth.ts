@@ -19,10 +19,10 @@
  * @see https://www.rfc-editor.org/rfc/rfc6749 OAuth 2.0
  * @see https://www.rfc-editor.org/rfc/rfc7636 PKCE
  */
-import type { OAuthCheck } from '../errors.js'
+import type { OAuthCheck } from '../features/oauth/errors.js'
 import type { Awaitable, Profile, TokenSet, User } from '../types.js'
 
-export type { OAuthCheck } from '../errors.js'
+export type { OAuthCheck } from '../features/oauth/errors.js'
 export type { Profile, TokenSet } from '../types.js'
 
 

@@ -129,4 +129,4 @@ export default function Password(options: PasswordOptions = {}): PasswordConfig 
 }
 
 export { DEFAULT_SCRYPT, scryptHasher, type PasswordHasher, type ScryptParameters } from '../features/password/hash.js'
-export { PasswordPolicyError, EmailNotVerifiedError, type PasswordPolicyCode } from '../errors.js'
+export { PasswordPolicyError, EmailNotVerifiedError, type PasswordPolicyCode } from '../features/password/errors.js'

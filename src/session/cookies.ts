@@ -13,17 +13,35 @@ export interface OutgoingCookie {
   options: CookieOption['options']
 }
 
+/** A cookie a feature sets (`Feature.cookies`): its name without the `__Secure-` prefix, and its own lifetime if any. */
+export interface FeatureCookie {
+  readonly name: string
+  readonly maxAge?: number
+}
+
+/** What the cookie table reads of a feature. */
+interface CookieDeclarer {
+  readonly cookies?: Readonly<Record<string, FeatureCookie>> | undefined
+}
+
 const FIFTEEN_MINUTES = 15 * 60
 const FIVE_MINUTES = 5 * 60
 
 /**
- * The default cookies. `secure` adds the `__Secure-` prefix (and `__Host-` for the CSRF cookie,
- * which browsers then bind to this exact host), so a plain-HTTP page cannot overwrite them.
+ * The default cookies: the core's, and those the features declare (`Feature.cookies`). `secure`
+ * adds the `__Secure-` prefix (and `__Host-` for the CSRF cookie, which browsers then bind to this
+ * exact host), so a plain-HTTP page cannot overwrite them.
  */
-export function defaultCookies(secure: boolean): CookiesOptions {
+export function defaultCookies(secure: boolean, features: readonly CookieDeclarer[]): CookiesOptions {
   const prefix = secure ? '__Secure-' : ''
   const options = { httpOnly: true, sameSite: 'lax', path: '/', secure } as const
+  const featureCookies = features.flatMap((feature) => Object.entries(feature.cookies ?? {}))
+  // The features' keys are the ones their wings add to CookiesOptions.
+  const declared = Object.fromEntries(
+    featureCookies.map(([key, cookie]) => [key, { name: `${prefix}${cookie.name}`, options: cookie.maxAge === undefined ? { ...options } : { ...options, maxAge: cookie.maxAge } }]),
+  ) as unknown as CookiesOptions
   return {
+    ...declared,
     sessionToken: { name: `${prefix}authjs.session-token`, options: { ...options } },
     callbackUrl: { name: `${prefix}authjs.callback-url`, options: { ...options } },
     csrfToken: { name: `${secure ? '__Host-' : ''}authjs.csrf-token`, options: { ...options } },
@@ -32,18 +50,14 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     nonce: { name: `${prefix}authjs.nonce`, options: { ...options, maxAge: FIFTEEN_MINUTES } },
     // Its lifetime is the e-mail provider's maxAge, given when it is set.
     emailLink: { name: `${prefix}authjs.email-link`, options: { ...options } },
-    // A passkey ceremony is seconds long; the challenge inside expires with the cookie.
-    webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...options, maxAge: FIVE_MINUTES } },
-    // The step between a sign-in's first factor and its second.
-    twoFactorPending: { name: `${prefix}authjs.two-factor`, options: { ...options, maxAge: FIVE_MINUTES } },
     // A refused sign-in's form, read by the next sign-in page.
     signInForm: { name: `${prefix}authjs.signin-form`, options: { ...options, maxAge: FIVE_MINUTES } },
   }
 }
 
 /** Defaults with the caller's overrides; each overridden cookie is taken whole (spec §2.1). */
-export function resolveCookies(secure: boolean, overrides: Partial<CookiesOptions> | undefined): CookiesOptions {
-  const cookies = { ...defaultCookies(secure), ...overrides }
+export function resolveCookies(secure: boolean, overrides: Partial<CookiesOptions> | undefined, features: readonly CookieDeclarer[]): CookiesOptions {
+  const cookies = { ...defaultCookies(secure, features), ...overrides }
   for (const cookie of Object.values(cookies)) {
     Object.freeze(cookie.options)
     Object.freeze(cookie)

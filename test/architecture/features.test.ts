@@ -3,7 +3,7 @@
  * methods are KnexAdapter's, its events and error types are ones Portcullis has, its routes are
  * the router's and nobody else's, a page is a GET and a CSRF-checked route a POST.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from '@jest/globals'
 import knexFactory from 'knex'
 import { KnexAdapter } from '../../src/adapters/knex/index.js'
@@ -11,15 +11,23 @@ import { FEATURES } from '../../src/features/index.js'
 
 const source = (path: string) => readFileSync(new URL(`../../src/${path}`, import.meta.url), 'utf8')
 
-/** The members of `ErrorType`, as src/errors.ts lists them. */
-const ERROR_TYPES = new Set([...(/export type ErrorType =([^/]*?)\n\n/.exec(source('errors.ts'))?.[1] ?? '').matchAll(/'(\w+)'/g)].map((match) => match[1]))
-/** The keys of `EventsOptions`, as src/types.ts declares them. */
-const EVENTS = new Set([...(/export interface EventsOptions[^{]*\{([\s\S]*?)\n\}/.exec(source('types.ts'))?.[1] ?? '').matchAll(/^ {2}(\w+)\?:/gm)].map((match) => match[1]))
+/** The core's file and each wing's of one name (`errors.ts`, `types.ts`): a wing declares its own entries there. */
+const declaring = (file: string) => [file, ...FEATURES.map((feature) => `features/${feature.name}/${file}`).filter((path) => existsSync(new URL(`../../src/${path}`, import.meta.url)))]
+/** The keys of interface `name` in those files, merged as TypeScript merges them. */
+const keysOf = (file: string, name: string) =>
+  new Set(declaring(file).flatMap((path) => [...source(path).matchAll(new RegExp(`interface ${name} \\{([\\s\\S]*?)\\n\\s*\\}`, 'g'))].flatMap((body) => [...(body[1] ?? '').matchAll(/^ {2,4}'?([\w*]+)'?\??:/gm)].map((match) => match[1]))))
+/** The members of `ErrorType` (the keys of `ErrorTypes`). */
+const ERROR_TYPES = keysOf('errors.ts', 'ErrorTypes')
+/** The keys of `EventsOptions`. */
+const EVENTS = keysOf('types.ts', 'EventsOptions')
 
 describe('the features as declared', () => {
   it('read the lists they are checked against (the checks below are not vacuous)', () => {
     expect(ERROR_TYPES).toContain('TwoFactor')
+    // A wing's own, declared in its folder.
+    expect(ERROR_TYPES).toContain('WebAuthnVerificationError')
     expect(ERROR_TYPES).not.toContain('EmailNotVerified')
+    expect(EVENTS).toContain('signIn')
     expect(EVENTS).toContain('passkeyAdded')
     expect(EVENTS).not.toContain('sessionReads')
   })

@@ -10,8 +10,9 @@ import {
   resolveCookies,
   writeChunkedCookie,
 } from '../../src/session/cookies.js'
+import { FEATURES } from '../../src/features/index.js'
 
-const { sessionToken } = defaultCookies(false)
+const { sessionToken } = defaultCookies(false, FEATURES)
 
 describe('the default cookies', () => {
   // Public surface (DESIGN.md): Auth.js v5's names, so a deployment moving between the two keeps its
@@ -31,22 +32,22 @@ describe('the default cookies', () => {
   })
 
   it('over HTTP: the plain names, not Secure', () => {
-    expect(defaultCookies(false)).toEqual(table(false, ''))
+    expect(defaultCookies(false, FEATURES)).toEqual(table(false, ''))
   })
 
   it('over HTTPS: __Secure- names (__Host- for the CSRF cookie, bound to the host), Secure', () => {
-    expect(defaultCookies(true)).toEqual(table(true, '__Secure-'))
+    expect(defaultCookies(true, FEATURES)).toEqual(table(true, '__Secure-'))
   })
 
   it('gives each cookie options of its own: changing one changes no other', () => {
-    const cookies = defaultCookies(false)
+    const cookies = defaultCookies(false, FEATURES)
     ;(cookies.sessionToken.options as { path: string }).path = '/changed'
     expect(cookies.callbackUrl.options.path).toBe('/')
-    expect(defaultCookies(false).sessionToken.options.path).toBe('/')
+    expect(defaultCookies(false, FEATURES).sessionToken.options.path).toBe('/')
   })
 
   it('resolveCookies: an override replaces its cookie whole, the rest stay, and all of it is frozen', () => {
-    const cookies = resolveCookies(true, { sessionToken: { name: 'app.session', options: { httpOnly: true, sameSite: 'strict', path: '/app', secure: true } } })
+    const cookies = resolveCookies(true, { sessionToken: { name: 'app.session', options: { httpOnly: true, sameSite: 'strict', path: '/app', secure: true } } }, FEATURES)
     expect(cookies.sessionToken).toEqual({ name: 'app.session', options: { httpOnly: true, sameSite: 'strict', path: '/app', secure: true } })
     expect(cookies.state).toEqual(table(true, '__Secure-').state)
     expect(Object.isFrozen(cookies)).toBe(true)

@@ -4,7 +4,8 @@
  */
 import type { Feature } from '../../composition/index.js'
 import type { ResolvedConfig } from '../../config/types.js'
-import { InvalidConfigurationError, MissingAuthorizeError } from '../../errors.js'
+import { InvalidConfigurationError } from '../../errors.js'
+import { MissingAuthorizeError } from './errors.js'
 import type { CredentialsProvider } from '../../providers/credentials.js'
 
 export const credentialsFeature: Feature = {

@@ -9,7 +9,8 @@
  * @see https://openid.net/specs/oauth-v2-form-post-response-mode-1_0.html
  */
 import * as oidc from 'openid-client'
-import { CallbackRouteError, InvalidCheckError, OAuthCallbackError } from '../../errors.js'
+import { CallbackRouteError } from '../../errors.js'
+import { InvalidCheckError, OAuthCallbackError } from './errors.js'
 import { describeError, redactError } from '../../events.js'
 import type { Profile, TokenSet } from '../../providers/oauth.js'
 import type { Account, User } from '../../types.js'
@@ -19,7 +20,7 @@ import type { SessionRequest } from '../../session/types.js'
 import { originAllowed } from '../../security/redirect.js'
 import { logValue } from '../../logger.js'
 import { clientConfiguration, hasIssuer } from './client.js'
-import { exchangeError, providerError } from './errors.js'
+import { exchangeError, providerError } from './provider-errors.js'
 import type { OAuthProvider } from './provider.js'
 
 /** The token endpoint's answer as openid-client returns it (with `claims()` for the ID token). */

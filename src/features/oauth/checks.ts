@@ -17,7 +17,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { SessionRequest } from '../../session/types.js'
-import { InvalidCheckError, type OAuthCheck } from '../../errors.js'
+import { InvalidCheckError, type OAuthCheck } from './errors.js'
 import { expiredCookie, type OutgoingCookie } from '../../session/cookies.js'
 import { keyRingFor } from '../../session/keys.js'
 import { openSessionToken, sealSessionToken } from '../../session/token.js'

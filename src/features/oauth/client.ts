@@ -10,7 +10,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc8414 OAuth 2.0 Authorization Server Metadata
  */
 import * as oidc from 'openid-client'
-import { OAuthSignInError } from '../../errors.js'
+import { OAuthSignInError } from './errors.js'
 import { describeError, redactError } from '../../events.js'
 import type { OAuthProvider } from './provider.js'
 import { tracedFetch } from '../../telemetry/oauth-fetch.js'

@@ -5,7 +5,8 @@
  *
  * @see spec/auth-library-spec.md §2.1 (`providers`, `redirectProxyUrl`), §5.3 (env inference)
  */
-import { InvalidConfigurationError, type OAuthCheck } from '../../errors.js'
+import { InvalidConfigurationError } from '../../errors.js'
+import { type OAuthCheck } from './errors.js'
 import type { ClientSecretFunction, OAuthConfig, Profile, TokenEndpointAuthMethod, TokenRequestContext, TokenSet, UserinfoContext } from '../../providers/oauth.js'
 import type { OIDCConfig } from '../../providers/oidc.js'
 import type { User } from '../../types.js'

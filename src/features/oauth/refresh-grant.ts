@@ -10,7 +10,7 @@ import type { OAuthProvider } from './provider.js'
 import { AuthError, RefreshAccessTokenError } from '../../errors.js'
 import { describeError, redactError } from '../../events.js'
 import { clientConfiguration } from './client.js'
-import { errorBodyOf, safeCode } from './errors.js'
+import { errorBodyOf, safeCode } from './provider-errors.js'
 
 /** A refresh's answer: the new token set, `expires_at` computed from `expires_in`. */
 export interface RefreshedTokens {

@@ -15,7 +15,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import type { PasskeyAdapter, PasskeyProvider } from './provider.js'
-import { WebAuthnVerificationError } from '../../errors.js'
+import { WebAuthnVerificationError } from './errors.js'
 import { expiredCookie, type OutgoingCookie } from '../../session/cookies.js'
 import { keyRingFor } from '../../session/keys.js'
 import { openSessionToken, sealSessionToken } from '../../session/token.js'

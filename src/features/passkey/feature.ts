@@ -58,4 +58,6 @@ export const passkeyFeature: Feature = {
   events: ['passkeyAdded', 'passkeyRemoved', 'linkAccount'],
   errors: ['WebAuthnVerificationError', 'AccountUnlinkError'],
   rateLimitBuckets: ['passkey-challenge'],
+  // A passkey ceremony is seconds long; the challenge inside expires with the cookie (Auth.js's name).
+  cookies: { webauthnChallenge: { name: 'authjs.challenge', maxAge: 5 * 60 } },
 }

@@ -5,7 +5,8 @@
 import type { Knex } from 'knex'
 import type { KnexNaming } from '../../adapters/knex/naming.js'
 import { nullableString, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
-import type { Adapter, AdapterAuthenticator } from '../../types.js'
+import type { Adapter } from '../../types.js'
+import type { AdapterAuthenticator } from './types.js'
 
 /** `KnexAdapter`'s passkey methods. */
 export interface KnexPasskeyMethods extends Pick<Adapter, 'createAuthenticator' | 'getAuthenticator' | 'listAuthenticatorsByUserId' | 'updateAuthenticatorCounter' | 'deleteAuthenticator'> {

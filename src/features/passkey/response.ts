@@ -8,7 +8,7 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server'
 import type { PasskeyProvider } from './provider.js'
-import { WebAuthnVerificationError } from '../../errors.js'
+import { WebAuthnVerificationError } from './errors.js'
 import type { PasskeyAction } from './challenge.js'
 
 /** What the browser signed over: `type`, `challenge`, `origin`. */

@@ -12,9 +12,10 @@
  * @see https://www.w3.org/TR/webauthn-3/#sctn-sign-counter
  */
 import type { PasskeyAdapter, PasskeyProvider } from './provider.js'
-import { WebAuthnVerificationError } from '../../errors.js'
+import { WebAuthnVerificationError } from './errors.js'
 import { describeError } from '../../events.js'
-import type { AdapterAccount, AdapterAuthenticator, AdapterUser } from '../../types.js'
+import type { AdapterAccount, AdapterUser } from '../../types.js'
+import type { AdapterAuthenticator } from './types.js'
 import { loadSimpleWebAuthn } from './library.js'
 import { transportsOf } from './options.js'
 import { base64url, checkClientData, readResponse, storedCredentialId } from './response.js'

@@ -4,7 +4,8 @@
 import { InvalidConfigurationError } from '../../errors.js'
 import type { ResolvedRateLimit } from '../../security/rate-limit-config.js'
 import type { ResolvedConfig } from '../../config/types.js'
-import type { Adapter, PruneOptions } from '../../types.js'
+import type { Adapter } from '../../types.js'
+import type { PruneOptions } from './types.js'
 
 /** The background prune as `startPruning` reads it. */
 export interface ResolvedPrune {

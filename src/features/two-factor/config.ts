@@ -6,7 +6,8 @@
  */
 import { InvalidConfigurationError } from '../../errors.js'
 import type { ResolvedRateLimit } from '../../security/rate-limit-config.js'
-import type { Adapter, TwoFactorOptions } from '../../types.js'
+import type { Adapter } from '../../types.js'
+import type { TwoFactorOptions } from './types.js'
 import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js'
 
 /** The `twoFactor` option, resolved. */

@@ -58,4 +58,6 @@ export const twoFactorFeature: Feature = {
   events: ['twoFactorEnabled', 'twoFactorDisabled', 'twoFactorReset', 'recoveryCodesRegenerated', 'recoveryCodeUsed'],
   errors: ['TwoFactor'],
   rateLimitBuckets: ['two-factor'],
+  // The step between a sign-in's first factor and its second.
+  cookies: { twoFactorPending: { name: 'authjs.two-factor', maxAge: 5 * 60 } },
 }

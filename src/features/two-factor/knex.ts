@@ -5,7 +5,8 @@
 import type { Knex } from 'knex'
 import type { KnexNaming } from '../../adapters/knex/naming.js'
 import { nullableDate, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
-import type { Adapter, AdapterTwoFactor } from '../../types.js'
+import type { Adapter } from '../../types.js'
+import type { AdapterTwoFactor } from './types.js'
 
 type TwoFactorMethod = 'getTwoFactor' | 'startTwoFactor' | 'enableTwoFactor' | 'useTwoFactorStep' | 'useRecoveryCode' | 'setRecoveryCodes' | 'deleteTwoFactor' | 'resealTwoFactor'
 

@@ -4,7 +4,7 @@
  * Loaded on the first callback only (see index.ts).
  */
 import * as oidc from 'openid-client'
-import { OAuthCallbackError } from '../../../errors.js'
+import { OAuthCallbackError } from '../errors.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { requestedProfile, type ProfileInput } from '../callback.js'
 import { providerCallback } from './provider-callback.js'

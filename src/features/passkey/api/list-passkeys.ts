@@ -1,7 +1,7 @@
 /** The server-side `listPasskeys(req)`. */
 import { listUserPasskeys } from '../routes/shared.js'
 import { signedInUserId } from '../../../session/strategy.js'
-import type { PasskeyInfo } from '../../../types.js'
+import type { PasskeyInfo } from '../types.js'
 import type { Api } from '../../../api/context.js'
 import { passkeysCall, type PasskeysCallContext } from './context.js'
 

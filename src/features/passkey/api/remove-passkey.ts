@@ -1,6 +1,6 @@
 /** The server-side `removePasskey(req, credentialId, { csrfToken })`. */
 import { removeOwnPasskey } from '../routes/shared.js'
-import type { PasskeyInfo } from '../../../types.js'
+import type { PasskeyInfo } from '../types.js'
 import { assertServerCsrf, type Api, type CsrfOptions } from '../../../api/context.js'
 import { passkeysCall, type PasskeysCallContext } from './context.js'
 

@@ -3,7 +3,8 @@
  * each (a CSRF-checked POST form), and one to add a passkey (driven by the passkey script), with a
  * field for a current code when the user has the second factor on.
  */
-import type { PasskeyInfo, Theme } from '../../../types.js'
+import type { Theme } from '../../../types.js'
+import type { PasskeyInfo } from '../types.js'
 import { html, type SafeHtml } from '../../../pages/html.js'
 import { isSafePageUrl, renderLayout, type PageScript } from '../../../pages/theme.js'
 

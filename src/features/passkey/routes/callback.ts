@@ -14,7 +14,8 @@
  * Imported on the first passkey callback, with the verification code.
  */
 import type { PasskeyAdapter, PasskeyProvider } from '../provider.js'
-import { InvalidRequestError, RateLimitedError, TwoFactorError, UnknownActionError, WebAuthnVerificationError } from '../../../errors.js'
+import { InvalidRequestError, RateLimitedError, TwoFactorError, UnknownActionError } from '../../../errors.js'
+import { WebAuthnVerificationError } from '../errors.js'
 import { emitEvent } from '../../../events.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { clearChallenge, useChallenge } from '../challenge.js'

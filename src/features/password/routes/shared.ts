@@ -5,7 +5,8 @@
 import { isPasswordProvider, type PasswordProvider } from '../provider.js'
 import type { ResolvedConfig } from '../../../config/types.js'
 import { normalizeEmailAddress } from '../../../mail/normalize.js'
-import { EmailSignInError, PasswordPolicyError, UnknownActionError, VerificationError } from '../../../errors.js'
+import { EmailSignInError, UnknownActionError, VerificationError } from '../../../errors.js'
+import { PasswordPolicyError } from '../errors.js'
 import type { ActionContext } from '../../../actions/context.js'
 import { pageUrl, stringValue } from '../../../actions/context.js'
 

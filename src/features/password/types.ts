@@ -1,0 +1,25 @@
+/**
+ * What the password wing adds to the shared types: the adapter's password-hash methods
+ * (TypeScript declaration merging; `src/index.ts` re-exports this module).
+ */
+export {}
+
+declare module '../../types.js' {
+  interface Adapter {
+    /**
+     * The user's stored password hash (what `setUserPassword` stored), or `null` when they have none.
+     * Not in Auth.js's set: the `Password` provider needs it.
+     */
+    getUserPassword?(userId: string): Promise<string | null>
+    /**
+     * Stores (or replaces) the user's password hash, a self-describing string such as
+     * `$scrypt$ln=17,r=8,p=1$…$…`. Never a password: the provider hashes first.
+     */
+    setUserPassword?(userId: string, hash: string): Promise<void>
+    /**
+     * Deletes the user's password hash; `true` when there was one. Called when the owner of an address
+     * proves it (e-mail link, OAuth) for an account whose password was set by someone who never did.
+     */
+    deleteUserPassword?(userId: string): Promise<boolean>
+  }
+}
