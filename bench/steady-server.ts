@@ -54,6 +54,8 @@ export async function sendRequests(port: number, row: SteadyRow, cookies: readon
     url: `http://${HOST}:${port}${row.path}`,
     connections: 10,
     amount,
+    // A bound on a hang: under valgrind on a loaded machine an answer took over autocannon's 10 s default.
+    timeout: 120,
     requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, cookie: cookies[next++ % cookies.length]! } }) }],
   })
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${row.name}: ${result.non2xx} answers not 2xx, ${result.errors} errors`)
