@@ -556,6 +556,17 @@ export interface SessionCallbackParams {
   newSession?: unknown
 }
 
+/**
+ * What may end a user's sessions, as the `sessionRevoked` event's `by` names it: the session list's
+ * three here, and each wing's own, added where it declares them (`declare module`, as
+ * src/features/password/types.ts adds `resetPassword`, `changePassword` and `addressClaimed`).
+ */
+export interface SessionRevocationCauses {
+  revokeSession: true
+  revokeOtherSessions: true
+  signOutEverywhere: true
+}
+
 /** Events (spec §6): awaited, and a throwing handler is logged, never breaks the flow. */
 export interface EventsOptions {
   signIn?: ((message: { user: User; account: Account | null; profile?: Profile | undefined; isNewUser?: boolean | undefined }) => Awaitable<void>) | undefined
@@ -564,8 +575,12 @@ export interface EventsOptions {
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
   session?: ((message: { session: Session; token?: JWT | undefined }) => Awaitable<void>) | undefined
   createUser?: ((message: { user: User }) => Awaitable<void>) | undefined
-  /** A session ended by `revokeSession()`, `revokeOtherSessions()`, `signOutEverywhere()` (or their routes), a password reset (all the user's sessions), `changePassword()` (the others), or an unverified account claimed by its address's owner (all; see docs/passwords.md), once per session. */
-  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' }) => Awaitable<void>) | undefined
+  /**
+   * A session ended, once per session: by `revokeSession()`, `revokeOtherSessions()`,
+   * `signOutEverywhere()` (or their routes), or a wing's cause (`SessionRevocationCauses`: the
+   * password wing's reset, change and claimed address).
+   */
+  sessionRevoked?: ((message: { userId: string; sessionId: string; by: keyof SessionRevocationCauses & string }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
   /**

@@ -43,11 +43,12 @@ export async function revokeFor(
   what: string,
   which: (current: string | undefined) => { only: string } | { except?: string | undefined },
   by: RevokedBy,
+  revoke: { everyToken?: boolean } = {},
 ): Promise<{ ids: string[]; owner: SessionOwner | null }> {
   assertServerCsrf(api, call.ctx, options, what)
   const owner = await sessionOwner(call.ctx)
   if (!owner) return { ids: [], owner }
-  return { ids: await revokeOwnSessions(call.ctx, owner, which(owner.sessionId), by), owner }
+  return { ids: await revokeOwnSessions(call.ctx, owner, which(owner.sessionId), by, revoke), owner }
 }
 
 /** The request's own session ended: clear its cookie on the response (or log why it cannot be). */

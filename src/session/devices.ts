@@ -7,7 +7,7 @@
 import type { SessionAdapter } from '../config/adapter.js'
 import { InvalidConfigurationError } from '../errors.js'
 import { emitEvent } from '../events.js'
-import type { SessionInfo } from '../types.js'
+import type { SessionInfo, SessionRevocationCauses } from '../types.js'
 import { peekDatabaseSession } from './database-strategy.js'
 import { isoDate } from './iso-date.js'
 import type { OutgoingCookie } from './cookies.js'
@@ -23,8 +23,8 @@ export interface SessionOwner {
   sessionId: string | undefined
 }
 
-/** What ends sessions, named in the `sessionRevoked` event. */
-export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed'
+/** What ends sessions, named in the `sessionRevoked` event (the core's and the wings' causes). */
+export type RevokedBy = keyof SessionRevocationCauses & string
 
 /**
  * @throws InvalidConfigurationError when this instance cannot list or end sessions (JWT sessions
@@ -85,10 +85,12 @@ export async function listOwnSessions(request: SessionRequest, owner: SessionOwn
 }
 
 /**
- * Ends the owner's sessions in `which` and emits `sessionRevoked` for each.
+ * Ends the owner's sessions in `which` and emits `sessionRevoked` for each. `everyToken` (signing out
+ * everywhere, a change of the user's credentials) also refuses JWT sessions from before the session
+ * store, which have no record to delete, by their age.
  * @returns The ids ended (none when `only` names no session of this user).
  */
-export async function revokeOwnSessions(request: SessionRequest, owner: SessionOwner, which: { only: string } | { except?: string | undefined }, by: RevokedBy): Promise<string[]> {
+export async function revokeOwnSessions(request: SessionRequest, owner: SessionOwner, which: { only: string } | { except?: string | undefined }, by: RevokedBy, { everyToken = false }: { everyToken?: boolean } = {}): Promise<string[]> {
   const { config } = request
   let ids: string[]
   if (config.session.strategy === 'database') {
@@ -98,15 +100,14 @@ export async function revokeOwnSessions(request: SessionRequest, owner: SessionO
     const store = jwtStore(request)
     // A change ends every session but this one, so older tokens without a session id too (this one,
     // if it was one, was given an id first: ownerWithSessionId); so does a claimed account (claim.ts).
-    const everyOne = by === 'signOutEverywhere' || by === 'resetPassword' || by === 'changePassword' || by === 'addressClaimed'
-    if (everyOne) {
+    if (everyToken) {
       // Tokens from before the store have no record: refuse them by their age. Set before the records
       // are deleted: a token without session id given one meanwhile is then either refused by the
       // store's createSession or recorded in time to be deleted below (see the Knex store).
       await store.setValidAfter(owner.userId, request.now * 1000 + 1000, config.jwt.maxAge * 1000)
     }
     ids = await store.deleteSessions(owner.userId, which)
-    forgetChecks(config, ids, everyOne ? owner.userId : undefined)
+    forgetChecks(config, ids, everyToken ? owner.userId : undefined)
   }
   for (const sessionId of ids) await emitEvent(config, 'sessionRevoked', { userId: owner.userId, sessionId, by })
   return ids

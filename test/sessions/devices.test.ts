@@ -70,20 +70,24 @@ describe('listOwnSessions with database sessions', () => {
 })
 
 describe('revokeOwnSessions with JWT sessions', () => {
-  /** The "valid after" time (ms) the store holds for alice after she ends her sessions `by` this way. */
-  async function validAfterOnceEnded(by: RevokedBy): Promise<number> {
+  /** The "valid after" time (ms) the store holds for alice after she ends her sessions `which` way. */
+  async function validAfterOnceEnded(which: { only: string } | { except?: string }, by: RevokedBy, everyToken?: boolean): Promise<number> {
     const request = requestFor({ session: { strategy: 'jwt', store: 'memory' }, jwt: { maxAge: 2 } })
     const store = request.config.session.store!
-    await revokeOwnSessions(request, { userId: 'alice', sessionId: 'current' }, by === 'revokeSession' ? { only: 'other' } : {}, by)
+    await revokeOwnSessions(request, { userId: 'alice', sessionId: 'current' }, which, by, everyToken === undefined ? undefined : { everyToken })
     // Remembered for jwt.maxAge (2 s here): the tokens it refuses cannot outlive it.
     await new Promise((resolve) => setTimeout(resolve, 50))
     const [state] = await store.sessionStates([{ id: undefined, userId: 'alice' }])
     return state!.validAfter
   }
 
-  it('refuses the user’s tokens from before the store when every session ends (everywhere, a password reset) or every one but this (a password change)', async () => {
-    for (const by of ['signOutEverywhere', 'resetPassword', 'changePassword'] as const) expect(await validAfterOnceEnded(by)).toBe(NOW * 1000 + 1000)
-    for (const by of ['revokeSession', 'revokeOtherSessions'] as const) expect(await validAfterOnceEnded(by)).toBe(0)
+  it('refuses the user’s tokens from before the store when asked to end every token (everywhere, a password reset, or every one but this: a password change)', async () => {
+    expect(await validAfterOnceEnded({}, 'signOutEverywhere', true)).toBe(NOW * 1000 + 1000)
+    expect(await validAfterOnceEnded({}, 'resetPassword', true)).toBe(NOW * 1000 + 1000)
+    expect(await validAfterOnceEnded({ except: 'current' }, 'changePassword', true)).toBe(NOW * 1000 + 1000)
+    // Ending one session, or the others, leaves them (by default).
+    expect(await validAfterOnceEnded({ only: 'other' }, 'revokeSession')).toBe(0)
+    expect(await validAfterOnceEnded({ except: 'current' }, 'revokeOtherSessions', false)).toBe(0)
   })
 })
 

@@ -364,7 +364,7 @@ export async function resetPassword(ctx: ActionContext, provider: PasswordProvid
   await adapter.setUserPassword(found.id, await hasherOf(provider).hash(password))
   const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })
   await emitEvent(ctx.config, 'updateUser', { user })
-  await revokeOwnSessions(ctx, { userId: user.id, sessionId: undefined }, {}, 'resetPassword')
+  await revokeOwnSessions(ctx, { userId: user.id, sessionId: undefined }, {}, 'resetPassword', { everyToken: true })
   // The password is new, but whoever holds the mailbox signs in only with the second factor too.
   const pending = await afterFirstFactor(ctx, user.id, { kind: 'password', pid: provider.id, email })
   if (pending) return pending
@@ -399,5 +399,5 @@ export async function changePassword(
   const next = await acceptablePassword(provider, input.newPassword)
   await adapter.setUserPassword(user.id, await hasher.hash(next))
   await emitEvent(ctx.config, 'updateUser', { user })
-  await revokeOwnSessions(ctx, owner, { except: owner.sessionId ?? '' }, 'changePassword')
+  await revokeOwnSessions(ctx, owner, { except: owner.sessionId ?? '' }, 'changePassword', { everyToken: true })
 }

@@ -33,7 +33,7 @@ export async function claimUnverifiedAccount(ctx: ActionContext, user: AdapterUs
   const secondFactor = adapter.deleteTwoFactor ? await adapter.deleteTwoFactor(user.id) : false
   const accounts = adapter.getAccountsByUserId && adapter.unlinkAccount ? await adapter.getAccountsByUserId(user.id) : []
   for (const { provider: id, providerAccountId } of accounts) await adapter.unlinkAccount!({ provider: id, providerAccountId })
-  const sessions = await revokeOwnSessions(ctx, { userId: user.id, sessionId: undefined }, {}, 'addressClaimed')
+  const sessions = await revokeOwnSessions(ctx, { userId: user.id, sessionId: undefined }, {}, 'addressClaimed', { everyToken: true })
   ctx.config.logger.warn(
     'UnverifiedAccountClaimed',
     `User ${user.id}'s address was proven by "${provider}" before it ever was by the password sign-up that made the account: ` +

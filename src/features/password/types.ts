@@ -22,4 +22,13 @@ declare module '../../types.js' {
      */
     deleteUserPassword?(userId: string): Promise<boolean>
   }
+
+  // A password reset (all the user's sessions), `changePassword()` (all but the one asking), and an
+  // unverified account claimed by its address's owner (all; see docs/passwords.md). No TSDoc here:
+  // the interface's own comment is the core's.
+  interface SessionRevocationCauses {
+    resetPassword: true
+    changePassword: true
+    addressClaimed: true
+  }
 }

@@ -11,7 +11,7 @@ export type SignOutEverywhereFunction = (req: SessionsCallContext, options?: Csr
 export function createSignOutEverywhere(api: Api): SignOutEverywhereFunction {
   return async (given, options = {}) => {
     const call = sessionsCall(api, given, 'signOutEverywhere()')
-    const { ids, owner } = await revokeFor(api, call, options, 'signOutEverywhere()', () => ({}), 'signOutEverywhere')
+    const { ids, owner } = await revokeFor(api, call, options, 'signOutEverywhere()', () => ({}), 'signOutEverywhere', { everyToken: true })
     if (owner) endedHere(api, call, 'signOutEverywhere()')
     return ids.length
   }

@@ -12,7 +12,7 @@ export const signOutEverywhere: Action = async (ctx) => {
   assertCsrf(ctx)
   const asking = await ownerOrSignIn(ctx)
   if ('response' in asking) return asking.response
-  await revokeOwnSessions(ctx, asking.owner, {}, 'signOutEverywhere')
+  await revokeOwnSessions(ctx, asking.owner, {}, 'signOutEverywhere', { everyToken: true })
   const callbackUrl = stringValue(ctx.body.callbackUrl)
   return { redirect: callbackUrl === undefined ? `${ctx.origin}/` : await redirectTarget(ctx, callbackUrl), cookies: sessionEndedCookies(ctx) }
 }
