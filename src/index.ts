@@ -62,11 +62,14 @@ export * from './features/passkey/errors.js'
 export * from './features/password/errors.js'
 export type * from './types.js'
 // What each wing adds to the types above (declaration merging): its adapter methods, events and options.
+export type * from './features/credentials/types.js'
+export type * from './features/email/types.js'
+export type * from './features/oauth/types.js'
 export type * from './features/passkey/types.js'
 export type * from './features/password/types.js'
 export type * from './features/prune/types.js'
 export type * from './features/two-factor/types.js'
-export type { PortcullisConfig, Provider, ProviderInput } from './config/types.js'
+export type { PortcullisConfig, Provider, ProviderConfigs, ProviderInput } from './config/types.js'
 export type { LogFields, LoggerInstance, LoggerOption, LogLevel, LogRecord } from './logger.js'
 export type {
   AuthFunction,

@@ -4,12 +4,6 @@
  * ground-floor types (../types.ts) and the provider shapes (../providers/), which they name; below
  * everything that reads the configuration.
  */
-import type { CredentialsProvider } from '../providers/credentials.js'
-import type { EmailConfig } from '../providers/email.js'
-import type { OAuthConfig } from '../providers/oauth.js'
-import type { OIDCConfig } from '../providers/oidc.js'
-import type { PasskeyConfig } from '../providers/passkey.js'
-import type { PasswordConfig } from '../providers/password.js'
 import type { LoggerInstance, LoggerOption } from '../logger.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
 import type { OriginPattern } from '../security/redirect.js'
@@ -32,14 +26,15 @@ import type {
 } from '../types.js'
 import type { ResolvedTelemetry } from './telemetry.js'
 
-/** A provider as written in the config: credentials, passwords, OAuth 2, OpenID Connect, e-mail or passkeys. */
-export type Provider =
-  | CredentialsProvider
-  | PasswordConfig
-  | OAuthConfig
-  | OIDCConfig
-  | EmailConfig
-  | PasskeyConfig
+/**
+ * The provider shapes the config accepts, by kind: each sign-in wing adds its own (`declare module`
+ * in its `types.ts`: credentials, passwords, OAuth 2, OpenID Connect, e-mail, passkeys), so this
+ * file names none.
+ */
+export interface ProviderConfigs {}
+
+/** A provider as written in the config: one of `ProviderConfigs`. */
+export type Provider = ProviderConfigs[keyof ProviderConfigs]
 /** A provider as the config accepts it: a provider object, or a built-in provider factory given bare. */
 export type ProviderInput = Provider | ((options?: Record<string, never>) => Provider)
 

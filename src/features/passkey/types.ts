@@ -3,6 +3,7 @@
  * methods and the passkey events (TypeScript declaration merging, so `Adapter` and `EventsOptions`
  * name no feature of their own; `src/index.ts` re-exports this module).
  */
+import type { PasskeyConfig } from '../../providers/passkey.js'
 import type { Awaitable, CookieOption } from '../../types.js'
 
 /**
@@ -73,5 +74,11 @@ declare module '../../types.js' {
     passkeyAdded?: ((message: { userId: string; passkey: PasskeyInfo }) => Awaitable<void>) | undefined
     /** A passkey was removed (`removePasskey()` or `POST /passkeys/remove`). */
     passkeyRemoved?: ((message: { userId: string; passkey: PasskeyInfo }) => Awaitable<void>) | undefined
+  }
+}
+
+declare module '../../config/types.js' {
+  interface ProviderConfigs {
+    passkey: PasskeyConfig
   }
 }

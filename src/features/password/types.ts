@@ -1,8 +1,8 @@
 /**
- * What the password wing adds to the shared types: the adapter's password-hash methods
- * (TypeScript declaration merging; `src/index.ts` re-exports this module).
+ * What the password wing adds to the shared types: its provider shape, the adapter's password-hash
+ * methods and its causes of ended sessions (TypeScript declaration merging; `src/index.ts` re-exports this module).
  */
-export {}
+import type { PasswordConfig } from '../../providers/password.js'
 
 declare module '../../types.js' {
   interface Adapter {
@@ -30,5 +30,11 @@ declare module '../../types.js' {
     resetPassword: true
     changePassword: true
     addressClaimed: true
+  }
+}
+
+declare module '../../config/types.js' {
+  interface ProviderConfigs {
+    password: PasswordConfig
   }
 }
