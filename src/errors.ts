@@ -11,6 +11,7 @@ export type ErrorType =
   | 'AccessDenied'
   | 'AccountUnlinkError'
   | 'AdapterError'
+  | 'ApiKey'
   | 'CallbackRouteError'
   | 'CredentialsSignin'
   | 'EmailSignInError'
