@@ -79,7 +79,7 @@ function button(props: ApiKeysPageProps, path: string, label: string, id: string
 
 function createForm(props: ApiKeysPageProps): SafeHtml {
   const scopes = props.scopes
-    ? html`<fieldset><legend>Scopes</legend>${props.scopes.map((scope) => html`<label><input type="checkbox" name="scopes" value="${scope}" style="display:inline;width:auto"> ${scope}</label>`)}</fieldset>`
+    ? html`<fieldset style="margin:0;padding:.5rem .75rem;border:1px solid var(--border);border-radius:.5rem"><legend style="font-size:.875rem;font-weight:600">Scopes</legend>${props.scopes.map((scope) => html`<label style="font-weight:400"><input type="checkbox" name="scopes" value="${scope}" style="display:inline;width:auto;margin-right:.375rem"><code>${scope}</code></label>`)}</fieldset>`
     : html`<div><label for="scopes">Scopes</label><input id="scopes" name="scopes" autocomplete="off" placeholder="reports:read reports:write"><span class="hint">Separated by spaces.</span></div>`
   return html`<form method="post" action="${props.basePath}/api-keys">
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
