@@ -275,7 +275,7 @@ function expectSchema(
   expect(Object.keys(apiKeys.columns)).toHaveLength(19)
   expect(apiKeys.foreignKeys).toEqual([])
   expect(apiKeys.unique).toEqual([[n.keyHash]])
-  expect(apiKeys.indexes).toEqual(sorted([[n.expiresAt], [n.ownerId.replace('Id', 'Type').replace('_id', '_type'), n.ownerId]]) as never)
+  expect(apiKeys.indexes).toEqual([[n.expiresAt], [n.ownerId.replace('Id', 'Type').replace('_id', '_type'), n.ownerId]].sort())
 }
 
 const DEFAULT_NAMES = {
