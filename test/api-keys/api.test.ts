@@ -12,7 +12,7 @@ import { closeAll } from '../support/app-rig.js'
 import { SECRET } from '../support/flow.js'
 import { findDatabaseServer, migratedDatabase } from '../support/databases.js'
 import { csrfOf } from '../password/password-app.js'
-import { createKey, signedInBrowser, startKeysApp, withKey, type KeysApp } from './api-keys-app.js'
+import { createKey, postJson, signedInBrowser, startKeysApp, withKey, type KeysApp } from './api-keys-app.js'
 
 const server = await findDatabaseServer('sqlite')
 
@@ -68,6 +68,17 @@ describe('API keys: server-side functions and routes', () => {
     const revoked = await ada.request(`${app.url}/account/keys/revoke`, { body: new URLSearchParams({ id, csrfToken: await csrfOf(ada, app.url) }), headers: { origin: app.url } })
     expect(await revoked.json()).toEqual({ ok: true })
     expect((await withKey(`${app.url}/reports`, key)).status).toBe(401)
+  })
+
+  it('refuses a key past maxKeysPerOwner with 409, but rotates a key at the limit', async () => {
+    const limited = await startKeysApp(db.knex, { apiKeys: { scopes: ['reports:read'], maxKeysPerOwner: 2 } })
+    const browser = await signedInBrowser(limited, 'hal@example.com')
+    const first = await createKey(browser, limited)
+    await createKey(browser, limited)
+    const third = await postJson(browser, limited, 'api-keys', { name: 'third' })
+    expect(third.status).toBe(409)
+    expect(await third.json()).toMatchObject({ code: 'too_many_keys' })
+    expect((await postJson(browser, limited, 'api-keys/rotate', { id: first.id })).status).toBe(201)
   })
 
   it('the routes refuse a POST without the CSRF token, or from another site', async () => {

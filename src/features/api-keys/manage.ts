@@ -69,7 +69,8 @@ export async function createKey(config: ResolvedConfig, userId: string, input: N
   const checked = checkInput(options, input)
   const owner = userOwner(userId)
   const now = Date.now()
-  const valid = (await adapterOf(config).listApiKeys(owner)).filter((key) => isValid(key, now))
+  // A rotation's old key is on its way out: it does not count against the owner's limit.
+  const valid = (await adapterOf(config).listApiKeys(owner)).filter((key) => isValid(key, now) && key.id !== rotatedFrom)
   if (valid.length >= options.maxKeysPerOwner) throw new ApiKeyError('too_many_keys', `You have ${valid.length} API keys, the most allowed: revoke one first.`)
   const key = generateKey(options.prefix)
   const stored: AdapterApiKey = {

@@ -51,7 +51,7 @@ export interface KnexPruneMethods extends Pick<Adapter, 'prune'> {
    *
    * @example
    * ```ts
-   * const counts = await KnexAdapter(db).prune() // { sessions: 1200, verificationTokens: 31 }, or null
+   * const counts = await KnexAdapter(db).prune() // { sessions: 1200, verificationTokens: 31, apiKeys: 2 }, or null
    * ```
    */
   prune(options?: KnexPruneOptions): Promise<KnexPruneResult | null>
