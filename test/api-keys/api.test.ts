@@ -109,18 +109,19 @@ describe('API keys: server-side functions and routes', () => {
     const db2 = knexFactory({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
     try {
       const adapter = KnexAdapter(db2)
-      const off = Portcullis({ secret: SECRET, adapter, providers: [] })
+      const quiet = { warn: () => {}, error: () => {}, debug: () => {} }
+      const off = Portcullis({ secret: SECRET, adapter, providers: [], logger: quiet })
       const plain = express().use('/api/auth', off.handlers)
       const { listenApp } = await import('../support/app-rig.js')
       const { origin } = await listenApp(plain)
       const answer = await fetch(`${origin}/api/auth/api-keys`)
       expect(answer.status).toBe(400)
       expect(await answer.text()).toContain('API keys are off')
-      expect(() => Portcullis({ secret: SECRET, providers: [], apiKeys: true })).toThrow(/apiKeys stores each key's hash: it needs an adapter/)
-      expect(() => Portcullis({ secret: SECRET, adapter, providers: [], apiKeys: { prefix: 'pc-live' } })).toThrow(/apiKeys.prefix must be/)
-      expect(() => Portcullis({ secret: SECRET, adapter, providers: [], apiKeys: { header: 'authorization' } })).toThrow(/apiKeys.header must be/)
-      expect(() => Portcullis({ secret: SECRET, adapter, providers: [], apiKeys: { rateLimit: { max: 0, windowSeconds: 60 } } })).toThrow(/apiKeys.rateLimit must be/)
-      expect(() => Portcullis({ secret: SECRET, adapter: { ...adapter, getApiKeyByHash: undefined }, providers: [], apiKeys: true })).toThrow(/the adapter has no getApiKeyByHash/)
+      expect(() => Portcullis({ secret: SECRET, providers: [], apiKeys: true, logger: quiet })).toThrow(/apiKeys stores each key's hash: it needs an adapter/)
+      expect(() => Portcullis({ secret: SECRET, adapter, providers: [], logger: quiet, apiKeys: { prefix: 'pc-live' } })).toThrow(/apiKeys.prefix must be/)
+      expect(() => Portcullis({ secret: SECRET, adapter, providers: [], logger: quiet, apiKeys: { header: 'authorization' } })).toThrow(/apiKeys.header must be/)
+      expect(() => Portcullis({ secret: SECRET, adapter, providers: [], logger: quiet, apiKeys: { rateLimit: { max: 0, windowSeconds: 60 } } })).toThrow(/apiKeys.rateLimit must be/)
+      expect(() => Portcullis({ secret: SECRET, adapter: { ...adapter, getApiKeyByHash: undefined }, providers: [], apiKeys: true, logger: quiet })).toThrow(/the adapter has no getApiKeyByHash/)
     } finally {
       await db2.destroy()
     }
