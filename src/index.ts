@@ -20,6 +20,7 @@ import { resolveConfig } from './config/resolve.js'
 import { createAuth, type CoreApi } from './api/index.js'
 import { hooksOf } from './composition/index.js'
 import { FEATURES } from './features/index.js'
+import type { ApiKeysApi } from './features/api-keys/feature.js'
 import type { OAuthApi } from './features/oauth/feature.js'
 import type { PasskeyApi } from './features/passkey/feature.js'
 import type { PasswordApi } from './features/password/feature.js'
@@ -33,7 +34,7 @@ import type { PortcullisConfig } from './config/types.js'
  * What `Portcullis(config)` returns (spec §2.3): the router, the core's functions (`auth`, `signIn`,
  * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's.
  */
-export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi {
+export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
 }
@@ -56,12 +57,14 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
 }
 
 export * from './errors.js'
+export * from './features/api-keys/errors.js'
 export * from './features/credentials/errors.js'
 export * from './features/oauth/errors.js'
 export * from './features/passkey/errors.js'
 export * from './features/password/errors.js'
 export type * from './types.js'
 // What each wing adds to the types above (declaration merging): its adapter methods, events and options.
+export type * from './features/api-keys/types.js'
 export type * from './features/credentials/types.js'
 export type * from './features/email/types.js'
 export type * from './features/oauth/types.js'
@@ -74,6 +77,7 @@ export type { LogFields, LoggerInstance, LoggerOption, LogLevel, LogRecord } fro
 export type {
   AuthFunction,
   AuthenticatedRequest,
+  CredentialAuth,
   CsrfOptions,
   GetCsrfTokenFunction,
   SessionsCallContext,
@@ -83,6 +87,8 @@ export type {
   SignOutOptions,
   UnlinkAccountFunction,
   UnlinkOptions,
+  RequireScopesFunction,
+  ScopesMiddleware,
 } from './api/index.js'
 export type { GetAccessTokenFunction, GetAccessTokenOptions } from './features/oauth/api/get-access-token.js'
 export type { ListSessionsFunction } from './features/sessions/api/list-sessions.js'
@@ -103,5 +109,11 @@ export type { TwoFactorCallContext, TwoFactorCodeOptions } from './features/two-
 export type { TotpVerification, VerifyTotpFunction } from './features/two-factor/api/verify-totp.js'
 export type { TotpEnrollment } from './features/two-factor/factor.js'
 export type { Handlers, NextFunction } from './http/router.js'
+export type { ApiKeysCallContext } from './features/api-keys/api/context.js'
+export type { CreateApiKeyFunction, CreateApiKeyOptions } from './features/api-keys/api/create-api-key.js'
+export type { ListApiKeysFunction } from './features/api-keys/api/list-api-keys.js'
+export type { RevokeApiKeyFunction } from './features/api-keys/api/revoke-api-key.js'
+export type { RotateApiKeyFunction, RotateApiKeyOptions } from './features/api-keys/api/rotate-api-key.js'
+export type { NewApiKey } from './features/api-keys/manage.js'
 export type { NodeRequest } from './http/request.js'
 export type { AccessTokenOptions } from './features/oauth/access-token.js'

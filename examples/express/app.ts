@@ -117,7 +117,7 @@ export interface ExampleOptions {
 
 /**
  * Builds the example app: Portcullis on `/api/auth` with database sessions, a home page,
- * `/dashboard` and `/api/me`. Runs the migrations and creates the demo user's row first.
+ * `/dashboard`, `/api/me` and `/api/reports` (for API keys). Runs the migrations and creates the demo user's row first.
  */
 export async function createApp({ databaseFile, devIdp, emailServer, logger, passkeyOrigin }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
@@ -133,7 +133,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
   // With an adapter, sessions are database sessions: the cookie holds only a random session token.
   // An OIDC sign-in creates the user (and links the account) on first sign-in.
   const passkeys = passkeyOrigin !== undefined || process.env.AUTH_URL !== undefined
-  const { handlers, auth } = Portcullis({
+  const { handlers, auth, requireScopes } = Portcullis({
     adapter,
     logger,
     providers: [
@@ -178,6 +178,8 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
     // Two-step verification for users who turn it on (/api/auth/two-factor/setup): a code from an
     // authenticator app after the password, and after an e-mail link.
     twoFactor: { issuer: 'Portcullis example' },
+    // API keys for scripts (/api/auth/api-keys): `curl -H "Authorization: Bearer pc_live_…" localhost:3000/api/reports`.
+    apiKeys: { scopes: ['reports:read'] },
     callbacks: {
       // Runs wherever `auth` is mounted as middleware: here only on /dashboard.
       authorized: ({ auth }) => !!auth,
@@ -217,7 +219,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
 <p><a href="/">Home</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/two-factor/setup?callbackUrl=%2Fdashboard">Two-step verification</a>${
           passkeys ? ' · <a href="/api/auth/passkeys">Your passkeys</a>' : ''
-        } · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
+        } · <a href="/api/auth/api-keys">Your API keys</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),
     )
   })
@@ -230,6 +232,11 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
       res.json(req.auth.user)
     }),
   )
+
+  // For scripts: an API key with the reports:read scope (made on /api/auth/api-keys), or a signed-in browser.
+  app.get('/api/reports', requireScopes('reports:read'), (req, res) => {
+    res.json({ reports: [{ id: 1, title: 'Monthly sign-ins' }], for: req.auth?.user.id })
+  })
 
   return { app, db }
 }

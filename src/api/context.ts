@@ -16,6 +16,7 @@ import { readSession as readStoredSession } from '../session/strategy.js'
 import { sessionReadTelemetry } from '../telemetry/session-read.js'
 import type { SessionResult } from '../session/types.js'
 import type { Session } from '../types.js'
+import { withCredentials } from './credential-read.js'
 import { requestMemo, setRequestAuth } from './request-auth.js'
 
 /** How the server-side `signIn`/`signOut` check that the request is the user's own (login CSRF). */
@@ -69,7 +70,9 @@ export function createApi(config: ResolvedConfig, requestScope: RequestScope): A
   }
 
   // With telemetry's sessionReads on, in a span; otherwise plainRead itself.
-  const read = sessionReadTelemetry(config, plainRead)
+  const cookieRead = sessionReadTelemetry(config, plainRead)
+  // With a feature that reads credentials (API keys), their headers first; otherwise the cookie read alone.
+  const read = config.credentials ? withCredentials(config, config.credentials, cookieRead, setRequestAuth) : cookieRead
 
   /** Sends the read's cookies (a re-issue, a cleared cookie) and sets `req.auth`. */
   const deliver = (req: NodeRequest, res: ServerResponse | undefined, result: SessionResult): Session | null => {

@@ -9,12 +9,14 @@ import { compositionOf } from '../composition/index.js'
 import { createAuthFunction, type AuthFunction } from './auth.js'
 import { createApi } from './context.js'
 import { createGetCsrfToken, type GetCsrfTokenFunction } from './csrf-token.js'
+import { createRequireScopes, type RequireScopesFunction } from './require-scopes.js'
 import { createSignIn, type SignInFunction } from './sign-in.js'
 import { createSignOut, type SignOutFunction } from './sign-out.js'
 import { createUnlinkAccount, type UnlinkAccountFunction } from './unlink-account.js'
 
 export type { AuthFunction, AuthenticatedRequest } from './auth.js'
 export type { GetCsrfTokenFunction } from './csrf-token.js'
+export type { CredentialAuth, RequireScopesFunction, ScopesMiddleware } from './require-scopes.js'
 export type { CsrfOptions } from './context.js'
 export type { SessionsCallContext } from './sessions-context.js'
 export type { SignInFunction, SignInOptions } from './sign-in.js'
@@ -34,6 +36,7 @@ export function createAuth(config: ResolvedConfig, requestScope: RequestScope): 
     signOut: createSignOut(api),
     getCsrfToken: createGetCsrfToken(api),
     unlinkAccount: createUnlinkAccount(api),
+    requireScopes: createRequireScopes(api),
   }
   const features = compositionOf(config).registered.map((feature) => feature.api?.(api) ?? {})
   return Object.assign({}, ...features, core)
@@ -46,4 +49,6 @@ export interface CoreApi {
   signOut: SignOutFunction
   getCsrfToken: GetCsrfTokenFunction
   unlinkAccount: UnlinkAccountFunction
+  /** Middleware: signed in, and the credential's scopes (an API key's) include these; RFC 6750 answers otherwise. */
+  requireScopes: RequireScopesFunction
 }

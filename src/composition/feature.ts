@@ -7,7 +7,7 @@
  */
 import type { Action, ActionContext } from '../actions/context.js'
 import type { Api } from '../api/context.js'
-import type { ConfiguredProvider, PortcullisConfig, ResolvedConfig } from '../config/types.js'
+import type { ConfiguredProvider, CredentialReader, PortcullisConfig, ResolvedConfig } from '../config/types.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof } from '../types.js'
 import type { LoggerInstance } from '../logger.js'
@@ -145,6 +145,12 @@ export interface FeatureHooks {
   accountUnlinked?(config: ResolvedConfig, account: AdapterAccount): Promise<void>
   /** Runs once at init, after the config is resolved and frozen (the background prune). */
   started?(config: ResolvedConfig): void
+  /**
+   * Authenticates a request that carries no session cookie from its headers (an API key, an access
+   * token): composed at init into `ResolvedConfig.credentials`, consulted by `auth()`, its middleware
+   * and `requireScopes()`. The first enabled feature whose `carries` says yes reads the request.
+   */
+  readCredential?: CredentialReader
 }
 
 /** One feature. */

@@ -21,7 +21,7 @@ import { DEFAULT_ADAPTER_TIMEOUTS, resolveStoreTimeouts, type StoreTimeouts } fr
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import type { Adapter, CookiesOptions, PagesOptions } from '../types.js'
 import { resolveTelemetry } from './telemetry.js'
-import type { ConfiguredProvider, CookieSet, PortcullisConfig, ResolvedConfig } from './types.js'
+import type { ConfiguredProvider, CookieSet, CredentialReader, PortcullisConfig, ResolvedConfig } from './types.js'
 import { isProduction, redirectProxyAllowedOriginsFromEnv, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
 const THIRTY_DAYS = 30 * 24 * 60 * 60
@@ -103,11 +103,27 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
     rateLimit,
     features: options,
     telemetry: resolveTelemetry(config.telemetry),
+    credentials: composeCredentials(enabled),
   } satisfies ResolvedConfig)
   // Each enabled feature checks what it needs of the whole config, in the registry's order.
   for (const feature of features) if (enabled.includes(feature)) feature.check?.(resolved)
   recordComposition(resolved, { registered: features, enabled: features.filter((feature) => enabled.includes(feature)), methods })
   return resolved
+}
+
+/**
+ * The enabled features' credential readers as one: undefined when none is on (the session read then
+ * reads no header), the reader itself when one is, else the first that says the request carries its credential.
+ */
+function composeCredentials(enabled: readonly Feature[]): CredentialReader | undefined {
+  const readers = enabled.flatMap((feature) => (feature.hooks?.readCredential ? [feature.hooks.readCredential] : []))
+  if (readers.length === 0) return undefined
+  if (readers.length === 1) return { carries: readers[0]!.carries, read: readers[0]!.read }
+  const claiming = (config: ResolvedConfig, req: Parameters<CredentialReader['carries']>[1]) => readers.find((reader) => reader.carries(config, req))
+  return {
+    carries: (config, req) => claiming(config, req) !== undefined,
+    read: (config, req) => claiming(config, req)!.read(config, req),
+  }
 }
 
 /**

@@ -25,6 +25,8 @@ import type {
   TelemetryOptions,
 } from '../types.js'
 import type { ResolvedTelemetry } from './telemetry.js'
+import type { IncomingMessage } from 'node:http'
+import type { Session } from '../types.js'
 
 /**
  * The provider shapes the config accepts, by kind: each sign-in wing adds its own (`declare module`
@@ -104,6 +106,36 @@ export interface CookieSet {
   readonly ring: KeyRing
 }
 
+/**
+ * How a request that carries no session cookie may be authenticated from its headers instead (an
+ * API key; an OAuth access token later): a feature's `readCredential` hook, composed at init into
+ * `ResolvedConfig.credentials`, which `auth()`, its middleware and `requireScopes()` consult.
+ */
+export interface CredentialReader {
+  /**
+   * Whether `req` carries this feature's credential (in a header, or wrongly in its URL). Synchronous
+   * and cheap, with no module loaded: it runs on every request of an app that turns the feature on.
+   */
+  carries(config: ResolvedConfig, req: IncomingMessage): boolean
+  /** Reads it: the feature's code loads on the first call. Never throws for a bad credential: it answers a refusal. */
+  read(config: ResolvedConfig, req: IncomingMessage): Promise<CredentialRead>
+}
+
+/** What reading a credential found: who it authenticates, or why it was refused (RFC 6750 §3.1). */
+export type CredentialRead =
+  | { readonly auth: Session; readonly refusal?: undefined }
+  | { readonly auth: null; readonly refusal: CredentialRefusal }
+
+/** A refused credential, as the `WWW-Authenticate: Bearer` answer says it (RFC 6750 §3.1). */
+export interface CredentialRefusal {
+  /** `invalid_request` (400: malformed, or in the URL), `invalid_token` (401: unknown, expired, revoked), or 429 when limited. */
+  readonly error: 'invalid_request' | 'invalid_token' | 'rate_limited'
+  /** For the client: what was wrong, never the credential. */
+  readonly description: string
+  /** With `rate_limited`: the seconds until it may try again (`Retry-After`). */
+  readonly retryAfter?: number | undefined
+}
+
 /** The resolved, frozen configuration every other module reads. */
 export interface ResolvedConfig {
   readonly providers: readonly ConfiguredProvider[]
@@ -159,4 +191,9 @@ export interface ResolvedConfig {
   readonly features: Readonly<Record<string, unknown>>
   /** OpenTelemetry (src/telemetry/); `false` when off. */
   readonly telemetry: ResolvedTelemetry | false
+  /**
+   * The enabled features' credential readers (`FeatureHooks.readCredential`), composed; undefined
+   * when none is on, and then the session read looks at no header.
+   */
+  readonly credentials: CredentialReader | undefined
 }

@@ -122,9 +122,9 @@ a{color:var(--link)}
 .group>.alert{margin-bottom:.25rem}
 .group,form{display:flex;flex-direction:column;gap:.75rem}
 label{display:block;font-size:.875rem;font-weight:600;margin-bottom:.25rem}
-input{display:block;width:100%;padding:.625rem .75rem;font:inherit;font-size:1rem;color:var(--text);
+input,select{display:block;width:100%;padding:.625rem .75rem;font:inherit;font-size:1rem;color:var(--text);
 background:var(--input);border:1px solid var(--border);border-radius:.5rem}
-input:focus{outline:2px solid var(--brand);outline-offset:-1px;border-color:var(--brand)}
+input:focus,select:focus{outline:2px solid var(--brand);outline-offset:-1px;border-color:var(--brand)}
 button,.button{display:block;width:100%;padding:.7rem 1rem;font:inherit;font-weight:600;text-align:center;
 text-decoration:none;color:var(--button-text);background:var(--brand);border:0;border-radius:.5rem;cursor:pointer}
 button:hover,.button:hover{filter:brightness(1.1)}

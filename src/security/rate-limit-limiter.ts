@@ -109,6 +109,34 @@ export function createSignInLimiter(config: ResolvedConfig, options: ResolvedRat
   }
 }
 
+/**
+ * Counts requests per key in windows of any size (a feature's own limit: an API key's requests per
+ * minute), in the `rateLimit` store when it is shared (memory, SQL, Redis), in this process's memory
+ * otherwise or while the store is down (the same outage policy as sign-in's). One counter per window
+ * size, made on first use.
+ */
+export interface RequestCounter {
+  /** Counts one request against `key` in `window`. @returns undefined when allowed, else the seconds until the window ends. */
+  consume(key: string, window: Readonly<RateLimitWindow>): Promise<number | undefined>
+}
+
+/** Builds a request counter for `bucket` (its keys are `<keyPrefix>:<bucket>:<windowSeconds>:<attempts>:<key>`). */
+export function createRequestCounter(config: ResolvedConfig, bucket: string): RequestCounter {
+  const options = config.rateLimit || undefined
+  const store = options ? sharedStore(options.store) : undefined
+  const health = store ? new StoreHealth(store.label, config.logger, options!.storeTimeoutMs) : undefined
+  const prefix = `${options?.keyPrefix ?? 'portcullis'}:${bucket}`
+  const counters = new Map<string, Counter>()
+  return {
+    consume(key, window) {
+      const name = `${window.windowSeconds}:${window.attempts}`
+      let counter = counters.get(name)
+      if (!counter) counters.set(name, (counter = new Counter(`${prefix}:${name}`, window, store, health)))
+      return counter.consume(key)
+    },
+  }
+}
+
 function describeWindow(window: Readonly<RateLimitWindow>): string {
   return `${window.attempts} per ${window.windowSeconds} s`
 }

@@ -13,7 +13,8 @@
  */
 import type { NodeRequest } from '../http/request.js'
 import type { ResolvedConfig } from '../config/types.js'
-import type { SignInAttempt, SignInLimiter } from './rate-limit-limiter.js'
+import type { RequestCounter, SignInAttempt, SignInLimiter } from './rate-limit-limiter.js'
+import type { RateLimitWindow } from '../types.js'
 
 export type { SignInAttempt } from './rate-limit-limiter.js'
 
@@ -61,6 +62,31 @@ export async function limitSignInAttempt(
 export async function limitPasskeyChallenge(ctx: { readonly config: ResolvedConfig; readonly req: NodeRequest }): Promise<void> {
   const limiter = limiterOf(ctx.config)
   if (limiter) await (await limiter).challenge(ctx.req)
+}
+
+// One request counter per instance and bucket, built on first use.
+const requestCounters = new WeakMap<ResolvedConfig, Map<string, Promise<RequestCounter>>>()
+
+/**
+ * Counts one request of `key` (an API key's id) in a window of `bucket`: a feature's own limit on
+ * the `rateLimit` option's store (memory, SQL or Redis; memory when `rateLimit` is off), with the
+ * sign-in limiter's outage policy. Loads the limiter on first use.
+ *
+ * @returns undefined when allowed, else the seconds until the window ends (`Retry-After`).
+ * @example
+ * ```ts
+ * const retryAfter = await limitRequest(config, 'api-key', key.id, { attempts: 100, windowSeconds: 60 })
+ * ```
+ */
+export async function limitRequest(config: ResolvedConfig, bucket: string, key: string, window: Readonly<RateLimitWindow>): Promise<number | undefined> {
+  let byBucket = requestCounters.get(config)
+  if (!byBucket) requestCounters.set(config, (byBucket = new Map()))
+  let counter = byBucket.get(bucket)
+  if (!counter) {
+    counter = (limiterModule ??= import('./rate-limit-limiter.js')).then(({ createRequestCounter }) => createRequestCounter(config, bucket))
+    byBucket.set(bucket, counter)
+  }
+  return (await counter).consume(key, window)
 }
 
 /** The instance's limiter, built (and rate-limiter-flexible imported) on first use; undefined when `rateLimit` is off. */

@@ -69,7 +69,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
 
   describe('schema and SQL', () => {
     it('migrate.latest creates every table with every column under the naming’s names', async () => {
-      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes'] as const
+      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys'] as const
       expect([...groups].sort()).toEqual(Object.keys(tables).sort())
       for (const group of groups) {
         expect([tables[group], await knex().schema.hasTable(tables[group])]).toEqual([tables[group], true])
@@ -322,6 +322,10 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await ownAdapter.setUserPassword(user.id, '$scrypt$hash')
         await ownAdapter.startTwoFactor(user.id, 'sealed')
 
+        // The eighth (API keys) first, then the seventh.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasTable(tables.apiKeys)).toBe(false)
+        expect(await own.knex.schema.hasTable(tables.twoFactors)).toBe(true)
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasTable(tables.twoFactors)).toBe(false)
         expect(await own.knex.schema.hasTable(tables.recoveryCodes)).toBe(false)
@@ -329,6 +333,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         expect(await ownAdapter.getUserPassword(user.id)).toBe('$scrypt$hash')
 
         await own.knex.migrate.up(source)
+        expect(await own.knex.schema.hasTable(tables.apiKeys)).toBe(false)
         expect(await ownAdapter.getTwoFactor(user.id)).toBeNull()
         expect(await ownAdapter.startTwoFactor(user.id, 'sealed')).toBe(true)
       } finally {

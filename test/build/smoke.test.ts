@@ -79,6 +79,13 @@ describe('built package', () => {
     expect(result).toMatchObject({ signInStatus: 302, signedIn: 'lazy@example.com', setupStatus: 200, qr: true })
   })
 
+  it('loads nothing of the API key read (lookup, cache, limiter) at init or for requests without a key; the first request with a key loads it', () => {
+    const result = JSON.parse(node('lazy-api-keys.mjs')) as { beforeKey: string[]; afterKey: number; signedOut: unknown; withKey: unknown }
+    expect(result.beforeKey).toEqual([])
+    expect(result.afterKey).toBeGreaterThan(0)
+    expect(result).toMatchObject({ signedOut: null, withKey: null })
+  })
+
   it('loads nothing of OpenTelemetry with telemetry off, nor at init or for session reads with it on; the first traced sign-in loads it', () => {
     const result = JSON.parse(node('lazy-telemetry.mjs')) as { beforeTraced: string[]; afterTraced: number; signedIn: string }
     expect(result.beforeTraced).toEqual([])

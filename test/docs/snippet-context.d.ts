@@ -7,7 +7,7 @@
  */
 import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -29,6 +29,11 @@ declare global {
   const disableTotp: DisableTotpFunction
   const regenerateRecoveryCodes: RegenerateRecoveryCodesFunction
   const resetTwoFactor: ResetTwoFactorFunction
+  const requireScopes: RequireScopesFunction
+  const createApiKey: CreateApiKeyFunction
+  const listApiKeys: ListApiKeysFunction
+  const revokeApiKey: RevokeApiKeyFunction
+  const rotateApiKey: RotateApiKeyFunction
   /** The app's own check that the signed-in user is an administrator, as an admin route's snippet calls it. */
   const requireAdmin: RequestHandler
   const providers: Provider[]

@@ -111,6 +111,17 @@ describe('examples/express', () => {
     expect(home.text).toContain('Signed in as <strong>Ada Lovelace</strong>')
   })
 
+  it('makes an API key for the signed-in user, which a script with no cookie uses on /api/reports', async () => {
+    const { agent } = await signIn('lovelace')
+    expect((await agent.get('/dashboard').expect(200)).text).toContain('<a href="/api/auth/api-keys">Your API keys</a>')
+    const { csrfToken } = (await agent.get('/api/auth/csrf').expect(200)).body as { csrfToken: string }
+    const made = await agent.post('/api/auth/api-keys').set('accept', 'application/json').send({ csrfToken, name: 'Report job', scopes: ['reports:read'] }).expect(201)
+    const key = (made.body as { key: string }).key
+    await request(app).get('/api/reports').expect(401)
+    const reports = await request(app).get('/api/reports').set('authorization', `Bearer ${key}`).expect(200)
+    expect(reports.body).toMatchObject({ reports: [{ id: 1 }], for: adaId })
+  })
+
   it('sends a wrong password back to the sign-in page with the CredentialsSignin code', async () => {
     const { agent, response } = await signIn('babbage')
     expect(response.status).toBe(302)

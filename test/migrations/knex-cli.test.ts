@@ -30,7 +30,9 @@ const SESSION_DETAILS = '20261201000000_portcullis_session_details.js'
 const PASSWORD = '20261205000000_portcullis_password.js'
 /** The seventh: the second factor's TOTP enrolments and recovery codes, two tables. */
 const TWO_FACTOR = '20261210000000_portcullis_two_factor.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR]
+/** The eighth: API keys, one table. */
+const API_KEYS = '20261215000000_portcullis_api_keys.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -145,11 +147,11 @@ function migrationRows(file: string, tableName = 'knex_migrations'): { name: str
 }
 
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
-const DEFAULT_TABLES = ['Account', 'Authenticator', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'VerificationToken']
-const SNAKE_TABLES = ['accounts', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'users', 'verificationtokens']
+const DEFAULT_TABLES = ['Account', 'ApiKey', 'Authenticator', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'api_keys', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'users', 'verificationtokens']
 const sorted = (names: string[]) => [...names].sort()
 
-// The eight tables, column by column, with the names of one naming.
+// The nine tables, column by column, with the names of one naming.
 function expectSchema(
   file: string,
   n: {
@@ -162,7 +164,11 @@ function expectSchema(
       passwords: string
       twoFactors: string
       recoveryCodes: string
+      apiKeys: string
     }
+    keyHash: string
+    ownerId: string
+    expiresAt: string
     emailVerified: string
     updatedAt: string
     enabledAt: string
@@ -261,6 +267,15 @@ function expectSchema(
     [n.codeHash]: { type: 'varchar(128)', notNull: true, pk: 2 },
   })
   expect(recoveryCodes.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
+
+  // The eighth: API keys, found by the unique hash; no foreign key (the owner may be a user or an organization).
+  const apiKeys = shape(file, n.tables.apiKeys)
+  expect(apiKeys.columns[n.keyHash]).toEqual({ type: 'varchar(64)', notNull: true, pk: 0 })
+  expect(apiKeys.columns[n.expiresAt]).toEqual({ type: 'datetime', notNull: false, pk: 0 })
+  expect(Object.keys(apiKeys.columns)).toHaveLength(19)
+  expect(apiKeys.foreignKeys).toEqual([])
+  expect(apiKeys.unique).toEqual([[n.keyHash]])
+  expect(apiKeys.indexes).toEqual([[n.expiresAt], [n.ownerId.replace('Id', 'Type').replace('_id', '_type'), n.ownerId]].sort())
 }
 
 const DEFAULT_NAMES = {
@@ -273,7 +288,11 @@ const DEFAULT_NAMES = {
     passwords: 'Password',
     twoFactors: 'TwoFactor',
     recoveryCodes: 'RecoveryCode',
+    apiKeys: 'ApiKey',
   },
+  keyHash: 'keyHash',
+  ownerId: 'ownerId',
+  expiresAt: 'expiresAt',
   emailVerified: 'emailVerified',
   updatedAt: 'updatedAt',
   enabledAt: 'enabledAt',
@@ -295,7 +314,11 @@ const SNAKE_NAMES = {
     passwords: 'passwords',
     twoFactors: 'two_factors',
     recoveryCodes: 'recovery_codes',
+    apiKeys: 'api_keys',
   },
+  keyHash: 'key_hash',
+  ownerId: 'owner_id',
+  expiresAt: 'expires_at',
   emailVerified: 'email_verified',
   updatedAt: 'updated_at',
   enabledAt: 'enabled_at',
@@ -532,7 +555,7 @@ describe('switching between the directory and migrationSource', () => {
     const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
     programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
     expect(userTables(db)).toEqual(
-      sorted(['accounts', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', ...KNEX_TABLES]),
+      sorted(['accounts', 'api_keys', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', ...KNEX_TABLES]),
     )
     expect(shape(db, 'authenticators').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'passwords').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])

@@ -75,19 +75,19 @@ for (const kind of KINDS) {
           }
           db.knex.on('query', record)
           try {
-            expect(await adapter().prune({ now, batchSize: 5 })).toEqual({ sessions: 23, verificationTokens: 12 })
+            expect(await adapter().prune({ now, batchSize: 5 })).toEqual({ sessions: 23, verificationTokens: 12, apiKeys: 0 })
           } finally {
             db.knex.removeListener('query', record)
           }
-          // 23 rows in batches of 5: five statements (the last deletes 3); 12 tokens: three.
-          expect(deletes).toHaveLength(8)
+          // 23 rows in batches of 5: five statements (the last deletes 3); 12 tokens: three; no API keys: one that finds none.
+          expect(deletes).toHaveLength(9)
 
           const left = async (userId: string) => Number((await db.knex(names.tables.sessions).where({ [names.sessions.userId]: userId }).count({ n: '*' }).first())?.n)
           expect([await left(expiredUser), await left(validUser), await left(edgeUser)]).toEqual([0, 9, 1])
           expect(await count(db.knex, names.tables.verificationTokens)).toBe(1)
           expect(await adapter().useVerificationToken(validToken)).toEqual(validToken)
           // Nothing left to do.
-          expect(await adapter().prune({ now })).toEqual({ sessions: 0, verificationTokens: 0 })
+          expect(await adapter().prune({ now })).toEqual({ sessions: 0, verificationTokens: 0, apiKeys: 0 })
         })
 
         it('prunes by the current time by default: a session that expired a moment ago goes, a live one stays', async () => {
@@ -127,7 +127,7 @@ for (const kind of KINDS) {
           return { second, third, left: await count(other, 'Session') }
         })
         expect(held).toEqual({ second: null, third: null, left: 30 })
-        expect(await KnexAdapter(other).prune({ now })).toEqual({ sessions: 30, verificationTokens: 0 })
+        expect(await KnexAdapter(other).prune({ now })).toEqual({ sessions: 30, verificationTokens: 0, apiKeys: 0 })
       })
 
       it('of two pools pruning at the same moment, one does the work: the other gets null, or finds nothing left', async () => {
@@ -287,7 +287,7 @@ for (const kind of KINDS) {
             env: { ...process.env, NODE_OPTIONS: '', DATABASE_URL: `postgres://${user}@${host}:${port}/${database}` },
           })
           expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: '' })
-          expect(run.stdout).toMatch(/\{ sessions: \d+, verificationTokens: 0 \} \{ rateLimits: \d+ \}/)
+          expect(run.stdout).toMatch(/\{ sessions: \d+, verificationTokens: 0, apiKeys: 0 \} \{ rateLimits: \d+ \}/)
           expect(await db.knex('Session').where('expires', '<', new Date()).count({ n: '*' }).first()).toEqual({ n: '0' })
         })
       }

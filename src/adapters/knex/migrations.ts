@@ -201,7 +201,48 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.dropTableIfExists(tables.twoFactors)
     },
   },
+  {
+    // API keys (the `apiKeys` option): the SHA-256 of the whole key, unique, so a key is found by one
+    // index lookup; the short part lists show; the owner as a type and an id (a user today, an
+    // organization later), so no foreign key: the adapter's lookup joins the owner (a deleted user's
+    // keys stop at once) and deleteUser deletes the user's keys. Indexed on the owner (the lists)
+    // and on the expiry (pruning; a revoked key expires when it is revoked).
+    name: '20261215000000_portcullis_api_keys.js',
+    async up(knex, { tables, apiKeys }) {
+      await knex.schema.createTable(tables.apiKeys, (table) => {
+        table.string(apiKeys.id, ID_LENGTH).notNullable().primary()
+        // Hex of SHA-256: compared byte for byte (binary collation on MySQL/MariaDB).
+        caseSensitive(table.string(apiKeys.keyHash, 64)).notNullable().unique()
+        table.string(apiKeys.display, 64).notNullable()
+        table.string(apiKeys.name, 255).notNullable()
+        table.string(apiKeys.ownerType, 32).notNullable()
+        table.string(apiKeys.ownerId, ID_LENGTH).notNullable()
+        table.string(apiKeys.createdBy, ID_LENGTH).nullable()
+        table.text(apiKeys.scopes).notNullable()
+        table.text(apiKeys.metadata).nullable()
+        dateColumn(table, apiKeys.createdAt).notNullable()
+        dateColumn(table, apiKeys.expiresAt).nullable().index(apiKeyIndex(tables.apiKeys, 'expires'))
+        dateColumn(table, apiKeys.revokedAt).nullable()
+        dateColumn(table, apiKeys.lastUsedAt).nullable()
+        table.integer(apiKeys.rateLimitMax).nullable()
+        table.integer(apiKeys.rateLimitWindow).nullable()
+        table.integer(apiKeys.remaining).nullable()
+        table.integer(apiKeys.refillAmount).nullable()
+        table.integer(apiKeys.refillInterval).nullable()
+        dateColumn(table, apiKeys.lastRefillAt).nullable()
+        table.index([apiKeys.ownerType, apiKeys.ownerId], apiKeyIndex(tables.apiKeys, 'owner'))
+      })
+    },
+    async down(knex, { tables }) {
+      await knex.schema.dropTableIfExists(tables.apiKeys)
+    },
+  },
 ]
+
+/** The API keys table's indexes: one identifier, whatever the table's schema. */
+function apiKeyIndex(table: string, what: 'expires' | 'owner'): string {
+  return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_${what}_index`
+}
 
 /** `session_expires_index`: one identifier, whatever the table's schema. */
 function expiresIndex(table: string): string {

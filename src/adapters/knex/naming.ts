@@ -19,6 +19,8 @@ export interface TableNames {
   twoFactors: string
   /** Hashes of the second factor's recovery codes, several per user, from the seventh migration on. */
   recoveryCodes: string
+  /** API keys (the `apiKeys` option), several per owner, from the eighth migration on. */
+  apiKeys: string
 }
 
 export interface UserColumns {
@@ -100,6 +102,34 @@ export interface RecoveryCodeColumns {
   codeHash: string
 }
 
+/**
+ * The API keys table's columns (the eighth migration): the key's id, the SHA-256 of the whole key
+ * (unique, the lookup), the part shown in lists, its name, its owner (a type and an id: a user now,
+ * an organization later), who created it, its scopes and metadata (JSON text), its times, and its
+ * own rate limit and quota.
+ */
+export interface ApiKeyColumns {
+  id: string
+  keyHash: string
+  display: string
+  name: string
+  ownerType: string
+  ownerId: string
+  createdBy: string
+  scopes: string
+  metadata: string
+  createdAt: string
+  expiresAt: string
+  revokedAt: string
+  lastUsedAt: string
+  rateLimitMax: string
+  rateLimitWindow: string
+  remaining: string
+  refillAmount: string
+  refillInterval: string
+  lastRefillAt: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -111,6 +141,7 @@ export interface KnexNaming {
   passwords: PasswordColumns
   twoFactors: TwoFactorColumns
   recoveryCodes: RecoveryCodeColumns
+  apiKeys: ApiKeyColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -126,6 +157,7 @@ export interface KnexNamingOverrides {
   passwords?: Partial<PasswordColumns>
   twoFactors?: Partial<TwoFactorColumns>
   recoveryCodes?: Partial<RecoveryCodeColumns>
+  apiKeys?: Partial<ApiKeyColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -134,9 +166,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor` and `RecoveryCode`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode` and `ApiKey`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image' },
   accounts: {
     id: 'id',
@@ -167,11 +199,32 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
   passwords: { userId: 'userId', hash: 'hash', updatedAt: 'updatedAt' },
   twoFactors: { userId: 'userId', secret: 'secret', enabledAt: 'enabledAt', lastUsedStep: 'lastUsedStep', updatedAt: 'updatedAt' },
   recoveryCodes: { userId: 'userId', codeHash: 'codeHash' },
+  apiKeys: {
+    id: 'id',
+    keyHash: 'keyHash',
+    display: 'display',
+    name: 'name',
+    ownerType: 'ownerType',
+    ownerId: 'ownerId',
+    createdBy: 'createdBy',
+    scopes: 'scopes',
+    metadata: 'metadata',
+    createdAt: 'createdAt',
+    expiresAt: 'expiresAt',
+    revokedAt: 'revokedAt',
+    lastUsedAt: 'lastUsedAt',
+    rateLimitMax: 'rateLimitMax',
+    rateLimitWindow: 'rateLimitWindow',
+    remaining: 'remaining',
+    refillAmount: 'refillAmount',
+    refillInterval: 'refillInterval',
+    lastRefillAt: 'lastRefillAt',
+  },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' },
   accounts: {
     id: 'id',
@@ -211,10 +264,31 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
   passwords: { userId: 'user_id', hash: 'hash', updatedAt: 'updated_at' },
   twoFactors: { userId: 'user_id', secret: 'secret', enabledAt: 'enabled_at', lastUsedStep: 'last_used_step', updatedAt: 'updated_at' },
   recoveryCodes: { userId: 'user_id', codeHash: 'code_hash' },
+  apiKeys: {
+    id: 'id',
+    keyHash: 'key_hash',
+    display: 'display',
+    name: 'name',
+    ownerType: 'owner_type',
+    ownerId: 'owner_id',
+    createdBy: 'created_by',
+    scopes: 'scopes',
+    metadata: 'metadata',
+    createdAt: 'created_at',
+    expiresAt: 'expires_at',
+    revokedAt: 'revoked_at',
+    lastUsedAt: 'last_used_at',
+    rateLimitMax: 'rate_limit_max',
+    rateLimitWindow: 'rate_limit_window',
+    remaining: 'remaining',
+    refillAmount: 'refill_amount',
+    refillInterval: 'refill_interval',
+    lastRefillAt: 'last_refill_at',
+  },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys'] as const
 
 /**
  * The full, frozen naming for an option.

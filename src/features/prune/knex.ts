@@ -38,18 +38,20 @@ export type KnexPruneResult = {
   sessions: number
   /** Expired verification tokens (e-mail links never followed). */
   verificationTokens: number
+  /** Expired and revoked API keys (a revoked key expires when revoked); 0 until the eighth migration has run. */
+  apiKeys: number
 }
 
 /** `KnexAdapter`'s prune method. */
 export interface KnexPruneMethods extends Pick<Adapter, 'prune'> {
   /**
-   * Deletes expired sessions and expired verification tokens, a few thousand rows per statement
+   * Deletes expired sessions, expired verification tokens and expired or revoked API keys, a few thousand rows per statement
    * through the indexes of the fourth migration; rows still valid are never touched. Of several
    * processes pruning at once, one works and the others resolve to `null` at once.
    *
    * @example
    * ```ts
-   * const counts = await KnexAdapter(db).prune() // { sessions: 1200, verificationTokens: 31 }, or null
+   * const counts = await KnexAdapter(db).prune() // { sessions: 1200, verificationTokens: 31, apiKeys: 2 }, or null
    * ```
    */
   prune(options?: KnexPruneOptions): Promise<KnexPruneResult | null>
@@ -185,8 +187,10 @@ function ensureLockTable(knex: Knex): Promise<void> {
   })
 }
 
-/** The prune method on `knex`'s sessions and verification tokens tables. */
-export function knexPruneMethods(knex: Knex, { tables, sessions, verificationTokens }: Readonly<KnexNaming>, { utcText }: RowCodec): KnexPruneMethods {
+/** The prune method on `knex`'s sessions, verification tokens and API keys tables. */
+export function knexPruneMethods(knex: Knex, { tables, sessions, verificationTokens, apiKeys }: Readonly<KnexNaming>, { utcText }: RowCodec): KnexPruneMethods {
+  // Whether the eighth migration has run: asked until it has.
+  let apiKeysFound = false
   return {
     async prune(options = {}) {
       const batchSize = batchSizeOf(options)
@@ -194,6 +198,8 @@ export function knexPruneMethods(knex: Knex, { tables, sessions, verificationTok
       if (!(now instanceof Date) || Number.isNaN(now.getTime())) throw new TypeError('prune: now must be a valid Date.')
       // The instant in the columns' stored form (UTC text on MySQL/MariaDB, see `RowCodec.utcText`).
       const cutoff = utcText ? toUtcText(now) : now
+      // Asked before the lock: SQLite's pool has one connection.
+      apiKeysFound ||= await knex.schema.hasTable(tables.apiKeys)
       return withPruneLock(knex, adapterPruneLock(tables), async (connection) => ({
         sessions: await deleteExpired(knex, connection, { table: tables.sessions, key: sessions.id, expires: sessions.expires, cutoff }, batchSize, options.signal),
         verificationTokens: await deleteExpired(
@@ -203,6 +209,9 @@ export function knexPruneMethods(knex: Knex, { tables, sessions, verificationTok
           batchSize,
           options.signal,
         ),
+        apiKeys: apiKeysFound
+          ? await deleteExpired(knex, connection, { table: tables.apiKeys, key: apiKeys.id, expires: apiKeys.expiresAt, cutoff }, batchSize, options.signal)
+          : 0,
       }))
     },
   }

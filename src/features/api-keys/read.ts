@@ -1,0 +1,108 @@
+/**
+ * Reading an API key from a request (`auth()`, its middleware, `requireScopes()`), loaded on the
+ * first request that carries one. In order, each refusal answered before anything costlier:
+ * a key in the URL (400, never looked up: it leaked), a malformed key or a wrong checksum (401,
+ * never looked up), the lookup by its SHA-256 (cache, then one indexed query, the hash compared in
+ * constant time), expired or revoked (401), the owner's ban (to come), the rate limit (429), the
+ * quota (429); then at most once a minute the last use is written. Nothing here logs the key.
+ */
+import { timingSafeEqual } from 'node:crypto'
+import type { CredentialRead, ResolvedConfig } from '../../config/types.js'
+import type { IncomingMessage } from 'node:http'
+import { limitRequest } from '../../security/rate-limit.js'
+import { describeError } from '../../events.js'
+import { keyCache, type OpenedKey } from './cache.js'
+import { apiKeysOf, type ApiKeyAdapter, type ResolvedApiKeys } from './config.js'
+import { keyInUrl, sentKey } from './sent-key.js'
+import { keyHash, wellFormed } from './format.js'
+import type { ApiKeyAuth } from './types.js'
+
+/** The last use is written at most this often per key. */
+export const TOUCH_INTERVAL_MS = 60_000
+const NO_EXPIRY = '9999-12-31T23:59:59.999Z'
+
+/** Reads the request's key: who it authenticates, or why it is refused. */
+export async function readApiKey(config: ResolvedConfig, req: IncomingMessage): Promise<CredentialRead> {
+  const options = apiKeysOf(config)!
+  if (keyInUrl(options, req)) {
+    config.logger.warn('ApiKeyInUrl', 'A request sent something with the API key prefix in its URL, where logs, proxies and browser history keep it: refused, without a lookup. Send keys in the Authorization header; treat that key as leaked and revoke it.')
+    return refused('invalid_request', 'API keys are not accepted in the URL (logs and referrers keep it): send it as Authorization: Bearer <key>, and revoke this key.')
+  }
+  const key = sentKey(options, req)
+  if (key === undefined || !wellFormed(key, options.prefix)) {
+    config.logger.debug('ApiKeyMalformed', 'A request sent an API key that is malformed or whose checksum does not match: refused without a lookup.')
+    return refused('invalid_token', 'The API key is malformed: check that it was copied whole.')
+  }
+  const now = Date.now()
+  const opened = await openKey(config, options, key, now)
+  if (!opened) return refused('invalid_token', 'The API key is unknown, revoked or expired.')
+  const { key: stored } = opened
+  if (stored.revokedAt !== null || (stored.expiresAt !== null && stored.expiresAt.getTime() <= now)) {
+    config.logger.debug('ApiKeyRefused', `API key ${stored.id} is ${stored.revokedAt !== null ? 'revoked' : 'expired'}.`)
+    return refused('invalid_token', 'The API key is unknown, revoked or expired.')
+  }
+  // The owner's ban is checked here once bans exist (the roles and administration issue): a banned
+  // user's keys are to be refused like a revoked key, before their limits are counted.
+  const limited = await limits(config, options, opened, now)
+  if (limited) return limited
+  touch(config, opened, now)
+  return { auth: toAuth(opened) }
+}
+
+/** The key with this value: from the cache, else by one lookup of its hash, compared in constant time. */
+async function openKey(config: ResolvedConfig, options: ResolvedApiKeys, key: string, now: number): Promise<OpenedKey | undefined> {
+  const hash = keyHash(key)
+  const cache = keyCache(config, options.cacheMs, options.cacheSize)
+  const cached = cache.get(hash, now)
+  if (cached) return cached
+  const found = await (config.adapter as ApiKeyAdapter).getApiKeyByHash(hash)
+  // The database found the row by the index; the hash is compared again here in constant time, so
+  // a database whose comparison ignores case or trailing spaces cannot let a near miss in.
+  if (!found || found.key.keyHash.length !== hash.length || !timingSafeEqual(Buffer.from(found.key.keyHash), Buffer.from(hash))) return undefined
+  const opened: OpenedKey = { key: found.key, user: found.user, touchedAt: found.key.lastUsedAt?.getTime() ?? 0 }
+  cache.set(hash, opened, now)
+  return opened
+}
+
+/** The rate limit, then the quota: a refusal, or undefined to go on. */
+async function limits(config: ResolvedConfig, options: ResolvedApiKeys, { key }: OpenedKey, now: number): Promise<CredentialRead | undefined> {
+  const window = key.rateLimit ?? options.rateLimit
+  if (window) {
+    const retryAfter = await limitRequest(config, 'api-key', key.id, { attempts: window.max, windowSeconds: window.windowSeconds })
+    if (retryAfter !== undefined) {
+      config.logger.debug('ApiKeyRateLimited', `API key ${key.id} reached its rate limit (${window.max} per ${window.windowSeconds} s).`)
+      return { auth: null, refusal: { error: 'rate_limited', description: `Too many requests with this API key: at most ${window.max} per ${window.windowSeconds} s.`, retryAfter } }
+    }
+  }
+  if (key.quota && !(await (config.adapter as ApiKeyAdapter).useApiKeyQuota(key.id, new Date(now)))) {
+    const refill = key.quota.refillInterval
+    return { auth: null, refusal: { error: 'rate_limited', description: 'This API key has used up its quota.', retryAfter: refill ?? 86_400 } }
+  }
+  return undefined
+}
+
+/** Writes the last use when this process has not for a minute; the UPDATE's condition keeps it to once a minute across processes. Not awaited. */
+function touch(config: ResolvedConfig, opened: OpenedKey, now: number): void {
+  if (now - opened.touchedAt < TOUCH_INTERVAL_MS) return
+  opened.touchedAt = now
+  ;(config.adapter as ApiKeyAdapter).touchApiKey(opened.key.id, new Date(now), new Date(now - TOUCH_INTERVAL_MS)).catch((error: unknown) => {
+    config.logger.warn('ApiKeyTouchFailed', `Writing the last use of API key ${opened.key.id} failed: ${describeError(error)}.`)
+  })
+}
+
+function toAuth({ key, user }: OpenedKey): ApiKeyAuth {
+  return {
+    type: 'apiKey',
+    id: key.id,
+    name: key.name,
+    scopes: [...key.scopes],
+    owner: { ...key.owner },
+    user: { id: user.id, name: user.name ?? null, email: user.email ?? null, image: user.image ?? null },
+    expires: key.expiresAt?.toISOString() ?? NO_EXPIRY,
+    metadata: key.metadata,
+  }
+}
+
+function refused(error: 'invalid_request' | 'invalid_token', description: string): CredentialRead {
+  return { auth: null, refusal: { error, description } }
+}

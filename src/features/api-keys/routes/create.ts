@@ -1,0 +1,26 @@
+/**
+ * POST /api-keys `{ csrfToken, name, scopes?, expiresIn? }` (a form or JSON): creates a key for the
+ * signed-in user. JSON clients get 201 `{ key, id, display, … }`; browsers the page with the key shown once.
+ */
+import { assertCsrf, type Action } from '../../../actions/context.js'
+import { loadManage } from '../api/context.js'
+import { field, jsonClient, keysPage, listField, numberField, refusal, userOrSignIn } from './shared.js'
+
+export const createApiKeyAction: Action = async (ctx) => {
+  assertCsrf(ctx)
+  const asking = await userOrSignIn(ctx)
+  if ('response' in asking) return asking.response
+  const metadata = (ctx.body as Record<string, unknown>).metadata
+  try {
+    const created = await (await loadManage()).createKey(ctx.config, asking.userId, {
+      name: field(ctx, 'name') ?? '',
+      scopes: listField(ctx, 'scopes') as string[] | undefined,
+      expiresIn: numberField(ctx, 'expiresIn') as number | undefined,
+      metadata: metadata as Record<string, unknown> | undefined,
+    })
+    if (jsonClient(ctx)) return { status: 201, json: created, headers: { 'Cache-Control': 'no-store' } }
+    return await keysPage(ctx, asking.userId, { created })
+  } catch (error) {
+    return refusal(ctx, asking.userId, error)
+  }
+}

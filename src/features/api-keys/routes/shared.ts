@@ -1,0 +1,74 @@
+/**
+ * What the API keys' routes share: the user signed in by a cookie session (a key cannot manage keys),
+ * the answers for JSON clients and browsers, and reading the posted fields of a form or a JSON body.
+ */
+import { authUrl, issueCsrf, pageUrl, type ActionContext } from '../../../actions/context.js'
+import { homeUrl } from '../../../actions/home.js'
+import { wantsJson } from '../../../http/request.js'
+import type { AuthResponse } from '../../../http/respond.js'
+import { signedInUserId } from '../../../session/strategy.js'
+import { loadManage } from '../api/context.js'
+import { apiKeysOf } from '../config.js'
+import { ApiKeyError } from '../errors.js'
+import { renderApiKeysPage } from '../pages/api-keys.js'
+import type { CreatedApiKey } from '../types.js'
+
+/** Whether the request wants JSON (fetch with `Accept: application/json`, or a JSON body). */
+export function jsonClient(ctx: ActionContext): boolean {
+  const type = ctx.req.headers['content-type']
+  return wantsJson(ctx.req) || (typeof type === 'string' && type.startsWith('application/json'))
+}
+
+/** The signed-in user's id, or the answer for a visitor who is not (401 JSON, or the sign-in page with a way back). */
+export async function userOrSignIn(ctx: ActionContext): Promise<{ userId: string } | { response: AuthResponse }> {
+  const userId = await signedInUserId(ctx)
+  if (userId) return { userId }
+  if (jsonClient(ctx)) return { response: { status: 401, json: { error: 'Unauthorized', message: 'Sign in to manage API keys (a cookie session: an API key cannot manage keys).' } } }
+  return { response: { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl: authUrl(ctx, '/api-keys') }) } }
+}
+
+/** The page with the user's keys, and, once, a key just made. */
+export async function keysPage(ctx: ActionContext, userId: string, extra: { created?: CreatedApiKey; error?: string; status?: number } = {}): Promise<AuthResponse> {
+  const keys = await (await loadManage()).listKeys(ctx.config, userId)
+  const csrf = issueCsrf(ctx)
+  const html = renderApiKeysPage({
+    keys,
+    created: extra.created,
+    error: extra.error,
+    scopes: apiKeysOf(ctx.config)!.scopes,
+    csrfToken: csrf.token,
+    basePath: ctx.basePath,
+    theme: ctx.config.theme,
+    homeUrl: homeUrl(ctx),
+  })
+  // A page that shows a key is never stored by a cache or the browser's history.
+  return { status: extra.status, html, cookies: csrf.cookies, headers: { 'Cache-Control': 'no-store' } }
+}
+
+/** An ApiKeyError as JSON clients and browsers see it; anything else is rethrown. */
+export async function refusal(ctx: ActionContext, userId: string, error: unknown): Promise<AuthResponse> {
+  if (!(error instanceof ApiKeyError)) throw error
+  const status = error.code === 'not_found' ? 404 : error.code === 'too_many_keys' ? 409 : 400
+  if (jsonClient(ctx)) return { status, json: { error: error.type, code: error.code, message: error.message } }
+  return keysPage(ctx, userId, { error: error.message, status })
+}
+
+/** A posted field as a string, or undefined. */
+export function field(ctx: ActionContext, name: string): string | undefined {
+  const value = (ctx.body as Record<string, unknown>)[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/** A posted list: a JSON array, or a form's text of names separated by spaces or commas. */
+export function listField(ctx: ActionContext, name: string): unknown {
+  const value = (ctx.body as Record<string, unknown>)[name]
+  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean)
+  return value
+}
+
+/** A posted whole number: a JSON number, or a form's digits; `''` and absent are undefined. */
+export function numberField(ctx: ActionContext, name: string): unknown {
+  const value = (ctx.body as Record<string, unknown>)[name]
+  if (value === undefined || value === '') return undefined
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value
+}
