@@ -9,6 +9,7 @@
 /** Every `AuthError['type']`, for exhaustive switches. */
 export type ErrorType =
   | 'AccessDenied'
+  | 'AccountError'
   | 'AccountUnlinkError'
   | 'AdapterError'
   | 'CallbackRouteError'
@@ -28,6 +29,7 @@ export type ErrorType =
   | 'OAuthSignInError'
   | 'PasswordPolicy'
   | 'RateLimited'
+  | 'RecentSignInRequired'
   | 'RefreshAccessTokenError'
   | 'SessionTokenTooLarge'
   | 'TwoFactor'
