@@ -590,6 +590,24 @@ export class AccountUnlinkError extends AuthError {
   }
 }
 
+/**
+ * A sensitive action (`deleteAccount()`, a change of address) was asked of a session whose last
+ * sign-in or confirmation is older than the action allows (`maxAge`): the user must confirm who
+ * they are first, on the account's confirmation page (`confirmUrl`, when known), and come back.
+ * See docs/account.md.
+ */
+export class RecentSignInRequiredError extends AuthError {
+  /** Seconds since the session was last confirmed (`Infinity` when it carries no record). */
+  readonly age: number
+  /** The most the action allows, in seconds. */
+  readonly maxAge: number
+  constructor(message: string, details: { age: number; maxAge: number }) {
+    super('RecentSignInRequired', message)
+    this.age = details.age
+    this.maxAge = details.maxAge
+  }
+}
+
 /** Why `getAccessToken()` has no token to give: see `RefreshAccessTokenError.code`. */
 export type RefreshAccessTokenCode = 'not_signed_in' | 'no_account' | 'ambiguous' | 'no_refresh_token' | 'invalid_grant' | 'provider_error' | 'unsupported_adapter'
 

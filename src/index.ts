@@ -20,6 +20,7 @@ import { resolveConfig } from './config/resolve.js'
 import { createAuth, type CoreApi } from './api/index.js'
 import { hooksOf } from './composition/index.js'
 import { FEATURES } from './features/index.js'
+import type { AccountApi } from './features/account/feature.js'
 import type { OAuthApi } from './features/oauth/feature.js'
 import type { PasskeyApi } from './features/passkey/feature.js'
 import type { PasswordApi } from './features/password/feature.js'
@@ -33,7 +34,7 @@ import type { PortcullisConfig } from './config/types.js'
  * What `Portcullis(config)` returns (spec §2.3): the router, the core's functions (`auth`, `signIn`,
  * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's.
  */
-export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi {
+export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, AccountApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
 }
@@ -56,6 +57,12 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
 }
 
 export * from './errors.js'
+export * from './features/account/errors.js'
+export type * from './features/account/types.js'
+export type { AccountApi } from './features/account/feature.js'
+export type { DeleteAccountFunction, DeleteAccountOptions } from './features/account/api/delete-account.js'
+export type { RecentSignInMiddleware, RecentSignInOptions, RequireRecentSignInFunction } from './features/account/api/require-recent-sign-in.js'
+export type { RecentSignIn } from './features/account/recent.js'
 export type * from './types.js'
 export type { PortcullisConfig, Provider, ProviderInput } from './config/types.js'
 export type { LogFields, LoggerInstance, LoggerOption, LogLevel, LogRecord } from './logger.js'

@@ -185,6 +185,13 @@ export interface AdapterSession {
   ipAddress?: string | null
   /** The client's `User-Agent` at sign-in, at most 512 characters. */
   userAgent?: string | null
+  /**
+   * When the user last proved who they are in this session: the sign-in, or a later confirmation
+   * (`requireRecentSignIn`, docs/account.md). From the eighth migration on; `null` for older rows.
+   */
+  confirmedAt?: Date | null
+  /** How: the provider id of the sign-in, or the confirmation's method (`password`, `two-factor`). */
+  confirmedWith?: string | null
 }
 
 /** A single-use token, e.g. of an e-mail sign-in link (spec §2.6 VerificationToken). */
@@ -283,6 +290,12 @@ export interface Adapter {
   /** The session and its user, or `null`. Expired sessions are returned too: Portcullis deletes them. */
   getSessionAndUser?(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
   updateSession?(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null | void>
+  /**
+   * The session row's record of its last confirmation (`confirmedAt`, `confirmedWith`) and its
+   * `createdAt`, for `requireRecentSignIn`: asked only before a sensitive action, never on a plain
+   * session read. Without it, a database session counts as confirmed when it was created.
+   */
+  getSessionConfirmation?(sessionToken: string): Promise<Pick<AdapterSession, 'createdAt' | 'confirmedAt' | 'confirmedWith'> | null>
   deleteSession?(sessionToken: string): Promise<AdapterSession | null | void>
   /** The user's sessions, expired ones included (for `listSessions()`), in one query. */
   listSessionsByUserId?(userId: string): Promise<AdapterSession[]>
@@ -724,8 +737,8 @@ export interface EventsOptions {
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
   session?: ((message: { session: Session; token?: JWT | undefined }) => Awaitable<void>) | undefined
   createUser?: ((message: { user: User }) => Awaitable<void>) | undefined
-  /** A session ended by `revokeSession()`, `revokeOtherSessions()`, `signOutEverywhere()` (or their routes), a password reset (all the user's sessions), `changePassword()` (the others), or an unverified account claimed by its address's owner (all; see docs/passwords.md), once per session. */
-  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' }) => Awaitable<void>) | undefined
+  /** A session ended by `revokeSession()`, `revokeOtherSessions()`, `signOutEverywhere()` (or their routes), a password reset (all the user's sessions), `changePassword()` (the others), an unverified account claimed by its address's owner (all; see docs/passwords.md), or a deleted account (all; `deleteAccount()`), once per session. */
+  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' | 'accountDeleted' }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
   /** A passkey was registered for the signed-in user (after `linkAccount`, which fires for it too). */

@@ -4,6 +4,7 @@
  * Adding a feature is a folder under src/features/ and one line here (docs/development.md).
  */
 import type { Feature } from '../composition/index.js'
+import { accountFeature } from './account/feature.js'
 import { credentialsFeature } from './credentials/feature.js'
 import { emailFeature } from './email/feature.js'
 import { emailCodeFeature } from './email-code/feature.js'
@@ -24,4 +25,5 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   sessionsFeature,
   pruneFeature,
   twoFactorFeature,
+  accountFeature,
 ])

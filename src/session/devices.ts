@@ -24,7 +24,7 @@ export interface SessionOwner {
 }
 
 /** What ends sessions, named in the `sessionRevoked` event. */
-export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed'
+export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' | 'accountDeleted'
 
 /**
  * @throws InvalidConfigurationError when this instance cannot list or end sessions (JWT sessions
@@ -98,7 +98,7 @@ export async function revokeOwnSessions(request: SessionRequest, owner: SessionO
     const store = jwtStore(request)
     // A change ends every session but this one, so older tokens without a session id too (this one,
     // if it was one, was given an id first: ownerWithSessionId); so does a claimed account (claim.ts).
-    const everyOne = by === 'signOutEverywhere' || by === 'resetPassword' || by === 'changePassword' || by === 'addressClaimed'
+    const everyOne = by === 'signOutEverywhere' || by === 'resetPassword' || by === 'changePassword' || by === 'addressClaimed' || by === 'accountDeleted'
     if (everyOne) {
       // Tokens from before the store have no record: refuse them by their age. Set before the records
       // are deleted: a token without session id given one meanwhile is then either refused by the

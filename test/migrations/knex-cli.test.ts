@@ -30,7 +30,9 @@ const SESSION_DETAILS = '20261201000000_portcullis_session_details.js'
 const PASSWORD = '20261205000000_portcullis_password.js'
 /** The seventh: the second factor's TOTP enrolments and recovery codes, two tables. */
 const TWO_FACTOR = '20261210000000_portcullis_two_factor.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR]
+/** The eighth: when and how a database session was last confirmed, nullable columns of the sessions table. */
+const ACCOUNT = '20261220000000_portcullis_account.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, ACCOUNT]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
