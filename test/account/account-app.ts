@@ -19,9 +19,9 @@ export { freezeClock } from '../two-factor/two-factor-app.js'
 /** Ten minutes and a second: past `account.recentSignInMaxAge`'s default. */
 export const STALE_MS = 601_000
 
-/** Portcullis on `listener`: the Password provider, the Knex adapter on `knex`, `account` on. */
+/** Portcullis on `listener`: the Password provider, the Knex adapter on `knex`, `account` on, its mails to `smtp` too. */
 export function mountAccountApp(listener: Listener, knex: Knex, smtp: Pick<TestSmtpServer, 'url'>, config: Partial<PortcullisConfig> = {}): AuthApp {
-  const app = authApp({ secret: SECRET, adapter: KnexAdapter(knex), providers: [Password({ server: smtp.url, from: FROM, hashing: FAST_HASHING })], account: true, ...config })
+  const app = authApp({ secret: SECRET, adapter: KnexAdapter(knex), providers: [Password({ server: smtp.url, from: FROM, hashing: FAST_HASHING })], account: { server: smtp.url, from: FROM }, ...config })
   app.app.get('/', (_req, res) => void res.send('home'))
   listener.mount(app.app)
   return app
