@@ -3,7 +3,7 @@
  * methods are KnexAdapter's, its events and error types are ones Portcullis has, its routes are
  * the router's and nobody else's, a page is a GET and a CSRF-checked route a POST.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from '@jest/globals'
 import knexFactory from 'knex'
 import { KnexAdapter } from '../../src/adapters/knex/index.js'
@@ -13,8 +13,13 @@ const source = (path: string) => readFileSync(new URL(`../../src/${path}`, impor
 
 /** The members of `ErrorType`, as src/errors.ts lists them. */
 const ERROR_TYPES = new Set([...(/export type ErrorType =([^/]*?)\n\n/.exec(source('errors.ts'))?.[1] ?? '').matchAll(/'(\w+)'/g)].map((match) => match[1]))
-/** The keys of `EventsOptions`, as src/types.ts declares them. */
-const EVENTS = new Set([...(/export interface EventsOptions[^{]*\{([\s\S]*?)\n\}/.exec(source('types.ts'))?.[1] ?? '').matchAll(/^ {2}(\w+)\?:/gm)].map((match) => match[1]))
+/** The keys of `EventsOptions`, as src/types.ts declares them and the features' types.ts add by module augmentation. */
+const EVENTS = new Set([
+  ...[...(/export interface EventsOptions[^{]*\{([\s\S]*?)\n\}/.exec(source('types.ts'))?.[1] ?? '').matchAll(/^ {2}(\w+)\?:/gm)].map((match) => match[1]),
+  ...readdirSync(new URL('../../src/features/', import.meta.url))
+    .filter((name) => existsSync(new URL(`../../src/features/${name}/types.ts`, import.meta.url)))
+    .flatMap((name) => [...(/ {2}interface EventsOptions \{([\s\S]*?)\n {2}\}/.exec(source(`features/${name}/types.ts`))?.[1] ?? '').matchAll(/^ {4}(\w+)\?:/gm)].map((match) => match[1])),
+])
 
 describe('the features as declared', () => {
   it('read the lists they are checked against (the checks below are not vacuous)', () => {
@@ -22,6 +27,8 @@ describe('the features as declared', () => {
     expect(ERROR_TYPES).not.toContain('EmailNotVerified')
     expect(EVENTS).toContain('passkeyAdded')
     expect(EVENTS).not.toContain('sessionReads')
+    // An event a feature adds by module augmentation (features/account/types.ts).
+    expect(EVENTS).toContain('userDeleted')
   })
 
   it.each(FEATURES.map((feature) => [feature.name, feature] as const))('%s: its adapter methods are KnexAdapter’s', async (_name, feature) => {
