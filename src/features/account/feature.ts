@@ -23,7 +23,8 @@ export interface AccountApi {
 export const accountFeature: Feature = {
   name: 'account',
   enabled: accountEnabled,
-  resolve: (config) => resolveAccount(config.account),
+  // Asked of every config: undefined (off) unless `account` is given.
+  resolve: (config) => (accountEnabled(config) ? resolveAccount(config.account) : undefined),
   check: assertAccount,
   routes: [
     { method: 'GET', path: '/account', page: true, load: async () => (await import('./routes/page.js')).accountPage },
