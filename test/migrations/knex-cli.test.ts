@@ -175,6 +175,7 @@ function expectSchema(
     sessionToken: string
     credentialID: string
     sessionDetails: [createdAt: string, lastSeenAt: string, ipAddress: string, userAgent: string]
+    sessionConfirmation: [confirmedAt: string, confirmedWith: string]
   },
 ): void {
   const users = shape(file, n.tables.users)
@@ -211,6 +212,9 @@ function expectSchema(
     [n.sessionDetails[1]]: { type: 'datetime', notNull: false, pk: 0 },
     [n.sessionDetails[2]]: { type: 'varchar(64)', notNull: false, pk: 0 },
     [n.sessionDetails[3]]: { type: 'varchar(512)', notNull: false, pk: 0 },
+    // The eighth migration's: the session's last confirmation (requireRecentSignIn).
+    [n.sessionConfirmation[0]]: { type: 'datetime', notNull: false, pk: 0 },
+    [n.sessionConfirmation[1]]: { type: 'varchar(64)', notNull: false, pk: 0 },
   })
   expect(sessions.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(sessions.unique).toEqual([[n.sessionToken]])
@@ -286,6 +290,7 @@ const DEFAULT_NAMES = {
   sessionToken: 'sessionToken',
   credentialID: 'credentialID',
   sessionDetails: ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as [string, string, string, string],
+  sessionConfirmation: ['confirmedAt', 'confirmedWith'] as [string, string],
 }
 const SNAKE_NAMES = {
   tables: {
@@ -308,6 +313,7 @@ const SNAKE_NAMES = {
   sessionToken: 'session_token',
   credentialID: 'credential_id',
   sessionDetails: ['created_at', 'last_seen_at', 'ip_address', 'user_agent'] as [string, string, string, string],
+  sessionConfirmation: ['confirmed_at', 'confirmed_with'] as [string, string],
 }
 
 // The knexfile bodies, as the README shows them.
