@@ -18,7 +18,10 @@ export interface LinkedProvider {
 
 /** A link to another feature's page. */
 export interface AccountLink {
+  /** The section's heading. */
   readonly label: string
+  /** The link's text. */
+  readonly action: string
   readonly href: string
   /** What the section says before the link. */
   readonly text: string
@@ -60,13 +63,13 @@ ${props.notice ? html`<div class="alert" role="status">${props.notice}</div>` : 
 <section aria-labelledby="account-profile"><h2 id="account-profile">Profile</h2>
 <p>${props.name ?? 'No name given'}</p>
 <p>${props.email ?? 'No e-mail address'}${props.email ? (props.emailVerified ? ' (confirmed)' : ' (not confirmed)') : ''}</p></section>
-${props.links.map((link) => html`<section><h2>${link.label}</h2><p>${link.text} <a href="${link.href}">${link.label}</a></p></section>`)}
+${props.links.map((link) => html`<section><h2>${link.label}</h2><p>${link.text} <a href="${link.href}">${link.action}</a></p></section>`)}
 ${linkedSection(props)}
 <section aria-labelledby="account-delete"><h2 id="account-delete">Delete your account</h2>
 <p>This deletes your account and everything that signs you in to it, and signs you out everywhere. It cannot be undone.</p>
 <form method="post" action="${props.basePath}/account/delete">
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
-<div><label><input type="checkbox" name="confirm" value="yes" required style="display:inline;width:auto"> I want to delete my account</label></div>
+<div><label><input type="checkbox" name="confirm" value="yes" required> I want to delete my account</label></div>
 <button type="submit" class="secondary">Delete my account</button>
 </form></section>`
   return renderLayout({ title: 'Your account', theme: props.theme, body, home: props.homeUrl })

@@ -48,9 +48,9 @@ export async function renderAccount(ctx: ActionContext, userId: string, status: 
 function featureLinks(ctx: ActionContext): AccountLink[] {
   const on = new Set(compositionOf(ctx.config).enabled.map((feature) => feature.name))
   const links: AccountLink[] = []
-  if (on.has('password')) links.push({ label: 'Password', text: 'A new password is set through a link mailed to you.', href: `${ctx.basePath}/forgot-password` })
-  if (on.has('passkey')) links.push({ label: 'Passkeys', text: 'Sign in with your fingerprint, face or device PIN.', href: `${ctx.basePath}/passkeys` })
-  if (on.has('two-factor')) links.push({ label: 'Two-step verification', text: 'A code from an authenticator app after your password.', href: `${ctx.basePath}/two-factor/setup` })
-  if (on.has('sessions')) links.push({ label: 'Sessions', text: 'Where you are signed in, and signing out other devices.', href: `${ctx.basePath}/sessions` })
+  if (on.has('password')) links.push({ label: 'Password', action: 'Set a new password', text: 'A new password is set through a link mailed to you.', href: `${ctx.basePath}/forgot-password` })
+  if (on.has('passkey')) links.push({ label: 'Passkeys', action: 'Your passkeys', text: 'Sign in with your fingerprint, face or device PIN.', href: `${ctx.basePath}/passkeys` })
+  if (on.has('two-factor')) links.push({ label: 'Two-step verification', action: 'Set it up', text: 'A code from an authenticator app after your password.', href: `${ctx.basePath}/two-factor/setup` })
+  if (on.has('sessions')) links.push({ label: 'Sessions', action: 'Your sessions', text: 'Where you are signed in, and signing out other devices.', href: `${ctx.basePath}/sessions` })
   return links
 }
