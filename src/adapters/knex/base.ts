@@ -64,6 +64,20 @@ type BaseMethod =
   | 'getAccount'
   | 'getSessionConfirmation'
 
+/**
+ * Whether `column` of `table` exists (the migration that adds it has run): asked until it does, at
+ * most once a minute, then never again.
+ */
+function columnCheck(knex: Knex, table: string, column: string): () => Promise<boolean> {
+  let found = false
+  let askedAt = 0
+  return async () => {
+    if (found || Date.now() - askedAt < 60_000) return found
+    askedAt = Date.now()
+    return (found = await knex.schema.hasColumn(table, column))
+  }
+}
+
 /** `KnexAdapter`'s base methods, with their exact results: Auth.js's Adapter set, and the listing and ending of a user's sessions. */
 export interface KnexBaseMethods extends Pick<Adapter, BaseMethod> {
   createUser(user: NewAdapterUser): Promise<AdapterUser>
@@ -168,22 +182,9 @@ export function knexBaseMethods(
     userAgent: nullableString(row[sessions.userAgent]),
   })
   const detailColumns = SESSION_DETAIL_FIELDS.map((field) => sessions[field])
-  // Whether the fifth migration has run: asked until it has, at most once a minute.
-  let detailsFound = false
-  let detailsAskedAt = 0
-  const sessionDetailsExist = async (): Promise<boolean> => {
-    if (detailsFound || Date.now() - detailsAskedAt < 60_000) return detailsFound
-    detailsAskedAt = Date.now()
-    return (detailsFound = await knex.schema.hasColumn(tables.sessions, sessions.userAgent))
-  }
-  // Whether the eighth migration has run: likewise.
-  let confirmationFound = false
-  let confirmationAskedAt = 0
-  const confirmationExists = async (): Promise<boolean> => {
-    if (confirmationFound || Date.now() - confirmationAskedAt < 60_000) return confirmationFound
-    confirmationAskedAt = Date.now()
-    return (confirmationFound = await knex.schema.hasColumn(tables.sessions, sessions.confirmedWith))
-  }
+  // Whether the fifth and the eighth migrations have run.
+  const sessionDetailsExist = columnCheck(knex, tables.sessions, sessions.userAgent)
+  const confirmationExists = columnCheck(knex, tables.sessions, sessions.confirmedWith)
   const sessionValues = async (session: object): Promise<Row> => {
     const fields: string[] = [...SESSION_FIELDS]
     if (await sessionDetailsExist()) fields.push(...SESSION_DETAIL_FIELDS)
