@@ -737,8 +737,8 @@ export interface EventsOptions {
   /** Each time a session is read (`auth()`, GET /session): with the token (JWT) or without (database). */
   session?: ((message: { session: Session; token?: JWT | undefined }) => Awaitable<void>) | undefined
   createUser?: ((message: { user: User }) => Awaitable<void>) | undefined
-  /** A session ended by `revokeSession()`, `revokeOtherSessions()`, `signOutEverywhere()` (or their routes), a password reset (all the user's sessions), `changePassword()` (the others), an unverified account claimed by its address's owner (all; see docs/passwords.md), or a deleted account (all; `deleteAccount()`), once per session. */
-  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' | 'accountDeleted' }) => Awaitable<void>) | undefined
+  /** A session ended by `revokeSession()`, `revokeOtherSessions()`, `signOutEverywhere()` (or their routes), a password reset (all the user's sessions), `changePassword()` (the others), an unverified account claimed by its address's owner (all; see docs/passwords.md), a deleted account (all; `deleteAccount()`), or a changed address (the others; all after an undo), once per session. */
+  sessionRevoked?: ((message: { userId: string; sessionId: string; by: 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' | 'accountDeleted' | 'emailChanged' }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
   /** A passkey was registered for the signed-in user (after `linkAccount`, which fires for it too). */

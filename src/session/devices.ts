@@ -24,7 +24,7 @@ export interface SessionOwner {
 }
 
 /** What ends sessions, named in the `sessionRevoked` event. */
-export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' | 'accountDeleted'
+export type RevokedBy = 'revokeSession' | 'revokeOtherSessions' | 'signOutEverywhere' | 'resetPassword' | 'changePassword' | 'addressClaimed' | 'accountDeleted' | 'emailChanged'
 
 /**
  * @throws InvalidConfigurationError when this instance cannot list or end sessions (JWT sessions

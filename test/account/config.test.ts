@@ -29,7 +29,7 @@ describe('the account option', () => {
     expect(make({ recentSignInMaxAge: 0 })).toThrow(/recentSignInMaxAge must be a whole number of seconds above 0/)
     expect(make({ recentSignInMaxAge: 1.5 })).toThrow(InvalidConfigurationError)
     expect(make({ sendMail: 'smtp://x' })).toThrow(/account.sendMail must be a function/)
-    expect(() => Portcullis({ secret: SECRET, providers, logger: silent, account: true })).toThrow(/account needs an adapter with getUser, deleteUser, getAccountsByUserId/)
+    expect(() => Portcullis({ secret: SECRET, providers, logger: silent, account: true })).toThrow(/account needs an adapter with getUser, getUserByEmail, updateUser, deleteUser, getAccountsByUserId, createVerificationToken, useVerificationToken/)
     // A deleted user's JWT sessions could not be ended elsewhere without a store.
     expect(make(true, { session: { strategy: 'jwt' } })).toThrow(/JWT sessions can only do with session.store/)
     expect(make(true, { session: { strategy: 'jwt', store: 'memory' } })).not.toThrow()

@@ -16,10 +16,11 @@ export interface ResolvedAccount {
   readonly server: string | Record<string, unknown> | undefined
   readonly from: string | undefined
   readonly sendMail: ((mail: AccountMail) => unknown) | undefined
+  readonly keepOtherSessions: boolean
 }
 
 /** The adapter methods the account wing calls. */
-export const ACCOUNT_ADAPTER_METHODS = ['getUser', 'deleteUser', 'getAccountsByUserId'] as const
+export const ACCOUNT_ADAPTER_METHODS = ['getUser', 'getUserByEmail', 'updateUser', 'deleteUser', 'getAccountsByUserId', 'createVerificationToken', 'useVerificationToken'] as const
 
 /** The resolved `account` option of `config`. @throws InvalidConfigurationError when it is off (a config made by hand). */
 export function accountOf(config: ResolvedConfig): ResolvedAccount {
@@ -45,7 +46,9 @@ export function resolveAccount(input: PortcullisConfig['account']): ResolvedAcco
   }
   if (options.sendMail !== undefined && typeof options.sendMail !== 'function') throw new InvalidConfigurationError('account.sendMail must be a function.')
   if (options.from !== undefined && typeof options.from !== 'string') throw new InvalidConfigurationError('account.from must be an address, e.g. "Example <no-reply@example.com>".')
-  return Object.freeze({ recentSignInMaxAge: maxAge, server: options.server, from: options.from, sendMail: options.sendMail })
+  const keep = options.keepOtherSessionsOnEmailChange ?? false
+  if (typeof keep !== 'boolean') throw new InvalidConfigurationError('account.keepOtherSessionsOnEmailChange must be true or false.')
+  return Object.freeze({ recentSignInMaxAge: maxAge, server: options.server, from: options.from, sendMail: options.sendMail, keepOtherSessions: keep })
 }
 
 /**
@@ -58,7 +61,7 @@ export function assertAccount(config: ResolvedConfig): void {
   const { adapter, session } = config
   const missing = adapter ? ACCOUNT_ADAPTER_METHODS.filter((method) => typeof adapter[method] !== 'function') : [...ACCOUNT_ADAPTER_METHODS]
   if (!adapter || missing.length > 0) {
-    throw new InvalidConfigurationError(`account needs an adapter with ${missing.join(', ')}: it deletes users and lists their ways in. Pass adapter: KnexAdapter(knex) from "portcullis/adapters/knex".`)
+    throw new InvalidConfigurationError(`account needs an adapter with ${missing.join(', ')}: it deletes users, changes their addresses (with links in the verification-token table) and lists their ways in. Pass adapter: KnexAdapter(knex) from "portcullis/adapters/knex".`)
   }
   if (session.strategy === 'jwt' && !session.store) {
     throw new InvalidConfigurationError(

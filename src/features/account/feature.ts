@@ -1,12 +1,14 @@
 /**
  * The account a user manages alone (`account` option): the account page (`/account`), a fresh
  * sign-in before sensitive actions (`requireRecentSignIn`, the confirmation page), linked accounts
- * (connect, disconnect), and deleting the account (`deleteAccount`). The session's record of its
+ * (connect, disconnect), changing the e-mail address (`changeEmail`), and deleting the account
+ * (`deleteAccount`). The session's record of its
  * last confirmation is the core's (session/confirmation.ts): it lives in the session itself. The
  * ways to confirm are the features' (`confirmationMethods`, `confirmSignIn`, the second factor's
  * `hasFurtherFactor`/`checkFurtherFactor`), asked through their hooks.
  */
 import type { Feature } from '../../composition/index.js'
+import { createChangeEmail, type ChangeEmailFunction } from './api/change-email.js'
 import { createDeleteAccount, type DeleteAccountFunction } from './api/delete-account.js'
 import { createRequireRecentSignIn, type RequireRecentSignInFunction } from './api/require-recent-sign-in.js'
 import { ACCOUNT_ADAPTER_METHODS, accountEnabled, assertAccount, resolveAccount } from './config.js'
@@ -18,6 +20,8 @@ export interface AccountApi {
   requireRecentSignIn: RequireRecentSignInFunction
   /** Deletes the signed-in user's account after a recent sign-in (CSRF-checked). */
   deleteAccount: DeleteAccountFunction
+  /** Mails a new address the link that moves the signed-in user's account to it, after a recent sign-in (CSRF-checked). */
+  changeEmail: ChangeEmailFunction
 }
 
 export const accountFeature: Feature = {
@@ -31,11 +35,16 @@ export const accountFeature: Feature = {
     { method: 'GET', path: '/account/confirm', page: true, load: async () => (await import('./routes/confirm.js')).confirmPage },
     { method: 'POST', path: '/account/confirm', csrf: true, load: async () => (await import('./routes/confirm.js')).confirmAction },
     { method: 'POST', path: '/account/delete', csrf: true, load: async () => (await import('./routes/delete.js')).deleteAccountAction },
+    { method: 'POST', path: '/account/email', csrf: true, load: async () => (await import('./routes/email.js')).requestEmailChangeAction },
+    // Uses its link's token when the same user, signed in, opens it: no page, HEAD does not run it.
+    { method: 'GET', path: '/account/email/verify', load: async () => (await import('./routes/email.js')).verifyEmailChange },
+    { method: 'GET', path: '/account/email/undo', page: true, load: async () => (await import('./routes/email.js')).undoEmailChangePage },
+    { method: 'POST', path: '/account/email/undo', csrf: true, load: async () => (await import('./routes/email.js')).undoEmailChangeAction },
     { method: 'POST', path: '/account/disconnect', csrf: true, load: async () => (await import('./routes/disconnect.js')).disconnectAction },
   ],
   off: 'The account page is off: set account: true (or an object) in the Portcullis config. See docs/account.md.',
-  api: (api): AccountApi => ({ requireRecentSignIn: createRequireRecentSignIn(api), deleteAccount: createDeleteAccount(api) }),
+  api: (api): AccountApi => ({ requireRecentSignIn: createRequireRecentSignIn(api), deleteAccount: createDeleteAccount(api), changeEmail: createChangeEmail(api) }),
   adapterMethods: [...ACCOUNT_ADAPTER_METHODS, 'deleteSessionsByUserId', 'getSessionConfirmation', 'unlinkAccount'],
-  events: ['userDeleted', 'sessionRevoked'],
+  events: ['userDeleted', 'emailChanged', 'updateUser', 'sessionRevoked'],
   errors: ['AccountError', 'RecentSignInRequired', 'AccountUnlinkError', 'PasswordPolicy', 'TwoFactor', 'RateLimited'],
 }

@@ -6,7 +6,8 @@ import type { AdapterUser, Awaitable } from '../../types.js'
 
 /** The mail the account wing sends (a deletion's notice), as `account.sendMail` receives it. */
 export interface AccountMail {
-  kind: 'account-deleted'
+  /** The deletion's notice; the change of address's link, its notice to the old address, and a taken address's notice. */
+  kind: 'account-deleted' | 'change-email' | 'email-changed' | 'address-taken'
   to: string
   subject: string
   text: string
@@ -27,6 +28,11 @@ export interface AccountOptions {
   server?: string | Record<string, unknown> | undefined
   /** The sender of the account's mails; default: that e-mail provider's. */
   from?: string | undefined
+  /**
+   * Whether a change of e-mail address keeps the user's other sessions. Default false: every other
+   * session ends when the new address is confirmed (this one stays).
+   */
+  keepOtherSessionsOnEmailChange?: boolean | undefined
   /** Sends the account's mails yourself instead. */
   sendMail?: ((mail: AccountMail) => Awaitable<void>) | undefined
 }
@@ -49,5 +55,7 @@ declare module '../../types.js' {
      * is gone and their sessions ended. Delete the app's own data of the user here.
      */
     userDeleted?: ((message: { user: AdapterUser }) => Awaitable<void>) | undefined
+    /** The user's address changed (`changeEmail()` confirmed by the new address's link), or was put back by the old address's undo link. */
+    emailChanged?: ((message: { user: AdapterUser; previousEmail: string | null }) => Awaitable<void>) | undefined
   }
 }

@@ -63,6 +63,13 @@ ${props.notice ? html`<div class="alert" role="status">${props.notice}</div>` : 
 <section aria-labelledby="account-profile"><h2 id="account-profile">Profile</h2>
 <p>${props.name ?? 'No name given'}</p>
 <p>${props.email ?? 'No e-mail address'}${props.email ? (props.emailVerified ? ' (confirmed)' : ' (not confirmed)') : ''}</p></section>
+<section aria-labelledby="account-email"><h2 id="account-email">Change your e-mail address</h2>
+<form method="post" action="${props.basePath}/account/email">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<div><label for="account-new-email">New e-mail address</label>
+<input id="account-new-email" type="email" name="email" autocomplete="email" required></div>
+<button type="submit" class="secondary">Send a link to the new address</button>
+</form></section>
 ${props.links.map((link) => html`<section><h2>${link.label}</h2><p>${link.text} <a href="${link.href}">${link.action}</a></p></section>`)}
 ${linkedSection(props)}
 <section aria-labelledby="account-delete"><h2 id="account-delete">Delete your account</h2>
