@@ -7,7 +7,7 @@
  */
 import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireRecentSignInFunction, DeleteAccountFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -31,6 +31,7 @@ declare global {
   const resetTwoFactor: ResetTwoFactorFunction
   const requireRecentSignIn: RequireRecentSignInFunction
   const deleteAccount: DeleteAccountFunction
+  const changeEmail: ChangeEmailFunction
   /** The app's own check that the signed-in user is an administrator, as an admin route's snippet calls it. */
   const requireAdmin: RequestHandler
   const providers: Provider[]
