@@ -4,7 +4,9 @@
  * confirms who they are when it was not: this wing's confirmation page, which sends them back.
  */
 import { authUrl, pageUrl, type ActionContext } from '../../actions/context.js'
-import { isRecent, readConfirmation } from '../../session/confirmation.js'
+import { RecentSignInRequiredError } from '../../errors.js'
+import { isRecent, readConfirmation, type SessionConfirmation } from '../../session/confirmation.js'
+import { AccountError } from './errors.js'
 
 /** The answer of `requireRecentSignIn`. */
 export type RecentSignIn =
@@ -40,4 +42,18 @@ export async function checkRecentSignIn(ctx: ActionContext, maxAge: number, retu
 /** The confirmation page, sending the user back to `returnTo`. */
 export function confirmUrl(ctx: Pick<ActionContext, 'origin' | 'basePath'>, returnTo: string): string {
   return `${authUrl(ctx, '/account/confirm')}?${new URLSearchParams({ callbackUrl: returnTo })}`
+}
+
+/**
+ * The request's session's record, for a server-side sensitive call (`what`), when it is recent.
+ * @throws AccountError `not_signed_in`; RecentSignInRequiredError
+ */
+export async function assertRecentSignIn(ctx: ActionContext, maxAge: number, what: string): Promise<SessionConfirmation> {
+  const confirmation = await readConfirmation(ctx)
+  if (!confirmation) throw new AccountError('not_signed_in', `${what}: nobody is signed in on this request.`)
+  if (!isRecent(confirmation, maxAge, ctx.now)) {
+    const age = confirmation.confirmedAt > 0 ? ctx.now - confirmation.confirmedAt : Infinity
+    throw new RecentSignInRequiredError(`${what}: the session was last confirmed ${Number.isFinite(age) ? `${age} s ago` : 'never'}, more than ${maxAge} s: send the user to confirm first (requireRecentSignIn()).`, { age, maxAge })
+  }
+  return confirmation
 }

@@ -4,10 +4,8 @@
  */
 import { actionContext, assertServerCsrf, givenRequest, type Api, type CsrfOptions } from '../../../api/context.js'
 import type { SessionsCallContext } from '../../../api/sessions-context.js'
-import { RecentSignInRequiredError } from '../../../errors.js'
-import { isRecent, readConfirmation } from '../../../session/confirmation.js'
 import { accountOf } from '../config.js'
-import { AccountError } from '../errors.js'
+import { assertRecentSignIn } from '../recent.js'
 
 /** What `changeEmail()` takes. */
 export interface ChangeEmailOptions extends CsrfOptions {
@@ -41,13 +39,7 @@ export function createChangeEmail(api: Api): ChangeEmailFunction {
     const account = accountOf(api.config)
     const ctx = actionContext(api, req)
     assertServerCsrf(api, ctx, options, 'changeEmail()')
-    const confirmation = await readConfirmation(ctx)
-    if (!confirmation) throw new AccountError('not_signed_in', 'changeEmail(): nobody is signed in on this request.')
-    const maxAge = options.maxAge ?? account.recentSignInMaxAge
-    if (!isRecent(confirmation, maxAge, ctx.now)) {
-      const age = confirmation.confirmedAt > 0 ? ctx.now - confirmation.confirmedAt : Infinity
-      throw new RecentSignInRequiredError(`changeEmail(): the session was last confirmed ${Number.isFinite(age) ? `${age} s ago` : 'never'}, more than ${maxAge} s: send the user to confirm first (requireRecentSignIn()).`, { age, maxAge })
-    }
+    const confirmation = await assertRecentSignIn(ctx, options.maxAge ?? account.recentSignInMaxAge, 'changeEmail()')
     // The change's code (and the mail's) loads on the first change, never on the session-read path.
     const { requestEmailChange } = await import('../email-change.js')
     await requestEmailChange(ctx, account, confirmation.userId, options.newEmail)

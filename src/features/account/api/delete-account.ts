@@ -5,11 +5,9 @@
 import { actionContext, assertServerCsrf, givenRequest, type Api, type CsrfOptions } from '../../../api/context.js'
 import { endedHere } from '../../../api/sessions-context.js'
 import type { SessionsCallContext } from '../../../api/sessions-context.js'
-import { RecentSignInRequiredError } from '../../../errors.js'
-import { readConfirmation, isRecent } from '../../../session/confirmation.js'
 import type { AdapterUser } from '../../../types.js'
 import { accountOf } from '../config.js'
-import { AccountError } from '../errors.js'
+import { assertRecentSignIn } from '../recent.js'
 
 /** What `deleteAccount()` takes. */
 export interface DeleteAccountOptions extends CsrfOptions {
@@ -42,13 +40,7 @@ export function createDeleteAccount(api: Api): DeleteAccountFunction {
     const account = accountOf(api.config)
     const ctx = actionContext(api, req)
     assertServerCsrf(api, ctx, options, 'deleteAccount()')
-    const confirmation = await readConfirmation(ctx)
-    if (!confirmation) throw new AccountError('not_signed_in', 'deleteAccount(): nobody is signed in on this request.')
-    const maxAge = options.maxAge ?? account.recentSignInMaxAge
-    if (!isRecent(confirmation, maxAge, ctx.now)) {
-      const age = confirmation.confirmedAt > 0 ? ctx.now - confirmation.confirmedAt : Infinity
-      throw new RecentSignInRequiredError(`deleteAccount(): the session was last confirmed ${Number.isFinite(age) ? `${age} s ago` : 'never'}, more than ${maxAge} s: send the user to confirm first (requireRecentSignIn()).`, { age, maxAge })
-    }
+    const confirmation = await assertRecentSignIn(ctx, options.maxAge ?? account.recentSignInMaxAge, 'deleteAccount()')
     // The deletion's code (and the mail's) loads on the first deletion, never on the session-read path.
     const { deleteUserAccount } = await import('../delete.js')
     const user = await deleteUserAccount(ctx, account, confirmation.userId)

@@ -7,15 +7,13 @@
  */
 import { assertCsrf, authUrl, issueCsrf, actionPath, pageUrl, stringValue, type Action } from '../../../actions/context.js'
 import { homeUrl } from '../../../actions/home.js'
-import { isRecent } from '../../../session/confirmation.js'
 import { sessionOwner } from '../../../session/devices.js'
 import { accountOf } from '../config.js'
 import { AccountError } from '../errors.js'
 import { applyEmailChange, requestEmailChange, undoEmailChange } from '../email-change.js'
 import { renderUndoPage } from '../pages/undo.js'
-import { confirmUrl } from '../recent.js'
 import { renderAccount } from './page.js'
-import { confirmationOrSignIn } from './shared.js'
+import { recentOrConfirm } from './shared.js'
 
 const REFUSALS: Partial<Record<AccountError['code'], string>> = {
   invalid_email: 'Enter a valid e-mail address.',
@@ -27,11 +25,9 @@ const REFUSALS: Partial<Record<AccountError['code'], string>> = {
 export const requestEmailChangeAction: Action = async (ctx) => {
   assertCsrf(ctx)
   const account = accountOf(ctx.config)
-  const back = authUrl(ctx, '/account')
-  const asking = await confirmationOrSignIn(ctx, back)
+  const asking = await recentOrConfirm(ctx, account.recentSignInMaxAge)
   if ('response' in asking) return asking.response
   const { confirmation } = asking
-  if (!isRecent(confirmation, account.recentSignInMaxAge, ctx.now)) return { redirect: confirmUrl(ctx, back) }
   try {
     await requestEmailChange(ctx, account, confirmation.userId, ctx.body.email)
   } catch (error) {

@@ -2,7 +2,8 @@
 import { authUrl, pageUrl, type ActionContext } from '../../../actions/context.js'
 import { hooksOf, type ConfirmationMethod } from '../../../composition/index.js'
 import type { AuthResponse } from '../../../http/respond.js'
-import { readConfirmation, type SessionConfirmation } from '../../../session/confirmation.js'
+import { isRecent, readConfirmation, type SessionConfirmation } from '../../../session/confirmation.js'
+import { confirmUrl } from '../recent.js'
 import type { ConfirmationRoundTrip } from '../pages/confirm.js'
 
 /** The second factor's code, when the user has one (the two-factor wing's hooks check it). */
@@ -47,4 +48,15 @@ export async function roundTrips(ctx: ActionContext, userId: string, callbackUrl
     }
   }
   return trips
+}
+
+/**
+ * For a sensitive route: the record of a session signed in or confirmed within `maxAge`, or the
+ * response that sends the user to sign in, or to confirm and come back to the account page.
+ */
+export async function recentOrConfirm(ctx: ActionContext, maxAge: number): Promise<{ confirmation: SessionConfirmation } | { response: AuthResponse }> {
+  const back = authUrl(ctx, '/account')
+  const asking = await confirmationOrSignIn(ctx, back)
+  if ('response' in asking || isRecent(asking.confirmation, maxAge, ctx.now)) return asking
+  return { response: { redirect: confirmUrl(ctx, back) } }
 }
