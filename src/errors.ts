@@ -27,6 +27,7 @@ export interface ErrorTypes {
   MissingSecret: true
   OAuthAccountNotLinked: true
   RateLimited: true
+  RecentSignInRequired: true
   RefreshAccessTokenError: true
   SessionTokenTooLarge: true
   TwoFactor: true
@@ -439,6 +440,24 @@ export class AccountUnlinkError extends AuthError {
   constructor(code: AccountUnlinkCode, message: string) {
     super('AccountUnlinkError', message)
     this.code = code
+  }
+}
+
+/**
+ * A sensitive action (`deleteAccount()`, a change of address) was asked of a session whose last
+ * sign-in or confirmation is older than the action allows (`maxAge`): the user must confirm who
+ * they are first, on the account's confirmation page (`confirmUrl`, when known), and come back.
+ * See docs/account.md.
+ */
+export class RecentSignInRequiredError extends AuthError {
+  /** Seconds since the session was last confirmed (`Infinity` when it carries no record). */
+  readonly age: number
+  /** The most the action allows, in seconds. */
+  readonly maxAge: number
+  constructor(message: string, details: { age: number; maxAge: number }) {
+    super('RecentSignInRequired', message)
+    this.age = details.age
+    this.maxAge = details.maxAge
   }
 }
 

@@ -20,6 +20,7 @@ import { resolveConfig } from './config/resolve.js'
 import { createAuth, type CoreApi } from './api/index.js'
 import { hooksOf } from './composition/index.js'
 import { FEATURES } from './features/index.js'
+import type { AccountApi } from './features/account/feature.js'
 import type { ApiKeysApi } from './features/api-keys/feature.js'
 import type { OAuthApi } from './features/oauth/feature.js'
 import type { PasskeyApi } from './features/passkey/feature.js'
@@ -34,7 +35,7 @@ import type { PortcullisConfig } from './config/types.js'
  * What `Portcullis(config)` returns (spec §2.3): the router, the core's functions (`auth`, `signIn`,
  * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's.
  */
-export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi {
+export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
 }
@@ -57,13 +58,20 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
 }
 
 export * from './errors.js'
+export * from './features/account/errors.js'
 export * from './features/api-keys/errors.js'
 export * from './features/credentials/errors.js'
 export * from './features/oauth/errors.js'
 export * from './features/passkey/errors.js'
 export * from './features/password/errors.js'
+export type { AccountApi } from './features/account/feature.js'
+export type { DeleteAccountFunction, DeleteAccountOptions } from './features/account/api/delete-account.js'
+export type { ChangeEmailFunction, ChangeEmailOptions } from './features/account/api/change-email.js'
+export type { RecentSignInMiddleware, RecentSignInOptions, RequireRecentSignInFunction } from './features/account/api/require-recent-sign-in.js'
+export type { RecentSignIn } from './features/account/recent.js'
 export type * from './types.js'
 // What each wing adds to the types above (declaration merging): its adapter methods, events and options.
+export type * from './features/account/types.js'
 export type * from './features/api-keys/types.js'
 export type * from './features/credentials/types.js'
 export type * from './features/email/types.js'

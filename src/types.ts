@@ -185,6 +185,13 @@ export interface AdapterSession {
   ipAddress?: string | null
   /** The client's `User-Agent` at sign-in, at most 512 characters. */
   userAgent?: string | null
+  /**
+   * When the user last proved who they are in this session: the sign-in, or a later confirmation
+   * (`requireRecentSignIn`, docs/account.md). From the ninth migration on; `null` for older rows.
+   */
+  confirmedAt?: Date | null
+  /** How: the provider id of the sign-in, or the confirmation's method (`password`, `two-factor`). */
+  confirmedWith?: string | null
 }
 
 /** A single-use token, e.g. of an e-mail sign-in link (spec §2.6 VerificationToken). */
@@ -244,6 +251,12 @@ export interface Adapter {
   /** The session and its user, or `null`. Expired sessions are returned too: Portcullis deletes them. */
   getSessionAndUser?(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
   updateSession?(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null | void>
+  /**
+   * The session row's record of its last confirmation (`confirmedAt`, `confirmedWith`) and its
+   * `createdAt`, for `requireRecentSignIn`: asked only before a sensitive action, never on a plain
+   * session read. Without it, a database session counts as confirmed when it was created.
+   */
+  getSessionConfirmation?(sessionToken: string): Promise<Pick<AdapterSession, 'createdAt' | 'confirmedAt' | 'confirmedWith'> | null>
   deleteSession?(sessionToken: string): Promise<AdapterSession | null | void>
   /** The user's sessions, expired ones included (for `listSessions()`), in one query. */
   listSessionsByUserId?(userId: string): Promise<AdapterSession[]>

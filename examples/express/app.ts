@@ -180,6 +180,9 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
     twoFactor: { issuer: 'Portcullis example' },
     // API keys for scripts (/api/auth/api-keys): `curl -H "Authorization: Bearer pc_live_…" localhost:3000/api/reports`.
     apiKeys: { scopes: ['reports:read'] },
+    // The account page (/api/auth/account): profile, linked accounts, deleting the account after a
+    // fresh sign-in; its mail goes where the e-mail provider's does.
+    account: true,
     callbacks: {
       // Runs wherever `auth` is mounted as middleware: here only on /dashboard.
       authorized: ({ auth }) => !!auth,
@@ -197,7 +200,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
     const session = await auth(req, res)
     const body = session
       ? `<p>Signed in as <strong>${escapeHtml(session.user.name)}</strong> (${escapeHtml(session.user.email)}).</p>
-<p><a href="/dashboard">Dashboard</a> · <a href="/api/me">/api/me</a> · <a href="/api/auth/sessions">Your sessions</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`
+<p><a href="/dashboard">Dashboard</a> · <a href="/api/me">/api/me</a> · <a href="/api/auth/account">Your account</a> · <a href="/api/auth/sessions">Your sessions</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`
       : `<p>You are not signed in.</p>
 <p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>${
           devIdp ? ', or with the local dev identity provider (any name, any password)' : ''
@@ -217,7 +220,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
         'Dashboard',
         `<p>Welcome, ${escapeHtml(user?.name ?? user?.email)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
-<p><a href="/">Home</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/two-factor/setup?callbackUrl=%2Fdashboard">Two-step verification</a>${
+<p><a href="/">Home</a> · <a href="/api/auth/account">Your account</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/two-factor/setup?callbackUrl=%2Fdashboard">Two-step verification</a>${
           passkeys ? ' · <a href="/api/auth/passkeys">Your passkeys</a>' : ''
         } · <a href="/api/auth/api-keys">Your API keys</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),

@@ -80,6 +80,18 @@ export interface ProviderMethods {
   signInPage?(ctx: ActionContext, provider: never, callbackUrl: string): SignInPageEntry
 }
 
+/** One way to confirm a sign-in on the account's confirmation page: a field the user types. */
+export interface ConfirmationMethod {
+  /** Posted as `method`, recorded as the session's `confirmedWith`: `password`, `two-factor`. */
+  readonly method: string
+  /** The field's label, e.g. `Password`. */
+  readonly label: string
+  /** The posted field's name. */
+  readonly field: string
+  /** The input's type and `autocomplete`. */
+  readonly input: 'password' | 'one-time-code'
+}
+
 /** What starting a sign-in takes (POST /signin/:id, or the server-side `signIn`). */
 export interface SignInStart {
   readonly callbackUrl: string
@@ -143,6 +155,22 @@ export interface FeatureHooks {
   signsInWithoutAccount?(ctx: Pick<ActionContext, 'config'>, adapter: Adapter, userId: string): Promise<boolean>
   /** An account row of the user was removed by `unlinkAccount()`. */
   accountUnlinked?(config: ResolvedConfig, account: AdapterAccount): Promise<void>
+  /**
+   * The ways of this feature the signed-in `userId` can confirm who they are with before a
+   * sensitive action (the account's confirmation page, docs/account.md): a field each, typed on the page.
+   */
+  confirmationMethods?(ctx: ActionContext, userId: string): Promise<readonly ConfirmationMethod[]>
+  /**
+   * Checks the confirmation `method` posted with `fields` for `userId`.
+   * @returns false when `method` is not this feature's; true when it proved the user.
+   * @throws an AuthError when it did not (a wrong password, RateLimitedError).
+   */
+  confirmSignIn?(ctx: ActionContext, userId: string, method: string, fields: Record<string, unknown>): Promise<boolean>
+  /**
+   * `user` was deleted (`deleteAccount()`): the adapter's `deleteUser` removed every row of it in one
+   * transaction; this is for what a feature keeps elsewhere (a cache, a store). Errors are logged.
+   */
+  userDeleted?(config: ResolvedConfig, user: AdapterUser): Promise<void>
   /** Runs once at init, after the config is resolved and frozen (the background prune). */
   started?(config: ResolvedConfig): void
   /**

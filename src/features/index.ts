@@ -5,6 +5,7 @@
  */
 import type { Feature } from '../composition/index.js'
 import { apiKeysFeature } from './api-keys/feature.js'
+import { accountFeature } from './account/feature.js'
 import { credentialsFeature } from './credentials/feature.js'
 import { emailFeature } from './email/feature.js'
 import { emailCodeFeature } from './email-code/feature.js'
@@ -26,4 +27,5 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   pruneFeature,
   twoFactorFeature,
   apiKeysFeature,
+  accountFeature,
 ])

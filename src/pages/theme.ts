@@ -116,6 +116,9 @@ main{width:100%;max-width:23rem}
 .card{background:var(--card);border:1px solid var(--border);border-radius:.75rem;padding:2rem 1.5rem;
 box-shadow:0 1px 3px rgba(0,0,0,.08)}
 h1{font-size:1.375rem;line-height:1.3;margin:0 0 1rem;text-align:center}
+h2{font-size:1rem;line-height:1.3;margin:1.5rem 0 .5rem}
+section>p{text-align:left}
+input[type=checkbox]{display:inline;width:auto;margin-right:.375rem}
 p{margin:0 0 1rem;text-align:center}
 p:last-child{margin-bottom:0}
 a{color:var(--link)}

@@ -13,6 +13,7 @@ import type { AdapterSession, AdapterUser, Session, SessionCallbackParams } from
 import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type OutgoingCookie } from './cookies.js'
 import { isoDate } from './iso-date.js'
 import { clientDetails } from './revocation.js'
+import { methodName } from './confirmation-claims.js'
 import type { SessionRequest, SessionResult } from './types.js'
 
 // The migrations' sessionToken column holds 255 characters; a longer cookie (garbage, most old JWT
@@ -70,7 +71,7 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
  * The browser's previous session, if any, is deleted.
  * @returns The session cookie.
  */
-export async function createDatabaseSession(request: SessionRequest, user: AdapterUser): Promise<OutgoingCookie[]> {
+export async function createDatabaseSession(request: SessionRequest, user: AdapterUser, method?: string): Promise<OutgoingCookie[]> {
   const { config, cookieSet, requestCookies } = request
   const adapter = sessionAdapter(config)
   const previous = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
@@ -83,7 +84,9 @@ export async function createDatabaseSession(request: SessionRequest, user: Adapt
   const expires = new Date(request.now * 1000 + config.session.maxAge * 1000)
   const { ipAddress, userAgent } = clientDetails(request.req)
   const createdAt = new Date(request.now * 1000)
-  await adapter.createSession({ sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, ipAddress, userAgent })
+  // The sign-in is the session's first confirmation (requireRecentSignIn, session/confirmation.ts).
+  const confirmedWith = methodName(method)
+  await adapter.createSession({ sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, ipAddress, userAgent, confirmedAt: createdAt, confirmedWith })
   return sessionCookie(request, sessionToken, expires)
 }
 

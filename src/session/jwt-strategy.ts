@@ -16,6 +16,7 @@ import { isoDate } from './iso-date.js'
 import { openCachedSessionToken, ownClaims } from './token-cache.js'
 import { sealSessionToken, type OpenedToken } from './token.js'
 import { clientDetails, newSessionId, SESSION_ID_CLAIM, sessionIdOf, sessionStands } from './revocation.js'
+import { confirmationClaims } from './confirmation-claims.js'
 import type { SessionStore } from './store/types.js'
 
 /**
@@ -152,6 +153,8 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
     ? await config.callbacks.jwt({ token: defaultToken, user, account, profile: details.profile, trigger: details.isNewUser ? 'signUp' : 'signIn', isNewUser: details.isNewUser ?? false })
     : defaultToken
   if (!token) return clearJwtSession(request)
+  // The sign-in is the session's first confirmation (requireRecentSignIn), whatever the callback returned.
+  token = { ...token, ...confirmationClaims(details.method, request.now) }
   if (store && sid) {
     token = { ...token, [SESSION_ID_CLAIM]: sid }
     await recordSession(request, store, token, 'signIn')

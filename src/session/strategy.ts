@@ -29,7 +29,9 @@ export function readSession(request: SessionRequest, update?: { data: unknown })
  */
 export async function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null, details?: SignInDetails): Promise<OutgoingCookie[]> {
   const started =
-    request.config.session.strategy === 'database' ? await createDatabaseSession(request, user as AdapterUser) : await createJwtSession(request, user, account, details)
+    request.config.session.strategy === 'database'
+      ? await createDatabaseSession(request, user as AdapterUser, account?.provider)
+      : await createJwtSession(request, user, account, { ...details, method: account?.provider })
   return [...started, ...rotateCsrf(request)]
 }
 

@@ -31,4 +31,6 @@ export interface SignInDetails {
   profile?: Profile
   /** True when this sign-in created the user (`trigger: 'signUp'`). */
   isNewUser?: boolean
+  /** How the user proved who they are (the provider's id): the session's first confirmation (confirmation.ts). */
+  method?: string | undefined
 }

@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the two-factor migration’s down drops its two tables and nothing else; up creates them again', async () => {
+    it('the account migration’s down drops its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -322,7 +322,12 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await ownAdapter.setUserPassword(user.id, '$scrypt$hash')
         await ownAdapter.startTwoFactor(user.id, 'sealed')
 
-        // The eighth (API keys) first, then the seventh.
+        // The ninth (the account's) first: the sessions' two confirmation columns, and nothing else.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedAt)).toBe(false)
+        expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.userAgent)).toBe(true)
+        expect(await own.knex.schema.hasTable(tables.apiKeys)).toBe(true)
+        // Then the eighth (API keys), then the seventh.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasTable(tables.apiKeys)).toBe(false)
         expect(await own.knex.schema.hasTable(tables.twoFactors)).toBe(true)
@@ -335,10 +340,30 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await own.knex.migrate.up(source)
         expect(await own.knex.schema.hasTable(tables.apiKeys)).toBe(false)
         expect(await ownAdapter.getTwoFactor(user.id)).toBeNull()
+        await own.knex.migrate.up(source)
+        expect(await own.knex.schema.hasTable(tables.apiKeys)).toBe(true)
+        expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedWith)).toBe(false)
+        await own.knex.migrate.up(source)
+        expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedWith)).toBe(true)
         expect(await ownAdapter.startTwoFactor(user.id, 'sealed')).toBe(true)
       } finally {
         await own.destroy()
       }
+    })
+
+    it('keeps a session’s last confirmation: written at creation, changed by updateSession, read by getSessionConfirmation only', async () => {
+      const user = await adapter().createUser({ email: `${randomUUID()}@example.com` })
+      const sessionToken = randomUUID()
+      const createdAt = new Date(Date.UTC(2026, 11, 20, 12, 0, 0, 123))
+      await adapter().createSession({ sessionToken, userId: user.id, expires: new Date(createdAt.getTime() + 86_400_000), createdAt, confirmedAt: createdAt, confirmedWith: 'password' })
+      expect(await adapter().getSessionConfirmation(sessionToken)).toEqual({ createdAt, confirmedAt: createdAt, confirmedWith: 'password' })
+      const later = new Date(createdAt.getTime() + 601_456)
+      await adapter().updateSession({ sessionToken, confirmedAt: later, confirmedWith: 'two-factor' })
+      expect(await adapter().getSessionConfirmation(sessionToken)).toEqual({ createdAt, confirmedAt: later, confirmedWith: 'two-factor' })
+      // The session read's row carries none of it (its query is unchanged).
+      const found = await adapter().getSessionAndUser(sessionToken)
+      expect(found?.session).not.toHaveProperty('confirmedAt')
+      expect(await adapter().getSessionConfirmation('no-such-token')).toBeNull()
     })
 
     it('migrate.rollback drops every table (on a database of its own)', async () => {

@@ -30,6 +30,8 @@ describe('the features as declared', () => {
     expect(EVENTS).toContain('signIn')
     expect(EVENTS).toContain('passkeyAdded')
     expect(EVENTS).not.toContain('sessionReads')
+    // An event a feature adds by module augmentation (features/account/types.ts).
+    expect(EVENTS).toContain('userDeleted')
   })
 
   it.each(FEATURES.map((feature) => [feature.name, feature] as const))('%s: its adapter methods are KnexAdapter’s', async (_name, feature) => {

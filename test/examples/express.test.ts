@@ -141,6 +141,15 @@ describe('examples/express', () => {
     expect(target(response.headers.location)).toBe('/api/auth/signin?error=CredentialsSignin&code=credentials')
   })
 
+  it('links the account page, which shows the signed-in user and the way to delete the account', async () => {
+    const { agent } = await signIn('lovelace')
+    expect((await agent.get('/').expect(200)).text).toContain('href="/api/auth/account"')
+    const page = (await agent.get('/api/auth/account').expect(200)).text
+    expect(page).toContain('<h1>Your account</h1>')
+    expect(page).toContain('action="/api/auth/account/delete"')
+    expect(page).toContain('href="/api/auth/sessions"')
+  })
+
   it('links the sessions page, which lists this browser with its details', async () => {
     const { agent } = await signIn('lovelace')
     expect((await agent.get('/').expect(200)).text).toContain('href="/api/auth/sessions"')

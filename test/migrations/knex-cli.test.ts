@@ -32,7 +32,9 @@ const PASSWORD = '20261205000000_portcullis_password.js'
 const TWO_FACTOR = '20261210000000_portcullis_two_factor.js'
 /** The eighth: API keys, one table. */
 const API_KEYS = '20261215000000_portcullis_api_keys.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS]
+/** The ninth: when and how a database session was last confirmed, nullable columns of the sessions table. */
+const ACCOUNT = '20261220000000_portcullis_account.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -179,6 +181,7 @@ function expectSchema(
     sessionToken: string
     credentialID: string
     sessionDetails: [createdAt: string, lastSeenAt: string, ipAddress: string, userAgent: string]
+    sessionConfirmation: [confirmedAt: string, confirmedWith: string]
   },
 ): void {
   const users = shape(file, n.tables.users)
@@ -215,6 +218,9 @@ function expectSchema(
     [n.sessionDetails[1]]: { type: 'datetime', notNull: false, pk: 0 },
     [n.sessionDetails[2]]: { type: 'varchar(64)', notNull: false, pk: 0 },
     [n.sessionDetails[3]]: { type: 'varchar(512)', notNull: false, pk: 0 },
+    // The ninth migration's: the session's last confirmation (requireRecentSignIn).
+    [n.sessionConfirmation[0]]: { type: 'datetime', notNull: false, pk: 0 },
+    [n.sessionConfirmation[1]]: { type: 'varchar(64)', notNull: false, pk: 0 },
   })
   expect(sessions.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(sessions.unique).toEqual([[n.sessionToken]])
@@ -303,6 +309,7 @@ const DEFAULT_NAMES = {
   sessionToken: 'sessionToken',
   credentialID: 'credentialID',
   sessionDetails: ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as [string, string, string, string],
+  sessionConfirmation: ['confirmedAt', 'confirmedWith'] as [string, string],
 }
 const SNAKE_NAMES = {
   tables: {
@@ -329,6 +336,7 @@ const SNAKE_NAMES = {
   sessionToken: 'session_token',
   credentialID: 'credential_id',
   sessionDetails: ['created_at', 'last_seen_at', 'ip_address', 'user_agent'] as [string, string, string, string],
+  sessionConfirmation: ['confirmed_at', 'confirmed_with'] as [string, string],
 }
 
 // The knexfile bodies, as the README shows them.

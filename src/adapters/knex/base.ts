@@ -62,6 +62,21 @@ type BaseMethod =
   | 'createVerificationToken'
   | 'useVerificationToken'
   | 'getAccount'
+  | 'getSessionConfirmation'
+
+/**
+ * Whether `column` of `table` exists (the migration that adds it has run): asked until it does, at
+ * most once a minute, then never again.
+ */
+function columnCheck(knex: Knex, table: string, column: string): () => Promise<boolean> {
+  let found = false
+  let askedAt = 0
+  return async () => {
+    if (found || Date.now() - askedAt < 60_000) return found
+    askedAt = Date.now()
+    return (found = await knex.schema.hasColumn(table, column))
+  }
+}
 
 /** `KnexAdapter`'s base methods, with their exact results: Auth.js's Adapter set, and the listing and ending of a user's sessions. */
 export interface KnexBaseMethods extends Pick<Adapter, BaseMethod> {
@@ -84,6 +99,7 @@ export interface KnexBaseMethods extends Pick<Adapter, BaseMethod> {
   createVerificationToken(token: VerificationToken): Promise<VerificationToken>
   useVerificationToken(params: { identifier: string; token: string }): Promise<VerificationToken | null>
   getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>
+  getSessionConfirmation(sessionToken: string): Promise<Pick<AdapterSession, 'createdAt' | 'confirmedAt' | 'confirmedWith'> | null>
 }
 
 const ACCOUNT_FIELDS = [
@@ -102,6 +118,8 @@ const ACCOUNT_FIELDS = [
 const SESSION_FIELDS = ['id', 'sessionToken', 'userId', 'expires'] as const
 /** The fifth migration's columns: used once they exist, so an app that has not run it keeps working. */
 const SESSION_DETAIL_FIELDS = ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as const
+/** The ninth migration's: the session's last confirmation, likewise used once they exist. */
+const SESSION_CONFIRMATION_FIELDS = ['confirmedAt', 'confirmedWith'] as const
 const ACCOUNT_TOKEN_FIELDS = ['refresh_token', 'access_token', 'expires_at', 'token_type', 'scope', 'id_token', 'session_state'] as const
 
 // Long: the adapter is Auth.js's shape, an object of ~20 short methods closing over one connection
@@ -164,16 +182,15 @@ export function knexBaseMethods(
     userAgent: nullableString(row[sessions.userAgent]),
   })
   const detailColumns = SESSION_DETAIL_FIELDS.map((field) => sessions[field])
-  // Whether the fifth migration has run: asked until it has, at most once a minute.
-  let detailsFound = false
-  let detailsAskedAt = 0
-  const sessionDetailsExist = async (): Promise<boolean> => {
-    if (detailsFound || Date.now() - detailsAskedAt < 60_000) return detailsFound
-    detailsAskedAt = Date.now()
-    return (detailsFound = await knex.schema.hasColumn(tables.sessions, sessions.userAgent))
+  // Whether the fifth and the ninth migrations have run.
+  const sessionDetailsExist = columnCheck(knex, tables.sessions, sessions.userAgent)
+  const confirmationExists = columnCheck(knex, tables.sessions, sessions.confirmedWith)
+  const sessionValues = async (session: object): Promise<Row> => {
+    const fields: string[] = [...SESSION_FIELDS]
+    if (await sessionDetailsExist()) fields.push(...SESSION_DETAIL_FIELDS)
+    if (await confirmationExists()) fields.push(...SESSION_CONFIRMATION_FIELDS)
+    return values(pick(session, fields), sessions)
   }
-  const sessionValues = async (session: object): Promise<Row> =>
-    values(pick(session, (await sessionDetailsExist()) ? [...SESSION_FIELDS, ...SESSION_DETAIL_FIELDS] : SESSION_FIELDS), sessions)
   const toAccount = (row: Row): AdapterAccount => ({
     userId: String(row[accounts.userId]),
     type: String(row[accounts.type]) as ProviderType,
@@ -339,7 +356,7 @@ export function knexBaseMethods(
 
     async createSession({ id, sessionToken, userId, expires, ...details }) {
       const session: AdapterSession = { id: id ?? randomUUID(), sessionToken, userId, expires }
-      await knex(tables.sessions).insert(await sessionValues({ ...pick(details, SESSION_DETAIL_FIELDS), ...session }))
+      await knex(tables.sessions).insert(await sessionValues({ ...pick(details, [...SESSION_DETAIL_FIELDS, ...SESSION_CONFIRMATION_FIELDS]), ...session }))
       return session
     },
 
@@ -351,7 +368,7 @@ export function knexBaseMethods(
     },
 
     async updateSession({ sessionToken, ...changes }) {
-      const changed = await sessionValues(pick(changes, ['userId', 'expires', 'lastSeenAt']))
+      const changed = await sessionValues(pick(changes, ['userId', 'expires', 'lastSeenAt', ...SESSION_CONFIRMATION_FIELDS]))
       const where = { [sessions.sessionToken]: sessionToken }
       if (Object.keys(changed).length > 0) {
         const updated = await knex(tables.sessions).update(changed).where(where)
@@ -359,6 +376,15 @@ export function knexBaseMethods(
       }
       const row = await read(knex(tables.sessions).select(sessionColumns).where(where)).first()
       return row ? toSession(row) : null
+    },
+
+    async getSessionConfirmation(sessionToken) {
+      const columns = [sessions.expires]
+      if (await sessionDetailsExist()) columns.push(sessions.createdAt)
+      if (await confirmationExists()) columns.push(sessions.confirmedAt, sessions.confirmedWith)
+      const row = (await read(knex(tables.sessions).select(columns).where({ [sessions.sessionToken]: sessionToken })).first()) as Row | undefined
+      if (!row) return null
+      return { createdAt: nullableDate(row[sessions.createdAt]), confirmedAt: nullableDate(row[sessions.confirmedAt]), confirmedWith: nullableString(row[sessions.confirmedWith]) }
     },
 
     async deleteSession(sessionToken) {

@@ -237,6 +237,22 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.dropTableIfExists(tables.apiKeys)
     },
   },
+  {
+    // The account's own page (docs/account.md): when and how a database session was last confirmed,
+    // for requireRecentSignIn. Nullable: older rows count as confirmed when they were created.
+    name: '20261220000000_portcullis_account.js',
+    async up(knex, { tables, sessions }) {
+      await knex.schema.alterTable(tables.sessions, (table) => {
+        dateColumn(table, sessions.confirmedAt).nullable()
+        table.string(sessions.confirmedWith, 64).nullable()
+      })
+    },
+    async down(knex, { tables, sessions }) {
+      await knex.schema.alterTable(tables.sessions, (table) => {
+        table.dropColumns(sessions.confirmedAt, sessions.confirmedWith)
+      })
+    },
+  },
 ]
 
 /** The API keys table's indexes: one identifier, whatever the table's schema. */

@@ -56,6 +56,9 @@ export interface SessionColumns {
   lastSeenAt: string
   ipAddress: string
   userAgent: string
+  /** From the ninth migration on (nullable): the session's last confirmation (`requireRecentSignIn`). */
+  confirmedAt: string
+  confirmedWith: string
 }
 
 export interface VerificationTokenColumns {
@@ -184,7 +187,7 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
     id_token: 'id_token',
     session_state: 'session_state',
   },
-  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires', createdAt: 'createdAt', lastSeenAt: 'lastSeenAt', ipAddress: 'ipAddress', userAgent: 'userAgent' },
+  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires', createdAt: 'createdAt', lastSeenAt: 'lastSeenAt', ipAddress: 'ipAddress', userAgent: 'userAgent', confirmedAt: 'confirmedAt', confirmedWith: 'confirmedWith' },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
   authenticators: {
     credentialID: 'credentialID',
@@ -249,6 +252,8 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
     lastSeenAt: 'last_seen_at',
     ipAddress: 'ip_address',
     userAgent: 'user_agent',
+    confirmedAt: 'confirmed_at',
+    confirmedWith: 'confirmed_with',
   },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
   authenticators: {

@@ -374,6 +374,24 @@ export async function resetPassword(ctx: ActionContext, provider: PasswordProvid
 }
 
 /**
+ * A fresh sign-in's confirmation by password (the account's confirmation page): checked and
+ * rate-limited as a sign-in attempt of the user's.
+ * @throws PasswordPolicyError `wrong_password`, RateLimitedError, AdapterError
+ */
+export async function confirmPassword(ctx: ActionContext, provider: PasswordProvider, userId: string, password: unknown): Promise<void> {
+  const adapter = ctx.config.adapter as PasswordAdapter
+  const user = await adapter.getUser(userId)
+  if (!user) throw new PasswordPolicyError('wrong_password', 'The signed-in user is not in the database any more.')
+  const attempt = await limitSignInAttempt(ctx, provider, user.email ?? user.id)
+  const given = normalizePassword(password, provider.password.maxLength)
+  const stored = await adapter.getUserPassword(user.id)
+  if (given === null || stored === null || !(await passwordMatches(hasherOf(provider), given, password, stored))) {
+    throw new PasswordPolicyError('wrong_password', 'The password is wrong.')
+  }
+  await attempt.succeeded()
+}
+
+/**
  * `changePassword()`: the current password checked (rate-limited as a sign-in), the new one against
  * the policy, then stored; the user's other sessions end, this one stays.
  * @throws PasswordPolicyError (`wrong_password` included), RateLimitedError, AdapterError

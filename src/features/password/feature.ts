@@ -77,6 +77,19 @@ export const passwordFeature: Feature = {
     // A password sign-up proves nothing of the address: another way of proving it takes back what it gave.
     addressProven: async (ctx, user, provider) => (await import('./claim.js')).claimUnverifiedAccount(ctx, user, provider),
     signsInWithoutAccount: async (_ctx, adapter, userId) => typeof adapter.getUserPassword === 'function' && (await adapter.getUserPassword(userId)) !== null,
+    // A fresh sign-in's confirmation (the account page): the user's password, when they have one.
+    confirmationMethods: async (ctx, userId) => {
+      const adapter = ctx.config.adapter
+      if (typeof adapter?.getUserPassword !== 'function' || (await adapter.getUserPassword(userId)) === null) return []
+      return [{ method: 'password', label: 'Password', field: 'password', input: 'password' }]
+    },
+    confirmSignIn: async (ctx, userId, method, fields) => {
+      if (method !== 'password') return false
+      const provider = ctx.config.providers.find(isPasswordProvider)
+      if (!provider) return false
+      await (await loadAccounts()).confirmPassword(ctx, provider, userId, fields.password)
+      return true
+    },
   },
   check: assertPasswordSignIn,
   api: (api): PasswordApi => ({ signUp: createSignUp(api), changePassword: createChangePassword(api) }),

@@ -1,0 +1,47 @@
+/**
+ * The server-side `changeEmail(req, { newEmail })`: mails the new address the link that changes the
+ * signed-in user's address, after a recent sign-in or confirmation.
+ */
+import { actionContext, assertServerCsrf, givenRequest, type Api, type CsrfOptions } from '../../../api/context.js'
+import type { SessionsCallContext } from '../../../api/sessions-context.js'
+import { accountOf } from '../config.js'
+import { assertRecentSignIn } from '../recent.js'
+
+/** What `changeEmail()` takes. */
+export interface ChangeEmailOptions extends CsrfOptions {
+  /** The address to move the account to. */
+  newEmail: string
+  /** Seconds the last sign-in or confirmation counts as recent. Default: `account.recentSignInMaxAge` (600). */
+  maxAge?: number | undefined
+}
+
+/**
+ * Mails `newEmail` a link (single use, stored hashed, one hour) that changes the signed-in user's
+ * address when they open it signed in; nothing changes before. An address that is another user's
+ * gets a notice instead, and the call resolves the same (no enumeration). Once changed, the old
+ * address is told, with a link that undoes it for seven days. CSRF-checked.
+ *
+ * @throws MissingCSRFError; AccountError `not_signed_in`, `invalid_email`, `same_email`;
+ *   RecentSignInRequiredError; AdapterError; InvalidConfigurationError when `account` is off
+ * @example
+ * ```ts
+ * app.post('/settings/email', express.urlencoded({ extended: false }), async (req, res) => {
+ *   await changeEmail(req, { newEmail: req.body.email, csrfToken: req.body.csrfToken })
+ *   res.send('Check the inbox of the new address.')
+ * })
+ * ```
+ */
+export type ChangeEmailFunction = (req: SessionsCallContext, options: ChangeEmailOptions) => Promise<void>
+
+export function createChangeEmail(api: Api): ChangeEmailFunction {
+  return async (given, options) => {
+    const { req } = givenRequest(given, 'changeEmail()')
+    const account = accountOf(api.config)
+    const ctx = actionContext(api, req)
+    assertServerCsrf(api, ctx, options, 'changeEmail()')
+    const confirmation = await assertRecentSignIn(ctx, options.maxAge ?? account.recentSignInMaxAge, 'changeEmail()')
+    // The change's code (and the mail's) loads on the first change, never on the session-read path.
+    const { requestEmailChange } = await import('../email-change.js')
+    await requestEmailChange(ctx, account, confirmation.userId, options.newEmail)
+  }
+}
