@@ -51,6 +51,9 @@ function describeHandle(handle) {
   return name
 }
 
+/** The test file this worker runs now (set by the environment's setup). */
+let currentFile = 'no test file'
+
 /** Which test file was running when each handle (a socket, server, child process) first outlived one. */
 const handleFiles = new WeakMap()
 
@@ -62,15 +65,43 @@ const handleFiles = new WeakMap()
  * grace by a little, or whose kind an earlier file had left more of.
  */
 if (process.env.PORTCULLIS_LEFT_RUNNING && typeof process.send === 'function') {
+  // Worker threads are in neither list above (process.getActiveResourcesInfo, _getActiveHandles), yet a
+  // running one that is not unref()'d keeps the process alive: these are counted as they start and end.
+  const threads = require('node:worker_threads')
+  const liveThreads = new Map()
+  threads.Worker = class CountedWorker extends threads.Worker {
+    constructor(...args) {
+      super(...args)
+      liveThreads.set(this, { what: String(args[0]).slice(0, 120), file: currentFile, ref: true })
+      this.once('exit', () => liveThreads.delete(this))
+    }
+    unref() {
+      if (liveThreads.has(this)) liveThreads.get(this).ref = false
+      return super.unref()
+    }
+    ref() {
+      if (liveThreads.has(this)) liveThreads.get(this).ref = true
+      return super.ref()
+    }
+  }
   const JEST_CHILD_MESSAGE_END = 2
+  let endAt = 0
+  // An exit that comes late with nothing left running above: the process spent that time exiting.
+  process.on('exit', () => {
+    const ms = Date.now() - endAt
+    if (endAt && ms >= 250) require('node:fs').writeSync(2, `\nJest worker ${process.pid} exited ${ms} ms after Jest's END\n`)
+  })
   const onEnd = (message) => {
     if (!Array.isArray(message) || message[0] !== JEST_CHILD_MESSAGE_END) return
+    endAt = Date.now()
     process.removeListener('message', onEnd)
     setTimeout(() => {
       const handles = process._getActiveHandles().filter((handle) => handle !== process.channel && !(handle?.fd <= 2))
+      for (const { what, file, ref } of liveThreads.values()) if (ref) handles.push({ constructor: { name: `a worker thread (${what}), started by ${file}` } })
       const kinds = process.getActiveResourcesInfo().filter((kind) => kind !== 'PipeWrap' && kind !== 'TTYWrap')
-      // Listeners of 'message' or 'disconnect' keep the IPC channel to Jest referenced, so the worker alive.
-      const listeners = ['message', 'disconnect'].flatMap((event) => process.listeners(event).map((listener) => `  a process.on('${event}') listener: ${String(listener).replace(/\s+/g, ' ').slice(0, 160)}`))
+      // Listeners of 'message' or 'disconnect' keep the IPC channel to Jest referenced, so the worker alive;
+      // a 'beforeExit' listener that starts work again keeps it from exiting when its loop empties.
+      const listeners = ['message', 'disconnect', 'beforeExit'].flatMap((event) => process.listeners(event).map((listener) => `  a process.on('${event}') listener: ${String(listener).replace(/\s+/g, ' ').slice(0, 160)}`))
       if (handles.length === 0 && kinds.length === 0 && listeners.length === 0) return
       const lines = handles.map((handle) => `  ${describeHandle(handle)}${handleFiles.has(handle) ? `, left by ${handleFiles.get(handle)}` : ''}`).concat(listeners)
       process.stderr.write(`\nJest worker ${process.pid} at its end still has: ${kinds.join(', ')}\n${lines.join('\n')}\n`)
@@ -99,6 +130,7 @@ class PortcullisEnvironment extends TestEnvironment {
     await super.setup()
     this.aliveBefore = aliveCounts()
     this.handlesBefore = new Set(process._getActiveHandles())
+    currentFile = this.testPath
     const used = this.usedStorages
     AsyncLocalStorage.prototype.run = function (...args) {
       used.add(this)
