@@ -45,15 +45,12 @@ const config: Config = {
   // 96% busy with three (PostgreSQL and MariaDB included); a fourth worker only adds CPU time.
   maxWorkers: Math.max(3, availableParallelism()),
   // How long a worker may take to exit once the run is over before Jest kills it ("A worker process
-  // has failed to exit gracefully"); Jest's default is 500 ms. The worker Jest killed had nothing left
-  // running: the environment's PORTCULLIS_LEFT_RUNNING rig found no handle, timer, worker thread or
-  // listener 200 ms after Jest's END, and the worker had not reached its 'exit' by the kill. On a
-  // loaded 2-core machine (load 10-16) a worker that had run the TypeScript-compiler suites (a heap of
-  // ~270 MB) took 149 ms from END to 'exit' with nothing alive; most likely Node finishing V8's
-  // background tasks (GC) before it exits, which no resource list shows. It was killed in 2 of 6 runs
-  // of test/docs/adapter-methods, test/architecture/function-length, test/logging/logger-forms,
-  // test/docs/logging-recipes and test/security/constant-time together, and in none of 7 with this.
-  // A handle really left open still holds a worker past this, and the rig names it.
+  // has failed to exit gracefully"); Jest's default is 500 ms. The workers Jest killed had nothing left
+  // running by the environment's PORTCULLIS_LEFT_RUNNING rig (no handle, timer, worker thread or IPC
+  // listener 200 ms after Jest's END) and had not reached 'exit' by the kill; one took 149 ms from END
+  // to 'exit' with nothing alive, on a loaded 2-core machine. The cause is not proven (a slow exit, not
+  // a leak, by all the rig sees). A handle really left open still holds a worker past this, and the
+  // rig names it.
   workerGracefulExitTimeout: 5_000,
 }
 
