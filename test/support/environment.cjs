@@ -39,6 +39,77 @@ function aliveCounts() {
   return counts
 }
 
+/** A handle as a reader can place it: a socket's or server's addresses, a child's command. */
+function describeHandle(handle) {
+  const name = handle?.constructor?.name ?? typeof handle
+  try {
+    if (typeof handle.spawnargs !== 'undefined') return `${name} ${handle.pid} (${handle.spawnargs.join(' ').slice(0, 120)})`
+    if (typeof handle.address === 'function' && typeof handle.listen === 'function') return `${name} on ${JSON.stringify(handle.address())}`
+    if (handle.remotePort !== undefined) return `${name} ${handle.localAddress}:${handle.localPort} -> ${handle.remoteAddress}:${handle.remotePort}`
+    if (typeof handle.fd === 'number') return `${name} fd ${handle.fd}`
+  } catch {}
+  return name
+}
+
+/** The test file this worker runs now (set by the environment's setup). */
+let currentFile = 'no test file'
+
+/** Which test file was running when each handle (a socket, server, child process) first outlived one. */
+const handleFiles = new WeakMap()
+
+/**
+ * With PORTCULLIS_LEFT_RUNNING set, at the worker's end (Jest's END message; the worker then waits
+ * for its event loop to empty, and Jest kills it half a second later with "A worker process has
+ * failed to exit gracefully"): names what still keeps it alive, and the test file that left each
+ * handle. This catches what the per-file report below cannot: a handle that outlives its file's
+ * grace by a little, or whose kind an earlier file had left more of.
+ */
+if (process.env.PORTCULLIS_LEFT_RUNNING && typeof process.send === 'function') {
+  // Worker threads are in neither list above (process.getActiveResourcesInfo, _getActiveHandles), yet a
+  // running one that is not unref()'d keeps the process alive: these are counted as they start and end.
+  const threads = require('node:worker_threads')
+  const liveThreads = new Map()
+  threads.Worker = class CountedWorker extends threads.Worker {
+    constructor(...args) {
+      super(...args)
+      liveThreads.set(this, { what: String(args[0]).slice(0, 120), file: currentFile, ref: true })
+      this.once('exit', () => liveThreads.delete(this))
+    }
+    unref() {
+      if (liveThreads.has(this)) liveThreads.get(this).ref = false
+      return super.unref()
+    }
+    ref() {
+      if (liveThreads.has(this)) liveThreads.get(this).ref = true
+      return super.ref()
+    }
+  }
+  const JEST_CHILD_MESSAGE_END = 2
+  let endAt = 0
+  // An exit that comes late with nothing left running above: the process spent that time exiting.
+  process.on('exit', () => {
+    const ms = Date.now() - endAt
+    if (endAt && ms >= 250) require('node:fs').writeSync(2, `\nJest worker ${process.pid} exited ${ms} ms after Jest's END\n`)
+  })
+  const onEnd = (message) => {
+    if (!Array.isArray(message) || message[0] !== JEST_CHILD_MESSAGE_END) return
+    endAt = Date.now()
+    process.removeListener('message', onEnd)
+    setTimeout(() => {
+      const handles = process._getActiveHandles().filter((handle) => handle !== process.channel && !(handle?.fd <= 2))
+      for (const { what, file, ref } of liveThreads.values()) if (ref) handles.push({ constructor: { name: `a worker thread (${what}), started by ${file}` } })
+      const kinds = process.getActiveResourcesInfo().filter((kind) => kind !== 'PipeWrap' && kind !== 'TTYWrap')
+      // Listeners of 'message' or 'disconnect' keep the IPC channel to Jest referenced, so the worker alive;
+      // a 'beforeExit' listener that starts work again keeps it from exiting when its loop empties.
+      const listeners = ['message', 'disconnect', 'beforeExit'].flatMap((event) => process.listeners(event).map((listener) => `  a process.on('${event}') listener: ${String(listener).replace(/\s+/g, ' ').slice(0, 160)}`))
+      if (handles.length === 0 && kinds.length === 0 && listeners.length === 0) return
+      const lines = handles.map((handle) => `  ${describeHandle(handle)}${handleFiles.has(handle) ? `, left by ${handleFiles.get(handle)}` : ''}`).concat(listeners)
+      process.stderr.write(`\nJest worker ${process.pid} at its end still has: ${kinds.join(', ')}\n${lines.join('\n')}\n`)
+    }, 200).unref()
+  }
+  process.on('message', onEnd)
+}
+
 /** What `now` has beyond `before`, as "2 Timeout, 1 TCPSocketWrap", or '' when nothing. */
 function beyond(before, now) {
   const extra = []
@@ -58,6 +129,8 @@ class PortcullisEnvironment extends TestEnvironment {
   async setup() {
     await super.setup()
     this.aliveBefore = aliveCounts()
+    this.handlesBefore = new Set(process._getActiveHandles())
+    currentFile = this.testPath
     const used = this.usedStorages
     AsyncLocalStorage.prototype.run = function (...args) {
       used.add(this)
@@ -85,12 +158,16 @@ class PortcullisEnvironment extends TestEnvironment {
    * gracefully"), far from the file that left it. What closes within a second is not reported.
    */
   async reportLeftRunning() {
+    for (const handle of process._getActiveHandles()) if (!this.handlesBefore.has(handle) && !handleFiles.has(handle)) handleFiles.set(handle, this.testPath)
     let left = beyond(this.aliveBefore, aliveCounts())
     for (let tries = 0; left && tries < 50; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 20).unref())
       left = beyond(this.aliveBefore, aliveCounts())
     }
-    if (left) process.stderr.write(`\n${this.testPath} left running: ${left}\n`)
+    if (left) {
+      const handles = process._getActiveHandles().filter((handle) => handleFiles.get(handle) === this.testPath)
+      process.stderr.write(`\n${this.testPath} left running: ${left}${handles.map((handle) => `\n  ${describeHandle(handle)}`).join('')}\n`)
+    }
   }
 
   handleTestEvent(event) {
