@@ -18,7 +18,7 @@ import Credentials from 'portcullis/providers/credentials'
 import { listenApp } from '../support/app-rig.js'
 import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
 import { SECRET } from '../support/flow.js'
-import { describeWithRedis } from '../support/redis.js'
+import { describeWithOwnRedis } from '../support/redis.js'
 
 const SESSION_COOKIE = 'authjs.session-token'
 /** Far longer than every bound under test (reads 250 ms, writes and the rate limit 1000 ms). */
@@ -122,7 +122,8 @@ describe('errors for Express', () => {
   })
 })
 
-await describeWithRedis('a Redis store that stops answering (CLIENT PAUSE ALL)', (redis) => {
+// A server of its own: a pause of the shared one would stall every other suite's Redis meanwhile.
+await describeWithOwnRedis('a Redis store that stops answering (CLIENT PAUSE ALL)', (redis) => {
   afterAll(() => redis.cleanUp())
   let pauser: Redis
 

@@ -18,8 +18,10 @@
  * })
  * ```
  */
+import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { describe, it } from '@jest/globals'
+import { createServer, type AddressInfo } from 'node:net'
+import { afterAll, describe, it } from '@jest/globals'
 import { Redis, type RedisOptions } from 'ioredis'
 import { Redis as Redis5 } from 'ioredis5'
 import { createClient } from 'redis'
@@ -54,9 +56,8 @@ function redisUrl(): string {
   return process.env.REDIS_URL || DEFAULT_REDIS_URL
 }
 
-/** Probes the server: one connection and `PING`, at most ~2 s. */
-export async function findRedisServer(): Promise<RedisServer> {
-  const url = redisUrl()
+/** Probes the server (the machine's, or the one at `url`): one connection and `PING`, at most ~2 s. */
+export async function findRedisServer(url = redisUrl()): Promise<RedisServer> {
   const { host, port } = new URL(url)
   const address = `${host}:${port || 6379}`
   const unreachableReason = await probe(url)
@@ -115,8 +116,8 @@ export async function findRedisServer(): Promise<RedisServer> {
  * (its title saying why) and a warning is printed; with `CI` set, a failing test takes its place.
  * Call it at the top level of a test file with `await`.
  */
-export async function describeWithRedis(title: string, body: (server: RedisServer) => void): Promise<void> {
-  const server = await findRedisServer()
+export async function describeWithRedis(title: string, body: (server: RedisServer) => void, found?: Promise<RedisServer>): Promise<void> {
+  const server = await (found ?? findRedisServer())
   if (server.reachable) {
     describe(title, () => body(server))
     return
@@ -133,6 +134,47 @@ export async function describeWithRedis(title: string, body: (server: RedisServe
   // Straight to stderr: Jest drops the console output of a file whose tests were all skipped.
   process.stderr.write(`\n${why}: skipping "${title}" (set CI=true to make this a failure; REDIS_URL overrides the address)\n`)
   describe.skip(`${title} [skipped: ${why}]`, () => body(server))
+}
+
+/**
+ * `describeWithRedis` on a `redis-server` of the file's own (a free loopback port, no persistence),
+ * stopped after the suite: for a suite that pauses or breaks its server (`CLIENT PAUSE … ALL`), which
+ * on the shared server would stall every other suite's Redis for as long. Without the `redis-server`
+ * binary it skips (or fails with `CI` set) as `describeWithRedis` does for an unreachable server.
+ */
+export async function describeWithOwnRedis(title: string, body: (server: RedisServer) => void): Promise<void> {
+  const own = await startOwnRedis()
+  await describeWithRedis(title, (server) => {
+    body(server)
+    afterAll(() => own.stop())
+  }, own.server)
+}
+
+async function startOwnRedis(): Promise<{ server: Promise<RedisServer>; stop: () => void }> {
+  const port = await new Promise<number>((resolve, reject) => {
+    const probeServer = createServer().once('error', reject)
+    probeServer.listen(0, '127.0.0.1', () => {
+      const { port: free } = probeServer.address() as AddressInfo
+      probeServer.close(() => resolve(free))
+    })
+  })
+  let child: ChildProcess | undefined
+  const started = new Promise<void>((resolve) => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+    child.once('error', () => resolve())
+    // Ready once it answers; findRedisServer below waits for that (and says why not).
+    setTimeout(resolve, 300)
+  })
+  await started
+  const url = `redis://127.0.0.1:${port}`
+  const waitForIt = async (): Promise<RedisServer> => {
+    for (let tries = 0; ; tries++) {
+      const server = await findRedisServer(url)
+      if (server.reachable || tries >= 20 || child?.exitCode !== null) return server
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+  return { server: waitForIt(), stop: () => child?.kill() }
 }
 
 /** `undefined` when the server answered PING, else why not. */
