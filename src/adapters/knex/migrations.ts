@@ -118,10 +118,10 @@ const MIGRATIONS: readonly Migration[] = [
     name: '20261127000000_portcullis_expiry_indexes.js',
     async up(knex, { tables, sessions, verificationTokens }, rateLimitTable) {
       await knex.schema.alterTable(tables.sessions, (table) => {
-        table.index([sessions.expires], expiresIndex(tables.sessions))
+        table.index([sessions.expires], tableIndex(tables.sessions, 'expires'))
       })
       await knex.schema.alterTable(tables.verificationTokens, (table) => {
-        table.index([verificationTokens.expires], expiresIndex(tables.verificationTokens))
+        table.index([verificationTokens.expires], tableIndex(tables.verificationTokens, 'expires'))
       })
       if (rateLimitTable && (await knex.schema.hasTable(rateLimitTable)) && !(await hasRateLimitIndex(knex, rateLimitTable))) {
         await knex.schema.alterTable(rateLimitTable, (table) => {
@@ -132,10 +132,10 @@ const MIGRATIONS: readonly Migration[] = [
     async down(knex, { tables, sessions, verificationTokens }) {
       // The rate-limit table's index stays: the store creates its tables with it.
       await knex.schema.alterTable(tables.verificationTokens, (table) => {
-        table.dropIndex([verificationTokens.expires], expiresIndex(tables.verificationTokens))
+        table.dropIndex([verificationTokens.expires], tableIndex(tables.verificationTokens, 'expires'))
       })
       await knex.schema.alterTable(tables.sessions, (table) => {
-        table.dropIndex([sessions.expires], expiresIndex(tables.sessions))
+        table.dropIndex([sessions.expires], tableIndex(tables.sessions, 'expires'))
       })
     },
   },
@@ -221,7 +221,7 @@ const MIGRATIONS: readonly Migration[] = [
         table.text(apiKeys.scopes).notNullable()
         table.text(apiKeys.metadata).nullable()
         dateColumn(table, apiKeys.createdAt).notNullable()
-        dateColumn(table, apiKeys.expiresAt).nullable().index(apiKeyIndex(tables.apiKeys, 'expires'))
+        dateColumn(table, apiKeys.expiresAt).nullable().index(tableIndex(tables.apiKeys, 'expires'))
         dateColumn(table, apiKeys.revokedAt).nullable()
         dateColumn(table, apiKeys.lastUsedAt).nullable()
         table.integer(apiKeys.rateLimitMax).nullable()
@@ -230,7 +230,7 @@ const MIGRATIONS: readonly Migration[] = [
         table.integer(apiKeys.refillAmount).nullable()
         table.integer(apiKeys.refillInterval).nullable()
         dateColumn(table, apiKeys.lastRefillAt).nullable()
-        table.index([apiKeys.ownerType, apiKeys.ownerId], apiKeyIndex(tables.apiKeys, 'owner'))
+        table.index([apiKeys.ownerType, apiKeys.ownerId], tableIndex(tables.apiKeys, 'owner'))
       })
     },
     async down(knex, { tables }) {
@@ -255,14 +255,9 @@ const MIGRATIONS: readonly Migration[] = [
   },
 ]
 
-/** The API keys table's indexes: one identifier, whatever the table's schema. */
-function apiKeyIndex(table: string, what: 'expires' | 'owner'): string {
+/** `session_expires_index`, `apikey_owner_index`: one identifier, whatever the table's schema. */
+function tableIndex(table: string, what: 'expires' | 'owner'): string {
   return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_${what}_index`
-}
-
-/** `session_expires_index`: one identifier, whatever the table's schema. */
-function expiresIndex(table: string): string {
-  return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_expires_index`
 }
 
 /** The index on the rate-limit table's `expire`, as the store and the fourth migration name it. */
