@@ -6,9 +6,9 @@
  * constant time), expired or revoked (401), the owner's ban (to come), the rate limit (429), the
  * quota (429); then at most once a minute the last use is written. Nothing here logs the key.
  */
-import { timingSafeEqual } from 'node:crypto'
 import type { CredentialRead, ResolvedConfig } from '../../config/types.js'
 import type { IncomingMessage } from 'node:http'
+import { sameTokenHash } from '../../mail/token.js'
 import { limitRequest } from '../../security/rate-limit.js'
 import { describeError } from '../../events.js'
 import { keyCache, type OpenedKey } from './cache.js'
@@ -58,7 +58,7 @@ async function openKey(config: ResolvedConfig, options: ResolvedApiKeys, key: st
   const found = await (config.adapter as ApiKeyAdapter).getApiKeyByHash(hash)
   // The database found the row by the index; the hash is compared again here in constant time, so
   // a database whose comparison ignores case or trailing spaces cannot let a near miss in.
-  if (!found || found.key.keyHash.length !== hash.length || !timingSafeEqual(Buffer.from(found.key.keyHash), Buffer.from(hash))) return undefined
+  if (!found || !sameTokenHash(found.key.keyHash, hash)) return undefined
   const opened: OpenedKey = { key: found.key, user: found.user, touchedAt: found.key.lastUsedAt?.getTime() ?? 0 }
   cache.set(hash, opened, now)
   return opened
