@@ -57,8 +57,9 @@ export async function resolveUser(ctx: ActionContext, adapter: AccountAdapter, c
   if (owner) {
     if (candidate.allowDangerousEmailAccountLinking) return { user: await link(ctx, adapter, owner, account), isNewUser: false }
     // The owner may be a concurrent first sign-in of this very account, between its createUser and
-    // its linkAccount: give it a moment before calling the address taken.
-    const winner = await pollLinkedUser(adapter, account, OWNER_DELAYS_MS)
+    // its linkAccount: give it a moment before calling the address taken, as long as after a failed
+    // insert when the owner's address was verified just now (as that sign-in does).
+    const winner = await pollLinkedUser(adapter, account, justVerified(owner) ? RACE_DELAYS_MS : OWNER_DELAYS_MS)
     if (winner) return { user: winner, isNewUser: false }
     throw new OAuthAccountNotLinkedError(
       `A user with the ${account.provider} account's e-mail address exists but has not linked ${account.provider}: they must sign in as before and link it, or the provider must set allowDangerousEmailAccountLinking.`,
@@ -167,9 +168,19 @@ async function createWithAccount(ctx: ActionContext, adapter: AccountAdapter, ca
 }
 
 // The winner may still be between createUser and linkAccount: poll the account briefly. After a
-// failed insert a race is near certain, so wait longer than when an address merely exists.
-const RACE_DELAYS_MS = [0, 10, 25, 50, 100, 200, 400, 800]
+// failed insert a race is near certain, so wait longer (3.2 s in all: a loaded database server, with
+// twenty callbacks queued on its pool, took more than the 0.17 s of an owner's wait) than when an
+// address merely exists.
+const RACE_DELAYS_MS = [0, 10, 25, 50, 100, 200, 400, 800, 1600]
 const OWNER_DELAYS_MS = [0, 20, 50, 100]
+/** How recent an owner's verification must be to be taken for a concurrent first sign-in's. */
+const JUST_VERIFIED_MS = 60_000
+
+/** Whether `user`'s address was verified within the last minute (a first sign-in sets it to its now). */
+function justVerified(user: AdapterUser): boolean {
+  const verified = user.emailVerified ? new Date(user.emailVerified).getTime() : Number.NaN
+  return Date.now() - verified < JUST_VERIFIED_MS
+}
 
 /**
  * The user a concurrent callback linked the account to; rethrows `cause` (the adapter's failure, an
