@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { closeAll } from '../support/app-rig.js'
 import { findDatabaseServer, migratedDatabase } from '../support/databases.js'
+import { csrfOf } from '../password/password-app.js'
 import { createKey, postJson, signedInBrowser, startKeysApp, withKey, type KeysApp } from './api-keys-app.js'
 
 const server = await findDatabaseServer('sqlite')
@@ -90,6 +91,25 @@ describe('API keys', () => {
     // Not through deleteUser (which deletes the keys too): the lookup's join alone refuses them.
     await db.knex('User').where({ id: user!.id }).del()
     expect((await withKey(`${uncached.url}/reports`, key)).status).toBe(401)
+  })
+
+  it('forgets the cached keys of a user who deletes their account: refused at once, the cache on', async () => {
+    const deleting = await startKeysApp(db.knex, { apiKeys: { scopes: ['reports:read'], cacheSeconds: 3600 }, account: { sendMail: async () => {} } })
+    const browser = await signedInBrowser(deleting, 'erin@example.com')
+    const { key } = await createKey(browser, deleting)
+    const other = await createKey(await signedInBrowser(deleting, 'fay@example.com'), deleting)
+    // Both opened, so in the cache.
+    expect((await withKey(`${deleting.url}/reports`, key)).status).toBe(200)
+    expect((await withKey(`${deleting.url}/reports`, other.key)).status).toBe(200)
+    const lookups = deleting.lookups.length
+    const deleted = await browser.request(`${deleting.url}/api/auth/account/delete`, { body: new URLSearchParams({ csrfToken: await csrfOf(browser, deleting.url), confirm: 'yes' }) })
+    expect(deleted.status).toBe(302)
+    expect(await deleting.adapter.getUserByEmail('erin@example.com')).toBeNull()
+    expect((await withKey(`${deleting.url}/reports`, key)).status).toBe(401)
+    // Looked up again (and not found), while another user's key is still served from the cache.
+    expect(deleting.lookups.length).toBe(lookups + 1)
+    expect((await withKey(`${deleting.url}/reports`, other.key)).status).toBe(200)
+    expect(deleting.lookups.length).toBe(lookups + 1)
   })
 
   it('rotates: the new key works, the old one within its grace and not past it', async () => {

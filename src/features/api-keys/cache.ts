@@ -2,12 +2,12 @@
  * The opened-key cache: a key found by its hash is trusted in this process's memory for
  * `apiKeys.cacheSeconds` (default 5), so a busy script's requests cost one database lookup each
  * few seconds, not one each. Bounded (`cacheSize`, the oldest entry dropped first). Revoking or
- * rotating a key in this process forgets it at once; another process may accept a revoked key
- * until its own entry ends, at most `cacheSeconds` later (docs/api-keys.md).
+ * rotating a key, or deleting its owner's account, in this process forgets it at once; another
+ * process may accept it until its own entry ends, at most `cacheSeconds` later (docs/api-keys.md).
  */
 import type { ResolvedConfig } from '../../config/types.js'
 import type { AdapterUser } from '../../types.js'
-import type { AdapterApiKey } from './types.js'
+import type { AdapterApiKey, ApiKeyOwner } from './types.js'
 
 /** A key as the lookup found it, with its owner. */
 export interface OpenedKey {
@@ -53,6 +53,11 @@ class KeyCache {
     if (hash !== undefined) this.delete(hash)
   }
 
+  /** Forgets every key of `owner` (a scan: it runs when an account is deleted, not per request). */
+  forgetOwner(owner: ApiKeyOwner): void {
+    for (const [hash, { opened }] of this.byHash) if (opened.key.owner.type === owner.type && opened.key.owner.id === owner.id) this.delete(hash)
+  }
+
   private delete(hash: string): void {
     const entry = this.byHash.get(hash)
     if (!entry) return
@@ -73,4 +78,9 @@ export function keyCache(config: ResolvedConfig, ttlMs: number, size: number): K
 /** Forgets key `id` in this process (revoked, rotated). */
 export function forgetKey(config: ResolvedConfig, id: string): void {
   caches.get(config)?.forget(id)
+}
+
+/** Forgets every key of `owner` in this process (their account was deleted). */
+export function forgetOwner(config: ResolvedConfig, owner: ApiKeyOwner): void {
+  caches.get(config)?.forgetOwner(owner)
 }

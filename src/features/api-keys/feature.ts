@@ -35,7 +35,11 @@ export const apiKeysFeature: Feature = {
     { method: 'POST', path: '/api-keys/rotate', csrf: true, load: async () => (await import('./routes/rotate.js')).rotateApiKeyAction },
   ],
   off: 'API keys are off: set the apiKeys option (and run the eighth migration) to use their routes.',
-  hooks: { readCredential: apiKeyCredential },
+  hooks: {
+    readCredential: apiKeyCredential,
+    // deleteUser removed the keys' rows; the opened-key cache forgets them here, in this process at once.
+    userDeleted: async (config, user) => (await import('./cache.js')).forgetOwner(config, { type: 'user', id: user.id }),
+  },
   api: (api): ApiKeysApi => ({
     createApiKey: createCreateApiKey(api),
     listApiKeys: createListApiKeys(api),
