@@ -11,6 +11,10 @@
  *                      SQLite holding the sessions, each checked at most every 5 s
  *   database-sqlite    Portcullis, database sessions: KnexAdapter on better-sqlite3 (in memory)
  *   database-postgres  the same on PostgreSQL (PG_URL, default postgres://postgres@127.0.0.1:5432/test)
+ *   api-key            Portcullis with `apiKeys`, read from the Authorization header: one key per
+ *                      user in a KnexAdapter table on better-sqlite3 (in memory), no opened-key cache
+ *                      (one indexed lookup per request), no per-key rate limit
+ *   api-key-cached     the same with the opened-key cache (`cacheSeconds: 3600`, room for every key)
  *   authjs             @auth/express: `ExpressAuth` mounted, `await getSession(req, config)` in the route
  *   passport           Passport (passport-local) over express-session's MemoryStore, the user
  *                      deserialised by id from an in-memory map
@@ -22,16 +26,18 @@
  * own: the HTTP bench starts 21 at once, 12 of them `jwt` (on 2026-11-28, a `jwt` server started in
  * 0.8-1.0 s instead of 1.2-1.3 s, and all 21 in 21 s instead of 27).
  */
+import { createHash } from 'node:crypto'
 import express, { type Express } from 'express'
 import type { Knex } from 'knex'
 import type { SessionData } from 'express-session'
 import { dist, portcullisBenchApp, referenceRoutes } from './http-portcullis-app.js'
 import { seedSessions } from './seed.js'
-import { benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, storeSessionId, type BenchUser } from './http-sessions.js'
+import { displayOf } from '../src/features/api-keys/format.js'
+import { API_KEY_PREFIX, benchApiKey, benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, storeSessionId, type BenchUser } from './http-sessions.js'
 
 type KnexAdapterModule = typeof import('../src/adapters/knex/index.js')
 
-export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'authjs', 'passport'] as const
+export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'authjs', 'passport'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 
 export interface BenchApp {
@@ -64,6 +70,10 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
       const db = await postgres()
       return 'skipped' in db ? db : databaseApp(db, options)
     }
+    case 'api-key':
+      return apiKeyApp(await sqlite(), options, 0)
+    case 'api-key-cached':
+      return apiKeyApp(await sqlite(), options, 3600)
     case 'authjs':
       return authjsApp()
     case 'passport':
@@ -103,6 +113,25 @@ async function storeApp({ sessions }: BenchAppOptions): Promise<BenchApp> {
     userAgent: 'autocannon',
   }))
   for (let i = 0; i < rows.length; i += 500) await db('portcullis_session_store').insert(rows.slice(i, i + 500))
+  return { app, close: () => db.destroy() }
+}
+
+/** Users `0 … sessions - 1`, each owning API key `i` (bench/http-sessions.ts), stored as createApiKey() stores one. */
+async function apiKeyApp(db: Knex, { sessions }: BenchAppOptions, cacheSeconds: number): Promise<BenchApp> {
+  const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as KnexAdapterModule
+  await db.migrate.latest({ migrationSource: migrationSource() })
+  const createdAt = new Date()
+  for (let i = 0; i < sessions; i += 400) {
+    const batch = Array.from({ length: Math.min(400, sessions - i) }, (_, j) => i + j)
+    await db('User').insert(batch.map((n) => ({ id: benchUser(n).id, name: benchUser(n).name, email: benchUser(n).email, image: benchUser(n).image })))
+    await db('ApiKey').insert(
+      batch.map((n) => {
+        const key = benchApiKey(n)
+        return { id: `key-${n}`, keyHash: createHash('sha256').update(key).digest('hex'), display: displayOf(key, API_KEY_PREFIX), name: `key ${n}`, ownerType: 'user', ownerId: benchUser(n).id, scopes: '["reports:read"]', createdAt }
+      }),
+    )
+  }
+  const app = portcullisBenchApp({ adapter: KnexAdapter(db), apiKeys: { rateLimit: false, cacheSeconds, cacheSize: sessions } })
   return { app, close: () => db.destroy() }
 }
 

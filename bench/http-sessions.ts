@@ -9,6 +9,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { deriveKeyRing } from '../src/session/keys.js'
 import { sealSessionToken } from '../src/session/token.js'
+import { checksum, RANDOM_LENGTH } from '../src/features/api-keys/format.js'
 
 export const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 /** Portcullis's and Auth.js's session cookie on http: the same name, so both read the same cookies. */
@@ -75,6 +76,22 @@ export function jwtStoreSessionCookies(count: number): string[] {
 /** The opaque token of database session `i` (64 hex characters, like a random 32-byte token). */
 export function databaseSessionToken(i: number): string {
   return createHash('sha256').update(`bench-database-session-${i}`).digest('hex')
+}
+
+/** The prefix of the API key rows' keys (the default). */
+export const API_KEY_PREFIX = 'pc_live_'
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/** API key `i` of the API key rows, owned by user `i`: well-formed (its checksum matches), the same on every run. */
+export function benchApiKey(i: number): string {
+  const bytes = createHash('sha512').update(`bench-api-key-${i}`).digest()
+  const random = Array.from(bytes.subarray(0, RANDOM_LENGTH), (byte) => BASE62[byte % 62]).join('')
+  return `${API_KEY_PREFIX}${random}${checksum(API_KEY_PREFIX + random)}`
+}
+
+/** Authorization headers for API keys `0 … count - 1`. */
+export function apiKeyHeaders(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `Bearer ${benchApiKey(i)}`)
 }
 
 /** express-session's id of Passport session `i` (32 URL-safe characters, like its uid-safe ids). */

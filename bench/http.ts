@@ -25,6 +25,11 @@
  *   database, SQLite   Portcullis, database session: KnexAdapter on better-sqlite3 (in memory), 5,000
  *                      sessions in turn; one join per request
  *   database, Postgres the same on PostgreSQL over loopback (skipped, with a line, when unreachable)
+ *   API key            Portcullis, an API key in the Authorization header instead of a cookie: one
+ *                      key per user in a KnexAdapter table on better-sqlite3 (in memory), 5,000 keys
+ *                      in turn, no opened-key cache: one indexed lookup and join per request
+ *   API key, cached    the same keys with the opened-key cache holding all of them (issue 60: within
+ *                      the JWT warm row's ratio)
  *   @auth/express      getSession in the route, on the cold row's cookies (Auth.js caches nothing)
  *   Passport           passport.session() over express-session's MemoryStore, 5,000 sessions in
  *                      turn, the user deserialised by id from a Map
@@ -48,7 +53,7 @@ import { loadavg } from 'node:os'
 import autocannon from 'autocannon'
 import type { Scenario } from './http-apps.js'
 import type { ServerMessage } from './http-server.js'
-import { answerAuthRouteFirst, databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
+import { answerAuthRouteFirst, apiKeyHeaders, databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
 import { benchFile, CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
@@ -102,6 +107,8 @@ interface Row {
   name: string
   scenario: Scenario
   path: '/plain' | '/plain-async' | '/floor' | '/me' | '/api/auth/session'
+  /** The header each request carries one of `cookies` in (default `cookie`). */
+  header?: 'cookie' | 'authorization'
   cookies: () => string[]
 }
 
@@ -116,12 +123,14 @@ const allRows: Row[] = [
   { name: `Portcullis JWT + session.store, warm (${thousands(WARM_COOKIES)} cookies)`, scenario: 'jwt-store', path: '/me', cookies: () => jwtStoreSessionCookies(WARM_COOKIES) },
   { name: 'Portcullis database, SQLite', scenario: 'database-sqlite', path: '/me', cookies: () => databaseSessionCookies(SESSIONS) },
   { name: 'Portcullis database, PostgreSQL', scenario: 'database-postgres', path: '/me', cookies: () => databaseSessionCookies(SESSIONS) },
+  { name: `Portcullis API key, no cache (${thousands(SESSIONS)} keys)`, scenario: 'api-key', path: '/me', header: 'authorization', cookies: () => apiKeyHeaders(SESSIONS) },
+  { name: `Portcullis API key, opened-key cache (${thousands(SESSIONS)} keys)`, scenario: 'api-key-cached', path: '/me', header: 'authorization', cookies: () => apiKeyHeaders(SESSIONS) },
   { name: '@auth/express getSession', scenario: 'authjs', path: '/me', cookies: () => coldCookies },
   { name: 'Passport + express-session', scenario: 'passport', path: '/me', cookies: () => passportSessionCookies(SESSIONS) },
 ]
 const noSqlite = sqliteUnavailable()
 // Both of these open a better-sqlite3 database: the session store's table is on in-memory SQLite too.
-const sqliteScenarios: Scenario[] = ['database-sqlite', 'jwt-store']
+const sqliteScenarios: Scenario[] = ['database-sqlite', 'jwt-store', 'api-key', 'api-key-cached']
 const rows = allRows.filter((row) => !(noSqlite && sqliteScenarios.includes(row.scenario)))
 for (const row of allRows) if (!rows.includes(row)) console.log(`${noSqlite}: the row "${row.name}" is skipped.`)
 
@@ -173,17 +182,19 @@ rows.forEach((row, i) => {
 
 // Every server must answer its row's first cookie with a session before it is timed; a Portcullis
 // server answers an auth route first (answerAuthRouteFirst says why).
-const PORTCULLIS_SCENARIOS: Scenario[] = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres']
+const PORTCULLIS_SCENARIOS: Scenario[] = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached']
 for (const row of running) {
+  const header = row.header ?? 'cookie'
   for (const { server, url } of row.servers) {
-    if (PORTCULLIS_SCENARIOS.includes(row.scenario)) await answerAuthRouteFirst(`http://${HOST}:${server.port}`, row.cookieList[0]!)
-    const response = await fetch(url, { headers: { cookie: row.cookieList[0]! } })
+    if (PORTCULLIS_SCENARIOS.includes(row.scenario)) await answerAuthRouteFirst(`http://${HOST}:${server.port}`, header === 'cookie' ? row.cookieList[0]! : '')
+    const response = await fetch(url, { headers: { [header]: row.cookieList[0]! } })
     const body = (await response.json()) as { user?: { name?: string } }
     if (response.status !== 200 || !body.user?.name) throw new Error(`${row.name}: ${response.status} ${JSON.stringify(body)}`)
   }
 }
 
 async function load(row: Running, { server, url }: Running['servers'][number], seconds: number): Promise<Round> {
+  const header = row.header ?? 'cookie'
   const cpuBefore = await server.cpuMicros()
   const result = await autocannon({
     url,
@@ -195,7 +206,7 @@ async function load(row: Running, { server, url }: Running['servers'][number], s
     requests: [
       {
         setupRequest: (request) => {
-          request.headers = { ...request.headers, cookie: row.cookieList[row.nextCookie++ % row.cookieList.length] }
+          request.headers = { ...request.headers, [header]: row.cookieList[row.nextCookie++ % row.cookieList.length] }
           return request
         },
       },
@@ -259,6 +270,7 @@ console.log(`JWT warm = ${(warm / plainAwait).toFixed(2)}x the plain route with 
 const warmStore = rateOf('Portcullis JWT + session.store')
 console.log(`JWT warm with session.store = ${(warmStore / plain).toFixed(2)}x plain, ${((warm - warmStore) / plain * 100).toFixed(1)} points under JWT warm (target: within 3)`)
 console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / authjs).toFixed(1)}x @auth/express getSession on the same cookies (target >= 5x)`)
+console.log(`API key = ${(rateOf('Portcullis API key, no cache') / plain).toFixed(2)}x plain, ${(rateOf('Portcullis API key, no cache') / rateOf('Portcullis database, SQLite')).toFixed(2)}x the database session on SQLite; with the opened-key cache ${(rateOf('Portcullis API key, opened-key cache') / plain).toFixed(2)}x plain (target: within JWT warm's ${(warm / plain).toFixed(2)}x)`)
 // Steadier than the ratios of requests per second when a row's rounds spread widely: what each row costs the server.
 const cpuOf = (scenarioName: string) => medianOf(scenarioName, 'cpuPerRequest')
 const extra = (row: string, base: string) => `${(cpuOf(row) - cpuOf(base)).toFixed(0)} µs (${(cpuOf(row) / cpuOf(base)).toFixed(2)}x)`
