@@ -25,6 +25,7 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
   // A date in the columns' stored form (UTC text on MySQL/MariaDB, see `RowCodec.utcText`).
   const at = (date: Date): Knex.Value => (utcText ? toUtcText(date) : date)
   const ownerWhere = (owner: ApiKeyOwner): Row => ({ [c.ownerType]: owner.type, [c.ownerId]: owner.id })
+  const userColumns = (['id', 'name', 'email', 'emailVerified', 'image'] as const).map((field) => `u.${users[field]} as ${USER_ALIAS}${field}`)
   const toKey = (row: Row): AdapterApiKey => {
     const remaining = row[c.remaining]
     return {
@@ -86,7 +87,6 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
 
     async getApiKeyByHash(keyHash) {
       // One query through the unique index on the hash; the join drops a key whose user is gone.
-      const userColumns = (['id', 'name', 'email', 'emailVerified', 'image'] as const).map((field) => `u.${users[field]} as ${USER_ALIAS}${field}`)
       const row = (await read(
         knex(`${tables.apiKeys} as k`)
           .join(`${tables.users} as u`, `u.${users.id}`, `k.${c.ownerId}`)
