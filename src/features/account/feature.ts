@@ -11,7 +11,7 @@ import type { Feature } from '../../composition/index.js'
 import { createChangeEmail, type ChangeEmailFunction } from './api/change-email.js'
 import { createDeleteAccount, type DeleteAccountFunction } from './api/delete-account.js'
 import { createRequireRecentSignIn, type RequireRecentSignInFunction } from './api/require-recent-sign-in.js'
-import { ACCOUNT_ADAPTER_METHODS, accountEnabled, assertAccount, resolveAccount } from './config.js'
+import { ACCOUNT_ADAPTER_METHODS, accountEnabled, accountOf, assertAccount, resolveAccount } from './config.js'
 import './types.js'
 
 /** The server-side functions of this feature, as `Portcullis()` returns them. */
@@ -42,6 +42,12 @@ export const accountFeature: Feature = {
     { method: 'POST', path: '/account/email/undo', csrf: true, load: async () => (await import('./routes/email.js')).undoEmailChangeAction },
     { method: 'POST', path: '/account/disconnect', csrf: true, load: async () => (await import('./routes/disconnect.js')).disconnectAction },
   ],
+  hooks: {
+    // The other wings' sensitive actions (the password, the second factor, the passkeys) ask here.
+    requireRecentSignIn: async (ctx, what, returnTo) => {
+      await (await import('./recent.js')).requireRecentFor(ctx, accountOf(ctx.config).recentSignInMaxAge, what, returnTo)
+    },
+  },
   off: 'The account page is off: set account: true (or an object) in the Portcullis config. See docs/account.md.',
   api: (api): AccountApi => ({ requireRecentSignIn: createRequireRecentSignIn(api), deleteAccount: createDeleteAccount(api), changeEmail: createChangeEmail(api) }),
   adapterMethods: [...ACCOUNT_ADAPTER_METHODS, 'deleteSessionsByUserId', 'getSessionConfirmation', 'unlinkAccount'],
