@@ -34,6 +34,9 @@ export const accountFeature: Feature = {
     { method: 'GET', path: '/account', page: true, load: async () => (await import('./routes/page.js')).accountPage },
     { method: 'GET', path: '/account/confirm', page: true, load: async () => (await import('./routes/confirm.js')).confirmPage },
     { method: 'POST', path: '/account/confirm', csrf: true, load: async () => (await import('./routes/confirm.js')).confirmAction },
+    { method: 'POST', path: '/account/confirm/email', csrf: true, load: async () => (await import('./routes/confirm-link.js')).sendConfirmLinkAction },
+    // Uses its link's token in the browser that asked for it: no page, HEAD does not run it.
+    { method: 'GET', path: '/account/confirm/email', load: async () => (await import('./routes/confirm-link.js')).confirmByLink },
     { method: 'POST', path: '/account/delete', csrf: true, load: async () => (await import('./routes/delete.js')).deleteAccountAction },
     { method: 'POST', path: '/account/email', csrf: true, load: async () => (await import('./routes/email.js')).requestEmailChangeAction },
     // Uses its link's token when the same user, signed in, opens it: no page, HEAD does not run it.
@@ -53,4 +56,6 @@ export const accountFeature: Feature = {
   adapterMethods: [...ACCOUNT_ADAPTER_METHODS, 'deleteSessionsByUserId', 'getSessionConfirmation', 'unlinkAccount'],
   events: ['userDeleted', 'emailChanged', 'updateUser', 'sessionRevoked'],
   errors: ['AccountError', 'RecentSignInRequired', 'AccountUnlinkError', 'PasswordPolicy', 'TwoFactor', 'RateLimited'],
+  // The mailed confirmation links, per user.
+  rateLimitBuckets: ['account-confirm-link'],
 }

@@ -6,8 +6,11 @@ import type { AdapterUser, Awaitable } from '../../types.js'
 
 /** The mail the account wing sends (a deletion's notice), as `account.sendMail` receives it. */
 export interface AccountMail {
-  /** The deletion's notice; the change of address's link, its notice to the old address, and a taken address's notice. */
-  kind: 'account-deleted' | 'change-email' | 'email-changed' | 'address-taken'
+  /**
+   * The deletion's notice; the change of address's link, its notice to the old address, and a taken
+   * address's notice; the link that confirms a session before a sensitive action (`confirm-sign-in`).
+   */
+  kind: 'account-deleted' | 'change-email' | 'email-changed' | 'address-taken' | 'confirm-sign-in'
   to: string
   subject: string
   text: string
