@@ -20,8 +20,9 @@ export interface AccountMail {
 /** The `account` option: the account page, a fresh sign-in before sensitive actions, deleting the account. */
 export interface AccountOptions {
   /**
-   * How long (seconds) a sign-in or a confirmation counts as recent for the account's sensitive
-   * actions (deleting the account); older, the user confirms who they are first. Default 600 (ten minutes).
+   * How long (seconds) a sign-in or a confirmation counts as recent for the built-in sensitive
+   * actions (changing the address or the password, the second factor or the passkeys, deleting the
+   * account); older, the user confirms who they are first. Default 600 (ten minutes).
    */
   recentSignInMaxAge?: number | undefined
   /**
