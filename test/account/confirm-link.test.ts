@@ -2,7 +2,8 @@
  * Confirming by a mailed link, for users who sign in by e-mail and have nothing to type: the
  * confirmation page's "Send me a link" (CSRF-checked, three per fifteen minutes per user), whose link
  * renews the confirmation only in the browser that asked, with the same user signed in, once, within
- * fifteen minutes; anywhere else it uses nothing up. Real SMTP, SQLite, database and JWT sessions;
+ * fifteen minutes; anywhere else it uses nothing up. Real SMTP, SQLite (database and JWT sessions),
+ * PostgreSQL and MariaDB;
  * the clock frozen, never slept.
  */
 import { afterEach, expect, it, jest } from '@jest/globals'
@@ -24,8 +25,11 @@ afterEach(() => {
   jest.useRealTimers()
 })
 
-for (const strategy of ['database', 'jwt'] as const) {
-  await describeWithDatabase('sqlite', `confirming by a mailed link, ${strategy} sessions`, (server) => {
+// SQLite with both strategies; PostgreSQL and MariaDB, whose token rows and dates the link relies on, with database sessions.
+const RUNS = [['sqlite', 'database'], ['sqlite', 'jwt'], ['postgres', 'database'], ['mariadb', 'database']] as const
+
+for (const [kind, strategy] of RUNS) {
+  await describeWithDatabase(kind, `confirming by a mailed link, ${kind}, ${strategy} sessions`, (server) => {
     const db = migratedDatabase(server)
     const url = () => rig.app.url
     let auth: AuthApp

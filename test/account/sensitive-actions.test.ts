@@ -169,6 +169,33 @@ for (const strategy of ['database', 'jwt'] as const) {
       expect(await db.knex('TwoFactor').whereNotNull('enabledAt').count({ n: '*' })).toEqual([{ n: 0 }])
     })
 
+    it('verifyTotp() confirms no enrolment for a stale session, and checks a code as before once enrolled', async () => {
+      freezeClock(T0)
+      mount()
+      auth.app.post('/settings/two-factor/verify', async (req, res) => {
+        try {
+          res.json(await auth.verifyTotp(req, { code: req.body.code, skipCsrfCheck: true }))
+        } catch (error) {
+          res.status(error instanceof RecentSignInRequiredError ? 403 : 400).json({ error: String(error) })
+        }
+      })
+      const browser = new Browser()
+      await verifiedUser(browser, url(), rig.smtp, 'ada@example.com')
+      const enrolment = (await (await browser.request(`${url()}/settings/two-factor/enrol`, { method: 'POST' })).json()) as { done: { secret: string } }
+      let now = T0 + STALE_MS
+      jest.setSystemTime(now)
+      const verify = (code: string) => browser.request(`${url()}/settings/two-factor/verify`, { body: new URLSearchParams({ code }) })
+      expect((await verify(codeAt(enrolment.done.secret, now))).status).toBe(403)
+      expect(await db.knex('TwoFactor').whereNotNull('enabledAt').count({ n: '*' })).toEqual([{ n: 0 }])
+      await confirmByPassword(browser, '/')
+      expect((await verify(codeAt(enrolment.done.secret, now))).status).toBe(200)
+      expect(await db.knex('TwoFactor').whereNotNull('enabledAt').count({ n: '*' })).toEqual([{ n: 1 }])
+      // Enrolled: a code is checked for a stale session too (it changes nothing).
+      now += STALE_MS
+      jest.setSystemTime(now)
+      expect(await (await verify(codeAt(enrolment.done.secret, now))).json()).toEqual({ method: 'totp' })
+    })
+
     it('passkeys: a stale session adds none (the options and the callback) and removes none (the route and removePasskey()), and does both once confirmed', async () => {
       freezeClock(T0)
       mount()
