@@ -5,7 +5,9 @@
  * (`deleteAccount`). The session's record of its
  * last confirmation is the core's (session/confirmation.ts): it lives in the session itself. The
  * ways to confirm are the features' (`confirmationMethods`, `confirmSignIn`, the second factor's
- * `hasFurtherFactor`/`checkFurtherFactor`), asked through their hooks.
+ * `hasFurtherFactor`/`checkFurtherFactor`), asked through their hooks, and a mailed link
+ * (confirm-link.ts). The other wings' sensitive actions (the password, the second factor, the
+ * passkeys) ask this wing through the core's `requireRecentSignIn` hook (actions/sensitive.ts).
  */
 import type { Feature } from '../../composition/index.js'
 import { createChangeEmail, type ChangeEmailFunction } from './api/change-email.js'
