@@ -444,9 +444,10 @@ export class AccountUnlinkError extends AuthError {
 }
 
 /**
- * A sensitive action (`deleteAccount()`, a change of address) was asked of a session whose last
- * sign-in or confirmation is older than the action allows (`maxAge`): the user must confirm who
- * they are first, on the account's confirmation page (`confirmUrl`, when known), and come back.
+ * A sensitive action (`deleteAccount()`, a change of address or password, of the second factor or
+ * the passkeys) was asked of a session whose last sign-in or confirmation is older than the action
+ * allows (`maxAge`): the user must confirm who they are first, on the account's confirmation page
+ * (`url`, when known), and come back.
  * See docs/account.md.
  */
 export class RecentSignInRequiredError extends AuthError {
@@ -454,10 +455,13 @@ export class RecentSignInRequiredError extends AuthError {
   readonly age: number
   /** The most the action allows, in seconds. */
   readonly maxAge: number
-  constructor(message: string, details: { age: number; maxAge: number }) {
+  /** The confirmation page, which sends the user back where they were (set by the built-in actions' checks). */
+  readonly url: string | undefined
+  constructor(message: string, details: { age: number; maxAge: number; url?: string | undefined }) {
     super('RecentSignInRequired', message)
     this.age = details.age
     this.maxAge = details.maxAge
+    this.url = details.url
   }
 }
 

@@ -167,6 +167,14 @@ export interface FeatureHooks {
    */
   confirmSignIn?(ctx: ActionContext, userId: string, method: string, fields: Record<string, unknown>): Promise<boolean>
   /**
+   * A built-in sensitive action of another feature is about to run for the signed-in user (`what`:
+   * `changePassword()`, `POST /two-factor/disable`, …): throws RecentSignInRequiredError, its `url`
+   * the confirmation page coming back to `returnTo`, when the session's last sign-in or confirmation
+   * is too old for it. The account wing gives it (`account.recentSignInMaxAge`); without it the
+   * actions run as before. Signed out, it lets the action say so itself.
+   */
+  requireRecentSignIn?(ctx: ActionContext, what: string, returnTo: string): Promise<void>
+  /**
    * `user` was deleted (`deleteAccount()`): the adapter's `deleteUser` removed every row of it in one
    * transaction; this is for what a feature keeps elsewhere (a cache, a store). Errors are logged.
    */

@@ -5,13 +5,15 @@
  * (`deleteAccount`). The session's record of its
  * last confirmation is the core's (session/confirmation.ts): it lives in the session itself. The
  * ways to confirm are the features' (`confirmationMethods`, `confirmSignIn`, the second factor's
- * `hasFurtherFactor`/`checkFurtherFactor`), asked through their hooks.
+ * `hasFurtherFactor`/`checkFurtherFactor`), asked through their hooks, and a mailed link
+ * (confirm-link.ts). The other wings' sensitive actions (the password, the second factor, the
+ * passkeys) ask this wing through the core's `requireRecentSignIn` hook (actions/sensitive.ts).
  */
 import type { Feature } from '../../composition/index.js'
 import { createChangeEmail, type ChangeEmailFunction } from './api/change-email.js'
 import { createDeleteAccount, type DeleteAccountFunction } from './api/delete-account.js'
 import { createRequireRecentSignIn, type RequireRecentSignInFunction } from './api/require-recent-sign-in.js'
-import { ACCOUNT_ADAPTER_METHODS, accountEnabled, assertAccount, resolveAccount } from './config.js'
+import { ACCOUNT_ADAPTER_METHODS, accountEnabled, accountOf, assertAccount, resolveAccount } from './config.js'
 import './types.js'
 
 /** The server-side functions of this feature, as `Portcullis()` returns them. */
@@ -34,6 +36,9 @@ export const accountFeature: Feature = {
     { method: 'GET', path: '/account', page: true, load: async () => (await import('./routes/page.js')).accountPage },
     { method: 'GET', path: '/account/confirm', page: true, load: async () => (await import('./routes/confirm.js')).confirmPage },
     { method: 'POST', path: '/account/confirm', csrf: true, load: async () => (await import('./routes/confirm.js')).confirmAction },
+    { method: 'POST', path: '/account/confirm/email', csrf: true, load: async () => (await import('./routes/confirm-link.js')).sendConfirmLinkAction },
+    // Uses its link's token in the browser that asked for it: no page, HEAD does not run it.
+    { method: 'GET', path: '/account/confirm/email', load: async () => (await import('./routes/confirm-link.js')).confirmByLink },
     { method: 'POST', path: '/account/delete', csrf: true, load: async () => (await import('./routes/delete.js')).deleteAccountAction },
     { method: 'POST', path: '/account/email', csrf: true, load: async () => (await import('./routes/email.js')).requestEmailChangeAction },
     // Uses its link's token when the same user, signed in, opens it: no page, HEAD does not run it.
@@ -42,9 +47,17 @@ export const accountFeature: Feature = {
     { method: 'POST', path: '/account/email/undo', csrf: true, load: async () => (await import('./routes/email.js')).undoEmailChangeAction },
     { method: 'POST', path: '/account/disconnect', csrf: true, load: async () => (await import('./routes/disconnect.js')).disconnectAction },
   ],
+  hooks: {
+    // The other wings' sensitive actions (the password, the second factor, the passkeys) ask here.
+    requireRecentSignIn: async (ctx, what, returnTo) => {
+      await (await import('./recent.js')).requireRecentFor(ctx, accountOf(ctx.config).recentSignInMaxAge, what, returnTo)
+    },
+  },
   off: 'The account page is off: set account: true (or an object) in the Portcullis config. See docs/account.md.',
   api: (api): AccountApi => ({ requireRecentSignIn: createRequireRecentSignIn(api), deleteAccount: createDeleteAccount(api), changeEmail: createChangeEmail(api) }),
   adapterMethods: [...ACCOUNT_ADAPTER_METHODS, 'deleteSessionsByUserId', 'getSessionConfirmation', 'unlinkAccount'],
   events: ['userDeleted', 'emailChanged', 'updateUser', 'sessionRevoked'],
   errors: ['AccountError', 'RecentSignInRequired', 'AccountUnlinkError', 'PasswordPolicy', 'TwoFactor', 'RateLimited'],
+  // The mailed confirmation links, per user.
+  rateLimitBuckets: ['account-confirm-link'],
 }

@@ -1,6 +1,6 @@
 /**
  * The account's mails: the notice that an account was deleted, to its address; a change of address's
- * link, its notice to the old address, and a taken address's notice. Rendered like the
+ * link, its notice to the old address, and a taken address's notice; the link that confirms a session. Rendered like the
  * sign-in mail (the site's host and one link, to the site; nothing the visitor typed), sent through
  * `account.sendMail`, `account.server`, or the server of a configured e-mail provider.
  */
@@ -55,6 +55,11 @@ export async function mailAccountDeleted(ctx: ActionContext, account: ResolvedAc
       'If it was not you, contact the site: someone had access to your account.',
     ],
   })
+}
+
+/** Whether the account's mails can leave: `account.sendMail`, `account.server`, or a Nodemailer provider's server. */
+export function canSendAccountMail(ctx: ActionContext, account: ResolvedAccount): boolean {
+  return account.sendMail !== undefined || mailRoute(ctx, account) !== undefined
 }
 
 /** The SMTP server and sender: the option's, else a configured e-mail provider's. */

@@ -46,14 +46,33 @@ export function confirmUrl(ctx: Pick<ActionContext, 'origin' | 'basePath'>, retu
 
 /**
  * The request's session's record, for a server-side sensitive call (`what`), when it is recent.
+ * @param returnTo Where the confirmation page of the error's `url` sends the user back; without it the error has no `url`.
  * @throws AccountError `not_signed_in`; RecentSignInRequiredError
  */
-export async function assertRecentSignIn(ctx: ActionContext, maxAge: number, what: string): Promise<SessionConfirmation> {
+export async function assertRecentSignIn(ctx: ActionContext, maxAge: number, what: string, returnTo?: string): Promise<SessionConfirmation> {
   const confirmation = await readConfirmation(ctx)
   if (!confirmation) throw new AccountError('not_signed_in', `${what}: nobody is signed in on this request.`)
-  if (!isRecent(confirmation, maxAge, ctx.now)) {
-    const age = confirmation.confirmedAt > 0 ? ctx.now - confirmation.confirmedAt : Infinity
-    throw new RecentSignInRequiredError(`${what}: the session was last confirmed ${Number.isFinite(age) ? `${age} s ago` : 'never'}, more than ${maxAge} s: send the user to confirm first (requireRecentSignIn()).`, { age, maxAge })
-  }
+  assertRecent(ctx, confirmation, maxAge, what, returnTo)
   return confirmation
+}
+
+/**
+ * The `requireRecentSignIn` hook of the other wings' sensitive actions (changing the password, the
+ * second factor, the passkeys): `account.recentSignInMaxAge` applies to them as to this wing's.
+ * Signed out it does nothing: the action refuses that itself, with its own error.
+ * @throws RecentSignInRequiredError, its `url` the confirmation page coming back to `returnTo`
+ */
+export async function requireRecentFor(ctx: ActionContext, maxAge: number, what: string, returnTo: string): Promise<void> {
+  const confirmation = await readConfirmation(ctx)
+  if (confirmation) assertRecent(ctx, confirmation, maxAge, what, returnTo)
+}
+
+function assertRecent(ctx: ActionContext, confirmation: SessionConfirmation, maxAge: number, what: string, returnTo: string | undefined): void {
+  if (isRecent(confirmation, maxAge, ctx.now)) return
+  const age = confirmation.confirmedAt > 0 ? ctx.now - confirmation.confirmedAt : Infinity
+  const url = returnTo === undefined ? undefined : confirmUrl(ctx, returnTo)
+  throw new RecentSignInRequiredError(
+    `${what}: the session was last confirmed ${Number.isFinite(age) ? `${age} s ago` : 'never'}, more than ${maxAge} s: send the user to confirm first (${url ?? 'requireRecentSignIn()'}).`,
+    { age, maxAge, url },
+  )
 }

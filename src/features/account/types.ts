@@ -6,8 +6,11 @@ import type { AdapterUser, Awaitable } from '../../types.js'
 
 /** The mail the account wing sends (a deletion's notice), as `account.sendMail` receives it. */
 export interface AccountMail {
-  /** The deletion's notice; the change of address's link, its notice to the old address, and a taken address's notice. */
-  kind: 'account-deleted' | 'change-email' | 'email-changed' | 'address-taken'
+  /**
+   * The deletion's notice; the change of address's link, its notice to the old address, and a taken
+   * address's notice; the link that confirms a session before a sensitive action (`confirm-sign-in`).
+   */
+  kind: 'account-deleted' | 'change-email' | 'email-changed' | 'address-taken' | 'confirm-sign-in'
   to: string
   subject: string
   text: string
@@ -17,8 +20,9 @@ export interface AccountMail {
 /** The `account` option: the account page, a fresh sign-in before sensitive actions, deleting the account. */
 export interface AccountOptions {
   /**
-   * How long (seconds) a sign-in or a confirmation counts as recent for the account's sensitive
-   * actions (deleting the account); older, the user confirms who they are first. Default 600 (ten minutes).
+   * How long (seconds) a sign-in or a confirmation counts as recent for the built-in sensitive
+   * actions (changing the address or the password, the second factor or the passkeys, deleting the
+   * account); older, the user confirms who they are first. Default 600 (ten minutes).
    */
   recentSignInMaxAge?: number | undefined
   /**

@@ -4,6 +4,7 @@
  */
 import { actionContext, assertServerCsrf, givenRequest, type Api, type CsrfOptions } from '../../../api/context.js'
 import type { SessionsCallContext } from '../../../api/sessions-context.js'
+import { callerPage } from '../../../actions/sensitive.js'
 import { accountOf } from '../config.js'
 import { assertRecentSignIn } from '../recent.js'
 
@@ -39,7 +40,7 @@ export function createChangeEmail(api: Api): ChangeEmailFunction {
     const account = accountOf(api.config)
     const ctx = actionContext(api, req)
     assertServerCsrf(api, ctx, options, 'changeEmail()')
-    const confirmation = await assertRecentSignIn(ctx, options.maxAge ?? account.recentSignInMaxAge, 'changeEmail()')
+    const confirmation = await assertRecentSignIn(ctx, options.maxAge ?? account.recentSignInMaxAge, 'changeEmail()', callerPage(ctx))
     // The change's code (and the mail's) loads on the first change, never on the session-read path.
     const { requestEmailChange } = await import('../email-change.js')
     await requestEmailChange(ctx, account, confirmation.userId, options.newEmail)

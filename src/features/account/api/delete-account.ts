@@ -6,6 +6,7 @@ import { actionContext, assertServerCsrf, givenRequest, type Api, type CsrfOptio
 import { endedHere } from '../../../api/sessions-context.js'
 import type { SessionsCallContext } from '../../../api/sessions-context.js'
 import type { AdapterUser } from '../../../types.js'
+import { callerPage } from '../../../actions/sensitive.js'
 import { accountOf } from '../config.js'
 import { assertRecentSignIn } from '../recent.js'
 
@@ -40,7 +41,7 @@ export function createDeleteAccount(api: Api): DeleteAccountFunction {
     const account = accountOf(api.config)
     const ctx = actionContext(api, req)
     assertServerCsrf(api, ctx, options, 'deleteAccount()')
-    const confirmation = await assertRecentSignIn(ctx, options.maxAge ?? account.recentSignInMaxAge, 'deleteAccount()')
+    const confirmation = await assertRecentSignIn(ctx, options.maxAge ?? account.recentSignInMaxAge, 'deleteAccount()', callerPage(ctx))
     // The deletion's code (and the mail's) loads on the first deletion, never on the session-read path.
     const { deleteUserAccount } = await import('../delete.js')
     const user = await deleteUserAccount(ctx, account, confirmation.userId)

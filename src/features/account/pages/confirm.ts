@@ -1,8 +1,9 @@
 /**
  * The confirmation page (GET `/account/confirm`): before a sensitive action, the signed-in user
  * proves who they are again, with what they have: a password, a second-factor code (forms posting
- * to `/account/confirm`), or a new sign-in with one of their OAuth accounts or a passkey (the
- * provider's round trip, which comes back to `callbackUrl`). Every form is CSRF-protected.
+ * to `/account/confirm`), a new sign-in with one of their OAuth accounts or a passkey (the
+ * provider's round trip, which comes back to `callbackUrl`), or a mailed link ("Send me a link",
+ * posting to `/account/confirm/email`). Every form is CSRF-protected.
  */
 import type { ConfirmationMethod } from '../../../composition/index.js'
 import type { Theme } from '../../../types.js'
@@ -25,7 +26,11 @@ export interface ConfirmPageProps {
   callbackUrl: string
   methods: readonly ConfirmationMethod[]
   roundTrips: readonly ConfirmationRoundTrip[]
+  /** Where "Send me a link" posts, when the user may confirm by a mailed link. */
+  mailLinkAction?: string | undefined
   error?: string | undefined
+  /** What happened (the link was sent). */
+  notice?: string | undefined
   theme: Theme
   homeUrl?: string | undefined
 }
@@ -37,13 +42,16 @@ export interface ConfirmPageProps {
  * renderConfirmPage({ action: '/api/auth/account/confirm', csrfToken: 'c', callbackUrl: '/account', methods: [], roundTrips: [], theme: {} })
  */
 export function renderConfirmPage(props: ConfirmPageProps): string {
-  if (!isSafePageUrl(props.action) || props.roundTrips.some((trip) => !isSafePageUrl(trip.href))) throw new TypeError('Confirmation page: a form action must be a path or an http(s) URL.')
-  const none = props.methods.length === 0 && props.roundTrips.length === 0
+  const actions = [props.action, ...props.roundTrips.map((trip) => trip.href), ...(props.mailLinkAction === undefined ? [] : [props.mailLinkAction])]
+  if (actions.some((action) => !isSafePageUrl(action))) throw new TypeError('Confirmation page: a form action must be a path or an http(s) URL.')
+  const none = props.methods.length === 0 && props.roundTrips.length === 0 && props.mailLinkAction === undefined
   const body = html`<h1>Confirm it is you</h1>
 <p>This needs a recent sign-in. Confirm who you are to go on.</p>
 ${props.error ? html`<div class="alert" role="alert">${props.error}</div>` : ''}
+${props.notice ? html`<div class="alert" role="status">${props.notice}</div>` : ''}
 ${props.methods.map((method, index) => methodForm(props, method, index === 0))}
 ${props.roundTrips.map((trip) => roundTripForm(props, trip))}
+${props.mailLinkAction === undefined ? '' : mailLinkForm(props, props.mailLinkAction)}
 ${none ? html`<p>Your account has no way to confirm here. Sign out and sign in again, then come back.</p>` : ''}`
   return renderLayout({ title: 'Confirm it is you', theme: props.theme, body, home: props.homeUrl })
 }
@@ -73,5 +81,13 @@ function roundTripForm(props: ConfirmPageProps, trip: ConfirmationRoundTrip): Sa
   return html`<form method="post" action="${trip.href}">
 ${hidden(props)}
 <button type="submit" class="secondary">${trip.label}</button>
+</form>`
+}
+
+function mailLinkForm(props: ConfirmPageProps, action: string): SafeHtml {
+  return html`<form method="post" action="${action}">
+${hidden(props)}
+<p>Or get a link by e-mail: it confirms this browser once, within fifteen minutes.</p>
+<button type="submit" class="secondary">Send me a link</button>
 </form>`
 }

@@ -2,7 +2,8 @@
  * GET /account/confirm `?callbackUrl`: the confirmation page. POST /account/confirm `{ csrfToken,
  * method, <its field>, callbackUrl }`: the password or second-factor code checked by the feature
  * that owns it, the session's record of its last confirmation renewed (session/confirmation.ts),
- * then back to `callbackUrl` (same-site, through the `redirect` callback).
+ * then back to `callbackUrl` (same-site, through the `redirect` callback). The mailed link's routes
+ * are in confirm-link.ts.
  */
 import { actionPath, assertCsrf, authUrl, issueCsrf, redirectTarget, stringValue, type Action, type ActionContext } from '../../../actions/context.js'
 import { homeUrl } from '../../../actions/home.js'
@@ -10,6 +11,8 @@ import { hooksOf } from '../../../composition/index.js'
 import { AuthError, InvalidRequestError, RateLimitedError, TwoFactorError } from '../../../errors.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { recordConfirmation } from '../../../session/confirmation.js'
+import { accountOf } from '../config.js'
+import { offersConfirmLink } from '../confirm-link.js'
 import { renderConfirmPage } from '../pages/confirm.js'
 import { confirmationOrSignIn, roundTrips, SECOND_FACTOR, typedMethods } from './shared.js'
 
@@ -17,7 +20,7 @@ export const confirmPage: Action = async (ctx) => {
   const callbackUrl = await returnTarget(ctx)
   const asking = await confirmationOrSignIn(ctx, authUrl(ctx, `/account/confirm?${new URLSearchParams({ callbackUrl })}`))
   if ('response' in asking) return asking.response
-  return page(ctx, asking.confirmation.userId, callbackUrl, 200)
+  return confirmationPage(ctx, asking.confirmation.userId, callbackUrl, 200)
 }
 
 export const confirmAction: Action = async (ctx) => {
@@ -33,7 +36,7 @@ export const confirmAction: Action = async (ctx) => {
   } catch (error) {
     const refusal = refusalOf(error)
     if (refusal === undefined) throw error
-    return page(ctx, userId, callbackUrl, error instanceof RateLimitedError ? 429 : 400, refusal)
+    return confirmationPage(ctx, userId, callbackUrl, error instanceof RateLimitedError ? 429 : 400, { error: refusal })
   }
   return { redirect: callbackUrl, cookies: await recordConfirmation(ctx, method) }
 }
@@ -63,12 +66,13 @@ function refusalOf(error: unknown): string | undefined {
 }
 
 /** Where to go back to: the posted or asked `callbackUrl` (same-site), else the account page. */
-async function returnTarget(ctx: ActionContext): Promise<string> {
+export async function returnTarget(ctx: ActionContext): Promise<string> {
   const given = stringValue(ctx.body.callbackUrl) ?? ctx.query.get('callbackUrl') ?? undefined
   return given === undefined ? authUrl(ctx, '/account') : redirectTarget(ctx, given)
 }
 
-async function page(ctx: ActionContext, userId: string, callbackUrl: string, status: number, error?: string): Promise<AuthResponse> {
+/** The confirmation page for `userId`, with what was wrong (`error`) or what happened (`notice`). */
+export async function confirmationPage(ctx: ActionContext, userId: string, callbackUrl: string, status: number, messages: { error?: string; notice?: string } = {}): Promise<AuthResponse> {
   const csrf = issueCsrf(ctx)
   const html = renderConfirmPage({
     action: actionPath(ctx, '/account/confirm'),
@@ -76,7 +80,8 @@ async function page(ctx: ActionContext, userId: string, callbackUrl: string, sta
     callbackUrl,
     methods: await typedMethods(ctx, userId),
     roundTrips: await roundTrips(ctx, userId, callbackUrl),
-    error,
+    mailLinkAction: (await offersConfirmLink(ctx, accountOf(ctx.config), userId)) ? actionPath(ctx, '/account/confirm/email') : undefined,
+    ...messages,
     theme: ctx.config.theme,
     homeUrl: homeUrl(ctx),
   })

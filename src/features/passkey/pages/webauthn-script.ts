@@ -9,7 +9,9 @@
  * - a sign-in form marked `data-passkey-conditional` also starts conditional mediation when the
  *   browser supports it and the page has an `autocomplete="… webauthn"` field: the passkeys appear in
  *   that field's autofill, and picking one signs in;
- * - a failure (cancelled, timed out, no passkey) is written to the form's `[data-passkey-status]`.
+ * - a failure (cancelled, timed out, no passkey) is written to the form's `[data-passkey-status]`;
+ * - a registration refused for a stale session (`403 RecentSignInRequired`, the `account` option)
+ *   goes to the confirmation page the answer names (same-origin only), which comes back.
  *
  * The page loads it as `webauthn.js?v=<hash>`, so it can be cached for a year and still change.
  *
@@ -70,6 +72,11 @@ export const WEBAUTHN_SCRIPT = `// Portcullis passkey script: see src/features/p
     url.searchParams.set('action', action)
     const answer = await fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } })
     const body = await answer.json().catch(() => null)
+    // A stale session adding a passkey: to the confirmation page, which comes back to this one.
+    if (answer.status === 403 && body && body.error === 'RecentSignInRequired' && typeof body.url === 'string' && new URL(body.url, location.href).origin === location.origin) {
+      location.assign(body.url)
+      return new Promise(() => {})
+    }
     if (!answer.ok || !body || !body.options) throw new Error((body && body.message) || 'Passkeys are not available right now.')
     return body.options
   }

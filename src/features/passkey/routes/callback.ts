@@ -6,7 +6,8 @@
  *   counter stored (src/features/passkey/verify.ts), the second page when the authenticator did not verify
  *   the user and the user has the second factor on, the `signIn` callback, a new session (JWT or
  *   database), the `signIn` event, and the redirect to the callback URL;
- * - `register`: for the signed-in user the challenge was issued to only, and, when that user has the
+ * - `register`: for the signed-in user the challenge was issued to only, after a recent sign-in with
+ *   the `account` option (else to confirm, and back to the passkeys page), and, when that user has the
  *   second factor on, after a current code or a recovery code (`code`); the response verified, the
  *   passkey stored with its `webauthn` account (`linkAccount` and `passkeyAdded` events), and back to
  *   the passkeys page (a failure too, with its code).
@@ -24,7 +25,8 @@ import type { Account, AdapterUser, SecondFactorProof } from '../../../types.js'
 import { verifyPasskeyRegistration, verifyPasskeySignIn } from '../verify.js'
 import { assertCsrf, authUrl, redirectTarget, stringValue, type ActionContext } from '../../../actions/context.js'
 import { failureResponse } from '../../../actions/failure.js'
-import { passkeyInfo } from './shared.js'
+import { recentSignInRefusal } from '../../../actions/sensitive.js'
+import { passkeyInfo, passkeysPageUrl } from './shared.js'
 import type { Resume } from '../../../composition/index.js'
 import { askSignInCallback, finishSignIn } from '../../../sign-in/finish.js'
 import { afterFirstFactor, checkFurtherFactor, hasFurtherFactor } from '../../../sign-in/further-factor.js'
@@ -96,6 +98,9 @@ async function registerPasskey(ctx: ActionContext, provider: PasskeyProvider): P
   const userId = await signedInUserId(ctx)
   if (!userId) throw new WebAuthnVerificationError('not_signed_in', 'A passkey registration arrived from a browser that is not signed in: registering a passkey needs a signed-in user.')
   const back = authUrl(ctx, '/passkeys')
+  // With the `account` option, a recent sign-in first (the options request asked it too; this step stores).
+  const stale = await recentSignInRefusal(ctx, `POST /callback/${provider.id} (register)`, passkeysPageUrl(ctx))
+  if (stale) return { ...stale, cookies: clearChallenge(ctx) }
   try {
     const { challenge, userId: issuedTo } = await useChallenge(ctx, provider, 'register')
     if (issuedTo !== userId) throw new WebAuthnVerificationError('not_signed_in', 'The passkey registration challenge was issued to another user than the one signed in now.')

@@ -2,7 +2,8 @@
  * GET /webauthn-options/:provider?action=authenticate|register: the options of a passkey ceremony
  * as JSON, `{ action, options }` (Auth.js's answer), and the `authjs.challenge` cookie that binds its
  * challenge to this browser. Registration needs a signed-in user (Auth.js also registers new users
- * here; Portcullis does not, see docs/passkeys.md). Each answer stores a challenge, so it is
+ * here; Portcullis does not, see docs/passkeys.md), and, with the `account` option, a recent sign-in
+ * (else `403 { error: 'RecentSignInRequired', url }`: the script goes to confirm). Each answer stores a challenge, so it is
  * rate-limited per client address (`rateLimit.ip`, a bucket of its own).
  */
 import type { PasskeyAdapter } from '../provider.js'
@@ -14,7 +15,8 @@ import { signedInUserId } from '../../../session/strategy.js'
 import { authenticationOptions, registrationOptions } from '../options.js'
 import type { Action } from '../../../actions/context.js'
 import { countRateLimited } from '../../../telemetry/refusal.js'
-import { passkeyProvider } from './shared.js'
+import { recentSignInRefusal } from '../../../actions/sensitive.js'
+import { passkeyProvider, passkeysPageUrl } from './shared.js'
 
 export const webauthnOptions =
   (providerId: string): Action =>
@@ -33,6 +35,9 @@ export const webauthnOptions =
         json: { error: 'Unauthorized', message: 'Registering a passkey needs a signed-in user: sign in first, then add a passkey (the passkeys page, GET /passkeys).' },
       }
     }
+    // Adding a way in: with the `account` option, after a recent sign-in (the script goes to confirm).
+    const stale = user ? await recentSignInRefusal(ctx, 'GET /webauthn-options?action=register', passkeysPageUrl(ctx), { json: true }) : undefined
+    if (stale) return stale
     const refused = await rateLimited(ctx)
     if (refused) return refused
     const { challenge, cookie } = await startChallenge(ctx, provider, action, user?.id)

@@ -12,7 +12,7 @@ import { type PageScript } from '../../../pages/theme.js'
 import { signedInUserId } from '../../../session/strategy.js'
 import type { Adapter, AdapterAccount } from '../../../types.js'
 import type { AdapterAuthenticator, PasskeyInfo } from '../types.js'
-import type { ActionContext } from '../../../actions/context.js'
+import { authUrl, type ActionContext } from '../../../actions/context.js'
 import { canSignInWithoutAccount, countedProviders, keepsAnotherAccount } from '../../../sign-in/ways.js'
 
 /**
@@ -25,6 +25,12 @@ export function passkeyProvider(config: ResolvedConfig, providerId?: string): Pa
     throw new UnknownActionError(providerId === undefined ? 'No passkey provider is configured: add Passkey() from "portcullis/providers/passkey" to providers.' : `"${providerId}" is not a passkey provider.`)
   }
   return provider
+}
+
+/** The passkeys page, keeping the request's `callbackUrl` (query or form): where a confirmation comes back to. */
+export function passkeysPageUrl(ctx: ActionContext): string {
+  const callbackUrl = (typeof ctx.body.callbackUrl === 'string' ? ctx.body.callbackUrl : undefined) ?? ctx.query.get('callbackUrl') ?? undefined
+  return authUrl(ctx, `/passkeys${callbackUrl ? `?${new URLSearchParams({ callbackUrl })}` : ''}`)
 }
 
 /** The passkey script as a page loads it: `<basePath>/webauthn.js?v=<hash>`, with its integrity value. */

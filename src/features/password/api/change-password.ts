@@ -7,6 +7,7 @@ import { loadAccounts, passwordProvider } from '../routes/shared.js'
 import { AccountUnlinkError } from '../../../errors.js'
 import { appendCookies } from '../../../http/respond.js'
 import { ownerWithSessionId, sessionOwner } from '../../../session/devices.js'
+import { assertRecentSignInIfRequired, callerPage } from '../../../actions/sensitive.js'
 import { assertServerCsrf, type Api, type CsrfOptions } from '../../../api/context.js'
 import { passwordCall, type PasswordCallContext } from './context.js'
 
@@ -17,11 +18,14 @@ export interface ChangePasswordOptions extends CsrfOptions {
 }
 
 /**
- * Changes the signed-in user's password and ends their other sessions. CSRF-checked.
+ * Changes the signed-in user's password and ends their other sessions. CSRF-checked. The current
+ * password is always asked; with the `account` option, a recent sign-in or confirmation too
+ * (`account.recentSignInMaxAge`, docs/account.md).
  *
  * @throws PasswordPolicyError (`code` wrong_password, too_short, too_long, common, breached),
  *   RateLimitedError, MissingCSRFError, AccountUnlinkError `not_signed_in`, UnknownActionError (no
- *   password provider)
+ *   password provider), RecentSignInRequiredError (its `url`: the confirmation page, back to the
+ *   page the request came from)
  * @example
  * ```ts
  * app.post('/account/password', express.urlencoded({ extended: false }), async (req, res) => {
@@ -39,6 +43,8 @@ export function createChangePassword(api: Api): ChangePasswordFunction {
     const provider = passwordProvider(api.config)
     const signedIn = await sessionOwner(call.ctx)
     if (!signedIn) throw new AccountUnlinkError('not_signed_in', 'changePassword(): nobody is signed in on this request.')
+    // With the account option: a recent sign-in too (docs/account.md), before the current password is tried.
+    await assertRecentSignInIfRequired(call.ctx, 'changePassword()', callerPage(call.ctx))
     // The change refuses every older JWT without a session id: this session, if it is one, is given an
     // id first (a new cookie), so that it stays as the user's other sessions end.
     const { owner, cookies } = await ownerWithSessionId(call.ctx, signedIn)

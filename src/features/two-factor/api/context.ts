@@ -4,6 +4,7 @@
  * `twoFactor` is on, the CSRF rule of the state-changing ones, and the signed-in user.
  */
 import type { ActionContext } from '../../../actions/context.js'
+import { assertRecentSignInIfRequired, callerPage } from '../../../actions/sensitive.js'
 import { assertTwoFactor, loadFactor, signedInUser } from '../routes/shared.js'
 import { TwoFactorError } from '../../../errors.js'
 import type { AdapterUser } from '../../../types.js'
@@ -38,4 +39,13 @@ export async function twoFactorCall(
   const user = await signedInUser(ctx)
   if (!user) throw new TwoFactorError('not_signed_in', `${what}: nobody is signed in on this request.`)
   return { ctx, user, factor: await loadFactor() }
+}
+
+/**
+ * With the `account` option: a recent sign-in, before a change of the factor (enrolling, new
+ * recovery codes, turning it off; docs/account.md).
+ * @throws RecentSignInRequiredError, its `url` the confirmation page coming back to the caller's page
+ */
+export function assertRecentForChange(ctx: ActionContext, what: string): Promise<void> {
+  return assertRecentSignInIfRequired(ctx, what, callerPage(ctx))
 }

@@ -2,7 +2,7 @@
 import { TwoFactorError } from '../../../errors.js'
 import type { SecondFactorProof } from '../../../types.js'
 import type { Api } from '../../../api/context.js'
-import { twoFactorCall, type TwoFactorCallContext, type TwoFactorCodeOptions } from './context.js'
+import { assertRecentForChange, twoFactorCall, type TwoFactorCallContext, type TwoFactorCodeOptions } from './context.js'
 
 /** What `verifyTotp()` resolves with. */
 export interface TotpVerification {
@@ -18,7 +18,9 @@ export interface TotpVerification {
  * checks a code or a recovery code, e.g. before a sensitive action. Each code is good once, and
  * wrong codes count against the user's rate limit. CSRF-checked.
  *
- * @throws TwoFactorError `invalid_code`, `not_enrolled`, `not_signed_in`; RateLimitedError; MissingCSRFError
+ * With the `account` option, confirming an enrolment needs a recent sign-in (docs/account.md).
+ *
+ * @throws RecentSignInRequiredError (confirming an enrolment); TwoFactorError `invalid_code`, `not_enrolled`, `not_signed_in`; RateLimitedError; MissingCSRFError
  * @example
  * ```ts
  * app.post('/account/two-factor', express.urlencoded({ extended: false }), async (req, res) => {
@@ -34,7 +36,11 @@ export function createVerifyTotp(api: Api): VerifyTotpFunction {
     const { ctx, user, factor } = await twoFactorCall(api, given, 'verifyTotp()', options)
     const enrolment = await factor.enrolmentOf(ctx, user.id)
     if (!enrolment) throw new TwoFactorError('not_enrolled', 'verifyTotp(): the user has no TOTP enrolment; start one with enrollTotp().')
-    if (!enrolment.enabledAt) return { method: 'totp', recoveryCodes: await factor.confirmEnrolment(ctx, user.id, options.code) }
+    if (!enrolment.enabledAt) {
+      // Confirming an enrolment turns a factor on; checking a code changes nothing.
+      await assertRecentForChange(ctx, 'verifyTotp()')
+      return { method: 'totp', recoveryCodes: await factor.confirmEnrolment(ctx, user.id, options.code) }
+    }
     return { method: await factor.checkSecondFactor(ctx, user.id, options.code) }
   }
 }
