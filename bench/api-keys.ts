@@ -2,8 +2,9 @@
  * API key benchmark (`npm run bench -- api-keys`): `auth(req)` with an API key in the Authorization
  * header against the raw Knex query that finds the same key and its owner (one indexed lookup, one
  * join), with the opened-key cache off and on, at 1,000 keys in the table and at 1,000,000 (SQLite,
- * better-sqlite3, in memory). In process and sequential, as the database-session group: what the
- * library adds to the lookup, not the HTTP stack's cost.
+ * better-sqlite3, in memory), and at 1,000 on PostgreSQL over loopback (PG_URL; skipped with a line when
+ * unreachable). In process and sequential, as the database-session group: what the library adds to
+ * the lookup, not the HTTP stack's cost.
  *
  * Method: per table size, 1,000 users owning the keys round-robin; 1,000 real keys are read (the
  * other rows are keys of random hashes). 500 untimed reads per row, then 7 rounds (BENCH_ROUNDS) of
@@ -27,6 +28,7 @@ import { QUICK, rounds } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
 const SIZES = QUICK ? [1_000, 100_000] : [1_000, 1_000_000]
+const PG_SIZE = 1_000
 const READ_KEYS = 1_000
 const READS = QUICK ? 500 : 2_000
 const ROUNDS = rounds(7)
@@ -83,11 +85,10 @@ async function measure(run: (i: number) => Promise<unknown>, offset: number, cou
   return Number(process.hrtime.bigint() - start) / 1000 / count
 }
 
-async function benchSize(size: number): Promise<Row[]> {
-  const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+async function benchSize(label: string, db: Knex, size: number): Promise<Row[]> {
   const seeding = Date.now()
   const keys = await seed(db, size)
-  console.log(`${thousands(size)} keys seeded in ${((Date.now() - seeding) / 1000).toFixed(1)} s`)
+  console.log(`${label}: ${thousands(size)} keys seeded in ${((Date.now() - seeding) / 1000).toFixed(1)} s`)
   let queries = 0
   db.on('query', () => queries++)
   const hashes = keys.map((key) => createHash('sha256').update(key).digest('hex'))
@@ -108,10 +109,10 @@ async function benchSize(size: number): Promise<Row[]> {
     if (!session) throw new Error('auth() found no key')
   }
   const candidates = [
-    { name: `${thousands(size)} keys: raw knex lookup + join`, run: raw, queries: 0 },
-    { name: `${thousands(size)} keys: auth(req), no cache`, run: viaAuth(uncached.auth), queries: 0 },
-    { name: `${thousands(size)} keys: auth(req), opened-key cache`, run: viaAuth(cached.auth), queries: 0 },
-    { name: `${thousands(size)} keys: auth(req), cache + default rate limit (memory)`, run: viaAuth(limited.auth), queries: 0 },
+    { name: `${label}, ${thousands(size)} keys: raw knex lookup + join`, run: raw, queries: 0 },
+    { name: `${label}, ${thousands(size)} keys: auth(req), no cache`, run: viaAuth(uncached.auth), queries: 0 },
+    { name: `${label}, ${thousands(size)} keys: auth(req), opened-key cache`, run: viaAuth(cached.auth), queries: 0 },
+    { name: `${label}, ${thousands(size)} keys: auth(req), cache + default rate limit (memory)`, run: viaAuth(limited.auth), queries: 0 },
   ]
   const prepare = (offset: number, count: number) => {
     requests = new Map()
@@ -133,15 +134,46 @@ async function benchSize(size: number): Promise<Row[]> {
       candidate.queries += queries
     }
   }
-  await db.destroy()
   return candidates.map(({ name, queries: total }, c) => ({ name, roundsUs: roundsUs[c]!, queriesPerOp: total / (ROUNDS * READS) }))
 }
 
+// As in the tests (test/support/databases.ts): PG_URL overrides the server; the database is the bench's own.
+const PG_URL = process.env.PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const pgDatabase = (name: string) => Object.assign(new URL(PG_URL), { pathname: `/${name}` }).href
+
+/** A fresh database of the bench's on PostgreSQL, or undefined (with a line) when it is not reachable. */
+async function postgres(): Promise<Knex | undefined> {
+  const admin = knex({ client: 'pg', connection: pgDatabase('postgres'), pool: { min: 0, max: 1 }, acquireConnectionTimeout: 2000 })
+  try {
+    await admin.raw('drop database if exists portcullis_bench_keys')
+    await admin.raw('create database portcullis_bench_keys')
+  } catch (error) {
+    console.log(`PostgreSQL not reachable at ${new URL(PG_URL).host} (${(error as Error).message}): its rows are skipped.`)
+    return undefined
+  } finally {
+    await admin.destroy()
+  }
+  return knex({ client: 'pg', connection: pgDatabase('portcullis_bench_keys') })
+}
+
 const results: Row[][] = []
-for (const size of SIZES) results.push(await benchSize(size))
+const ratioLabels: string[] = []
+for (const size of SIZES) {
+  const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+  results.push(await benchSize('SQLite', db, size))
+  ratioLabels.push(`SQLite ${thousands(size)} keys`)
+  await db.destroy()
+}
+// PostgreSQL on loopback, where the query is a round trip: 1,000 keys (the table's size shows in the SQLite rows).
+const pg = await postgres()
+if (pg) {
+  results.push(await benchSize('PostgreSQL', pg, PG_SIZE))
+  ratioLabels.push(`PostgreSQL ${thousands(PG_SIZE)} keys`)
+  await pg.destroy()
+}
 
 const us = (value: number) => value.toFixed(1)
-console.log(`\nNode ${process.version}, SQLite in memory, ${thousands(READ_KEYS)} distinct keys read, sequential, ${ROUNDS} rounds of ${thousands(READS)} reads per row taking turns, medians (load average ${loadavg()[0]!.toFixed(1)})\n`)
+console.log(`\nNode ${process.version}, SQLite in memory and PostgreSQL on loopback, ${thousands(READ_KEYS)} distinct keys read, sequential, ${ROUNDS} rounds of ${thousands(READS)} reads per row taking turns, medians (load average ${loadavg()[0]!.toFixed(1)})\n`)
 printTable(
   ['API key read', 'µs/op', 'spread µs/op', 'ops/s', 'queries/op', 'x raw'],
   results.flatMap((rows) => {
@@ -153,4 +185,4 @@ printTable(
   }),
 )
 const ratio = (rows: Row[], i: number) => (median(rows[i]!.roundsUs) / median(rows[0]!.roundsUs)).toFixed(2)
-console.log(`\nauth(req) over the raw lookup, no cache: ${results.map((rows, s) => `${thousands(SIZES[s]!)} keys ${ratio(rows, 1)}x`).join(', ')} (target <= 1.1x); with the cache: ${results.map((rows, s) => `${thousands(SIZES[s]!)} keys ${ratio(rows, 2)}x`).join(', ')}`)
+console.log(`\nauth(req) over the raw lookup, no cache: ${results.map((rows, s) => `${ratioLabels[s]} ${ratio(rows, 1)}x`).join(', ')} (target <= 1.1x); with the cache: ${results.map((rows, s) => `${ratioLabels[s]} ${ratio(rows, 2)}x`).join(', ')}`)
