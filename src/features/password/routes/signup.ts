@@ -1,5 +1,5 @@
 /**
- * GET /signup: the sign-up page. POST /signup `{ csrfToken, email, password, name?, callbackUrl? }`:
+ * GET /signup: the sign-up page. POST /signup `{ csrfToken, email, password, name?, username?, callbackUrl? }`:
  * CSRF-checked and rate-limited; a new account gets a verification link, a taken address a mail to
  * its owner, and both the same "check your e-mail" answer (src/features/password/accounts.ts).
  */
@@ -17,7 +17,7 @@ export const signUpAction: Action = async (ctx) => {
   const { url: callbackUrl } = await resolveCallbackUrl(ctx)
   try {
     const { signUp } = await loadAccounts()
-    return await signUp(ctx, provider, { email: ctx.body.email, password: ctx.body.password, name: ctx.body.name, callbackUrl })
+    return await signUp(ctx, provider, { email: ctx.body.email, password: ctx.body.password, name: ctx.body.name, username: ctx.body.username, callbackUrl })
   } catch (error) {
     const refusal = formRefusal(error)
     if (refusal === undefined) throw error
@@ -36,6 +36,7 @@ async function page(ctx: ActionContext, status: number, error?: string): Promise
     error,
     email: stringValue(ctx.body.email),
     name: stringValue(ctx.body.name),
+    username: provider.password.usernames && { value: stringValue(ctx.body.username), required: provider.password.usernames.required, maxLength: provider.password.usernames.maxLength },
     minLength: provider.password.minLength,
     maxLength: provider.password.maxLength,
     signInUrl: signInUrl(ctx),
