@@ -187,6 +187,31 @@ await describeWithDatabase('sqlite', 'usernames: sign-up, sign-in and change', (
       expect((await storedUsernames(db)).map((row) => row.username)).toEqual(['ada', 'babbage'])
     })
 
+    it('a taken address with a free username: the same answer, no name claimed, its owner mailed as before', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { usernames: true })
+      await memberWithUsername(new Browser(), 'owner@example.com', 'holder')
+      const free = await signUp(new Browser(), url(), 'new@example.com', GOOD_PASSWORD, { username: 'newcomer' })
+      await nextMailText(rig.smtp, 'new@example.com')
+      const taken = await signUp(new Browser(), url(), 'owner@example.com', 'another long passphrase', { username: 'squatter' })
+      expect(observable(taken)).toEqual(observable(free))
+      expect((await nextLink(rig.smtp, 'owner@example.com')).subject).toMatch(/^Someone tried to sign up to .* with your address$/)
+      expect((await storedUsernames(db)).map((row) => row.username)).toEqual(['holder', 'newcomer'])
+    })
+
+    it("frees the username an unverified sign-up chose with someone else's address once the owner proves it (a reset link)", async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { usernames: true })
+      expect((await signUp(new Browser(), url(), 'victim@example.com', 'the attacker chose this one', { username: 'victim' })).status).toBe(302)
+      await nextLink(rig.smtp, 'victim@example.com')
+      expect((await signIn(new Browser(), url(), 'victim', 'the attacker chose this one')).headers.get('location')).toBe(`${url()}/`)
+      await post(new Browser(), url(), 'forgot-password', { email: 'victim@example.com' })
+      const { link } = await nextLink(rig.smtp, 'victim@example.com')
+      const owner = new Browser()
+      expect((await owner.submitForm(await owner.request(link), { password: 'the owner chose this one' })).headers.get('location')).toBe(`${url()}/`)
+      expect(await storedUsernames(db)).toEqual([])
+      expect(redirectOf(await signIn(new Browser(), url(), 'victim', 'the attacker chose this one')).error).toBe('CredentialsSignin')
+      expect(redirectOf(await signIn(new Browser(), url(), 'victim', 'the owner chose this one')).error).toBe('CredentialsSignin')
+    })
+
     it('refuses reserved names and their lookalikes, bad characters, mixed scripts and bad lengths on the form, creating nobody', async () => {
       mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { usernames: { reserved: ['portcullis-team', 'acme'] } })
       const refusals: [string, RegExp][] = [

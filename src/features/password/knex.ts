@@ -39,13 +39,15 @@ export function knexPasswordMethods(knex: Knex, { tables, passwords }: Readonly<
 }
 
 /** `KnexAdapter`'s username methods (the `usernames` option; the tenth migration's table). */
-export interface KnexUsernameMethods extends Pick<Adapter, 'getUserByUsername' | 'getUsername' | 'setUsername'> {
+export interface KnexUsernameMethods extends Pick<Adapter, 'getUserByUsername' | 'getUsername' | 'setUsername' | 'deleteUsername'> {
   /** The user whose username has the skeleton `key`, or `null`. */
   getUserByUsername(key: string): Promise<AdapterUser | null>
   /** The user's username as chosen, or `null`. */
   getUsername(userId: string): Promise<string | null>
   /** Sets or replaces the user's username; `false` when another user has the skeleton `key`. */
   setUsername(userId: string, username: string, key: string): Promise<boolean>
+  /** Deletes the user's username; `true` when there was one. */
+  deleteUsername(userId: string): Promise<boolean>
 }
 
 /** The username methods on `knex`'s username table; users are read through the base's `getUser`. */
@@ -81,6 +83,10 @@ export function knexUsernameMethods(knex: Knex, { tables, usernames }: Readonly<
         if (owner !== null && owner !== userId) return false
         throw error
       }
+    },
+
+    async deleteUsername(userId) {
+      return (await knex(tables.usernames).where({ [usernames.userId]: userId }).del()) > 0
     },
   }
 }

@@ -48,7 +48,7 @@ export const PASSWORD_ADAPTER_METHODS = [
 ] as const
 
 /** The adapter methods usernames add (the `usernames` option). */
-export const USERNAME_ADAPTER_METHODS = ['getUserByUsername', 'getUsername', 'setUsername'] as const
+export const USERNAME_ADAPTER_METHODS = ['getUserByUsername', 'getUsername', 'setUsername', 'deleteUsername'] as const
 
 /** An adapter with the methods passwords need (checked at init). */
 export type PasswordAdapter = Adapter & Required<Pick<Adapter, (typeof PASSWORD_ADAPTER_METHODS)[number]>>

@@ -35,6 +35,11 @@ declare module '../../types.js' {
      * concurrent claims one wins). Throws only for other failures.
      */
     setUsername?(userId: string, username: string, key: string): Promise<boolean>
+    /**
+     * Deletes the user's username; `true` when there was one. Called when the owner of an address
+     * proves it for an account whose password (and username) was set by someone who never did.
+     */
+    deleteUsername?(userId: string): Promise<boolean>
   }
 
   // A password reset (all the user's sessions), `changePassword()` (all but the one asking), and an

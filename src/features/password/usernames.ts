@@ -23,7 +23,7 @@ export interface Username {
 }
 
 /** The adapter's username methods (asserted at init when `usernames` is on). */
-export type UsernameAdapter = PasswordAdapter & Required<Pick<PasswordAdapter, 'getUserByUsername' | 'getUsername' | 'setUsername'>>
+export type UsernameAdapter = PasswordAdapter & Required<Pick<PasswordAdapter, 'getUserByUsername' | 'getUsername' | 'setUsername' | 'deleteUsername'>>
 
 // Controls, format characters (zero-width joiners, bidi overrides), unassigned code points and
 // every kind of space: never part of a name, whatever the pattern lets through.
