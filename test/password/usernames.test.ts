@@ -337,6 +337,19 @@ await describeWithDatabase('sqlite', 'usernames: sign-up, sign-in and change', (
       expect(await call(stranger, 'strange', await csrfOf(stranger, url()))).toEqual([400, 'AccountUnlinkError'])
     })
 
+    it('has no /username without usernames; HEAD of the page changes nothing', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp)
+      const browser = new Browser()
+      await memberWithUsername(browser, 'plain@example.com', 'plain')
+      expect((await browser.request(`${url()}/api/auth/username`)).status).toBe(400)
+      expect((await post(browser, url(), 'username', { username: 'plain' })).status).toBe(400)
+      expect(await db.knex('Username').select()).toEqual([])
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { usernames: true })
+      const head = await browser.request(`${url()}/api/auth/username`, { method: 'HEAD' })
+      expect(head.status).toBe(200)
+      expect(await db.knex('Username').select()).toEqual([])
+    })
+
     it('links the username page from the account page when usernames are on', async () => {
       mountPasswordApp(rig.app, db.knex, rig.smtp, { account: { server: rig.smtp.url, from: FROM } }, { usernames: true })
       const browser = new Browser()

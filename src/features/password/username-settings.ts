@@ -12,6 +12,8 @@ export interface UsernameSettings {
   readonly maxLength: number
   /** Tested on the name after NFKC and trimming. */
   readonly pattern: RegExp
+  /** Whether `pattern` is the default one (the pages then say which characters are allowed). */
+  readonly defaultPattern: boolean
   /** The skeletons of the reserved names, built-in and the app's. */
   readonly reserved: ReadonlySet<string>
   readonly required: boolean
@@ -61,6 +63,7 @@ export function resolveUsernameSettings(option: boolean | UsernameOptions | unde
     minLength,
     maxLength,
     pattern: new RegExp(pattern.source, pattern.flags),
+    defaultPattern: given.pattern === undefined,
     reserved: Object.freeze(new Set([...BUILT_IN_RESERVED, ...own].map(usernameKey))) as ReadonlySet<string>,
     required: given.required === true,
   })

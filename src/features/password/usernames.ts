@@ -68,7 +68,7 @@ export function acceptableUsername(settings: UsernameSettings, value: unknown): 
   if (length > settings.maxLength) throw new UsernameError('too_long', `The username must have at most ${settings.maxLength} characters.`)
   // An `@` would make the sign-in form read the name as an address.
   if (INVISIBLE.test(username) || username.includes('@') || !settings.pattern.test(username)) {
-    throw new UsernameError('characters', 'The username has characters it may not have: use letters, digits, ".", "_" and "-", starting with a letter or a digit.')
+    throw new UsernameError('characters', settings.defaultPattern ? 'The username has characters it may not have: use letters, digits, ".", "_" and "-", starting with a letter or a digit.' : 'The username has characters it may not have.')
   }
   if (scriptsOf(username).size > 1) throw new UsernameError('mixed_scripts', 'The username mixes letters of different alphabets: use one.')
   const key = usernameKey(username)

@@ -30,7 +30,7 @@ export interface SignUpPageProps extends PasswordPageBase {
   email?: string | undefined
   name?: string | undefined
   /** The username field, when the provider has usernames: what was typed, and whether it must be. */
-  username?: { value?: string | undefined; required: boolean; maxLength: number } | undefined
+  username?: { value?: string | undefined; required: boolean; maxLength: number; hint?: string | undefined } | undefined
   minLength: number
   maxLength: number
 }
@@ -42,6 +42,8 @@ export interface UsernamePageProps extends Omit<PasswordPageBase, 'signInUrl'> {
   value?: string | undefined
   minLength: number
   maxLength: number
+  /** Which characters are allowed, said under the field (the default rules'; none for an app's own pattern). */
+  hint?: string | undefined
   /** The account page, linked under the form, when it is on. */
   accountUrl?: string | undefined
 }
@@ -74,12 +76,15 @@ function newPasswordField(id: string, minLength: number, maxLength: number): Saf
 <small class="hint">At least ${String(minLength)} characters. A few unrelated words make a strong one.</small></div>`
 }
 
-function usernameField(id: string, { value, required, maxLength }: NonNullable<SignUpPageProps['username']>): SafeHtml {
+function usernameField(id: string, { value, required, maxLength, hint }: NonNullable<SignUpPageProps['username']>): SafeHtml {
   // maxlength counts UTF-16 units, the rule code points after NFKC: the browser's limit is the looser.
   return html`<div><label for="${id}">Username${required ? '' : ' (optional)'}</label>
 <input id="${id}" type="text" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="${String(maxLength * 2)}" value="${value ?? ''}"${required ? html` required` : null}>
-<small class="hint">Letters, digits, ".", "_" and "-". You can sign in with it or with your address.</small></div>`
+<small class="hint">${hint === undefined ? '' : `${hint} `}You can sign in with it or with your address.</small></div>`
 }
+
+/** What the pages say of the default pattern's characters. */
+export const DEFAULT_USERNAME_HINT = 'Letters, digits, ".", "_" and "-", starting with a letter or a digit.'
 
 /**
  * Renders the page where a signed-in user chooses their username (GET `/username`).
@@ -96,7 +101,7 @@ ${alert(props.error)}
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
 <div><label for="username-new">New username</label>
 <input id="username-new" type="text" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" minlength="${String(props.minLength)}" maxlength="${String(props.maxLength * 2)}" value="${props.value ?? ''}" required>
-<small class="hint">${String(props.minLength)} to ${String(props.maxLength)} letters, digits, ".", "_" and "-", starting with a letter or a digit.</small></div>
+<small class="hint">${String(props.minLength)} to ${String(props.maxLength)} characters.${props.hint === undefined ? '' : ` ${props.hint}`}</small></div>
 <button type="submit">Save the username</button>
 </form>
 ${props.accountUrl ? html`<p><a href="${props.accountUrl}">Back to your account</a></p>` : null}`

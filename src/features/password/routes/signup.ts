@@ -3,7 +3,8 @@
  * CSRF-checked and rate-limited; a new account gets a verification link, a taken address a mail to
  * its owner, and both the same "check your e-mail" answer (src/features/password/accounts.ts).
  */
-import { renderSignUpPage } from '../pages/password.js'
+import { DEFAULT_USERNAME_HINT, renderSignUpPage, type SignUpPageProps } from '../pages/password.js'
+import type { PasswordProvider } from '../provider.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { actionPath, assertCsrf, issueCsrf, resolveCallbackUrl, stringValue, type Action, type ActionContext } from '../../../actions/context.js'
 import { formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
@@ -36,7 +37,7 @@ async function page(ctx: ActionContext, status: number, error?: string): Promise
     error,
     email: stringValue(ctx.body.email),
     name: stringValue(ctx.body.name),
-    username: provider.password.usernames && { value: stringValue(ctx.body.username), required: provider.password.usernames.required, maxLength: provider.password.usernames.maxLength },
+    username: usernameField(provider, stringValue(ctx.body.username)),
     minLength: provider.password.minLength,
     maxLength: provider.password.maxLength,
     signInUrl: signInUrl(ctx),
@@ -44,4 +45,11 @@ async function page(ctx: ActionContext, status: number, error?: string): Promise
     homeUrl: homeUrl(ctx),
   })
   return { status, html, cookies: [...cookies, ...csrf.cookies] }
+}
+
+/** The sign-up page's username field, when the provider has usernames. */
+function usernameField(provider: PasswordProvider, value: string | undefined): SignUpPageProps['username'] {
+  const settings = provider.password.usernames
+  if (!settings) return undefined
+  return { value, required: settings.required, maxLength: settings.maxLength, hint: settings.defaultPattern ? DEFAULT_USERNAME_HINT : undefined }
 }

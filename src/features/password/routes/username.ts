@@ -11,7 +11,7 @@ import { InvalidRequestError } from '../../../errors.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { sessionOwner } from '../../../session/devices.js'
 import { UsernameError } from '../errors.js'
-import { renderUsernamePage } from '../pages/password.js'
+import { DEFAULT_USERNAME_HINT, renderUsernamePage } from '../pages/password.js'
 import type { UsernameAdapter } from '../usernames.js'
 import { passwordProvider } from './shared.js'
 
@@ -58,6 +58,7 @@ async function page(ctx: ActionContext, userId: string, status: number, error?: 
     error,
     minLength: settings.minLength,
     maxLength: settings.maxLength,
+    hint: settings.defaultPattern ? DEFAULT_USERNAME_HINT : undefined,
     ...(accountOn ? { accountUrl: authUrl(ctx, '/account') } : {}),
     theme: ctx.config.theme,
     homeUrl: homeUrl(ctx),
