@@ -158,6 +158,18 @@ await describeWithDatabase('sqlite', 'usernames: sign-up, sign-in and change', (
       expect((await signIn(new Browser(), url(), 'linr')).status).toBe(429)
     })
 
+    it('requireEmailVerification: the right password with the username of an unverified account gets the "send the link again" form, not filled in with the name', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { usernames: true, requireEmailVerification: true })
+      expect((await signUp(new Browser(), url(), 'waiting@example.com', GOOD_PASSWORD, { username: 'waiting' })).status).toBe(302)
+      await nextLink(rig.smtp, 'waiting@example.com')
+      const browser = new Browser()
+      const refused = await signIn(browser, url(), 'waiting')
+      expect(redirectOf(refused)).toMatchObject({ error: 'CredentialsSignin', code: 'email_not_verified' })
+      const page = await (await browser.request(refused.headers.get('location')!)).text()
+      expect(page).toMatch(/<input id="resend-email" type="email" name="email" autocomplete="email" required>/)
+      expect(await sessionOf(browser, url())).toBeNull()
+    })
+
     it('without usernames, a name with no @ is a malformed address, as before', async () => {
       mountPasswordApp(rig.app, db.knex, rig.smtp)
       await memberWithUsername(new Browser(), 'off@example.com', 'ignored-name')
