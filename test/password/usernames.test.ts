@@ -134,6 +134,17 @@ await describeWithDatabase('sqlite', 'usernames: sign-up, sign-in and change', (
       }
     })
 
+    it("reaches the session's user through the session callback, as the guide shows", async () => {
+      const adapter = KnexAdapter(db.knex)
+      mountPasswordApp(rig.app, db.knex, rig.smtp, {
+        adapter,
+        callbacks: { session: async ({ session, user }) => ({ ...session, user: { ...session.user, username: await adapter.getUsername(user.id) } }) },
+      }, { usernames: true })
+      const browser = new Browser()
+      await memberWithUsername(browser, 'shown@example.com', 'Shown.Name')
+      expect((await sessionOf(browser, url()))?.user).toMatchObject({ email: 'shown@example.com', username: 'Shown.Name' })
+    })
+
     it('an unknown username costs one verification, as a wrong password and an unknown address do', async () => {
       const hashing = countingHashing()
       mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { usernames: true, hashing })
