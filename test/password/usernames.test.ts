@@ -335,6 +335,16 @@ await describeWithDatabase('sqlite', 'usernames: sign-up, sign-in and change', (
       expect((await signIn(new Browser(), url(), 'modest')).headers.get('location')).toBe(`${url()}/`)
     })
 
+    it('limits tries at changing the username per user, so that taken names cannot be listed by trying them', async () => {
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { rateLimit: { identifier: { attempts: 3, windowSeconds: 60 }, ip: { attempts: 100, windowSeconds: 60 } } }, { usernames: true })
+      const browser = new Browser()
+      await memberWithUsername(browser, 'prober@example.com', 'prober')
+      const statuses = []
+      for (const username of ['taken-1', 'taken-2', 'taken-3', 'taken-4']) statuses.push((await post(browser, url(), 'username', { username })).status)
+      expect(statuses).toEqual([302, 302, 302, 429])
+      expect((await storedUsernames(db)).map((row) => row.username)).toEqual(['taken-3'])
+    })
+
     it('changeUsername() is CSRF-checked, needs a signed-in user, and throws taken for a name another user has', async () => {
       const app = mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { usernames: true })
       app.app.post('/profile/username', express.urlencoded({ extended: false }), async (req, res) => {
