@@ -107,6 +107,7 @@ export type { ListPasskeysFunction } from './features/passkey/api/list-passkeys.
 export type { PasskeysCallContext } from './features/passkey/api/context.js'
 export type { RemovePasskeyFunction } from './features/passkey/api/remove-passkey.js'
 export type { ChangePasswordFunction, ChangePasswordOptions } from './features/password/api/change-password.js'
+export type { ChangeUsernameFunction, ChangeUsernameOptions } from './features/password/api/change-username.js'
 export type { PasswordCallContext } from './features/password/api/context.js'
 export type { SignUpFunction, SignUpOptions } from './features/password/api/sign-up.js'
 export type { DisableTotpFunction } from './features/two-factor/api/disable-totp.js'

@@ -157,8 +157,9 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
         from: process.env.AUTH_EMAIL_FROM ?? 'Portcullis example <no-reply@localhost>',
       }),
       // Accounts with e-mail and password: sign-up, verification, reset (/api/auth/signup,
-      // /api/auth/forgot-password). Their mails go where the Nodemailer provider's go: the console here.
-      Password(),
+      // /api/auth/forgot-password), and an optional username to sign in with (/api/auth/username).
+      // Their mails go where the Nodemailer provider's go: the console here.
+      Password({ usernames: true }),
       Credentials({
         name: 'username and password',
         credentials: {

@@ -119,7 +119,7 @@ export function renderSignInPage(props: SignInPageProps): string {
   const unverified = unverifiedError(props) && props.resendAction !== undefined
   const topAlert = props.error !== undefined && props.error !== '' && refused === undefined && html`<div class="alert" role="alert">${signInErrorMessage(props.error)}</div>`
   const body = html`<h1>Sign in</h1>
-${unverified ? resendForm(props.resendAction!, hidden, typed.email) : topAlert}
+${unverified ? resendForm(props.resendAction!, hidden, typed.email?.includes('@') ? typed.email : undefined) : topAlert}
 ${groups.length === 0 ? html`<p>No sign-in methods are configured.</p>` : joinWithDivider(groups)}`
   return renderLayout({ title: 'Sign in', theme: props.theme, body, home: props.homeUrl, script: props.providers.some((provider) => provider.type === 'webauthn') ? props.script : undefined })
 }
@@ -139,7 +139,8 @@ function formAlert(provider: SignInPageProvider, error: string): SafeHtml {
   return html`<div class="alert" role="alert">${message}</div>`
 }
 
-// The password was right but the address is not verified yet: say so, and offer the link again.
+// The password was right but the address is not verified yet: say so, and offer the link again
+// (filled in with what was typed only when it was an address, not a username).
 function resendForm(action: string, hidden: SafeHtml, email: string | undefined): SafeHtml {
   if (!isSafePageUrl(action)) throw new TypeError('Sign-in page: the resend form action must be a path or an http(s) URL.')
   return html`<div class="alert" role="alert">Confirm your e-mail address first: open the link we sent you when you signed up.</div>

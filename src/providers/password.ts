@@ -10,7 +10,8 @@
  *
  * For clients it is a credentials provider (`type: 'credentials'`, fields `email` and `password`):
  * Auth.js's `signIn('password', { email, password })` and `portcullis/client`'s post to
- * `/callback/password` as for any credentials provider.
+ * `/callback/password` as for any credentials provider. With `usernames` on, the `email` field takes
+ * a username too (no `@`: a username).
  *
  * @example
  * ```ts
@@ -36,6 +37,28 @@ export interface PasswordHashing {
   needsRehash?: ((stored: string) => boolean) | undefined
 }
 
+/**
+ * The `usernames` option: the rules of a username. A username is compared by its skeleton (NFKC,
+ * case folded, lookalikes folded, `.`/`_`/`-` removed), so `Ada`, `ada` and `a.da` are one name,
+ * and `adrnin` is `admin`'s; see docs/passwords.md, "Usernames".
+ */
+export interface UsernameOptions {
+  /** Length bounds in characters (code points, after NFKC and trimming). Default 3 and 30; at most 64. */
+  minLength?: number | undefined
+  maxLength?: number | undefined
+  /**
+   * The characters allowed, tested on the name after NFKC and trimming. Default
+   * `/^[A-Za-z0-9][A-Za-z0-9._-]*$/` (ASCII letters, digits, `.`, `_`, `-`, starting with a letter
+   * or a digit). A wider pattern may let in other scripts: a name mixing Latin, Cyrillic, Greek or
+   * another script is refused whatever the pattern, and so are controls, invisible and space characters.
+   */
+  pattern?: RegExp | undefined
+  /** Names refused besides the built-in ones (admin, root, support, api, …), compared by skeleton. */
+  reserved?: readonly string[] | undefined
+  /** Sign-up requires a username. Default `false`: it may be left out and chosen later. */
+  required?: boolean | undefined
+}
+
 /** The mails the provider sends, as `sendMail` receives them. */
 export interface PasswordMail {
   /** `verify-email` (finish signing up), `address-taken` (someone tried to sign up with it), `reset-password`. */
@@ -45,6 +68,14 @@ export interface PasswordMail {
   url: string
   /** `address-taken`: a link that sets a new password, for an owner who forgot theirs. */
   resetUrl?: string | undefined
+  /**
+   * `verify-email` with `usernames` on: the username the sign-up asked for, which another account has
+   * (the account was made without one: the mail says so and links the page that chooses another).
+   * The built-in text does not repeat the name (a mail says nothing a visitor typed); yours may.
+   */
+  usernameTaken?: string | undefined
+  /** `usernameTaken`: the page where the user chooses another username once signed in. */
+  usernameUrl?: string | undefined
   /** When the link stops working (`address-taken`: its reset link's expiry). */
   expires?: Date | undefined
   /** The rendered mail, themed like the built-in pages. */
@@ -88,6 +119,12 @@ export interface PasswordOptions {
   from?: string | undefined
   /** Sends the mails yourself instead (then `server` and `from` are not needed). */
   sendMail?: ((mail: PasswordMail) => Promise<void>) | undefined
+  /**
+   * Usernames beside the address: chosen at sign-up (optional unless `required`) or later on the
+   * `/username` page, unique by skeleton, and signing in in place of the address. Needs the adapter's
+   * username methods (`KnexAdapter`'s, after the `portcullis_usernames` migration). Default off.
+   */
+  usernames?: boolean | UsernameOptions | undefined
 }
 
 /** A password provider as written in the config. */
@@ -95,7 +132,7 @@ export interface PasswordConfig {
   readonly id: string
   readonly name: string
   readonly type: 'credentials'
-  /** The sign-in form's fields: `email` and `password`. */
+  /** The sign-in form's fields: `email` (an address, or a username with `usernames` on) and `password`. */
   readonly credentials: Readonly<Record<string, CredentialInput>>
   readonly authorize: undefined
   /** What makes it the password provider, not an app's credentials provider. */
@@ -115,12 +152,13 @@ export interface PasswordConfig {
  */
 export default function Password(options: PasswordOptions = {}): PasswordConfig {
   const { id, name, ...password } = options
+  const email = options.usernames ? { label: 'E-mail or username', type: 'text', required: true } : { label: 'E-mail', type: 'email', placeholder: 'email@example.com', required: true }
   return Object.freeze({
     id: id ?? 'password',
     name: name ?? 'Password',
     type: 'credentials',
     credentials: Object.freeze({
-      email: Object.freeze({ label: 'E-mail', type: 'email', placeholder: 'email@example.com', required: true }),
+      email: Object.freeze(email),
       password: Object.freeze({ label: 'Password', type: 'password', required: true }),
     }),
     authorize: undefined,
@@ -129,4 +167,5 @@ export default function Password(options: PasswordOptions = {}): PasswordConfig 
 }
 
 export { DEFAULT_SCRYPT, scryptHasher, type PasswordHasher, type ScryptParameters } from '../features/password/hash.js'
-export { PasswordPolicyError, EmailNotVerifiedError, type PasswordPolicyCode } from '../features/password/errors.js'
+export { PasswordPolicyError, EmailNotVerifiedError, UsernameError, type PasswordPolicyCode, type UsernameErrorCode } from '../features/password/errors.js'
+export { usernameKey as usernameSkeleton } from '../features/password/username-key.js'

@@ -69,7 +69,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
 
   describe('schema and SQL', () => {
     it('migrate.latest creates every table with every column under the naming’s names', async () => {
-      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys'] as const
+      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames'] as const
       expect([...groups].sort()).toEqual(Object.keys(tables).sort())
       for (const group of groups) {
         expect([tables[group], await knex().schema.hasTable(tables[group])]).toEqual([tables[group], true])
@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the account migration’s down drops its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the usernames migration’s down drops its table, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -321,6 +321,14 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         const user = await ownAdapter.createUser({ email: 'down@example.com' })
         await ownAdapter.setUserPassword(user.id, '$scrypt$hash')
         await ownAdapter.startTwoFactor(user.id, 'sealed')
+        expect(await ownAdapter.setUsername(user.id, 'down', 'down')).toBe(true)
+
+        // The tenth (usernames) first: its table, and nothing else; deleteUser works without it.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasTable(tables.usernames)).toBe(false)
+        expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedAt)).toBe(true)
+        const gone = await ownAdapter.createUser({ email: 'gone@example.com' })
+        await ownAdapter.deleteUser(gone.id)
 
         // The ninth (the account's) first: the sessions' two confirmation columns, and nothing else.
         await own.knex.migrate.down(source)
@@ -345,7 +353,10 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedWith)).toBe(false)
         await own.knex.migrate.up(source)
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedWith)).toBe(true)
+        expect(await own.knex.schema.hasTable(tables.usernames)).toBe(false)
         expect(await ownAdapter.startTwoFactor(user.id, 'sealed')).toBe(true)
+        await own.knex.migrate.up(source)
+        expect(await ownAdapter.setUsername(user.id, 'down', 'down')).toBe(true)
       } finally {
         await own.destroy()
       }

@@ -7,7 +7,7 @@
  */
 import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -24,6 +24,7 @@ declare global {
   const removePasskey: RemovePasskeyFunction
   const signUp: SignUpFunction
   const changePassword: ChangePasswordFunction
+  const changeUsername: ChangeUsernameFunction
   const enrollTotp: EnrollTotpFunction
   const verifyTotp: VerifyTotpFunction
   const disableTotp: DisableTotpFunction

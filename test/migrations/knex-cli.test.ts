@@ -34,7 +34,9 @@ const TWO_FACTOR = '20261210000000_portcullis_two_factor.js'
 const API_KEYS = '20261215000000_portcullis_api_keys.js'
 /** The ninth: when and how a database session was last confirmed, nullable columns of the sessions table. */
 const ACCOUNT = '20261220000000_portcullis_account.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT]
+/** The tenth: the Password provider's usernames, a table of their own. */
+const USERNAMES = '20261228000000_portcullis_usernames.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -149,11 +151,11 @@ function migrationRows(file: string, tableName = 'knex_migrations'): { name: str
 }
 
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
-const DEFAULT_TABLES = ['Account', 'ApiKey', 'Authenticator', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'VerificationToken']
-const SNAKE_TABLES = ['accounts', 'api_keys', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'users', 'verificationtokens']
+const DEFAULT_TABLES = ['Account', 'ApiKey', 'Authenticator', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'Username', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'api_keys', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', 'users', 'verificationtokens']
 const sorted = (names: string[]) => [...names].sort()
 
-// The nine tables, column by column, with the names of one naming.
+// The ten tables, column by column, with the names of one naming.
 function expectSchema(
   file: string,
   n: {
@@ -167,7 +169,9 @@ function expectSchema(
       twoFactors: string
       recoveryCodes: string
       apiKeys: string
+      usernames: string
     }
+    usernameKey: string
     keyHash: string
     ownerId: string
     expiresAt: string
@@ -282,6 +286,17 @@ function expectSchema(
   expect(apiKeys.foreignKeys).toEqual([])
   expect(apiKeys.unique).toEqual([[n.keyHash]])
   expect(apiKeys.indexes).toEqual([[n.expiresAt], [n.ownerId.replace('Id', 'Type').replace('_id', '_type'), n.ownerId]].sort())
+
+  // The tenth: one username a user, unique by its skeleton, deleted with the user.
+  const usernames = shape(file, n.tables.usernames)
+  expect(usernames.columns).toEqual({
+    [n.userId]: { type: 'varchar(255)', notNull: true, pk: 1 },
+    username: { type: 'varchar(64)', notNull: true, pk: 0 },
+    [n.usernameKey]: { type: 'varchar(128)', notNull: true, pk: 0 },
+    [n.updatedAt]: { type: 'datetime', notNull: true, pk: 0 },
+  })
+  expect(usernames.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
+  expect(usernames.unique).toEqual([[n.usernameKey]])
 }
 
 const DEFAULT_NAMES = {
@@ -295,7 +310,9 @@ const DEFAULT_NAMES = {
     twoFactors: 'TwoFactor',
     recoveryCodes: 'RecoveryCode',
     apiKeys: 'ApiKey',
+    usernames: 'Username',
   },
+  usernameKey: 'usernameKey',
   keyHash: 'keyHash',
   ownerId: 'ownerId',
   expiresAt: 'expiresAt',
@@ -322,7 +339,9 @@ const SNAKE_NAMES = {
     twoFactors: 'two_factors',
     recoveryCodes: 'recovery_codes',
     apiKeys: 'api_keys',
+    usernames: 'usernames',
   },
+  usernameKey: 'username_key',
   keyHash: 'key_hash',
   ownerId: 'owner_id',
   expiresAt: 'expires_at',
@@ -563,12 +582,13 @@ describe('switching between the directory and migrationSource', () => {
     const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
     programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
     expect(userTables(db)).toEqual(
-      sorted(['accounts', 'api_keys', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', ...KNEX_TABLES]),
+      sorted(['accounts', 'api_keys', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', ...KNEX_TABLES]),
     )
     expect(shape(db, 'authenticators').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'passwords').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'two_factors').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'recovery_codes').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
+    expect(shape(db, 'usernames').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'accounts').foreignKeys).toEqual(['owner_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'sessions').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     programmatic(app, `  out.rollback = await db.migrate.rollback({ migrationSource: migrationSource({ naming: ${naming} }) })`)

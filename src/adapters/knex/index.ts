@@ -1,5 +1,5 @@
 /**
- * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes, second factors and API keys in SQLite, PostgreSQL or
+ * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes, usernames, second factors and API keys in SQLite, PostgreSQL or
  * MySQL/MariaDB through the app's own Knex instance. The base (`base.ts`) and each feature's methods
  * (`src/features/<name>/knex.ts`) are composed here into one adapter. Create the tables with the package's
  * migrations (`migrations/`, or `migrationSource` from this module).
@@ -19,7 +19,7 @@
 import type { Knex } from 'knex'
 import { knexApiKeyMethods, knexApiKeyUserRows, type KnexApiKeyMethods } from '../../features/api-keys/knex.js'
 import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from '../../features/passkey/knex.js'
-import { knexPasswordMethods, knexPasswordUserRows, type KnexPasswordMethods } from '../../features/password/knex.js'
+import { knexPasswordMethods, knexPasswordUserRows, knexUsernameMethods, knexUsernameUserRows, type KnexPasswordMethods, type KnexUsernameMethods } from '../../features/password/knex.js'
 import { knexPruneMethods, type KnexPruneMethods } from '../../features/prune/knex.js'
 import { knexTwoFactorMethods, knexTwoFactorUserRows, type KnexTwoFactorMethods } from '../../features/two-factor/knex.js'
 import type { Adapter } from '../../types.js'
@@ -32,10 +32,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAdapterOptions, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexTwoFactorMethods }
+export type { KnexAdapterOptions, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -50,14 +50,16 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   const naming = resolveNaming(options.naming)
   const codec = rowCodec(knex)
   // deleteUser deletes the features' rows of the user in this order, before the user's own row.
-  const userRows = [knexPasskeyUserRows(knex, naming), knexPasswordUserRows(knex, naming), knexTwoFactorUserRows(knex, naming), knexApiKeyUserRows(knex, naming)]
+  const userRows = [knexPasskeyUserRows(knex, naming), knexPasswordUserRows(knex, naming), knexTwoFactorUserRows(knex, naming), knexApiKeyUserRows(knex, naming), knexUsernameUserRows(knex, naming)]
+  const base = knexBaseMethods(knex, naming, codec, options, userRows)
   const adapter: KnexAdapterInstance = {
-    ...knexBaseMethods(knex, naming, codec, options, userRows),
+    ...base,
     ...knexPasskeyMethods(knex, naming, codec),
     ...knexPasswordMethods(knex, naming, codec),
     ...knexTwoFactorMethods(knex, naming, codec),
     ...knexPruneMethods(knex, naming, codec),
     ...knexApiKeyMethods(knex, naming, codec),
+    ...knexUsernameMethods(knex, naming, codec, base.getUser),
   }
   return adapter satisfies Adapter
 }

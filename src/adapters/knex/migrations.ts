@@ -253,6 +253,27 @@ const MIGRATIONS: readonly Migration[] = [
       })
     },
   },
+  {
+    // Usernames (the Password provider's `usernames` option): a table of their own, one row per
+    // user, as the password's, rather than columns of the users table: every user read (the session
+    // read too) selects the users table's columns by name, which would fail until this migration
+    // runs, and the users table stays Auth.js's. The skeleton is unique: that index decides between
+    // two sign-ups claiming one name. Bytes compared on MySQL/MariaDB, whose default collations
+    // would also fold accents the skeleton keeps apart in names of other scripts.
+    name: '20261228000000_portcullis_usernames.js',
+    async up(knex, { tables, users, usernames }) {
+      await knex.schema.createTable(tables.usernames, (table) => {
+        table.string(usernames.userId, ID_LENGTH).notNullable().primary().references(users.id).inTable(tables.users).onDelete('CASCADE')
+        // At most 64 characters chosen; the skeleton may be longer (`ß` folds to `ss`).
+        table.string(usernames.username, 64).notNullable()
+        caseSensitive(table.string(usernames.usernameKey, 128)).notNullable().unique()
+        dateColumn(table, usernames.updatedAt).notNullable()
+      })
+    },
+    async down(knex, { tables }) {
+      await knex.schema.dropTableIfExists(tables.usernames)
+    },
+  },
 ]
 
 /** `session_expires_index`, `apikey_owner_index`: one identifier, whatever the table's schema. */

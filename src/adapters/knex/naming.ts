@@ -21,6 +21,8 @@ export interface TableNames {
   recoveryCodes: string
   /** API keys (the `apiKeys` option), several per owner, from the eighth migration on. */
   apiKeys: string
+  /** Usernames of the `Password` provider's `usernames` option, one row per user, from the tenth migration on. */
+  usernames: string
 }
 
 export interface UserColumns {
@@ -133,6 +135,14 @@ export interface ApiKeyColumns {
   lastRefillAt: string
 }
 
+/** The username table's columns: the user, the name as chosen, its skeleton (unique), when it was set. */
+export interface UsernameColumns {
+  userId: string
+  username: string
+  usernameKey: string
+  updatedAt: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -145,6 +155,7 @@ export interface KnexNaming {
   twoFactors: TwoFactorColumns
   recoveryCodes: RecoveryCodeColumns
   apiKeys: ApiKeyColumns
+  usernames: UsernameColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -161,6 +172,7 @@ export interface KnexNamingOverrides {
   twoFactors?: Partial<TwoFactorColumns>
   recoveryCodes?: Partial<RecoveryCodeColumns>
   apiKeys?: Partial<ApiKeyColumns>
+  usernames?: Partial<UsernameColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -169,9 +181,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode` and `ApiKey`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey` and `Username`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image' },
   accounts: {
     id: 'id',
@@ -223,11 +235,12 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
     refillInterval: 'refillInterval',
     lastRefillAt: 'lastRefillAt',
   },
+  usernames: { userId: 'userId', username: 'username', usernameKey: 'usernameKey', updatedAt: 'updatedAt' },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image' },
   accounts: {
     id: 'id',
@@ -290,10 +303,11 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
     refillInterval: 'refill_interval',
     lastRefillAt: 'last_refill_at',
   },
+  usernames: { userId: 'user_id', username: 'username', usernameKey: 'username_key', updatedAt: 'updated_at' },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames'] as const
 
 /**
  * The full, frozen naming for an option.

@@ -31,9 +31,10 @@ import { revokeOwnSessions } from '../../session/devices.js'
 import type { Account, AdapterUser, SecondFactorProof } from '../../types.js'
 import { isBcryptHash, scryptHasher } from './hash.js'
 import { issueLink, useLink, type LinkSubject } from './links.js'
-import { sendPasswordMail } from './mail.js'
+import { sendPasswordMail, type MailExtras } from './mail.js'
 import { checkPassword, normalizePassword } from './policy.js'
 import { afterFirstFactor } from '../../sign-in/further-factor.js'
+import { acceptableUsername, claimUsername, isUsernameSignIn, signInKey, type UsernameAdapter, type Username } from './usernames.js'
 import { logFields } from '../../logger.js'
 
 type Hasher = Required<PasswordHashing>
@@ -65,8 +66,11 @@ function dummyHash(hasher: Hasher): Promise<string> {
   return dummy
 }
 
+/** Who a sign-in names: an address, or a username's skeleton. */
+type SignInName = { email: string } | { key: string }
+
 /**
- * The user of this address and their password hash, or nulls; verified against the dummy hash when
+ * The user of this address (or username) and their password hash, or nulls; verified against the dummy hash when
  * either is missing, so every answer costs one verification.
  *
  * A stored hash cheaper than the current parameters (an imported bcrypt hash, scrypt from before the
@@ -74,10 +78,10 @@ function dummyHash(hasher: Hasher): Promise<string> {
  * alongside the dummy hash, so the answer takes as long as the slower of the two. Both overlap, not
  * add up: scrypt runs in libuv's thread pool, bcryptjs on this thread in slices between its turns.
  */
-async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, email: string, password: string, raw: unknown): Promise<{ user: AdapterUser; stored: string } | null> {
+async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, who: SignInName, password: string, raw: unknown): Promise<{ user: AdapterUser; stored: string } | null> {
   const adapter = ctx.config.adapter as PasswordAdapter
   const hasher = hasherOf(provider)
-  const user = await storedUserWithEmail(adapter, email)
+  const user = 'email' in who ? await storedUserWithEmail(adapter, who.email) : await (adapter as UsernameAdapter).getUserByUsername(who.key)
   const stored = user ? await adapter.getUserPassword(user.id) : null
   if (!user || stored === null) {
     await hasher.verify(password, await dummyHash(hasher))
@@ -156,21 +160,34 @@ function passwordAccount(provider: PasswordProvider, user: AdapterUser): Account
  *   RateLimitedError, AccessDeniedError, AdapterError
  */
 export async function signInWithPassword(ctx: ActionContext, provider: PasswordProvider, fields: Record<string, unknown>): Promise<AuthResponse> {
-  const email = addressOf(fields.email)
-  // Counted before any check, against the address as typed when it is no address at all.
-  const attempt = await limitSignInAttempt(ctx, provider, email ?? (typeof fields.email === 'string' ? fields.email : undefined))
+  const who = signInNameOf(provider, fields.email)
+  // Counted before any check, against the address (or the username's skeleton, so that lookalikes
+  // share one count), or against what was typed when it is neither.
+  const attempt = await limitSignInAttempt(ctx, provider, who ? ('email' in who ? who.email : `username:${who.key}`) : typeof fields.email === 'string' ? fields.email : undefined)
   const password = normalizePassword(fields.password, provider.password.maxLength)
   // Malformed input says nothing about anyone's account: refused without hashing (a 1 MB password too).
-  if (email === undefined || password === null) throw new CredentialsSignin('The e-mail address or the password is malformed.')
-  const checked = await checkCredentials(ctx, provider, email, password, fields.password)
+  if (who === undefined || password === null) throw new CredentialsSignin('The e-mail address (or username) or the password is malformed.')
+  const checked = await checkCredentials(ctx, provider, who, password, fields.password)
   if (!checked) throw new CredentialsSignin()
   await attempt.succeeded()
   const { user, stored } = checked
   await rehashIfNeeded(ctx, provider, user, stored, password)
   if (provider.password.requireEmailVerification && !user.emailVerified) throw new EmailNotVerifiedError()
+  // What the sign-in had in hand for what follows: the stored address (a username's user has one too).
+  const email = 'email' in who ? who.email : (user.email ?? '')
   // An enrolled user gives a second factor first (features/two-factor/pending.ts).
   const pending = await afterFirstFactor(ctx, user.id, { kind: 'password', pid: provider.id, email })
   return pending ?? completePasswordSignIn(ctx, provider, user, email)
+}
+
+/** The typed sign-in name: an address, or (usernames on, no `@`) a username; undefined when malformed. */
+function signInNameOf(provider: PasswordProvider, value: unknown): SignInName | undefined {
+  if (isUsernameSignIn(provider, value)) {
+    const key = signInKey(value)
+    return key === undefined ? undefined : { key }
+  }
+  const email = addressOf(value)
+  return email === undefined ? undefined : { email }
 }
 
 /**
@@ -200,6 +217,8 @@ export interface SignUpInput {
   email: unknown
   password: unknown
   name?: unknown
+  /** The username asked for (the `usernames` option); ignored when it is off. */
+  username?: unknown
   /** Where the verification link leads after signing in (through the `redirect` callback already). */
   callbackUrl: string
 }
@@ -207,13 +226,17 @@ export interface SignUpInput {
 /**
  * POST /signup and `signUp()`: a new user with the password and a verification link, or, for a
  * taken address, a mail to its owner; the same answer either way (the "check your e-mail" page).
- * @throws EmailSignInError (not an address), PasswordPolicyError, RateLimitedError, AdapterError
+ * A username another user has is answered as a free one too: the user is made without it, and the
+ * verification mail says so.
+ * @throws EmailSignInError (not an address), PasswordPolicyError, UsernameError (the rules, never
+ *   `taken`), RateLimitedError, AdapterError
  */
 export async function signUp(ctx: ActionContext, provider: PasswordProvider, input: SignUpInput): Promise<AuthResponse> {
   assertTrustedLinkOrigin(ctx)
   const email = requireAddress(input.email)
   await limitSignInAttempt(ctx, { id: `${provider.id}-signup`, type: 'email' }, email)
   const password = await acceptablePassword(provider, input.password)
+  const chosen = chosenUsername(provider, input.username)
   // Hashed whether or not the address is taken: the answer takes as long either way.
   const hash = await hasherOf(provider).hash(password)
   const adapter = ctx.config.adapter as PasswordAdapter
@@ -221,15 +244,28 @@ export async function signUp(ctx: ActionContext, provider: PasswordProvider, inp
   const existing = await storedUserWithEmail(adapter, email)
   const created = existing ? null : await createPasswordUser(ctx, adapter, email, name, hash)
   if (created) {
+    // A taken username changes nothing in the answer: the account is made without it, and its mail says so.
+    const taken = chosen !== null && !(await claimUsername(ctx, created, chosen))
     const { token, expires } = await issueLink(ctx, { purpose: 'verify-email' }, email, provider.password.verificationMaxAge)
-    deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
+    const about = taken ? { usernameTaken: chosen.username, usernameUrl: authUrl(ctx, '/username') } : {}
+    deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires, about)
     return checkYourMail(ctx, provider, 'signup', token)
   }
   // Taken: its owner gets a sign-in link, and one to set a new password (as "forgot password" sends).
   const owner = existing ?? (await storedUserWithEmail(adapter, email))
   const { token, expires } = await issueLink(ctx, await resetSubject(adapter, owner), email, provider.password.resetMaxAge)
-  deliver(ctx, provider, 'address-taken', email, pageUrl(ctx, 'signIn', '/signin'), expires, linkUrl(ctx, '/reset-password', token, email))
+  deliver(ctx, provider, 'address-taken', email, pageUrl(ctx, 'signIn', '/signin'), expires, { resetUrl: linkUrl(ctx, '/reset-password', token, email) })
   return checkYourMail(ctx, provider, 'signup', randomBytes(32).toString('hex'))
+}
+
+/**
+ * The username a sign-up asked for, checked against the rules (not against other users: that is
+ * the claim's, after the user is made); null when usernames are off or none was given.
+ * @throws UsernameError
+ */
+function chosenUsername(provider: PasswordProvider, value: unknown): Username | null {
+  const settings = provider.password.usernames
+  return settings ? acceptableUsername(settings, value) : null
 }
 
 /** The new user with the password; null when the address was taken meanwhile (a concurrent sign-up). */
@@ -271,9 +307,9 @@ function checkYourMail(ctx: ActionContext, provider: PasswordProvider, type: 'si
 }
 
 /** Sends after answering: the SMTP server's latency must not tell a taken address from a new one. */
-function deliver(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires: Date | undefined, resetUrl?: string): void {
-  void sendPasswordMail(ctx, provider, kind, to, url, expires, resetUrl).catch((error: unknown) => {
-    ctx.config.logger.error('PasswordMailError', `The ${kind} mail of the "${provider.id}" provider could not be sent: ${describeError(redactError(error, [url, to, ...(resetUrl ? [resetUrl] : [])]))}`)
+function deliver(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires: Date | undefined, extra: MailExtras = {}): void {
+  void sendPasswordMail(ctx, provider, kind, to, url, expires, extra).catch((error: unknown) => {
+    ctx.config.logger.error('PasswordMailError', `The ${kind} mail of the "${provider.id}" provider could not be sent: ${describeError(redactError(error, [url, to, ...(extra.resetUrl ? [extra.resetUrl] : [])]))}`)
   })
 }
 

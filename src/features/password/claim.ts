@@ -4,8 +4,8 @@
  * address, whoever signed up was signed in at once, and could add passkeys, a second factor and
  * linked accounts. So when the owner proves the address another way (an e-mail link, an OAuth
  * provider that verified it and may link by address, a reset link), everything the account was
- * given before is taken away before the owner signs in: the password, the passkeys, the second
- * factor, the linked accounts, every session. Stops a pre-account takeover: an attacker signs up
+ * given before is taken away before the owner signs in: the password, the username, the passkeys,
+ * the second factor, the linked accounts, every session. Stops a pre-account takeover: an attacker signs up
  * with the victim's address first and waits for the victim to sign in by link.
  *
  * An account without a password was made by the app or a proven sign-in, so it is left alone.
@@ -28,6 +28,10 @@ export async function claimUnverifiedAccount(ctx: ActionContext, user: AdapterUs
   const adapter = ctx.config.adapter as PasswordAdapter
   if ((await adapter.getUserPassword(user.id)) === null) return
   await adapter.deleteUserPassword(user.id)
+  // A name the sign-up chose, not the owner (`usernames`): freed; the owner chooses their own. Only
+  // with usernames on: without them the adapter's table may not exist (its migration not run).
+  const usernames = ctx.config.providers.find(isPasswordProvider)?.password.usernames !== undefined
+  const username = usernames && adapter.deleteUsername ? await adapter.deleteUsername(user.id) : false
   const passkeys = adapter.listAuthenticatorsByUserId && adapter.deleteAuthenticator ? await adapter.listAuthenticatorsByUserId(user.id) : []
   for (const passkey of passkeys) await adapter.deleteAuthenticator!(passkey.credentialID)
   const secondFactor = adapter.deleteTwoFactor ? await adapter.deleteTwoFactor(user.id) : false
@@ -37,7 +41,7 @@ export async function claimUnverifiedAccount(ctx: ActionContext, user: AdapterUs
   ctx.config.logger.warn(
     'UnverifiedAccountClaimed',
     `User ${user.id}'s address was proven by "${provider}" before it ever was by the password sign-up that made the account: ` +
-      `its password, ${passkeys.length} passkey(s), ${secondFactor ? 'its second factor' : 'no second factor'}, ${accounts.length} linked account(s) and ${sessions.length} session(s) were removed; ` +
+      `its password, ${username ? 'its username' : 'no username'}, ${passkeys.length} passkey(s), ${secondFactor ? 'its second factor' : 'no second factor'}, ${accounts.length} linked account(s) and ${sessions.length} session(s) were removed; ` +
       'the owner sets a password with "Forgot your password?".',
   )
 }

@@ -7,6 +7,7 @@ import { AuthError, CredentialsSignin } from '../../errors.js'
 declare module '../../errors.js' {
   interface ErrorTypes {
     PasswordPolicy: true
+    Username: true
   }
 }
 
@@ -37,6 +38,29 @@ export class PasswordPolicyError extends AuthError {
 
   constructor(code: PasswordPolicyCode, message: string) {
     super('PasswordPolicy', message)
+    this.code = code
+  }
+
+  override get logLevel(): 'error' | 'warn' | 'debug' {
+    return 'debug'
+  }
+}
+
+/** Why a username was refused (`UsernameError.code`). */
+export type UsernameErrorCode = 'missing' | 'too_short' | 'too_long' | 'characters' | 'mixed_scripts' | 'reserved' | 'taken'
+
+/**
+ * A username was refused: missing while `required`, too short or long, a character the rules do not
+ * allow, scripts mixed, a reserved name (or a lookalike of one), or, only when a signed-in user
+ * changes theirs, `taken`. A sign-up never gets `taken`: its answer is the same for a free and a
+ * taken name (the mail says which). The built-in pages show it on their form; `signUp()` and
+ * `changeUsername()` throw it.
+ */
+export class UsernameError extends AuthError {
+  readonly code: UsernameErrorCode
+
+  constructor(code: UsernameErrorCode, message: string) {
+    super('Username', message)
     this.code = code
   }
 

@@ -12,6 +12,7 @@ import { assertCredentialsUser } from '../credentials/feature.js'
 import { assertFormPost } from '../credentials/form.js'
 import { createChangePassword, type ChangePasswordFunction } from './api/change-password.js'
 import { createSignUp, type SignUpFunction } from './api/sign-up.js'
+import { createChangeUsername, type ChangeUsernameFunction } from './api/change-username.js'
 import { loadAccounts } from './load.js'
 import { assertPasswordAdapter, isPasswordProvider, PASSWORD_ADAPTER_METHODS, resolvePasswordProvider, type PasswordAdapter, type PasswordProvider } from './provider.js'
 
@@ -23,6 +24,8 @@ export interface PasswordApi {
   signUp: SignUpFunction
   /** Changes the signed-in user's password (the current one checked) and ends their other sessions (CSRF-checked). */
   changePassword: ChangePasswordFunction
+  /** Changes the signed-in user's username (the provider's `usernames` option; CSRF-checked; `taken` is said). */
+  changeUsername: ChangeUsernameFunction
 }
 
 export const passwordFeature: Feature = {
@@ -66,6 +69,9 @@ export const passwordFeature: Feature = {
     { method: 'GET', path: '/reset-password', page: true, load: async () => (await import('./routes/reset.js')).resetPasswordPage },
     // Uses its link's token when the asking browser opens it: no page, HEAD does not run it.
     { method: 'GET', path: '/verify-email', load: async () => (await import('./routes/verify-email.js')).verifyEmailLink },
+    // The signed-in user's username (with `usernames` on; the route answers 400 without it).
+    { method: 'GET', path: '/username', page: true, load: async () => (await import('./routes/username.js')).usernamePage },
+    { method: 'POST', path: '/username', csrf: true, load: async () => (await import('./routes/username.js')).changeUsernameAction },
     { method: 'POST', path: '/signup', csrf: true, load: async () => (await import('./routes/signup.js')).signUpAction },
     { method: 'POST', path: '/verify-email', csrf: true, load: async () => (await import('./routes/verify-email.js')).verifyEmailLink },
     { method: 'POST', path: '/verify-email/resend', csrf: true, load: async () => (await import('./routes/verify-email.js')).resendVerificationLink },
@@ -92,11 +98,11 @@ export const passwordFeature: Feature = {
     },
   },
   check: assertPasswordSignIn,
-  api: (api): PasswordApi => ({ signUp: createSignUp(api), changePassword: createChangePassword(api) }),
+  api: (api): PasswordApi => ({ signUp: createSignUp(api), changePassword: createChangePassword(api), changeUsername: createChangeUsername(api) }),
   adapterMethods: PASSWORD_ADAPTER_METHODS,
   events: ['createUser', 'updateUser', 'signIn'],
-  errors: ['CredentialsSignin', 'PasswordPolicy', 'Verification', 'EmailSignInError'],
-  rateLimitBuckets: ['ip', 'identifier', 'password-signup', 'password-reset'],
+  errors: ['CredentialsSignin', 'PasswordPolicy', 'Username', 'Verification', 'EmailSignInError'],
+  rateLimitBuckets: ['ip', 'identifier', 'password-signup', 'password-reset', 'password-username'],
 }
 
 /**
@@ -108,7 +114,7 @@ function assertPasswordSignIn(config: ResolvedConfig): void {
   const provider = config.providers.find((candidate) => isPasswordProvider(candidate))
   if (!provider) return
   const { adapter, session } = config
-  assertPasswordAdapter(provider.id, adapter)
+  assertPasswordAdapter(provider.id, adapter, provider.password.usernames !== undefined)
   assertMailedLinks(`The password provider "${provider.id}"`, config)
   if (session.strategy === 'jwt' && !session.store) {
     throw new InvalidConfigurationError(

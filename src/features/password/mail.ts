@@ -10,14 +10,30 @@ import { renderLinkEmail } from '../../mail/message.js'
 import { sendEmail } from '../../mail/transport.js'
 import type { PasswordMail } from '../../providers/password.js'
 
-const NOTES: Record<PasswordMail['kind'], (host: string, resetUrl: string | undefined) => { subject: string; heading: [string, string]; button: string; note: string[] }> = {
-  'verify-email': (host) => ({
+/** What some mails carry besides their link. */
+export interface MailExtras {
+  /** `address-taken`: the link that sets a new password. */
+  resetUrl?: string | undefined
+  /** `verify-email`: the username asked for, which another account has, and where to choose another. */
+  usernameTaken?: string | undefined
+  usernameUrl?: string | undefined
+}
+
+const NOTES: Record<PasswordMail['kind'], (host: string, extra: MailExtras) => { subject: string; heading: [string, string]; button: string; note: string[] }> = {
+  'verify-email': (host, { usernameTaken, usernameUrl }) => ({
     subject: `Confirm your e-mail address for ${host}`,
     heading: ['Finish signing up to ', host],
     button: 'Confirm my address',
-    note: ['The link works once and confirms that this address is yours.', 'If you did not sign up, you can ignore this e-mail: nothing happens without the link.'],
+    note: [
+      'The link works once and confirms that this address is yours.',
+      // Not the name itself: the mail says nothing a visitor typed (anyone may sign up with any address).
+      ...(usernameTaken === undefined
+        ? []
+        : [`The username you asked for is taken (or looks too much like one that is): your account was created without a username. Once signed in, choose another here: ${usernameUrl ?? ''}`]),
+      'If you did not sign up, you can ignore this e-mail: nothing happens without the link.',
+    ],
   }),
-  'address-taken': (host, resetUrl) => ({
+  'address-taken': (host, { resetUrl }) => ({
     subject: `Someone tried to sign up to ${host} with your address`,
     heading: ['You already have an account on ', host],
     button: 'Sign in',
@@ -39,11 +55,12 @@ const NOTES: Record<PasswordMail['kind'], (host: string, resetUrl: string | unde
  * Renders and sends one mail.
  * @throws whatever the transport or `sendMail` throws.
  */
-export async function sendPasswordMail(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires?: Date, resetUrl?: string): Promise<void> {
+export async function sendPasswordMail(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires?: Date, extra: MailExtras = {}): Promise<void> {
   const host = new URL(url).host
-  const content = NOTES[kind](host, resetUrl)
+  const content = NOTES[kind](host, extra)
   const message = renderLinkEmail({ url, theme: ctx.config.theme, ...content })
   const { mail } = provider.password
-  if ('sendMail' in mail) return mail.sendMail({ kind, to, url, expires, ...(resetUrl === undefined ? {} : { resetUrl }), ...message })
+  const given = Object.fromEntries(Object.entries(extra).filter(([, value]) => value !== undefined))
+  if ('sendMail' in mail) return mail.sendMail({ kind, to, url, expires, ...given, ...message })
   await sendEmail({ server: mail.server, from: mail.from, key: mail }, to, message, expires)
 }

@@ -7,6 +7,7 @@
 import { InvalidConfigurationError } from '../../errors.js'
 import type { PasswordConfig, PasswordHashing, PasswordMail } from '../../providers/password.js'
 import type { Adapter } from '../../types.js'
+import { resolveUsernameSettings, type UsernameSettings } from './username-settings.js'
 
 const ONE_DAY = 24 * 60 * 60
 const ONE_HOUR = 60 * 60
@@ -27,6 +28,8 @@ export interface PasswordSettings {
   /** Seconds. */
   readonly verificationMaxAge: number
   readonly resetMaxAge: number
+  /** The `usernames` option resolved; undefined when it is off. */
+  readonly usernames: UsernameSettings | undefined
   /** Where the mails go: the app's function, or an SMTP server (or the console) and a sender. */
   readonly mail: { readonly sendMail: (mail: PasswordMail) => Promise<void> } | { readonly server: unknown; readonly from: string }
 }
@@ -43,6 +46,9 @@ export const PASSWORD_ADAPTER_METHODS = [
   'createVerificationToken',
   'useVerificationToken',
 ] as const
+
+/** The adapter methods usernames add (the `usernames` option). */
+export const USERNAME_ADAPTER_METHODS = ['getUserByUsername', 'getUsername', 'setUsername', 'deleteUsername'] as const
 
 /** An adapter with the methods passwords need (checked at init). */
 export type PasswordAdapter = Adapter & Required<Pick<Adapter, (typeof PASSWORD_ADAPTER_METHODS)[number]>>
@@ -100,6 +106,7 @@ export function resolvePasswordProvider(
       hashing,
       verificationMaxAge: options.verificationMaxAge ?? ONE_DAY,
       resetMaxAge: options.resetMaxAge ?? ONE_HOUR,
+      usernames: resolveUsernameSettings(options.usernames, fail),
       mail: mailSettings(options, env, production, nodemailer, fail),
     }),
   })
@@ -133,7 +140,7 @@ function mailSettings(
  * @throws InvalidConfigurationError when the adapter lacks a method the password provider calls,
  *   naming them, or when there is no adapter.
  */
-export function assertPasswordAdapter(providerId: string, adapter: Adapter | undefined): void {
+export function assertPasswordAdapter(providerId: string, adapter: Adapter | undefined, usernames = false): void {
   if (!adapter) {
     throw new InvalidConfigurationError(
       `Password provider "${providerId}" stores users and password hashes: it needs an adapter, e.g. adapter: KnexAdapter(knex) from "portcullis/adapters/knex" (run its migrations, the sixth creates the Password table).`,
@@ -143,6 +150,12 @@ export function assertPasswordAdapter(providerId: string, adapter: Adapter | und
   if (missing.length > 0) {
     throw new InvalidConfigurationError(
       `Password provider "${providerId}": the adapter has no ${missing.join(', ')}. KnexAdapter has them all (after the portcullis_password migration); another adapter must implement them.`,
+    )
+  }
+  const noUsernames = usernames ? USERNAME_ADAPTER_METHODS.filter((method) => typeof adapter[method] !== 'function') : []
+  if (noUsernames.length > 0) {
+    throw new InvalidConfigurationError(
+      `Password provider "${providerId}" has usernames on: the adapter has no ${noUsernames.join(', ')}. KnexAdapter has them (after the portcullis_usernames migration); another adapter must implement them, or turn usernames off.`,
     )
   }
 }

@@ -3,6 +3,7 @@
  * methods and its causes of ended sessions (TypeScript declaration merging; `src/index.ts` re-exports this module).
  */
 import type { PasswordConfig } from '../../providers/password.js'
+import type { AdapterUser } from '../../types.js'
 
 declare module '../../types.js' {
   interface Adapter {
@@ -21,6 +22,24 @@ declare module '../../types.js' {
      * proves it (e-mail link, OAuth) for an account whose password was set by someone who never did.
      */
     deleteUserPassword?(userId: string): Promise<boolean>
+    /**
+     * The user whose username has the skeleton `key` (the `usernames` option's unique key, e.g. `ada`
+     * for `Ada`, `a.da` and `ａｄａ`), or `null`.
+     */
+    getUserByUsername?(key: string): Promise<AdapterUser | null>
+    /** The user's username as chosen (NFKC, trimmed, letter case kept), or `null` when they have none. */
+    getUsername?(userId: string): Promise<string | null>
+    /**
+     * Gives the user the username `username` under the skeleton `key`, replacing theirs, in one write:
+     * `false`, and nothing changed, when another user has `key` (the unique index decides, so of two
+     * concurrent claims one wins). Throws only for other failures.
+     */
+    setUsername?(userId: string, username: string, key: string): Promise<boolean>
+    /**
+     * Deletes the user's username; `true` when there was one. Called when the owner of an address
+     * proves it for an account whose password (and username) was set by someone who never did.
+     */
+    deleteUsername?(userId: string): Promise<boolean>
   }
 
   // A password reset (all the user's sessions), `changePassword()` (all but the one asking), and an

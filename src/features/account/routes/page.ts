@@ -49,6 +49,9 @@ function featureLinks(ctx: ActionContext): AccountLink[] {
   const on = new Set(compositionOf(ctx.config).enabled.map((feature) => feature.name))
   const links: AccountLink[] = []
   if (on.has('password')) links.push({ label: 'Password', action: 'Set a new password', text: 'A new password is set through a link mailed to you.', href: `${ctx.basePath}/forgot-password` })
+  // The password wing's username page, when its provider has usernames (read off the config: no import of the wing).
+  const usernames = ctx.config.providers.some((provider) => (provider as { password?: { usernames?: unknown } }).password?.usernames !== undefined && provider.type === 'credentials')
+  if (on.has('password') && usernames) links.push({ label: 'Username', action: 'Choose your username', text: 'A name you can sign in with instead of your address.', href: `${ctx.basePath}/username` })
   if (on.has('passkey')) links.push({ label: 'Passkeys', action: 'Your passkeys', text: 'Sign in with your fingerprint, face or device PIN.', href: `${ctx.basePath}/passkeys` })
   if (on.has('two-factor')) links.push({ label: 'Two-step verification', action: 'Set it up', text: 'A code from an authenticator app after your password.', href: `${ctx.basePath}/two-factor/setup` })
   if (on.has('sessions')) links.push({ label: 'Sessions', action: 'Your sessions', text: 'Where you are signed in, and signing out other devices.', href: `${ctx.basePath}/sessions` })

@@ -1,6 +1,7 @@
 /**
  * The password provider's built-in pages: sign up (GET `/signup`), forgotten password (GET
- * `/forgot-password`), new password from a reset link (GET `/reset-password`). Each is one
+ * `/forgot-password`), new password from a reset link (GET `/reset-password`), the username
+ * (GET `/username`, with `usernames` on). Each is one
  * CSRF-protected form; a refused input comes back on the same page with what was wrong, never with
  * the password typed. Every value is escaped.
  */
@@ -28,8 +29,23 @@ export interface SignUpPageProps extends PasswordPageBase {
   /** Filled in again after a refused attempt. */
   email?: string | undefined
   name?: string | undefined
+  /** The username field, when the provider has usernames: what was typed, and whether it must be. */
+  username?: { value?: string | undefined; required: boolean; maxLength: number; hint?: string | undefined } | undefined
   minLength: number
   maxLength: number
+}
+
+/** What the username page needs: the user's username now (null: none yet). */
+export interface UsernamePageProps extends Omit<PasswordPageBase, 'signInUrl'> {
+  current: string | null
+  /** The value typed, after a refusal. */
+  value?: string | undefined
+  minLength: number
+  maxLength: number
+  /** Which characters are allowed, said under the field (the default rules'; none for an app's own pattern). */
+  hint?: string | undefined
+  /** The account page, linked under the form, when it is on. */
+  accountUrl?: string | undefined
 }
 
 /** What the forgotten-password page needs. */
@@ -60,6 +76,38 @@ function newPasswordField(id: string, minLength: number, maxLength: number): Saf
 <small class="hint">At least ${String(minLength)} characters. A few unrelated words make a strong one.</small></div>`
 }
 
+function usernameField(id: string, { value, required, maxLength, hint }: NonNullable<SignUpPageProps['username']>): SafeHtml {
+  // maxlength counts UTF-16 units, the rule code points after NFKC: the browser's limit is the looser.
+  return html`<div><label for="${id}">Username${required ? '' : ' (optional)'}</label>
+<input id="${id}" type="text" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" maxlength="${String(maxLength * 2)}" value="${value ?? ''}"${required ? html` required` : null}>
+<small class="hint">${hint === undefined ? '' : `${hint} `}You can sign in with it or with your address.</small></div>`
+}
+
+/** What the pages say of the default pattern's characters. */
+export const DEFAULT_USERNAME_HINT = 'Letters, digits, ".", "_" and "-", starting with a letter or a digit.'
+
+/**
+ * Renders the page where a signed-in user chooses their username (GET `/username`).
+ * @throws {TypeError} If `action` is not an http(s) URL or a `/` path.
+ * @example
+ * renderUsernamePage({ action: '/api/auth/username', csrfToken: 'c', current: 'ada', minLength: 3, maxLength: 30, theme: {} })
+ */
+export function renderUsernamePage(props: UsernamePageProps): string {
+  assertAction(props.action, 'Username')
+  const body = html`<h1>Your username</h1>
+${alert(props.error)}
+<p>${props.current === null ? 'You have no username yet: you sign in with your e-mail address.' : html`Your username is <strong>${props.current}</strong>. You can sign in with it or with your address.`}</p>
+<form method="post" action="${props.action}">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<div><label for="username-new">New username</label>
+<input id="username-new" type="text" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" minlength="${String(props.minLength)}" maxlength="${String(props.maxLength * 2)}" value="${props.value ?? ''}" required>
+<small class="hint">${String(props.minLength)} to ${String(props.maxLength)} characters.${props.hint === undefined ? '' : ` ${props.hint}`}</small></div>
+<button type="submit">Save the username</button>
+</form>
+${props.accountUrl ? html`<p><a href="${props.accountUrl}">Back to your account</a></p>` : null}`
+  return renderLayout({ title: 'Your username', theme: props.theme, body, home: props.homeUrl })
+}
+
 /**
  * Renders the sign-up page.
  * @throws {TypeError} If `action` is not an http(s) URL or a `/` path.
@@ -77,6 +125,7 @@ ${alert(props.error)}
 <input id="signup-name" type="text" name="name" autocomplete="name" maxlength="255" value="${props.name ?? ''}"></div>
 <div><label for="signup-email">E-mail</label>
 <input id="signup-email" type="email" name="email" autocomplete="email" placeholder="email@example.com" value="${props.email ?? ''}" required></div>
+${props.username ? usernameField('signup-username', props.username) : null}
 ${newPasswordField('signup-password', props.minLength, props.maxLength)}
 <button type="submit">Create account</button>
 </form>

@@ -6,7 +6,7 @@ import { isPasswordProvider, type PasswordProvider } from '../provider.js'
 import type { ResolvedConfig } from '../../../config/types.js'
 import { normalizeEmailAddress } from '../../../mail/normalize.js'
 import { EmailSignInError, UnknownActionError, VerificationError } from '../../../errors.js'
-import { PasswordPolicyError } from '../errors.js'
+import { PasswordPolicyError, UsernameError } from '../errors.js'
 import type { ActionContext } from '../../../actions/context.js'
 import { pageUrl, stringValue } from '../../../actions/context.js'
 
@@ -24,7 +24,7 @@ export { loadAccounts } from '../load.js'
 
 /** A refusal the form shows on itself: its message for people, or undefined for any other error. */
 export function formRefusal(error: unknown): string | undefined {
-  if (error instanceof PasswordPolicyError) return error.message
+  if (error instanceof PasswordPolicyError || error instanceof UsernameError) return error.message
   if (error instanceof EmailSignInError) return 'Enter a valid e-mail address.'
   return undefined
 }

@@ -1,9 +1,10 @@
 /**
- * GET /signup: the sign-up page. POST /signup `{ csrfToken, email, password, name?, callbackUrl? }`:
+ * GET /signup: the sign-up page. POST /signup `{ csrfToken, email, password, name?, username?, callbackUrl? }`:
  * CSRF-checked and rate-limited; a new account gets a verification link, a taken address a mail to
  * its owner, and both the same "check your e-mail" answer (src/features/password/accounts.ts).
  */
-import { renderSignUpPage } from '../pages/password.js'
+import { DEFAULT_USERNAME_HINT, renderSignUpPage, type SignUpPageProps } from '../pages/password.js'
+import type { PasswordProvider } from '../provider.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { actionPath, assertCsrf, issueCsrf, resolveCallbackUrl, stringValue, type Action, type ActionContext } from '../../../actions/context.js'
 import { formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
@@ -17,7 +18,7 @@ export const signUpAction: Action = async (ctx) => {
   const { url: callbackUrl } = await resolveCallbackUrl(ctx)
   try {
     const { signUp } = await loadAccounts()
-    return await signUp(ctx, provider, { email: ctx.body.email, password: ctx.body.password, name: ctx.body.name, callbackUrl })
+    return await signUp(ctx, provider, { email: ctx.body.email, password: ctx.body.password, name: ctx.body.name, username: ctx.body.username, callbackUrl })
   } catch (error) {
     const refusal = formRefusal(error)
     if (refusal === undefined) throw error
@@ -36,6 +37,7 @@ async function page(ctx: ActionContext, status: number, error?: string): Promise
     error,
     email: stringValue(ctx.body.email),
     name: stringValue(ctx.body.name),
+    username: usernameField(provider, stringValue(ctx.body.username)),
     minLength: provider.password.minLength,
     maxLength: provider.password.maxLength,
     signInUrl: signInUrl(ctx),
@@ -43,4 +45,11 @@ async function page(ctx: ActionContext, status: number, error?: string): Promise
     homeUrl: homeUrl(ctx),
   })
   return { status, html, cookies: [...cookies, ...csrf.cookies] }
+}
+
+/** The sign-up page's username field, when the provider has usernames. */
+function usernameField(provider: PasswordProvider, value: string | undefined): SignUpPageProps['username'] {
+  const settings = provider.password.usernames
+  if (!settings) return undefined
+  return { value, required: settings.required, maxLength: settings.maxLength, hint: settings.defaultPattern ? DEFAULT_USERNAME_HINT : undefined }
 }
