@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the account migration’s down drops its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the account migrations’ downs drop their columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -322,7 +322,13 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await ownAdapter.setUserPassword(user.id, '$scrypt$hash')
         await ownAdapter.startTwoFactor(user.id, 'sealed')
 
-        // The ninth (the account's) first: the sessions' two confirmation columns, and nothing else.
+        await ownAdapter.markUserDeleted(user.id, new Date())
+        // The tenth (the deletion grace period's) first: the users' mark, and nothing else; the user stays.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(false)
+        expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedAt)).toBe(true)
+        expect((await ownAdapter.getUser(user.id))?.email).toBe('down@example.com')
+        // Then the ninth (the account's): the sessions' two confirmation columns, and nothing else.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedAt)).toBe(false)
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.userAgent)).toBe(true)
@@ -345,6 +351,9 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedWith)).toBe(false)
         await own.knex.migrate.up(source)
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedWith)).toBe(true)
+        await own.knex.migrate.up(source)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(true)
+        expect(await ownAdapter.listUsersMarkedDeleted(new Date(Date.now() + 1000), 10)).toEqual([])
         expect(await ownAdapter.startTwoFactor(user.id, 'sealed')).toBe(true)
       } finally {
         await own.destroy()

@@ -17,6 +17,7 @@
  * @see spec/auth-library-spec.md §2.6
  */
 import type { Knex } from 'knex'
+import { knexAccountDeletionMethods, type KnexAccountDeletionMethods } from '../../features/account/knex.js'
 import { knexApiKeyMethods, knexApiKeyUserRows, type KnexApiKeyMethods } from '../../features/api-keys/knex.js'
 import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from '../../features/passkey/knex.js'
 import { knexPasswordMethods, knexPasswordUserRows, type KnexPasswordMethods } from '../../features/password/knex.js'
@@ -32,10 +33,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAdapterOptions, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexTwoFactorMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexTwoFactorMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexAccountDeletionMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -58,6 +59,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexTwoFactorMethods(knex, naming, codec),
     ...knexPruneMethods(knex, naming, codec),
     ...knexApiKeyMethods(knex, naming, codec),
+    ...knexAccountDeletionMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter
 }
