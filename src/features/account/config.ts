@@ -19,6 +19,8 @@ export interface ResolvedAccount {
   readonly keepOtherSessions: boolean
   /** Seconds a deleted account waits, marked, before the prune deletes it; 0: deleted at once. */
   readonly deletionGracePeriod: number
+  /** What the change of address's mail carries: a link, a six-digit code, or both. */
+  readonly emailChangeBy: 'link' | 'code' | 'both'
 }
 
 /** The adapter methods of the deletion grace period (`deletionGracePeriod` above 0). */
@@ -45,7 +47,7 @@ export function accountEnabled(config: PortcullisConfig): boolean {
 /** Resolves `account`. @throws InvalidConfigurationError */
 export function resolveAccount(input: PortcullisConfig['account']): ResolvedAccount {
   if (input !== true && (input === null || typeof input !== 'object')) {
-    throw new InvalidConfigurationError('account must be true or an object { recentSignInMaxAge?, deletionGracePeriod?, server?, from?, sendMail? }.')
+    throw new InvalidConfigurationError('account must be true or an object { recentSignInMaxAge?, deletionGracePeriod?, emailChangeBy?, server?, from?, sendMail? }.')
   }
   const options: AccountOptions = input === true ? {} : input
   const maxAge = options.recentSignInMaxAge ?? DEFAULT_RECENT_SIGN_IN_MAX_AGE
@@ -60,7 +62,9 @@ export function resolveAccount(input: PortcullisConfig['account']): ResolvedAcco
   if (!Number.isInteger(grace) || grace < 0 || grace > MAX_GRACE_PERIOD) {
     throw new InvalidConfigurationError(`account.deletionGracePeriod must be a whole number of seconds from 0 (delete at once, the default) to ${MAX_GRACE_PERIOD} (a year), e.g. 30 * 24 * 3600; got ${JSON.stringify(grace)}.`)
   }
-  return Object.freeze({ recentSignInMaxAge: maxAge, server: options.server, from: options.from, sendMail: options.sendMail, keepOtherSessions: keep, deletionGracePeriod: grace })
+  const by = options.emailChangeBy ?? 'link'
+  if (by !== 'link' && by !== 'code' && by !== 'both') throw new InvalidConfigurationError(`account.emailChangeBy must be 'link' (the default), 'code' or 'both'; got ${JSON.stringify(by)}.`)
+  return Object.freeze({ recentSignInMaxAge: maxAge, server: options.server, from: options.from, sendMail: options.sendMail, keepOtherSessions: keep, deletionGracePeriod: grace, emailChangeBy: by })
 }
 
 /**

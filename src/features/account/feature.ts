@@ -38,6 +38,7 @@ export const accountFeature: Feature = {
     { method: 'POST', path: '/account/email', csrf: true, load: async () => (await import('./routes/email.js')).requestEmailChangeAction },
     // Uses its link's token when the same user, signed in, opens it: no page, HEAD does not run it.
     { method: 'GET', path: '/account/email/verify', load: async () => (await import('./routes/email.js')).verifyEmailChange },
+    { method: 'POST', path: '/account/email/code', csrf: true, load: async () => (await import('./routes/email.js')).emailChangeCodeAction },
     { method: 'GET', path: '/account/email/undo', page: true, load: async () => (await import('./routes/email.js')).undoEmailChangePage },
     { method: 'POST', path: '/account/email/undo', csrf: true, load: async () => (await import('./routes/email.js')).undoEmailChangeAction },
     { method: 'POST', path: '/account/disconnect', csrf: true, load: async () => (await import('./routes/disconnect.js')).disconnectAction },
@@ -52,6 +53,8 @@ export const accountFeature: Feature = {
   off: 'The account page is off: set account: true (or an object) in the Portcullis config. See docs/account.md.',
   api: (api): AccountApi => ({ requireRecentSignIn: createRequireRecentSignIn(api), deleteAccount: createDeleteAccount(api), changeEmail: createChangeEmail(api) }),
   adapterMethods: [...ACCOUNT_ADAPTER_METHODS, ...GRACE_ADAPTER_METHODS, 'deleteSessionsByUserId', 'getSessionConfirmation', 'unlinkAccount'],
+  cookies: { emailChangeCode: { name: 'authjs.email-change-code', maxAge: 15 * 60 } },
+  rateLimitBuckets: ['ip', 'identifier'],
   events: ['userDeleted', 'userDeletionScheduled', 'userRestored', 'emailChanged', 'updateUser', 'sessionRevoked'],
   errors: ['AccountError', 'RecentSignInRequired', 'AccountUnlinkError', 'PasswordPolicy', 'TwoFactor', 'RateLimited'],
 }

@@ -2,7 +2,7 @@
  * What the account wing adds to the shared interfaces, by module augmentation: its option on
  * `PortcullisConfig`, its event on `EventsOptions`.
  */
-import type { AdapterUser, Awaitable } from '../../types.js'
+import type { AdapterUser, Awaitable, CookieOption } from '../../types.js'
 
 /** The mail the account wing sends (a deletion's notice), as `account.sendMail` receives it. */
 export interface AccountMail {
@@ -45,8 +45,25 @@ export interface AccountOptions {
    * over. See docs/account.md.
    */
   deletionGracePeriod?: number | undefined
+  /**
+   * What the change of address's mail to the new address carries: `'link'` (the default), `'code'` (a
+   * six-digit code, typed on the account page in the browser that asked), or `'both'`. A code is
+   * stored hashed, bound to the browser and the user, single use, void after five wrong tries,
+   * rate-limited per address and client, and works for fifteen minutes. See docs/account.md.
+   */
+  emailChangeBy?: 'link' | 'code' | 'both' | undefined
   /** Sends the account's mails yourself instead. */
   sendMail?: ((mail: AccountMail) => Awaitable<void>) | undefined
+}
+
+declare module '../../types.js' {
+  interface CookiesOptions {
+    /**
+     * The change of address's code (`account.emailChangeBy` `'code'` or `'both'`): a random nonce that
+     * binds the code to the browser that asked (`authjs.email-change-code`, 15 minutes). Not an Auth.js cookie.
+     */
+    emailChangeCode: CookieOption
+  }
 }
 
 declare module '../../types.js' {
