@@ -10,12 +10,23 @@ import { renderLinkEmail } from '../../mail/message.js'
 import { sendEmail } from '../../mail/transport.js'
 import type { PasswordMail } from '../../providers/password.js'
 
-const NOTES: Record<PasswordMail['kind'], (host: string, resetUrl: string | undefined) => { subject: string; heading: [string, string]; button: string; note: string[] }> = {
-  'verify-email': (host) => ({
+/** A verification mail's code, and whether the mail's link verifies too (`verifyBy` `'both'`) or only leads to the code's page. */
+export interface MailedCode {
+  code: string
+  minutes: number
+  withLink: boolean
+}
+
+const NOTES: Record<PasswordMail['kind'], (host: string, resetUrl: string | undefined, code?: MailedCode) => { subject: string; heading: [string, string]; button: string; note: string[] }> = {
+  'verify-email': (host, _resetUrl, code) => ({
     subject: `Confirm your e-mail address for ${host}`,
     heading: ['Finish signing up to ', host],
-    button: 'Confirm my address',
-    note: ['The link works once and confirms that this address is yours.', 'If you did not sign up, you can ignore this e-mail: nothing happens without the link.'],
+    button: code && !code.withLink ? 'Open the page for the code' : 'Confirm my address',
+    note: [
+      ...(!code || code.withLink ? ['The link works once and confirms that this address is yours.'] : []),
+      ...(code ? [`${code.withLink ? 'Or type this code' : 'Type this code'} on the page where you signed up: ${code.code}. It works once, for ${code.minutes} minutes, in that browser.`] : []),
+      `If you did not sign up, you can ignore this e-mail: nothing happens without the ${code && !code.withLink ? 'code' : 'link'}.`,
+    ],
   }),
   'address-taken': (host, resetUrl) => ({
     subject: `Someone tried to sign up to ${host} with your address`,
@@ -39,11 +50,20 @@ const NOTES: Record<PasswordMail['kind'], (host: string, resetUrl: string | unde
  * Renders and sends one mail.
  * @throws whatever the transport or `sendMail` throws.
  */
-export async function sendPasswordMail(ctx: ActionContext, provider: PasswordProvider, kind: PasswordMail['kind'], to: string, url: string, expires?: Date, resetUrl?: string): Promise<void> {
+export async function sendPasswordMail(
+  ctx: ActionContext,
+  provider: PasswordProvider,
+  kind: PasswordMail['kind'],
+  to: string,
+  url: string,
+  expires?: Date,
+  resetUrl?: string,
+  code?: MailedCode,
+): Promise<void> {
   const host = new URL(url).host
-  const content = NOTES[kind](host, resetUrl)
+  const content = NOTES[kind](host, resetUrl, code)
   const message = renderLinkEmail({ url, theme: ctx.config.theme, ...content })
   const { mail } = provider.password
-  if ('sendMail' in mail) return mail.sendMail({ kind, to, url, expires, ...(resetUrl === undefined ? {} : { resetUrl }), ...message })
+  if ('sendMail' in mail) return mail.sendMail({ kind, to, url, expires, ...(resetUrl === undefined ? {} : { resetUrl }), ...(code === undefined ? {} : { code: code.code }), ...message })
   await sendEmail({ server: mail.server, from: mail.from, key: mail }, to, message, expires)
 }
