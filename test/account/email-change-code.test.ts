@@ -156,6 +156,17 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(await emailOf(db.knex, id)).toBe('ada@example.com')
     })
 
+    it('is rate-limited per address: past the limit even a try left is refused with 429', async () => {
+      freezeClock(T0)
+      mount('both', { rateLimit: { identifier: { attempts: 3, windowSeconds: 600 }, ip: { attempts: 100, windowSeconds: 600 } } })
+      const browser = new Browser()
+      const { id, code } = await asked(browser)
+      const wrong = code === '000000' ? '111111' : '000000'
+      for (let n = 0; n < 3; n++) expect((await typeCode(browser, 'ada@new.example', wrong)).status).toBe(400)
+      expect((await typeCode(browser, 'ada@new.example', code)).status).toBe(429)
+      expect(await emailOf(db.knex, id)).toBe('ada@example.com')
+    })
+
     it('refuses a post without the CSRF token, and a signed-out one', async () => {
       freezeClock(T0)
       mount()

@@ -202,6 +202,28 @@ function graceSuite(kind: DatabaseKind) {
       expect(await sessionOf(copy, url())).toBeNull()
     })
 
+    it('a sign-in that loses the race to the prune is refused and sends no session cookie', async () => {
+      freezeClock(T0)
+      const base = KnexAdapter(db.knex)
+      // The prune's delete commits just before this sign-in's restore: the restore finds no row.
+      const racing = { ...base, restoreDeletedUser: async (id: string) => (await base.deleteUser(id, { markedBefore: new Date(Date.now() + 1000) }), base.restoreDeletedUser(id)) }
+      const session = { strategy: 'jwt' as const, store: { knex: db.knex } }
+      mount({ session })
+      const browser = new Browser()
+      await verifiedUser(browser, url(), rig.smtp, 'ada@example.com')
+      const ada = await userIdOf(db.knex, 'ada@example.com')
+      await post(browser, url(), 'account/delete', { confirm: 'yes' })
+      mount({ session, adapter: racing })
+      jest.setSystemTime(T0 + 10_000)
+      const late = await post(browser, url(), 'callback/password', { email: 'ada@example.com', password: 'correct horse battery staple' })
+      expect(late.status).toBe(302)
+      expect(late.headers.get('location')).toContain('error=')
+      expect(late.headers.getSetCookie().some((cookie) => cookie.startsWith('authjs.session-token=') && !cookie.startsWith('authjs.session-token=;'))).toBe(false)
+      expect(await sessionOf(browser, url())).toBeNull()
+      expect(await rowsOf(db.knex, ada)).toEqual({ User: 0, Account: 0, Session: 0, Password: 0, TwoFactor: 0, RecoveryCode: 0, Authenticator: 0 })
+      expect(events.map((event) => event.name)).not.toContain('userRestored')
+    })
+
     it('a marked user’s API key is refused until a sign-in restores the account', async () => {
       freezeClock(T0)
       mount()

@@ -37,7 +37,8 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
   await describeWithDatabase(kind, `verifying a sign-up by code on ${kind}`, (server) => {
     const db = migratedDatabase(server)
     const url = () => rig.app.url
-    const mount = (verifyBy: PasswordOptions['verifyBy'] = 'both') => mountPasswordApp(rig.app, db.knex, rig.smtp, {}, { verifyBy, requireEmailVerification: true })
+    const mount = (verifyBy: PasswordOptions['verifyBy'] = 'both', config: Parameters<typeof mountPasswordApp>[3] = {}) =>
+      mountPasswordApp(rig.app, db.knex, rig.smtp, config, { verifyBy, requireEmailVerification: true })
     const typeCode = (browser: Browser, email: string, code: string) => post(browser, url(), 'verify-email/code', { email, code, callbackUrl: `${url()}/dashboard` })
 
     /** Signs up `email` in `browser`: the code page it lands on, and the mail's code and links. */
@@ -141,6 +142,17 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(Number((await db.knex('VerificationToken').count({ n: '*' }))[0]!.n)).toBe(rowsBefore + 1)
       expect(redirectOf(await typeCode(mallory, 'ada@example.com', '123456')).error).toBe('Verification')
       expect(await sessionOf(mallory, url())).toBeNull()
+    })
+
+    it('is rate-limited per address: past the limit even a try left is refused with 429', async () => {
+      freezeClock(T0)
+      mount('both', { rateLimit: { identifier: { attempts: 3, windowSeconds: 600 }, ip: { attempts: 100, windowSeconds: 600 } } })
+      const browser = new Browser()
+      const { code } = await signedUp(browser)
+      const wrong = code === '000000' ? '111111' : '000000'
+      for (let n = 0; n < 3; n++) expect((await typeCode(browser, 'ada@example.com', wrong)).status).toBe(400)
+      expect((await typeCode(browser, 'ada@example.com', code)).status).toBe(429)
+      expect(await verifiedOf(db.knex, 'ada@example.com')).toBeNull()
     })
 
     it('refuses a post without the CSRF token', async () => {
