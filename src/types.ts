@@ -225,8 +225,13 @@ export interface Adapter {
   getUserByEmail?(email: string): Promise<AdapterUser | null>
   getUserByAccount?(account: AccountReference): Promise<AdapterUser | null>
   updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Promise<AdapterUser>
-  /** Deletes the user with its accounts and sessions; returns the deleted user. */
-  deleteUser?(id: string): Promise<AdapterUser | null | void>
+  /**
+   * Deletes the user with its accounts and sessions; returns the deleted user. With `markedBefore`
+   * (the background prune of accounts whose deletion grace period ran out, docs/account.md), deletes
+   * the user only while it is marked deleted since before that instant, atomically with a sign-in
+   * that clears the mark, and returns `null` when it is not.
+   */
+  deleteUser?(id: string, options?: { markedBefore?: Date | undefined }): Promise<AdapterUser | null | void>
   linkAccount?(account: NewAdapterAccount): Promise<AdapterAccount | null | void>
   /**
    * Deletes the account; returns it, or `null` when there was none. With `unlessLastOf` (a user id),

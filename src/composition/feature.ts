@@ -9,7 +9,7 @@ import type { Action, ActionContext } from '../actions/context.js'
 import type { Api } from '../api/context.js'
 import type { ConfiguredProvider, CredentialReader, PortcullisConfig, ResolvedConfig } from '../config/types.js'
 import type { AuthResponse } from '../http/respond.js'
-import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof } from '../types.js'
+import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof, User } from '../types.js'
 import type { LoggerInstance } from '../logger.js'
 import type { PageScript } from '../pages/theme.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
@@ -179,6 +179,19 @@ export interface FeatureHooks {
    * transaction; this is for what a feature keeps elsewhere (a cache, a store). Errors are logged.
    */
   userDeleted?(config: ResolvedConfig, user: AdapterUser): Promise<void>
+  /**
+   * A sign-in of `user` (any method: the core's sign-in finish) has stored its session and is about
+   * to answer with `redirect`: the URL to send the browser to instead, or undefined. The account
+   * wing restores an account in its deletion grace period here, so that every way in restores it.
+   * Throwing refuses the sign-in (its session cookie is not sent).
+   */
+  sessionStarted?(ctx: ActionContext, user: User | AdapterUser, redirect: string): Promise<string | undefined>
+  /**
+   * Rows of the feature's own the background prune (`prune` option) deletes each time it runs,
+   * after the adapter's `prune`, with the config the feature resolved (the account wing: accounts
+   * whose deletion grace period is over). Returns how many of each it deleted; errors are logged.
+   */
+  prune?(config: ResolvedConfig, signal: AbortSignal): Promise<Readonly<Record<string, number>>>
   /** Runs once at init, after the config is resolved and frozen (the background prune). */
   started?(config: ResolvedConfig): void
   /**

@@ -76,6 +76,8 @@ export interface PasswordMail {
   usernameTaken?: string | undefined
   /** `usernameTaken`: the page where the user chooses another username once signed in. */
   usernameUrl?: string | undefined
+  /** `verify-email` with `verifyBy` `'code'` or `'both'`: the six-digit code the mail shows. */
+  code?: string | undefined
   /** When the link stops working (`address-taken`: its reset link's expiry). */
   expires?: Date | undefined
   /** The rendered mail, themed like the built-in pages. */
@@ -106,6 +108,13 @@ export interface PasswordOptions {
   isBreached?: ((password: string) => boolean | Promise<boolean>) | undefined
   /** Your own hashing (argon2, …). Default: scrypt, N = 2^17, r = 8, p = 1, and bcrypt hashes verified through bcryptjs. */
   hashing?: PasswordHashing | undefined
+  /**
+   * What the sign-up's verification mail carries: `'link'` (the default), `'code'` (a six-digit code,
+   * typed on the "check your e-mail" page in the browser that signed up) or `'both'`. A code is stored
+   * hashed, bound to that browser and the address, single use, void after five wrong tries,
+   * rate-limited per address and client, and works for fifteen minutes (docs/passwords.md).
+   */
+  verifyBy?: 'link' | 'code' | 'both' | undefined
   /** Seconds a verification link works. Default 86400 (24 hours). */
   verificationMaxAge?: number | undefined
   /** Seconds a reset link works. Default 3600 (1 hour). */

@@ -1,10 +1,12 @@
 /**
  * The last steps every sign-in method shares once its user is known: the `signIn` callback, then
- * the new session, the `signIn` event and the redirect (to `pages.newUser` for a user this sign-in
+ * the new session, the features' `sessionStarted` hooks (an account in its deletion grace period is
+ * restored there), the `signIn` event and the redirect (to `pages.newUser` for a user this sign-in
  * created).
  *
  * @see spec/auth-library-spec.md §4.3 (signIn callback), §6 (events)
  */
+import { hooksOf } from '../composition/index.js'
 import { AccessDeniedError } from '../errors.js'
 import { emitEvent } from '../events.js'
 import type { AuthResponse } from '../http/respond.js'
@@ -35,9 +37,11 @@ export async function finishSignIn(
 ): Promise<AuthResponse> {
   const { user, account, profile, isNewUser } = signIn
   const sessionCookies = await startSession(ctx, user, account, { profile, isNewUser })
-  await emitEvent(ctx.config, 'signIn', { user, account, profile, isNewUser })
-
   const { url, cookies } = await resolveCallbackUrl(ctx)
-  const redirect = isNewUser && ctx.config.pages.newUser ? pageUrl(ctx, 'newUser', '/signin', { callbackUrl: url }) : url
+  let redirect = isNewUser && ctx.config.pages.newUser ? pageUrl(ctx, 'newUser', '/signin', { callbackUrl: url }) : url
+  // After the session is stored (a feature's step that races it, such as an account's deletion,
+  // sees it), before anything is told: a hook that throws refuses the sign-in.
+  for (const hook of hooksOf(ctx.config, 'sessionStarted')) redirect = (await hook(ctx, user, redirect)) ?? redirect
+  await emitEvent(ctx.config, 'signIn', { user, account, profile, isNewUser })
   return { redirect, cookies: [...cookies, ...sessionCookies] }
 }

@@ -35,4 +35,18 @@ describe('the account option', () => {
     expect(make(true, { session: { strategy: 'jwt', store: 'memory' } })).not.toThrow()
     expect(make({ recentSignInMaxAge: 300 })).not.toThrow()
   })
+
+  it('refuses a deletion grace period that could never end or mark anything', () => {
+    const stop = new AbortController()
+    const make = (account: unknown, extra: object = {}) => () => Portcullis({ secret: SECRET, providers, adapter: KnexAdapter(db), logger: silent, account: account as never, ...extra })
+    for (const period of [-1, 1.5, '3600', 367 * 24 * 3600]) expect(make({ deletionGracePeriod: period })).toThrow(/account.deletionGracePeriod must be a whole number of seconds from 0/)
+    // Without the prune, a marked account would stay for ever.
+    expect(make({ deletionGracePeriod: 3600 })).toThrow(/deletionGracePeriod needs the background prune/)
+    // An adapter without the marks cannot keep the rows while the period runs.
+    const { markUserDeleted: _mark, ...unmarked } = KnexAdapter(db)
+    expect(make({ deletionGracePeriod: 3600 }, { adapter: unmarked, prune: { everyMinutes: 60, signal: stop.signal } })).toThrow(/deletionGracePeriod needs an adapter with markUserDeleted/)
+    expect(make({ deletionGracePeriod: 3600 }, { prune: { everyMinutes: 60, signal: stop.signal } })).not.toThrow()
+    expect(make({ deletionGracePeriod: 0 })).not.toThrow()
+    stop.abort()
+  })
 })

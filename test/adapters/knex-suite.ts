@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the usernames migration’s down drops its table, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the deletion and usernames migrations’ downs drop their column and table, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -323,14 +323,19 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await ownAdapter.startTwoFactor(user.id, 'sealed')
         expect(await ownAdapter.setUsername(user.id, 'down', 'down')).toBe(true)
 
-        // The tenth (usernames) first: its table, and nothing else; deleteUser works without it.
+        await ownAdapter.markUserDeleted(user.id, new Date())
+        // The eleventh (the deletion grace period's) first: the users' mark, and nothing else; the user stays.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(false)
+        expect(await own.knex.schema.hasTable(tables.usernames)).toBe(true)
+        expect((await ownAdapter.getUser(user.id))?.email).toBe('down@example.com')
+        // Then the tenth (usernames): its table, and nothing else; deleteUser works without it.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasTable(tables.usernames)).toBe(false)
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedAt)).toBe(true)
         const gone = await ownAdapter.createUser({ email: 'gone@example.com' })
         await ownAdapter.deleteUser(gone.id)
-
-        // The ninth (the account's) first: the sessions' two confirmation columns, and nothing else.
+        // Then the ninth (the account's): the sessions' two confirmation columns, and nothing else.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.confirmedAt)).toBe(false)
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.userAgent)).toBe(true)
@@ -357,6 +362,10 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         expect(await ownAdapter.startTwoFactor(user.id, 'sealed')).toBe(true)
         await own.knex.migrate.up(source)
         expect(await ownAdapter.setUsername(user.id, 'down', 'down')).toBe(true)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(false)
+        await own.knex.migrate.up(source)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(true)
+        expect(await ownAdapter.listUsersMarkedDeleted(new Date(Date.now() + 1000), 10)).toEqual([])
       } finally {
         await own.destroy()
       }

@@ -36,7 +36,9 @@ const API_KEYS = '20261215000000_portcullis_api_keys.js'
 const ACCOUNT = '20261220000000_portcullis_account.js'
 /** The tenth: the Password provider's usernames, a table of their own. */
 const USERNAMES = '20261228000000_portcullis_usernames.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES]
+/** The eleventh: the mark of an account in its deletion grace period, a nullable column of the users table. */
+const ACCOUNT_DELETION = '20261229000000_portcullis_account_deletion.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -176,6 +178,7 @@ function expectSchema(
     ownerId: string
     expiresAt: string
     emailVerified: string
+    deletedAt: string
     updatedAt: string
     enabledAt: string
     lastUsedStep: string
@@ -195,10 +198,12 @@ function expectSchema(
     email: { type: 'varchar(255)', notNull: false, pk: 0 },
     [n.emailVerified]: { type: 'datetime', notNull: false, pk: 0 },
     image: { type: 'TEXT', notNull: false, pk: 0 },
+    // The eleventh migration's: the mark of an account in its deletion grace period.
+    [n.deletedAt]: { type: 'datetime', notNull: false, pk: 0 },
   })
   expect(users.unique).toEqual([['email']])
-  // The second migration's index on lower(email) (an expression: SQLite names no column).
-  expect(users.indexes).toEqual([[null]])
+  // The second migration's index on lower(email) (an expression: SQLite names no column), the eleventh's on deletedAt.
+  expect(users.indexes).toEqual([[null], [n.deletedAt]])
 
   const accounts = shape(file, n.tables.accounts)
   expect(Object.keys(accounts.columns)).toEqual([
@@ -317,6 +322,7 @@ const DEFAULT_NAMES = {
   ownerId: 'ownerId',
   expiresAt: 'expiresAt',
   emailVerified: 'emailVerified',
+  deletedAt: 'deletedAt',
   updatedAt: 'updatedAt',
   enabledAt: 'enabledAt',
   lastUsedStep: 'lastUsedStep',
@@ -346,6 +352,7 @@ const SNAKE_NAMES = {
   ownerId: 'owner_id',
   expiresAt: 'expires_at',
   emailVerified: 'email_verified',
+  deletedAt: 'deleted_at',
   updatedAt: 'updated_at',
   enabledAt: 'enabled_at',
   lastUsedStep: 'last_used_step',

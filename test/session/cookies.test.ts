@@ -28,6 +28,8 @@ describe('the default cookies', () => {
     emailLink: { name: `${prefix}authjs.email-link`, options: base(secure) },
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...base(secure), maxAge: 300 } },
     twoFactorPending: { name: `${prefix}authjs.two-factor`, options: { ...base(secure), maxAge: 300 } },
+    emailChangeCode: { name: `${prefix}authjs.email-change-code`, options: { ...base(secure), maxAge: 900 } },
+    signUpCode: { name: `${prefix}authjs.sign-up-code`, options: { ...base(secure), maxAge: 900 } },
     signInForm: { name: `${prefix}authjs.signin-form`, options: { ...base(secure), maxAge: 300 } },
   })
 

@@ -21,7 +21,7 @@ import type {
   VerificationToken,
 } from '../../types.js'
 import type { KnexNaming, KnexNamingOption } from './naming.js'
-import { columnsOf, nullableDate, nullableString, pick, toDate, type Row, type RowCodec, type UserRows } from './rows.js'
+import { columnsOf, nullableDate, nullableString, pick, toDate, toUtcText, type Row, type RowCodec, type UserRows } from './rows.js'
 
 /** Options of `KnexAdapter`. */
 export interface KnexAdapterOptions {
@@ -68,7 +68,7 @@ type BaseMethod =
  * Whether `column` of `table` exists (the migration that adds it has run): asked until it does, at
  * most once a minute, then never again.
  */
-function columnCheck(knex: Knex, table: string, column: string): () => Promise<boolean> {
+export function columnCheck(knex: Knex, table: string, column: string): () => Promise<boolean> {
   let found = false
   let askedAt = 0
   return async () => {
@@ -85,7 +85,7 @@ export interface KnexBaseMethods extends Pick<Adapter, BaseMethod> {
   getUserByEmail(email: string): Promise<AdapterUser | null>
   getUserByAccount(account: AccountReference): Promise<AdapterUser | null>
   updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, 'id'>): Promise<AdapterUser>
-  deleteUser(id: string): Promise<AdapterUser | null>
+  deleteUser(id: string, options?: { markedBefore?: Date | undefined }): Promise<AdapterUser | null>
   linkAccount(account: NewAdapterAccount): Promise<AdapterAccount>
   unlinkAccount(account: AccountReference, options?: { unlessLastOf?: string; countedProviders?: readonly string[] | undefined }): Promise<AdapterAccount | null>
   getAccountsByUserId(userId: string): Promise<AdapterAccount[]>
@@ -142,7 +142,9 @@ export function knexBaseMethods(
   const { tables, users, accounts, sessions, verificationTokens } = naming
   const extraUserFields = resolveUserFields(options.userFields, users)
   // Every user field the adapter stores, built-in and the app's own, with its column.
-  const userNames: Readonly<Record<string, string>> = { ...users, ...extraUserFields }
+  // The grace period's mark (`deletedAt`) is the account wing's (its knex.ts): no user read selects it.
+  const { deletedAt, ...userBase } = users
+  const userNames: Readonly<Record<string, string>> = { ...userBase, ...extraUserFields }
   const debug = options.logger?.debug ?? (() => {})
   /** The fields of `user` that have no column: logged by name (never their values), then dropped by `values`. */
   const reportDropped = (method: string, user: object): void => {
@@ -227,6 +229,19 @@ export function knexBaseMethods(
       .where(`${tables.sessions}.${sessions.sessionToken}`, '')
       .limit(1)
       .toSQL().sql)
+  /**
+   * The user row `deleteUser` deletes. With `markedBefore`, only while it is marked deleted since
+   * before then, locked until the transaction ends: a restore (which clears the mark) either commits
+   * first, and the row is not found, or waits and finds no row to restore.
+   */
+  const userToDelete = (trx: Knex.Transaction, id: string, markedBefore: Date | undefined): Knex.QueryBuilder => {
+    const query = trx(tables.users).select(userColumns).where({ [users.id]: id })
+    if (markedBefore === undefined) return query
+    if (!(markedBefore instanceof Date) || Number.isNaN(markedBefore.getTime())) throw new TypeError('deleteUser: markedBefore must be a valid Date.')
+    query.whereNotNull(deletedAt).andWhere(deletedAt, '<', utcText ? toUtcText(markedBefore) : markedBefore)
+    // SQLite has no row locks: its writers take turns on the whole database.
+    return knex.client.dialect === 'postgresql' || knex.client.dialect === 'mysql' ? query.forUpdate() : query
+  }
   const selectUser = (where: Row) => read(knex(tables.users).select(userColumns).where(where)).first()
   const accountWhere = (ref: AccountReference): Row => ({ [accounts.provider]: ref.provider, [accounts.providerAccountId]: ref.providerAccountId })
   return {
@@ -284,7 +299,7 @@ export function knexBaseMethods(
       return toUser(row)
     },
 
-    async deleteUser(id) {
+    async deleteUser(id, options = {}) {
       // Explicit deletes as well as the schema's cascade: SQLite enforces foreign keys only when
       // the connection enables them (better-sqlite3 does by default, sqlite3 does not).
       // The features' tables are asked before the transaction: SQLite's pool has one connection,
@@ -292,7 +307,7 @@ export function knexBaseMethods(
       const present: UserRows[] = []
       for (const rows of userRows) if (await rows.exist()) present.push(rows)
       return knex.transaction(async (trx) => {
-        const row = await read(trx(tables.users).select(userColumns).where({ [users.id]: id })).first()
+        const row = await read(userToDelete(trx, id, options.markedBefore)).first()
         if (!row) return null
         await trx(tables.sessions).where({ [sessions.userId]: id }).del()
         await trx(tables.accounts).where({ [accounts.userId]: id }).del()

@@ -274,10 +274,35 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.dropTableIfExists(tables.usernames)
     },
   },
+  {
+    // The account's deletion grace period (account.deletionGracePeriod, docs/account.md): when the
+    // user asked to delete the account, null while it is not marked. Indexed for the prune, which
+    // looks for the marks older than the period. Nullable: every existing user is not marked.
+    name: '20261229000000_portcullis_account_deletion.js',
+    async up(knex, { tables, users }) {
+      await knex.schema.alterTable(tables.users, (table) => {
+        dateColumn(table, users.deletedAt).nullable().index(tableIndex(tables.users, 'deleted'))
+      })
+    },
+    async down(knex, { tables, users }) {
+      await knex.schema.alterTable(tables.users, (table) => {
+        table.dropIndex([users.deletedAt], tableIndex(tables.users, 'deleted'))
+      })
+      // Knex drops a SQLite column by copying the table and dropping the old one, whose foreign keys
+      // cascade: every user's sessions, accounts and passwords would go. SQLite (3.35 on) drops it in place.
+      if (knex.client.dialect === 'sqlite3') {
+        await knex.raw('alter table ?? drop column ??', [tables.users, users.deletedAt])
+        return
+      }
+      await knex.schema.alterTable(tables.users, (table) => {
+        table.dropColumn(users.deletedAt)
+      })
+    },
+  },
 ]
 
-/** `session_expires_index`, `apikey_owner_index`: one identifier, whatever the table's schema. */
-function tableIndex(table: string, what: 'expires' | 'owner'): string {
+/** `session_expires_index`, `apikey_owner_index`, `user_deleted_index`: one identifier, whatever the table's schema. */
+function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted'): string {
   return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_${what}_index`
 }
 

@@ -3,27 +3,33 @@
  * one transaction (the base tables and every feature's: passwords, passkeys, the second factor,
  * see adapters/knex/rows.ts), the user's sessions ended on every process, the features told
  * (`userDeleted` hook), the app told (`userDeleted` event), and a notice mailed to the address.
+ * With `account.deletionGracePeriod`, the rows wait (grace.ts): the user is marked and signed out,
+ * and the prune (prune-deleted.ts) deletes them once the period is over, telling as here (`tellDeleted`).
  */
 import type { ActionContext } from '../../actions/context.js'
 import { hooksOf } from '../../composition/index.js'
+import type { ResolvedConfig } from '../../config/types.js'
 import { describeError, emitEvent } from '../../events.js'
 import { revokeOwnSessions } from '../../session/devices.js'
 import type { AdapterUser } from '../../types.js'
 import type { ResolvedAccount } from './config.js'
 import { AccountError } from './errors.js'
-import { mailAccountDeleted } from './mail.js'
+import { scheduleAccountDeletion } from './grace.js'
+import { mailAccountDeleted, type MailContext } from './mail.js'
 
 /**
- * Deletes `userId`, who has confirmed a recent sign-in (the caller checked it).
+ * Deletes `userId`, who has confirmed a recent sign-in (the caller checked it); with a grace period,
+ * marks the account for deletion instead.
  *
  * Impersonation (the admin issue, not built yet) refuses here: a session an administrator holds as
  * the user must not delete the user's account. When impersonated sessions exist, their mark is read
  * before anything is deleted and this throws instead.
  *
- * @returns The deleted user.
+ * @returns The deleted (or marked) user.
  * @throws AccountError `user_not_found`; AdapterError when the database or the session store fails.
  */
 export async function deleteUserAccount(ctx: ActionContext, account: ResolvedAccount, userId: string): Promise<AdapterUser> {
+  if (account.deletionGracePeriod > 0) return scheduleAccountDeletion(ctx, account, userId)
   const { config } = ctx
   const adapter = config.adapter!
   const user = await adapter.getUser!(userId)
@@ -35,6 +41,16 @@ export async function deleteUserAccount(ctx: ActionContext, account: ResolvedAcc
   await adapter.deleteUser!(userId)
   // A JWT session recorded between the two steps (a sign-in racing the deletion) ends too.
   if (config.session.strategy === 'jwt') await revokeOwnSessions(ctx, owner, {}, 'accountDeleted', { everyToken: true })
+  await tellDeleted(ctx, account, user)
+  return user
+}
+
+/**
+ * What follows the deletion of `user`'s rows, at once or by the prune: the features' `userDeleted`
+ * hooks (errors logged), the app's `userDeleted` event, and the notice to the address.
+ */
+export async function tellDeleted(ctx: MailContext, account: ResolvedAccount, user: AdapterUser, { mail = true }: { mail?: boolean } = {}): Promise<void> {
+  const config: ResolvedConfig = ctx.config
   for (const hook of hooksOf(config, 'userDeleted')) {
     try {
       await hook(config, user)
@@ -43,6 +59,5 @@ export async function deleteUserAccount(ctx: ActionContext, account: ResolvedAcc
     }
   }
   await emitEvent(config, 'userDeleted', { user })
-  if (typeof user.email === 'string' && user.email.length > 0) await mailAccountDeleted(ctx, account, user.email)
-  return user
+  if (mail && typeof user.email === 'string' && user.email.length > 0) await mailAccountDeleted(ctx, account, user.email)
 }

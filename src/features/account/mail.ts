@@ -12,6 +12,9 @@ import { sendEmail } from '../../mail/transport.js'
 import type { ResolvedAccount } from './config.js'
 import type { AccountMail } from './types.js'
 
+/** What an account mail needs of its request: the config, and the site's origin for its link (the prune has no request: the `url` option's). */
+export type MailContext = Pick<ActionContext, 'config' | 'origin'>
+
 /** What one account mail says: its subject, heading, button (to `url`) and notes. */
 export interface AccountMailContent {
   url: string
@@ -26,7 +29,7 @@ export interface AccountMailContent {
  * of is done by then (an account deleted, an address changed), or is answered the same whether the
  * mail left or not (a taken address).
  */
-export async function sendAccountMail(ctx: ActionContext, account: ResolvedAccount, kind: AccountMail['kind'], to: string, content: AccountMailContent, expires?: Date): Promise<void> {
+export async function sendAccountMail(ctx: MailContext, account: ResolvedAccount, kind: AccountMail['kind'], to: string, content: AccountMailContent, expires?: Date): Promise<void> {
   const message = renderLinkEmail({ theme: ctx.config.theme, ...content })
   try {
     if (account.sendMail) return void (await account.sendMail({ kind, to, ...message }))
@@ -42,7 +45,7 @@ export async function sendAccountMail(ctx: ActionContext, account: ResolvedAccou
 }
 
 /** Mails `to` that their account is gone. */
-export async function mailAccountDeleted(ctx: ActionContext, account: ResolvedAccount, to: string): Promise<void> {
+export async function mailAccountDeleted(ctx: MailContext, account: ResolvedAccount, to: string): Promise<void> {
   const url = homeUrl(ctx)
   const host = new URL(url).host
   await sendAccountMail(ctx, account, 'account-deleted', to, {
@@ -57,13 +60,43 @@ export async function mailAccountDeleted(ctx: ActionContext, account: ResolvedAc
   })
 }
 
+/** Mails `to` that their account will be deleted at `deleteAt` unless they sign in before. */
+export async function mailDeletionScheduled(ctx: MailContext, account: ResolvedAccount, to: string, deleteAt: Date): Promise<void> {
+  const url = homeUrl(ctx)
+  const host = new URL(url).host
+  const when = deleteAt.toUTCString()
+  await sendAccountMail(ctx, account, 'account-deletion-scheduled', to, {
+    url,
+    subject: `Your account on ${host} will be deleted on ${when}`,
+    heading: ['Your account will be deleted on ', host],
+    button: `Go to ${host}`,
+    note: [
+      `You (or someone signed in as you, who had just confirmed your password or sign-in) deleted your account. Every device was signed out. It will be deleted for good on ${when}.`,
+      'Sign in before then to keep it: everything stays as it was. If it was not you, sign in now, then change your password.',
+    ],
+  })
+}
+
+/** Mails `to` that a sign-in kept their account from its deletion. */
+export async function mailAccountRestored(ctx: MailContext, account: ResolvedAccount, to: string): Promise<void> {
+  const url = homeUrl(ctx)
+  const host = new URL(url).host
+  await sendAccountMail(ctx, account, 'account-restored', to, {
+    url,
+    subject: `Your account on ${host} was restored`,
+    heading: ['Your account was restored on ', host],
+    button: `Go to ${host}`,
+    note: ['Someone signed in to your account during its deletion grace period, so it will not be deleted. If it was not you, contact the site: someone has access to your account.'],
+  })
+}
+
 /** Whether the account's mails can leave: `account.sendMail`, `account.server`, or a Nodemailer provider's server. */
 export function canSendAccountMail(ctx: ActionContext, account: ResolvedAccount): boolean {
   return account.sendMail !== undefined || mailRoute(ctx, account) !== undefined
 }
 
 /** The SMTP server and sender: the option's, else a configured e-mail provider's. */
-function mailRoute(ctx: ActionContext, account: ResolvedAccount): { server: unknown; from: string | undefined; key: object } | undefined {
+function mailRoute(ctx: MailContext, account: ResolvedAccount): { server: unknown; from: string | undefined; key: object } | undefined {
   if (account.server !== undefined) return { server: account.server, from: account.from, key: account }
   const provider = ctx.config.providers.find((candidate) => candidate.type === 'email' && 'server' in candidate && (candidate as { server?: unknown }).server !== undefined) as
     | { server: unknown; from?: string }

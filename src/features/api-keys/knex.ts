@@ -5,6 +5,7 @@
  * are conditional UPDATEs.
  */
 import type { Knex } from 'knex'
+import { columnCheck } from '../../adapters/knex/base.js'
 import type { KnexNaming } from '../../adapters/knex/naming.js'
 import { nullableDate, nullableString, toDate, toUtcText, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
 import type { Adapter, AdapterUser } from '../../types.js'
@@ -24,6 +25,8 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
   const { tables, apiKeys: c, users } = naming
   // A date in the columns' stored form (UTC text on MySQL/MariaDB, see `RowCodec.utcText`).
   const at = (date: Date): Knex.Value => (utcText ? toUtcText(date) : date)
+  // Whether the eleventh migration has run: a user marked deleted (its grace period) has no keys that work.
+  const markExists = columnCheck(knex, tables.users, users.deletedAt)
   const ownerWhere = (owner: ApiKeyOwner): Row => ({ [c.ownerType]: owner.type, [c.ownerId]: owner.id })
   const userColumns = (['id', 'name', 'email', 'emailVerified', 'image'] as const).map((field) => `u.${users[field]} as ${USER_ALIAS}${field}`)
   const toKey = (row: Row): AdapterApiKey => {
@@ -86,14 +89,15 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
     },
 
     async getApiKeyByHash(keyHash) {
-      // One query through the unique index on the hash; the join drops a key whose user is gone.
-      const row = (await read(
-        knex(`${tables.apiKeys} as k`)
-          .join(`${tables.users} as u`, `u.${users.id}`, `k.${c.ownerId}`)
-          .where(`k.${c.keyHash}`, keyHash)
-          .andWhere(`k.${c.ownerType}`, 'user')
-          .select('k.*', ...userColumns),
-      ).first()) as Row | undefined
+      // One query through the unique index on the hash; the join drops a key whose user is gone,
+      // or marked deleted (the account's grace period: the keys work again if a sign-in restores it).
+      const query = knex(`${tables.apiKeys} as k`)
+        .join(`${tables.users} as u`, `u.${users.id}`, `k.${c.ownerId}`)
+        .where(`k.${c.keyHash}`, keyHash)
+        .andWhere(`k.${c.ownerType}`, 'user')
+        .select('k.*', ...userColumns)
+      if (await markExists()) query.whereNull(`u.${users.deletedAt}`)
+      const row = (await read(query).first()) as Row | undefined
       if (!row) return null
       const user: AdapterUser = {
         id: String(row[`${USER_ALIAS}id`]),

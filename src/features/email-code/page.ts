@@ -5,7 +5,7 @@
 import { html } from '../../pages/html.js'
 import { isSafePageUrl, renderLayout } from '../../pages/theme.js'
 import type { Theme } from '../../types.js'
-import { CODE_DIGITS } from './code.js'
+import { CODE_DIGITS } from '../../mail/code.js'
 
 /** What the code page needs. */
 export interface EmailCodePageProps {

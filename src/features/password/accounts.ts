@@ -32,6 +32,7 @@ import type { Account, AdapterUser, SecondFactorProof } from '../../types.js'
 import { isBcryptHash, scryptHasher } from './hash.js'
 import { issueLink, useLink, type LinkSubject } from './links.js'
 import { sendPasswordMail, type MailExtras } from './mail.js'
+import { issueSignUpCode, SIGN_UP_CODE_SECONDS, signUpCodeCookie, signUpCodePageUrl, unboundNonce } from './verify-code.js'
 import { checkPassword, normalizePassword } from './policy.js'
 import { afterFirstFactor } from '../../sign-in/further-factor.js'
 import { acceptableUsername, claimUsername, isUsernameSignIn, signInKey, type UsernameAdapter, type Username } from './usernames.js'
@@ -246,16 +247,29 @@ export async function signUp(ctx: ActionContext, provider: PasswordProvider, inp
   if (created) {
     // A taken username changes nothing in the answer: the account is made without it, and its mail says so.
     const taken = chosen !== null && !(await claimUsername(ctx, created, chosen))
-    const { token, expires } = await issueLink(ctx, { purpose: 'verify-email' }, email, provider.password.verificationMaxAge)
     const about = taken ? { usernameTaken: chosen.username, usernameUrl: authUrl(ctx, '/username') } : {}
-    deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires, about)
-    return checkYourMail(ctx, provider, 'signup', token)
+    return mailVerification(ctx, provider, email, input.callbackUrl, about)
   }
   // Taken: its owner gets a sign-in link, and one to set a new password (as "forgot password" sends).
   const owner = existing ?? (await storedUserWithEmail(adapter, email))
   const { token, expires } = await issueLink(ctx, await resetSubject(adapter, owner), email, provider.password.resetMaxAge)
   deliver(ctx, provider, 'address-taken', email, pageUrl(ctx, 'signIn', '/signin'), expires, { resetUrl: linkUrl(ctx, '/reset-password', token, email) })
-  return checkYourMail(ctx, provider, 'signup', randomBytes(32).toString('hex'))
+  // No code is stored for a taken address: one guessed would sign its owner's account in.
+  return checkYourMail(ctx, provider, 'signup', randomBytes(32).toString('hex'), { email, callbackUrl: input.callbackUrl, nonce: unboundNonce() })
+}
+
+/**
+ * Mails `email` what verifies it (`verifyBy`: the link, the code, or both) and answers with the page
+ * that says so: the core's "check your e-mail" page, or with codes the page that asks for it.
+ */
+async function mailVerification(ctx: ActionContext, provider: PasswordProvider, email: string, callbackUrl: string, about: MailExtras = {}): Promise<AuthResponse> {
+  const by = provider.password.verifyBy
+  const link = by === 'code' ? undefined : await issueLink(ctx, { purpose: 'verify-email' }, email, provider.password.verificationMaxAge)
+  const code = by === 'link' ? undefined : await issueSignUpCode(ctx, email)
+  const url = link ? linkUrl(ctx, '/verify-email', link.token, email, callbackUrl) : signUpCodePageUrl(ctx, email, callbackUrl)
+  const mailed = code && { code: code.code, minutes: SIGN_UP_CODE_SECONDS / 60, withLink: link !== undefined }
+  deliver(ctx, provider, 'verify-email', email, url, link?.expires ?? code?.expires, { ...about, code: mailed })
+  return checkYourMail(ctx, provider, 'signup', link?.token ?? randomBytes(32).toString('hex'), { email, callbackUrl, nonce: code?.nonce ?? unboundNonce() })
 }
 
 /**
@@ -299,10 +313,15 @@ function linkUrl(ctx: ActionContext, path: string, token: string, email: string,
  * The "check your e-mail" page, with the cookie that lets the verification link sign in at once in
  * this browser (a random one when there is no link: the answer's headers are the same).
  */
-function checkYourMail(ctx: ActionContext, provider: PasswordProvider, type: 'signup' | 'reset', token: string): AuthResponse {
+function checkYourMail(ctx: ActionContext, provider: PasswordProvider, type: 'signup' | 'reset', token: string, code?: { email: string; callbackUrl: string; nonce: string }): AuthResponse {
   const binding = ctx.cookieSet.cookies.emailLink
   const cookies: OutgoingCookie[] =
     type === 'signup' ? [{ name: binding.name, value: linkBinding(token, ctx.config.secrets[0]!), options: { ...binding.options, maxAge: provider.password.verificationMaxAge } }] : []
+  if (type === 'signup' && code && provider.password.verifyBy !== 'link') {
+    // The page that asks for the code, and the cookie binding it to this browser (bound to nothing
+    // when no code was stored: the answer is the same).
+    return { redirect: signUpCodePageUrl(ctx, code.email, code.callbackUrl), cookies: [...cookies, signUpCodeCookie(ctx, code.nonce)] }
+  }
   return { redirect: pageUrl(ctx, 'verifyRequest', '/verify-request', { provider: provider.id, type }), cookies }
 }
 
@@ -325,10 +344,12 @@ export async function resendVerification(ctx: ActionContext, provider: PasswordP
   const adapter = ctx.config.adapter as PasswordAdapter
   const user = await storedUserWithEmail(adapter, email)
   const waiting = user !== null && !user.emailVerified && (await adapter.getUserPassword(user.id)) !== null
-  // A token is stored either way (one write, whoever asks); only a waiting account's is mailed.
+  if (waiting && provider.password.verifyBy !== 'link') return mailVerification(ctx, provider, email, input.callbackUrl)
+  // A token is stored either way (one write, whoever asks); only a waiting account's is mailed. No
+  // code is stored for another address: one guessed would sign its account in.
   const { token, expires } = await issueLink(ctx, { purpose: 'verify-email' }, email, provider.password.verificationMaxAge)
   if (waiting) deliver(ctx, provider, 'verify-email', email, linkUrl(ctx, '/verify-email', token, email, input.callbackUrl), expires)
-  return checkYourMail(ctx, provider, 'signup', waiting ? token : randomBytes(32).toString('hex'))
+  return checkYourMail(ctx, provider, 'signup', waiting ? token : randomBytes(32).toString('hex'), { email, callbackUrl: input.callbackUrl, nonce: unboundNonce() })
 }
 
 /**
@@ -337,6 +358,15 @@ export async function resendVerification(ctx: ActionContext, provider: PasswordP
  */
 export async function verifyEmail(ctx: ActionContext, provider: PasswordProvider, token: string, identifier: string): Promise<AuthResponse> {
   if (!(await useLink(ctx, { purpose: 'verify-email' }, identifier, token))) throw new VerificationError('The verification link is unknown, already used, expired, or for another address.')
+  return signInVerified(ctx, provider, identifier)
+}
+
+/**
+ * The address proven (by the link, or the code: verify-code.ts): marked verified, and the user
+ * signed in (after the second factor of an enrolled user).
+ * @throws VerificationError (no account any more), AccessDeniedError, AdapterError
+ */
+export async function signInVerified(ctx: ActionContext, provider: PasswordProvider, identifier: string): Promise<AuthResponse> {
   const adapter = ctx.config.adapter as PasswordAdapter
   const found = await storedUserWithEmail(adapter, identifier)
   if (!found) throw new VerificationError('The verification link is for an address that has no account (any more).')

@@ -74,6 +74,8 @@ export const passwordFeature: Feature = {
     { method: 'POST', path: '/username', csrf: true, load: async () => (await import('./routes/username.js')).changeUsernameAction },
     { method: 'POST', path: '/signup', csrf: true, load: async () => (await import('./routes/signup.js')).signUpAction },
     { method: 'POST', path: '/verify-email', csrf: true, load: async () => (await import('./routes/verify-email.js')).verifyEmailLink },
+    { method: 'GET', path: '/verify-email/code', page: true, load: async () => (await import('./routes/verify-code.js')).signUpCodePage },
+    { method: 'POST', path: '/verify-email/code', csrf: true, load: async () => (await import('./routes/verify-code.js')).signUpCodeAction },
     { method: 'POST', path: '/verify-email/resend', csrf: true, load: async () => (await import('./routes/verify-email.js')).resendVerificationLink },
     { method: 'POST', path: '/forgot-password', csrf: true, load: async () => (await import('./routes/forgot.js')).forgotPasswordAction },
     { method: 'POST', path: '/reset-password', csrf: true, load: async () => (await import('./routes/reset.js')).resetPasswordAction },
@@ -103,6 +105,7 @@ export const passwordFeature: Feature = {
   events: ['createUser', 'updateUser', 'signIn'],
   errors: ['CredentialsSignin', 'PasswordPolicy', 'Username', 'Verification', 'EmailSignInError'],
   rateLimitBuckets: ['ip', 'identifier', 'password-signup', 'password-reset', 'password-username'],
+  cookies: { signUpCode: { name: 'authjs.sign-up-code', maxAge: 15 * 60 } },
 }
 
 /**

@@ -10,6 +10,13 @@ import { renderLinkEmail } from '../../mail/message.js'
 import { sendEmail } from '../../mail/transport.js'
 import type { PasswordMail } from '../../providers/password.js'
 
+/** A verification mail's code, and whether the mail's link verifies too (`verifyBy` `'both'`) or only leads to the code's page. */
+export interface MailedCode {
+  code: string
+  minutes: number
+  withLink: boolean
+}
+
 /** What some mails carry besides their link. */
 export interface MailExtras {
   /** `address-taken`: the link that sets a new password. */
@@ -17,20 +24,23 @@ export interface MailExtras {
   /** `verify-email`: the username asked for, which another account has, and where to choose another. */
   usernameTaken?: string | undefined
   usernameUrl?: string | undefined
+  /** `verify-email` with `verifyBy` `'code'` or `'both'`: the code the mail shows. */
+  code?: MailedCode | undefined
 }
 
 const NOTES: Record<PasswordMail['kind'], (host: string, extra: MailExtras) => { subject: string; heading: [string, string]; button: string; note: string[] }> = {
-  'verify-email': (host, { usernameTaken, usernameUrl }) => ({
+  'verify-email': (host, { usernameTaken, usernameUrl, code }) => ({
     subject: `Confirm your e-mail address for ${host}`,
     heading: ['Finish signing up to ', host],
-    button: 'Confirm my address',
+    button: code && !code.withLink ? 'Open the page for the code' : 'Confirm my address',
     note: [
-      'The link works once and confirms that this address is yours.',
+      ...(!code || code.withLink ? ['The link works once and confirms that this address is yours.'] : []),
+      ...(code ? [`${code.withLink ? 'Or type this code' : 'Type this code'} on the page where you signed up: ${code.code}. It works once, for ${code.minutes} minutes, in that browser.`] : []),
       // Not the name itself: the mail says nothing a visitor typed (anyone may sign up with any address).
       ...(usernameTaken === undefined
         ? []
         : [`The username you asked for is taken (or looks too much like one that is): your account was created without a username. Once signed in, choose another here: ${usernameUrl ?? ''}`]),
-      'If you did not sign up, you can ignore this e-mail: nothing happens without the link.',
+      `If you did not sign up, you can ignore this e-mail: nothing happens without the ${code && !code.withLink ? 'code' : 'link'}.`,
     ],
   }),
   'address-taken': (host, { resetUrl }) => ({
@@ -60,7 +70,8 @@ export async function sendPasswordMail(ctx: ActionContext, provider: PasswordPro
   const content = NOTES[kind](host, extra)
   const message = renderLinkEmail({ url, theme: ctx.config.theme, ...content })
   const { mail } = provider.password
-  const given = Object.fromEntries(Object.entries(extra).filter(([, value]) => value !== undefined))
+  const { code, ...rest } = extra
+  const given = Object.fromEntries(Object.entries({ ...rest, code: code?.code }).filter(([, value]) => value !== undefined))
   if ('sendMail' in mail) return mail.sendMail({ kind, to, url, expires, ...given, ...message })
   await sendEmail({ server: mail.server, from: mail.from, key: mail }, to, message, expires)
 }

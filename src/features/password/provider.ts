@@ -25,6 +25,8 @@ export interface PasswordSettings {
   readonly isBreached: ((password: string) => boolean | Promise<boolean>) | undefined
   /** The app's own hashing; undefined: scrypt at the defaults (src/features/password/hash.ts). */
   readonly hashing: PasswordHashing | undefined
+  /** What the verification mail carries: a link, a code, or both. */
+  readonly verifyBy: 'link' | 'code' | 'both'
   /** Seconds. */
   readonly verificationMaxAge: number
   readonly resetMaxAge: number
@@ -88,6 +90,8 @@ export function resolvePasswordProvider(
     if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)) fail(`${name} must be a number of seconds above 0; got ${String(value)}.`)
   }
   if (options.isBreached !== undefined && typeof options.isBreached !== 'function') fail('isBreached must be a function.')
+  const verifyBy = options.verifyBy ?? 'link'
+  if (verifyBy !== 'link' && verifyBy !== 'code' && verifyBy !== 'both') fail(`verifyBy must be 'link' (the default), 'code' or 'both'; got ${JSON.stringify(verifyBy)}.`)
   const hashing = options.hashing
   if (hashing !== undefined && (typeof hashing?.hash !== 'function' || typeof hashing.verify !== 'function' || (hashing.needsRehash !== undefined && typeof hashing.needsRehash !== 'function'))) {
     fail('hashing must be { hash(password), verify(password, stored), needsRehash?(stored) }.')
@@ -104,6 +108,7 @@ export function resolvePasswordProvider(
       maxLength,
       isBreached: options.isBreached,
       hashing,
+      verifyBy,
       verificationMaxAge: options.verificationMaxAge ?? ONE_DAY,
       resetMaxAge: options.resetMaxAge ?? ONE_HOUR,
       usernames: resolveUsernameSettings(options.usernames, fail),

@@ -3,7 +3,7 @@
  * methods and its causes of ended sessions (TypeScript declaration merging; `src/index.ts` re-exports this module).
  */
 import type { PasswordConfig } from '../../providers/password.js'
-import type { AdapterUser } from '../../types.js'
+import type { AdapterUser, CookieOption } from '../../types.js'
 
 declare module '../../types.js' {
   interface Adapter {
@@ -49,6 +49,16 @@ declare module '../../types.js' {
     resetPassword: true
     changePassword: true
     addressClaimed: true
+  }
+}
+
+declare module '../../types.js' {
+  interface CookiesOptions {
+    /**
+     * The sign-up's verification code (`Password({ verifyBy: 'code' | 'both' })`): a random nonce that
+     * binds the code to the browser that signed up (`authjs.sign-up-code`, 15 minutes). Not an Auth.js cookie.
+     */
+    signUpCode: CookieOption
   }
 }
 

@@ -1,9 +1,11 @@
 /**
- * The background prune (the `prune` option): every `everyMinutes`, the adapter's `prune` and, with a
- * Knex rate-limit store, `pruneRateLimits`. Its timer never keeps the process alive, an abort of
+ * The background prune (the `prune` option): every `everyMinutes`, the adapter's `prune`, the
+ * features' `prune` hooks (accounts whose deletion grace period is over) and, with a Knex rate-limit
+ * store, `pruneRateLimits`. Its timer never keeps the process alive, an abort of
  * `prune.signal` stops it, and a failure is logged and tried again next time: nothing here runs
  * inside a request, so nothing here can fail one.
  */
+import { hooksOf } from '../../composition/index.js'
 import type { ResolvedConfig } from '../../config/types.js'
 import { AdapterError } from '../../errors.js'
 import { describeError, redactError } from '../../events.js'
@@ -49,6 +51,16 @@ async function pruneOnce(config: ResolvedConfig, signal: AbortSignal): Promise<v
     } catch (error) {
       // The adapter guard has logged an AdapterError already, with its redacted cause.
       if (!(error instanceof AdapterError)) logger.error('PruneError', 'Pruning the adapter’s tables failed; trying again next time:', describeError(redactError(error)))
+    }
+  }
+  // The features' own rows, by what each resolved (the account wing: accounts whose deletion grace
+  // period is over): the prune wing knows none of their options.
+  for (const hook of hooksOf(config, 'prune')) {
+    try {
+      const counts = await hook(config, signal)
+      if (Object.keys(counts).length > 0) logger.debug('Prune', `Pruned ${describeCounts(counts)}.`)
+    } catch (error) {
+      if (!(error instanceof AdapterError)) logger.error('PruneError', 'Pruning a feature’s rows failed; trying again next time:', describeError(redactError(error)))
     }
   }
   if (prune?.rateLimit && rateLimit && rateLimit.store.type === 'knex') {

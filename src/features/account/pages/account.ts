@@ -36,6 +36,8 @@ export interface AccountPageProps {
   name: string | null
   email: string | null
   emailVerified: boolean
+  /** What a change of address mails (`account.emailChangeBy`): the button says it. Default `'link'`. */
+  emailChangeBy?: 'link' | 'code' | 'both' | undefined
   /** Sections linking other features' pages (password, passkeys, second factor, sessions), in order. */
   links: readonly AccountLink[]
   linked: readonly LinkedProvider[]
@@ -45,6 +47,8 @@ export interface AccountPageProps {
   error?: string | undefined
   /** A message of success (an account connected or disconnected). */
   notice?: string | undefined
+  /** The new address a change's code was mailed to: the page shows the field to type it. */
+  codeFor?: string | undefined
   theme: Theme
   homeUrl?: string | undefined
 }
@@ -68,8 +72,15 @@ ${props.notice ? html`<div class="alert" role="status">${props.notice}</div>` : 
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
 <div><label for="account-new-email">New e-mail address</label>
 <input id="account-new-email" type="email" name="email" autocomplete="email" required></div>
-<button type="submit" class="secondary">Send a link to the new address</button>
-</form></section>
+<button type="submit" class="secondary">${props.emailChangeBy === 'code' ? 'Send a code to the new address' : props.emailChangeBy === 'both' ? 'Send a code and a link to the new address' : 'Send a link to the new address'}</button>
+</form>
+${props.codeFor === undefined ? '' : html`<form method="post" action="${props.basePath}/account/email/code">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="email" value="${props.codeFor}">
+<div><label for="account-email-code">Code sent to ${props.codeFor}</label>
+<input id="account-email-code" type="text" name="code" inputmode="numeric" pattern="[0-9 ]*" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="16" required autofocus></div>
+<button type="submit">Change the address</button>
+</form>`}</section>
 ${props.links.map((link) => html`<section><h2>${link.label}</h2><p>${link.text} <a href="${link.href}">${link.action}</a></p></section>`)}
 ${linkedSection(props)}
 <section aria-labelledby="account-delete"><h2 id="account-delete">Delete your account</h2>

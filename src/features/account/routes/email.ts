@@ -2,7 +2,8 @@
  * The change of e-mail address: POST /account/email `{ csrfToken, email }` (after a recent
  * sign-in) mails the new address its link; GET /account/email/verify `?token&email`, opened by the
  * same user signed in, changes the address (signed out: to sign in first, then back here; another
- * user's browser: refused, the token untouched); GET /account/email/undo shows the old address's
+ * user's browser: refused, the token untouched); POST /account/email/code, the code typed instead
+ * (`account.emailChangeBy`); GET /account/email/undo shows the old address's
  * undo button, whose CSRF-checked POST puts the address back and signs everyone out.
  */
 import { assertCsrf, authUrl, issueCsrf, actionPath, pageUrl, stringValue, type Action } from '../../../actions/context.js'
@@ -10,7 +11,10 @@ import { homeUrl } from '../../../actions/home.js'
 import { sessionOwner } from '../../../session/devices.js'
 import { accountOf } from '../config.js'
 import { AccountError } from '../errors.js'
-import { applyEmailChange, requestEmailChange, undoEmailChange } from '../email-change.js'
+import { applyEmailChange, applyEmailChangeCode, clearedCodeCookie, requestEmailChange, undoEmailChange } from '../email-change.js'
+import { CODE_DIGITS } from '../../../mail/code.js'
+import { normalizeEmailAddress } from '../../../mail/normalize.js'
+import { limitSignInAttempt } from '../../../security/rate-limit.js'
 import { renderUndoPage } from '../pages/undo.js'
 import { renderAccount } from './page.js'
 import { recentOrConfirm } from './shared.js'
@@ -19,6 +23,7 @@ const REFUSALS: Partial<Record<AccountError['code'], string>> = {
   invalid_email: 'Enter a valid e-mail address.',
   same_email: 'That is your address already.',
   invalid_link: 'This link was used already, has expired, or is not for the account signed in.',
+  invalid_code: 'This code was used already, has expired, is void after five wrong tries, or was asked for in another browser or for another address. Ask for a new one.',
   email_taken: 'That address is used by another account now.',
 }
 
@@ -28,14 +33,57 @@ export const requestEmailChangeAction: Action = async (ctx) => {
   const asking = await recentOrConfirm(ctx, account.recentSignInMaxAge)
   if ('response' in asking) return asking.response
   const { confirmation } = asking
+  let requested: Awaited<ReturnType<typeof requestEmailChange>>
   try {
-    await requestEmailChange(ctx, account, confirmation.userId, ctx.body.email)
+    requested = await requestEmailChange(ctx, account, confirmation.userId, ctx.body.email)
   } catch (error) {
     const refusal = error instanceof AccountError ? REFUSALS[error.code] : undefined
     if (refusal === undefined) throw error
     return renderAccount(ctx, confirmation.userId, 400, { error: refusal })
   }
-  return renderAccount(ctx, confirmation.userId, 200, { notice: 'Check the inbox of the new address: the link there makes the change.' })
+  const notice = NOTICES[account.emailChangeBy]
+  const page = await renderAccount(ctx, confirmation.userId, 200, { notice, ...(account.emailChangeBy !== 'link' && { codeFor: requested.email }) })
+  return { ...page, cookies: [...(page.cookies ?? []), ...requested.cookies] }
+}
+
+const NOTICES = {
+  link: 'Check the inbox of the new address: the link there makes the change.',
+  code: 'Check the inbox of the new address, and type the code from it here.',
+  both: 'Check the inbox of the new address: type the code from it here, or open its link.',
+} as const
+
+/**
+ * POST /account/email/code `{ csrfToken, email, code }`: the change's code, typed by the user signed
+ * in, in the browser that asked (its cookie). Counted against the client and the address as a
+ * sign-in attempt (a right code clears it); a wrong code shows the form again with the tries left.
+ */
+export const emailChangeCodeAction: Action = async (ctx) => {
+  assertCsrf(ctx)
+  const account = accountOf(ctx.config)
+  const owner = await sessionOwner(ctx)
+  if (!owner) return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl: authUrl(ctx, '/account') }) }
+  let email: string
+  try {
+    email = normalizeEmailAddress(ctx.body.email)
+  } catch {
+    return renderAccount(ctx, owner.userId, 400, { error: REFUSALS.invalid_email })
+  }
+  const attempt = await limitSignInAttempt(ctx, { id: 'account-email-code', type: 'credentials' }, email)
+  // Spaces and dashes a mail client or the user put in are no part of the code.
+  const code = (stringValue(ctx.body.code) ?? '').replace(/[\s-]/g, '')
+  if (!new RegExp(`^\\d{${CODE_DIGITS}}$`).test(code)) return renderAccount(ctx, owner.userId, 400, { error: `Enter the ${CODE_DIGITS} digits of the code.`, codeFor: email })
+  try {
+    await applyEmailChangeCode(ctx, account, owner, email, code)
+  } catch (error) {
+    if (error instanceof AccountError && error.code === 'wrong_code') return renderAccount(ctx, owner.userId, 400, { error: error.message, codeFor: email })
+    const refusal = error instanceof AccountError ? REFUSALS[error.code] : undefined
+    if (refusal === undefined) throw error
+    const page = await renderAccount(ctx, owner.userId, 400, { error: refusal })
+    return (error as AccountError).code === 'invalid_code' ? { ...page, cookies: [...(page.cookies ?? []), clearedCodeCookie(ctx)] } : page
+  }
+  await attempt.succeeded()
+  const page = await renderAccount(ctx, owner.userId, 200, { notice: `Your address is ${email} now.` })
+  return { ...page, cookies: [...(page.cookies ?? []), clearedCodeCookie(ctx)] }
 }
 
 export const verifyEmailChange: Action = async (ctx) => {

@@ -15,7 +15,7 @@ export const accountPage: Action = async (ctx) => {
 }
 
 /** The account page of `userId`, with a message. @throws AccountError `user_not_found` */
-export async function renderAccount(ctx: ActionContext, userId: string, status: number, messages: { error?: string; notice?: string } = {}): Promise<AuthResponse> {
+export async function renderAccount(ctx: ActionContext, userId: string, status: number, messages: { error?: string; notice?: string; codeFor?: string } = {}): Promise<AuthResponse> {
   const { config } = ctx
   const user = await config.adapter!.getUser!(userId)
   if (!user) throw new AccountError('user_not_found', 'The signed-in user is not in the database any more.')
@@ -34,6 +34,7 @@ export async function renderAccount(ctx: ActionContext, userId: string, status: 
     name: user.name ?? null,
     email: user.email ?? null,
     emailVerified: user.emailVerified != null,
+    emailChangeBy: (config.features.account as { emailChangeBy?: 'link' | 'code' | 'both' } | undefined)?.emailChangeBy,
     links: featureLinks(ctx),
     linked,
     connectable,

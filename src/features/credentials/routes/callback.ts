@@ -10,7 +10,7 @@ import { describeError, emitEvent, redactError } from '../../../events.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import type { CredentialsProvider } from '../../../providers/credentials.js'
 import { credentialsIdentifier, limitSignInAttempt } from '../../../security/rate-limit.js'
-import { startSession } from '../../../session/strategy.js'
+import { finishSignIn } from '../../../sign-in/finish.js'
 import type { Account, AdapterUser, SecondFactorProof, User } from '../../../types.js'
 import { redirectTarget, resolveCallbackUrl, type ActionContext } from '../../../actions/context.js'
 import { assertFormPost } from '../form.js'
@@ -60,10 +60,8 @@ export async function completeCredentialsSignIn(
   if (typeof allowed === 'string') return { redirect: await redirectTarget(ctx, allowed) }
 
   const sessionUser = ctx.config.session.strategy === 'database' ? await storedUser(ctx, provider, user) : user
-  const sessionCookies = await startSession(ctx, sessionUser, account)
-  await emitEvent(ctx.config, 'signIn', { user: sessionUser, account, isNewUser: false })
-  const { url, cookies } = await resolveCallbackUrl(ctx)
-  return { redirect: url, cookies: [...cookies, ...sessionCookies] }
+  // The session, the features' steps after it (an account's restore), the event, the redirect.
+  return finishSignIn(ctx, { user: sessionUser, account, isNewUser: false })
 }
 
 /**
