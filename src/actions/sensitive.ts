@@ -1,6 +1,6 @@
 /**
  * The built-in sensitive actions' fresh sign-in (docs/account.md): changing the password, the second
- * factor or the passkeys asks the `requireRecentSignIn` hook first, which the account wing gives when
+ * factor or the passkeys asks the `sensitiveAction` hook first, which the account wing gives when
  * its option is on. The wings that own those actions call these two functions and import no other
  * wing: without the account wing there is no hook, and nothing changes.
  */
@@ -16,7 +16,7 @@ import type { ActionContext } from './context.js'
  * @throws RecentSignInRequiredError
  */
 export async function assertRecentSignInIfRequired(ctx: ActionContext, what: string, returnTo: string): Promise<void> {
-  for (const hook of hooksOf(ctx.config, 'requireRecentSignIn')) await hook(ctx, what, returnTo)
+  for (const hook of hooksOf(ctx.config, 'sensitiveAction')) await hook(ctx, what, returnTo)
 }
 
 /**

@@ -173,7 +173,7 @@ export interface FeatureHooks {
    * is too old for it. The account wing gives it (`account.recentSignInMaxAge`); without it the
    * actions run as before. Signed out, it lets the action say so itself.
    */
-  requireRecentSignIn?(ctx: ActionContext, what: string, returnTo: string): Promise<void>
+  sensitiveAction?(ctx: ActionContext, what: string, returnTo: string): Promise<void>
   /**
    * `user` was deleted (`deleteAccount()`): the adapter's `deleteUser` removed every row of it in one
    * transaction; this is for what a feature keeps elsewhere (a cache, a store). Errors are logged.

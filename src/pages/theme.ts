@@ -90,10 +90,12 @@ export function resolveTheme(theme: Theme): ResolvedTheme {
 
 const LIGHT =
   'color-scheme:light;--bg:#f4f5f7;--card:#fff;--text:#1f2328;--muted:#636c76;--border:#d0d7de;' +
-  '--input:#fff;--alert-bg:#fff1f0;--alert-text:#a40e26;--alert-border:#ffc9c5;--link:var(--brand)'
+  '--input:#fff;--alert-bg:#fff1f0;--alert-text:#a40e26;--alert-border:#ffc9c5;' +
+  '--notice-bg:#effaf3;--notice-text:#14632d;--notice-border:#b5e3c4;--link:var(--brand)'
 const DARK =
   'color-scheme:dark;--bg:#0d1117;--card:#161b22;--text:#e6edf3;--muted:#8d96a0;--border:#30363d;' +
   '--input:#0d1117;--alert-bg:#3d1114;--alert-text:#ffb3ad;--alert-border:#6e1a21;' +
+  '--notice-bg:#0f2a18;--notice-text:#9be3b0;--notice-border:#1f5130;' +
   // A brand colour chosen for a light page is often too dark to read as text on the dark card.
   '--link:color-mix(in srgb,var(--brand) 60%,#fff)'
 
@@ -136,6 +138,7 @@ button:focus-visible,.button:focus-visible{outline:2px solid var(--text);outline
 .divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}
 .alert{margin:0 0 1.5rem;padding:.75rem 1rem;border:1px solid var(--alert-border);border-radius:.5rem;
 background:var(--alert-bg);color:var(--alert-text);text-align:center}
+.alert[role=status]{border-color:var(--notice-border);background:var(--notice-bg);color:var(--notice-text)}
 .sessions{list-style:none;margin:0 0 1.5rem;padding:0}
 .sessions li{padding:.75rem 0;border-top:1px solid var(--border)}
 .sessions li:last-child{border-bottom:1px solid var(--border)}

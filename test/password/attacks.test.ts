@@ -337,6 +337,7 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       ['verify-email/resend', { email: 'csrf@example.com' }],
       ['forgot-password', { email: 'csrf@example.com' }],
       ['reset-password', { email: 'csrf@example.com', token: 'a'.repeat(64), password: 'a new long password' }],
+      ['change-password', { currentPassword: GOOD_PASSWORD, password: 'a new long password' }],
     ]
 
     it.each(forms)('POST /%s is refused without the CSRF token, with a forged one, and from another site with a valid one', async (path, fields) => {

@@ -7,7 +7,7 @@
  * ways to confirm are the features' (`confirmationMethods`, `confirmSignIn`, the second factor's
  * `hasFurtherFactor`/`checkFurtherFactor`), asked through their hooks, and a mailed link
  * (confirm-link.ts). The other wings' sensitive actions (the password, the second factor, the
- * passkeys) ask this wing through the core's `requireRecentSignIn` hook (actions/sensitive.ts).
+ * passkeys) ask this wing through the core's `sensitiveAction` hook (actions/sensitive.ts).
  */
 import type { Feature } from '../../composition/index.js'
 import { createChangeEmail, type ChangeEmailFunction } from './api/change-email.js'
@@ -51,7 +51,7 @@ export const accountFeature: Feature = {
   ],
   hooks: {
     // The other wings' sensitive actions (the password, the second factor, the passkeys) ask here.
-    requireRecentSignIn: async (ctx, what, returnTo) => {
+    sensitiveAction: async (ctx, what, returnTo) => {
       await (await import('./recent.js')).requireRecentFor(ctx, accountOf(ctx.config).recentSignInMaxAge, what, returnTo)
     },
     // Every sign-in method's finish: an account in its deletion grace period is restored.

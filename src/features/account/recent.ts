@@ -57,7 +57,7 @@ export async function assertRecentSignIn(ctx: ActionContext, maxAge: number, wha
 }
 
 /**
- * The `requireRecentSignIn` hook of the other wings' sensitive actions (changing the password, the
+ * The `sensitiveAction` hook of the other wings' sensitive actions (changing the password, the
  * second factor, the passkeys): `account.recentSignInMaxAge` applies to them as to this wing's.
  * Signed out it does nothing: the action refuses that itself, with its own error.
  * @throws RecentSignInRequiredError, its `url` the confirmation page coming back to `returnTo`

@@ -72,6 +72,9 @@ export const passwordFeature: Feature = {
     // The signed-in user's username (with `usernames` on; the route answers 400 without it).
     { method: 'GET', path: '/username', page: true, load: async () => (await import('./routes/username.js')).usernamePage },
     { method: 'POST', path: '/username', csrf: true, load: async () => (await import('./routes/username.js')).changeUsernameAction },
+    // The signed-in user's new password, with the current one.
+    { method: 'GET', path: '/change-password', page: true, load: async () => (await import('./routes/change-password.js')).changePasswordPage },
+    { method: 'POST', path: '/change-password', csrf: true, load: async () => (await import('./routes/change-password.js')).changePasswordAction },
     { method: 'POST', path: '/signup', csrf: true, load: async () => (await import('./routes/signup.js')).signUpAction },
     { method: 'POST', path: '/verify-email', csrf: true, load: async () => (await import('./routes/verify-email.js')).verifyEmailLink },
     { method: 'GET', path: '/verify-email/code', page: true, load: async () => (await import('./routes/verify-code.js')).signUpCodePage },

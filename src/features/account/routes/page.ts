@@ -49,7 +49,7 @@ export async function renderAccount(ctx: ActionContext, userId: string, status: 
 function featureLinks(ctx: ActionContext): AccountLink[] {
   const on = new Set(compositionOf(ctx.config).enabled.map((feature) => feature.name))
   const links: AccountLink[] = []
-  if (on.has('password')) links.push({ label: 'Password', action: 'Set a new password', text: 'A new password is set through a link mailed to you.', href: `${ctx.basePath}/forgot-password` })
+  if (on.has('password')) links.push({ label: 'Password', action: 'Change your password', text: 'With your current one, or through a link mailed to you.', href: `${ctx.basePath}/change-password` })
   // The password wing's username page, when its provider has usernames (read off the config: no import of the wing).
   const usernames = ctx.config.providers.some((provider) => (provider as { password?: { usernames?: unknown } }).password?.usernames !== undefined && provider.type === 'credentials')
   if (on.has('password') && usernames) links.push({ label: 'Username', action: 'Choose your username', text: 'A name you can sign in with instead of your address.', href: `${ctx.basePath}/username` })

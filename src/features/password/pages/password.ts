@@ -1,7 +1,8 @@
 /**
  * The password provider's built-in pages: sign up (GET `/signup`), forgotten password (GET
  * `/forgot-password`), new password from a reset link (GET `/reset-password`), the username
- * (GET `/username`, with `usernames` on). Each is one
+ * (GET `/username`, with `usernames` on), the change of password of a signed-in user (GET
+ * `/change-password`). Each is one
  * CSRF-protected form; a refused input comes back on the same page with what was wrong, never with
  * the password typed. Every value is escaped.
  */
@@ -61,6 +62,20 @@ export interface ResetPasswordPageProps extends PasswordPageBase {
   maxLength: number
 }
 
+/** What the change-password page needs: whether the user has a password yet, and a notice after a change. */
+export interface ChangePasswordPageProps extends Omit<PasswordPageBase, 'signInUrl'> {
+  /** False for a user who signs in another way: the page offers a mailed link to set one instead. */
+  hasPassword: boolean
+  /** "Forgot your password?": the page that mails a link setting a new one. */
+  forgotUrl: string
+  /** Shown after a change went through. */
+  notice?: string | undefined
+  minLength: number
+  maxLength: number
+  /** The account page, linked under the form, when it is on. */
+  accountUrl?: string | undefined
+}
+
 function assertAction(action: string, page: string): void {
   if (!isSafePageUrl(action)) throw new TypeError(`${page} page: the form action must be a path or an http(s) URL.`)
 }
@@ -69,9 +84,9 @@ function alert(error: string | undefined): SafeHtml | null {
   return error ? html`<div class="alert" role="alert">${error}</div>` : null
 }
 
-function newPasswordField(id: string, minLength: number, maxLength: number): SafeHtml {
+function newPasswordField(id: string, minLength: number, maxLength: number, label = 'Password'): SafeHtml {
   // maxlength counts UTF-16 units, the policy code points after NFKC: the browser's limit is the looser.
-  return html`<div><label for="${id}">Password</label>
+  return html`<div><label for="${id}">${label}</label>
 <input id="${id}" type="password" name="password" autocomplete="new-password" minlength="${String(minLength)}" maxlength="${String(maxLength * 2)}" required>
 <small class="hint">At least ${String(minLength)} characters. A few unrelated words make a strong one.</small></div>`
 }
@@ -106,6 +121,35 @@ ${alert(props.error)}
 </form>
 ${props.accountUrl ? html`<p><a href="${props.accountUrl}">Back to your account</a></p>` : null}`
   return renderLayout({ title: 'Your username', theme: props.theme, body, home: props.homeUrl })
+}
+
+/**
+ * Renders the change-password page: the current password and the new one, or for a user without a
+ * password, the way to set one by mail.
+ * @throws {TypeError} If `action` or `forgotUrl` is not an http(s) URL or a `/` path.
+ * @example
+ * renderChangePasswordPage({ action: '/api/auth/change-password', csrfToken: 'c', hasPassword: true, forgotUrl: '/api/auth/forgot-password', minLength: 8, maxLength: 256, theme: {} })
+ */
+export function renderChangePasswordPage(props: ChangePasswordPageProps): string {
+  assertAction(props.action, 'Change password')
+  assertAction(props.forgotUrl, 'Change password')
+  const form = html`<p>Changing it signs you out on every other device.</p>
+<form method="post" action="${props.action}">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<div><label for="change-current">Current password</label>
+<input id="change-current" type="password" name="currentPassword" autocomplete="current-password" required></div>
+${newPasswordField('change-password', props.minLength, props.maxLength, 'New password')}
+<button type="submit">Change the password</button>
+</form>
+<p><a href="${props.forgotUrl}">Forgot your password?</a></p>`
+  const none = html`<p>You have no password yet: you sign in another way. A link mailed to your address sets one.</p>
+<p><a href="${props.forgotUrl}">Set a password</a></p>`
+  const body = html`<h1>Change your password</h1>
+${alert(props.error)}
+${props.notice ? html`<div class="alert" role="status">${props.notice}</div>` : null}
+${props.hasPassword ? form : none}
+${props.accountUrl ? html`<p><a href="${props.accountUrl}">Back to your account</a></p>` : null}`
+  return renderLayout({ title: 'Change your password', theme: props.theme, body, home: props.homeUrl })
 }
 
 /**
