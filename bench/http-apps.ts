@@ -15,6 +15,8 @@
  *                      user in a KnexAdapter table on better-sqlite3 (in memory), no opened-key cache
  *                      (one indexed lookup per request), no per-key rate limit
  *   api-key-cached     the same with the opened-key cache (`cacheSeconds: 3600`, room for every key)
+ *   api-key-raw        the same tables and keys, no Portcullis: a route hashing the header's key and
+ *                      running the adapter's indexed lookup and join by hand (the floor of a key read)
  *   authjs             @auth/express: `ExpressAuth` mounted, `await getSession(req, config)` in the route
  *   passport           Passport (passport-local) over express-session's MemoryStore, the user
  *                      deserialised by id from an in-memory map
@@ -37,7 +39,7 @@ import { API_KEY_PREFIX, benchApiKey, benchUser, databaseSessionToken, MAX_AGE, 
 
 type KnexAdapterModule = typeof import('../src/adapters/knex/index.js')
 
-export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'authjs', 'passport'] as const
+export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'api-key-raw', 'authjs', 'passport'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 
 export interface BenchApp {
@@ -74,6 +76,8 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
       return apiKeyApp(await sqlite(), options, 0)
     case 'api-key-cached':
       return apiKeyApp(await sqlite(), options, 3600)
+    case 'api-key-raw':
+      return rawKeyApp(await sqlite(), options)
     case 'authjs':
       return authjsApp()
     case 'passport':
@@ -116,10 +120,43 @@ async function storeApp({ sessions }: BenchAppOptions): Promise<BenchApp> {
   return { app, close: () => db.destroy() }
 }
 
-/** Users `0 … sessions - 1`, each owning API key `i` (bench/http-sessions.ts), stored as createApiKey() stores one. */
-async function apiKeyApp(db: Knex, { sessions }: BenchAppOptions, cacheSeconds: number): Promise<BenchApp> {
-  const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as KnexAdapterModule
-  await db.migrate.latest({ migrationSource: migrationSource() })
+/** The `api-key` app: Portcullis's `auth(req)` reads the key (one indexed lookup and join, or the cache). */
+async function apiKeyApp(db: Knex, options: BenchAppOptions, cacheSeconds: number): Promise<BenchApp> {
+  const { KnexAdapter } = await seedApiKeys(db, options)
+  const app = portcullisBenchApp({ adapter: KnexAdapter(db), apiKeys: { rateLimit: false, cacheSeconds, cacheSize: options.sessions } })
+  return { app, close: () => db.destroy() }
+}
+
+/**
+ * The floor of a key read over HTTP: the same tables and keys, and a route that hashes the header's
+ * key and runs the indexed lookup and join the adapter runs, written by hand (no format or checksum
+ * check, no expiry, no cache, no `req.auth`), answering the user as JSON.
+ */
+async function rawKeyApp(db: Knex, options: BenchAppOptions): Promise<BenchApp> {
+  await seedApiKeys(db, options)
+  const app = referenceRoutes(express())
+  app.get('/me', async (req, res) => {
+    const key = req.headers.authorization?.replace(/^Bearer /, '') ?? ''
+    const row = (await db('ApiKey as k')
+      .join('User as u', 'u.id', 'k.ownerId')
+      .where('k.keyHash', createHash('sha256').update(key).digest('hex'))
+      .andWhere('k.ownerType', 'user')
+      .first('k.id', 'k.name', 'k.scopes', 'u.id as uid', 'u.name as uname', 'u.email as uemail', 'u.image as uimage')) as Record<string, string> | undefined
+    if (!row) return void res.status(401).json({ message: 'Not authenticated' })
+    res.json({ user: { id: row.uid, name: row.uname, email: row.uemail, image: row.uimage }, key: { id: row.id, name: row.name, scopes: JSON.parse(row.scopes!) as string[] } })
+  })
+  return { app, close: () => db.destroy() }
+}
+
+/**
+ * Users `0 … sessions - 1`, each owning API key `i` (bench/http-sessions.ts), stored as createApiKey()
+ * stores one, each last used just now: the steady state of keys in use, whose `lastUsedAt` is written
+ * at most once a minute. Unused keys would have every row's first requests write it (a few rounds
+ * barely use each of thousands of keys twice), and the rows would time those writes, not the read.
+ */
+async function seedApiKeys(db: Knex, { sessions }: BenchAppOptions): Promise<KnexAdapterModule> {
+  const adapterModule = (await import(dist('adapters/knex/index.js'))) as KnexAdapterModule
+  await db.migrate.latest({ migrationSource: adapterModule.migrationSource() })
   const createdAt = new Date()
   for (let i = 0; i < sessions; i += 400) {
     const batch = Array.from({ length: Math.min(400, sessions - i) }, (_, j) => i + j)
@@ -127,12 +164,11 @@ async function apiKeyApp(db: Knex, { sessions }: BenchAppOptions, cacheSeconds: 
     await db('ApiKey').insert(
       batch.map((n) => {
         const key = benchApiKey(n)
-        return { id: `key-${n}`, keyHash: createHash('sha256').update(key).digest('hex'), display: displayOf(key, API_KEY_PREFIX), name: `key ${n}`, ownerType: 'user', ownerId: benchUser(n).id, scopes: '["reports:read"]', createdAt }
+        return { id: `key-${n}`, keyHash: createHash('sha256').update(key).digest('hex'), display: displayOf(key, API_KEY_PREFIX), name: `key ${n}`, ownerType: 'user', ownerId: benchUser(n).id, scopes: '["reports:read"]', createdAt, lastUsedAt: createdAt }
       }),
     )
   }
-  const app = portcullisBenchApp({ adapter: KnexAdapter(db), apiKeys: { rateLimit: false, cacheSeconds, cacheSize: sessions } })
-  return { app, close: () => db.destroy() }
+  return adapterModule
 }
 
 async function databaseApp(db: Knex, { sessions }: BenchAppOptions): Promise<BenchApp> {
