@@ -1,6 +1,7 @@
 /**
- * Events (spec §6): audit hooks that return nothing. They are awaited, so an audit log is written
- * before the response goes out, but one that throws is logged and the flow goes on.
+ * Events (spec §6): hooks that return nothing. The app's handlers are awaited, so what they write is
+ * written before the response goes out, but one that throws is logged and the flow goes on. The
+ * features' observers (the audit log's) are called first and never awaited: they queue their work.
  *
  * Also how any error reaches a log line or a `cause` (describeError, redactError): without the
  * values a database driver puts into its errors, which are session tokens, e-mails and passwords.
@@ -8,7 +9,17 @@
 import type { ResolvedConfig } from './config/types.js'
 import { eventFields } from './event-fields.js'
 import { countSignIn } from './telemetry/sign-in.js'
-import type { AnyEvent, EventMessage, EventName } from './types.js'
+import type { AnyEvent, EventFields, EventMessage, EventName } from './types.js'
+
+/** A feature's observer of every event but `session` (`FeatureHooks.event`): called at once, never awaited. */
+export type EventObserver = (config: ResolvedConfig, name: EventName, message: unknown, fields: EventFields) => void
+
+const observersOf = new WeakMap<ResolvedConfig, readonly EventObserver[]>()
+
+/** Records the enabled features' observers of `config`'s events (resolveConfig, once). */
+export function recordObservers(config: ResolvedConfig, observers: readonly EventObserver[]): void {
+  if (observers.length > 0) observersOf.set(config, Object.freeze([...observers]))
+}
 
 /**
  * Runs the `name` event handler, if any, then the catch-all `'*'` (for every event but `session`,
@@ -16,10 +27,26 @@ import type { AnyEvent, EventMessage, EventName } from './types.js'
  */
 export async function emitEvent<Name extends EventName>(config: ResolvedConfig, name: Name, message: EventMessage<Name>): Promise<void> {
   if (name === 'signIn' && config.telemetry) countSignIn(config, message as EventMessage<'signIn'>)
+  if (name !== 'session') {
+    const observers = observersOf.get(config)
+    if (observers) observe(config, observers, name, message)
+  }
   const handler = config.events[name] as ((message: unknown) => unknown) | undefined
   if (handler) await runHandler(config, `The ${name} event handler`, name, () => handler(message))
   const all = config.events['*'] as ((...event: AnyEvent) => unknown) | undefined
   if (all && name !== 'session') await runHandler(config, `The '*' event handler (on ${name})`, name, () => all(...([name, message, eventFields(name, message)] as AnyEvent)))
+}
+
+/** The features' observers, at once and not awaited; one that throws is logged and the others still run. */
+function observe(config: ResolvedConfig, observers: readonly EventObserver[], name: EventName, message: unknown): void {
+  const fields = eventFields(name, message as EventMessage<EventName>)
+  for (const observer of observers) {
+    try {
+      observer(config, name, message, fields)
+    } catch (error) {
+      config.logger.error('EventError', `A feature's observer of the ${name} event threw; the ${name} went ahead.`, describeError(error))
+    }
+  }
 }
 
 async function runHandler(config: ResolvedConfig, handler: string, name: string, run: () => unknown): Promise<void> {

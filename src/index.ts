@@ -22,6 +22,7 @@ import { hooksOf } from './composition/index.js'
 import { FEATURES } from './features/index.js'
 import type { AccountApi } from './features/account/feature.js'
 import type { ApiKeysApi } from './features/api-keys/feature.js'
+import type { AuditApi } from './features/audit/feature.js'
 import type { OAuthApi } from './features/oauth/feature.js'
 import type { PasskeyApi } from './features/passkey/feature.js'
 import type { PasswordApi } from './features/password/feature.js'
@@ -35,7 +36,7 @@ import type { PortcullisConfig } from './config/types.js'
  * What `Portcullis(config)` returns (spec §2.3): the router, the core's functions (`auth`, `signIn`,
  * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's.
  */
-export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi {
+export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi, AuditApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
 }
@@ -60,11 +61,15 @@ export default function Portcullis(config: PortcullisConfig): PortcullisResult {
 export * from './errors.js'
 export * from './features/account/errors.js'
 export * from './features/api-keys/errors.js'
+export * from './features/audit/errors.js'
 export * from './features/credentials/errors.js'
 export * from './features/oauth/errors.js'
 export * from './features/passkey/errors.js'
 export * from './features/password/errors.js'
 export type { AccountApi } from './features/account/feature.js'
+export type { AuditApi } from './features/audit/feature.js'
+export type { ListAuditEventsFunction } from './features/audit/api/list-audit-events.js'
+export type { ExportAuditEventsFunction } from './features/audit/api/export-audit-events.js'
 export type { DeleteAccountFunction, DeleteAccountOptions } from './features/account/api/delete-account.js'
 export type { ChangeEmailFunction, ChangeEmailOptions } from './features/account/api/change-email.js'
 export type { RecentSignInMiddleware, RecentSignInOptions, RequireRecentSignInFunction } from './features/account/api/require-recent-sign-in.js'
@@ -73,6 +78,7 @@ export type * from './types.js'
 // What each wing adds to the types above (declaration merging): its adapter methods, events and options.
 export type * from './features/account/types.js'
 export type * from './features/api-keys/types.js'
+export type * from './features/audit/types.js'
 export type * from './features/credentials/types.js'
 export type * from './features/email/types.js'
 export type * from './features/oauth/types.js'

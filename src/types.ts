@@ -601,6 +601,17 @@ export interface EventsOptions {
   sessionRevoked?: ((message: { userId: string; sessionId: string; by: keyof SessionRevocationCauses & string }) => Awaitable<void>) | undefined
   updateUser?: ((message: { user: User }) => Awaitable<void>) | undefined
   linkAccount?: ((message: { user: User; account: Account }) => Awaitable<void>) | undefined
+  /** One of the user's provider accounts was removed (`unlinkAccount()`, the account page's "disconnect"). */
+  accountUnlinked?: ((message: { userId: string; account: AdapterAccount }) => Awaitable<void>) | undefined
+  /**
+   * A sign-in was refused (any method, through the routes): `error` its type (`CredentialsSignin`,
+   * `OAuthCallbackError`, `RateLimited`, …) and `code` the sign-in page's code when it has one. Who
+   * tried is not known (that is why it failed); the request is (`'*'`'s fields, the audit log's row).
+   * Not awaited: the refusal's answer does not wait for it.
+   */
+  signInFailed?: ((message: { error: string; code?: string | undefined }) => Awaitable<void>) | undefined
+  /** The user's address was proven for the first time (a mailed link or code, a verifying provider). */
+  emailVerified?: ((message: { user: User }) => Awaitable<void>) | undefined
   /**
    * Every event but `session` (which comes with each session read: name it to get it), after its own
    * handler: the event's name, its message, and the message's identifiers (`EventFields`: no token,

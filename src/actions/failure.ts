@@ -11,7 +11,7 @@ import {
   RateLimitedError,
   UnknownActionError,
 } from '../errors.js'
-import { describeError } from '../events.js'
+import { describeError, emitEvent } from '../events.js'
 import type { AuthFailure, AuthResponse } from '../http/respond.js'
 import { renderErrorPage } from '../pages/index.js'
 import { countRefusal } from '../telemetry/refusal.js'
@@ -47,6 +47,8 @@ export function failureResponse(error: unknown, ctx: Pick<ActionContext, 'config
     // Fixed, short identifiers (never provider text), so they are safe in the URL.
     const code = authError.signInCode
     if (code !== undefined) failure.code = code
+    // Not awaited: the answer does not wait for the app's handler (emitEvent logs one that throws).
+    void emitEvent(ctx.config, 'signInFailed', { error: authError.type, ...(code === undefined ? {} : { code }) })
     const signInUrl = pageUrl(ctx, 'signIn', '/signin', failure)
     if (authError instanceof RateLimitedError) return tooManyAttempts(authError, ctx, signInUrl, failure)
     return withAdvice({ redirect: signInUrl }, failure, ctx)

@@ -16,6 +16,7 @@ import { PROVIDER_TOKENS_CLAIM, tokensClaim } from '../session/provider-tokens.j
 import { signedInUserId } from '../session/strategy.js'
 import type { Adapter, AdapterAccount } from '../types.js'
 import type { ActionContext } from './context.js'
+import { emitEvent } from '../events.js'
 import { compositionOf } from '../composition/index.js'
 import { canSignInWithoutAccount, countedProviders, keepsAnotherAccount } from '../sign-in/ways.js'
 
@@ -38,6 +39,7 @@ export async function unlinkAccount(ctx: ActionContext, providerId: string, opti
   // What a feature keeps beside the account goes with it (a passkey's credential), whether or not
   // the config still turns that feature on.
   for (const feature of compositionOf(ctx.config).registered) await feature.hooks?.accountUnlinked?.(ctx.config, account)
+  await emitEvent(ctx.config, 'accountUnlinked', { userId: account.userId, account })
   return { account, cookies: await dropProviderTokens(ctx, providerId) }
 }
 

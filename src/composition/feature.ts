@@ -9,6 +9,7 @@ import type { Action, ActionContext } from '../actions/context.js'
 import type { Api } from '../api/context.js'
 import type { ConfiguredProvider, CredentialReader, PortcullisConfig, ResolvedConfig } from '../config/types.js'
 import type { AuthResponse } from '../http/respond.js'
+import type { EventObserver } from '../events.js'
 import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof, User } from '../types.js'
 import type { LoggerInstance } from '../logger.js'
 import type { PageScript } from '../pages/theme.js'
@@ -192,6 +193,13 @@ export interface FeatureHooks {
    * whose deletion grace period is over). Returns how many of each it deleted; errors are logged.
    */
   prune?(config: ResolvedConfig, signal: AbortSignal): Promise<Readonly<Record<string, number>>>
+  /**
+   * An event was emitted (every event but `session`, which comes with each session read): `name`,
+   * its message and its identifiers (`EventFields`, as the `'*'` handler gets them). Called at once,
+   * inside the request that emitted it, before the app's handlers, and never awaited: queue the work
+   * (the audit log writes after the response), never block, never throw (a throw is logged).
+   */
+  event?: EventObserver
   /** Runs once at init, after the config is resolved and frozen (the background prune). */
   started?(config: ResolvedConfig): void
   /**

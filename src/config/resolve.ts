@@ -10,6 +10,7 @@ import { deepFreeze } from '../freeze.js'
 import { assertSessionAdapter, guardAdapter } from './adapter.js'
 import { recordComposition, type Feature, type OptionInit, type ProviderInit, type ProviderMethods } from '../composition/index.js'
 import { InvalidConfigurationError, MissingSecretError, UntrustedHostError } from '../errors.js'
+import { recordObservers } from '../events.js'
 import { developmentSecret } from './dev-secret.js'
 import { createLogger, type LoggerInstance } from '../logger.js'
 import { requestLogFields } from '../http/log-fields.js'
@@ -108,6 +109,8 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
   // Each enabled feature checks what it needs of the whole config, in the registry's order.
   for (const feature of features) if (enabled.includes(feature)) feature.check?.(resolved)
   recordComposition(resolved, { registered: features, enabled: features.filter((feature) => enabled.includes(feature)), methods })
+  // Found once: every event asks for them (events.ts).
+  recordObservers(resolved, enabled.flatMap((feature) => (feature.hooks?.event ? [feature.hooks.event] : [])))
   return resolved
 }
 

@@ -6,6 +6,7 @@
 import type { Feature } from '../composition/index.js'
 import { apiKeysFeature } from './api-keys/feature.js'
 import { accountFeature } from './account/feature.js'
+import { auditFeature } from './audit/feature.js'
 import { credentialsFeature } from './credentials/feature.js'
 import { emailFeature } from './email/feature.js'
 import { emailCodeFeature } from './email-code/feature.js'
@@ -28,4 +29,5 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   twoFactorFeature,
   apiKeysFeature,
   accountFeature,
+  auditFeature,
 ])

@@ -97,10 +97,11 @@ export async function resolveEmailUser(ctx: ActionContext, adapter: EmailAdapter
   return { user: created, isNewUser: true }
 }
 
-/** The user with `emailVerified` set to `verifiedAt`, stored, and the `updateUser` event. */
+/** The user with `emailVerified` set to `verifiedAt`, stored, and the `updateUser` and `emailVerified` events. */
 export async function markVerified(ctx: ActionContext, adapter: EmailAdapter, user: AdapterUser, verifiedAt: Date): Promise<AdapterUser> {
   const updated = await adapter.updateUser({ id: user.id, emailVerified: verifiedAt })
   await emitEvent(ctx.config, 'updateUser', { user: updated })
+  await emitEvent(ctx.config, 'emailVerified', { user: updated })
   return updated
 }
 

@@ -69,7 +69,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
 
   describe('schema and SQL', () => {
     it('migrate.latest creates every table with every column under the naming’s names', async () => {
-      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames'] as const
+      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents'] as const
       expect([...groups].sort()).toEqual(Object.keys(tables).sort())
       for (const group of groups) {
         expect([tables[group], await knex().schema.hasTable(tables[group])]).toEqual([tables[group], true])
@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the deletion and usernames migrations’ downs drop their column and table, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the audit, deletion and usernames migrations’ downs drop their tables and column, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -323,8 +323,15 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await ownAdapter.startTwoFactor(user.id, 'sealed')
         expect(await ownAdapter.setUsername(user.id, 'down', 'down')).toBe(true)
 
+        // The twelfth (the audit log's) first: its table, and nothing else; deleteUser works without it.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasTable(tables.auditEvents)).toBe(false)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(true)
+        // A new adapter (one asks whether a wing's table exists until it has found it, then never again).
+        const fresh = KnexAdapter(own.knex, { naming })
+        await fresh.deleteUser((await fresh.createUser({ email: 'audit-gone@example.com' })).id)
         await ownAdapter.markUserDeleted(user.id, new Date())
-        // The eleventh (the deletion grace period's) first: the users' mark, and nothing else; the user stays.
+        // Then the eleventh (the deletion grace period's): the users' mark, and nothing else; the user stays.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(false)
         expect(await own.knex.schema.hasTable(tables.usernames)).toBe(true)
@@ -366,6 +373,8 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await own.knex.migrate.up(source)
         expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(true)
         expect(await ownAdapter.listUsersMarkedDeleted(new Date(Date.now() + 1000), 10)).toEqual([])
+        await own.knex.migrate.up(source)
+        expect(await own.knex.schema.hasTable(tables.auditEvents)).toBe(true)
       } finally {
         await own.destroy()
       }

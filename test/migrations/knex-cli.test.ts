@@ -38,7 +38,9 @@ const ACCOUNT = '20261220000000_portcullis_account.js'
 const USERNAMES = '20261228000000_portcullis_usernames.js'
 /** The eleventh: the mark of an account in its deletion grace period, a nullable column of the users table. */
 const ACCOUNT_DELETION = '20261229000000_portcullis_account_deletion.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION]
+/** The twelfth: the audit log's table (the `audit` option). */
+const AUDIT_LOG = '20270104000000_portcullis_audit_log.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, AUDIT_LOG]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -153,11 +155,11 @@ function migrationRows(file: string, tableName = 'knex_migrations'): { name: str
 }
 
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
-const DEFAULT_TABLES = ['Account', 'ApiKey', 'Authenticator', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'Username', 'VerificationToken']
-const SNAKE_TABLES = ['accounts', 'api_keys', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', 'users', 'verificationtokens']
+const DEFAULT_TABLES = ['Account', 'ApiKey', 'AuditEvent', 'Authenticator', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'Username', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'api_keys', 'audit_events', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', 'users', 'verificationtokens']
 const sorted = (names: string[]) => [...names].sort()
 
-// The ten tables, column by column, with the names of one naming.
+// The eleven tables, column by column, with the names of one naming.
 function expectSchema(
   file: string,
   n: {
@@ -172,6 +174,7 @@ function expectSchema(
       recoveryCodes: string
       apiKeys: string
       usernames: string
+      auditEvents: string
     }
     usernameKey: string
     keyHash: string
@@ -302,6 +305,14 @@ function expectSchema(
   })
   expect(usernames.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(usernames.unique).toEqual([[n.usernameKey]])
+
+  // The twelfth: the audit log, no foreign key (a deleted user's events stay, naming nobody).
+  const audit = shape(file, n.tables.auditEvents)
+  expect(Object.keys(audit.columns)).toHaveLength(13)
+  expect(audit.columns.at).toEqual({ type: 'datetime', notNull: true, pk: 0 })
+  expect(audit.columns[n.userId]).toEqual({ type: 'varchar(255)', notNull: false, pk: 0 })
+  expect(audit.foreignKeys).toEqual([])
+  expect(audit.indexes).toEqual([['at'], [n.userId, 'at']])
 }
 
 const DEFAULT_NAMES = {
@@ -316,6 +327,7 @@ const DEFAULT_NAMES = {
     recoveryCodes: 'RecoveryCode',
     apiKeys: 'ApiKey',
     usernames: 'Username',
+    auditEvents: 'AuditEvent',
   },
   usernameKey: 'usernameKey',
   keyHash: 'keyHash',
@@ -346,6 +358,7 @@ const SNAKE_NAMES = {
     recoveryCodes: 'recovery_codes',
     apiKeys: 'api_keys',
     usernames: 'usernames',
+    auditEvents: 'audit_events',
   },
   usernameKey: 'username_key',
   keyHash: 'key_hash',
@@ -448,7 +461,7 @@ describe('Knex CLI, the package migrations next to the app’s own', () => {
   it('one history: directory: [the package’s folder, the app’s folder], sorted by file name across both; migrate:make writes to the last', () => {
     const app = makeApp('module', {
       'knexfile.js': ESM_KNEXFILE.replace("directory: 'node_modules/portcullis/migrations'", "directory: ['node_modules/portcullis/migrations', './migrations']"),
-      'migrations/20261231000000_posts.js': APP_MIGRATION,
+      'migrations/20290101000000_posts.js': APP_MIGRATION,
     })
     const db = join(app, 'app.sqlite')
     expect(knexCli(app, 'migrate:make', 'probe')).toContain('Created Migration:')
@@ -457,7 +470,7 @@ describe('Knex CLI, the package migrations next to the app’s own', () => {
     expect(readdirSync(join(root, 'migrations')).filter((name) => name.includes('probe'))).toEqual([])
     rmSync(join(app, 'migrations', made[0] ?? ''))
     expect(knexCli(app, 'migrate:latest')).toContain(`Batch 1 run: ${COUNT + 1} migrations`)
-    expect(migrationRows(db).map((row) => row.name)).toEqual([...PACKAGE_MIGRATIONS, '20261231000000_posts.js'])
+    expect(migrationRows(db).map((row) => row.name)).toEqual([...PACKAGE_MIGRATIONS, '20290101000000_posts.js'])
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES]))
     expect(shape(db, 'Post').foreignKeys).toEqual(['authorId -> User.id on delete CASCADE'])
     expect(knexCli(app, 'migrate:rollback')).toContain(`Batch 1 rolled back: ${COUNT + 1} migrations`)
@@ -477,13 +490,13 @@ export default {
   migrations: { tableName: 'portcullis_migrations', directory },
 }
 `,
-      'migrations/20261231000000_posts.js': APP_MIGRATION,
+      'migrations/20290101000000_posts.js': APP_MIGRATION,
     })
     const db = join(app, 'app.sqlite')
     expect(knexCli(app, '--knexfile', 'knexfile.portcullis.js', 'migrate:latest')).toContain(`Batch 1 run: ${COUNT} migrations`)
     expect(knexCli(app, 'migrate:latest')).toContain('Batch 1 run: 1 migrations')
     expect(migrationRows(db, 'portcullis_migrations')).toEqual(PACKAGE_MIGRATIONS.map((name) => ({ name, batch: 1 })))
-    expect(migrationRows(db)).toEqual([{ name: '20261231000000_posts.js', batch: 1 }])
+    expect(migrationRows(db)).toEqual([{ name: '20290101000000_posts.js', batch: 1 }])
     expect(userTables(db)).toEqual(sorted([...DEFAULT_TABLES, 'Post', ...KNEX_TABLES, 'portcullis_migrations', 'portcullis_migrations_lock']))
 
     expect(knexCli(app, 'migrate:rollback')).toContain('Batch 1 rolled back: 1 migrations')
@@ -589,7 +602,7 @@ describe('switching between the directory and migrationSource', () => {
     const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
     programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
     expect(userTables(db)).toEqual(
-      sorted(['accounts', 'api_keys', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', ...KNEX_TABLES]),
+      sorted(['accounts', 'api_keys', 'audit_events', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', ...KNEX_TABLES]),
     )
     expect(shape(db, 'authenticators').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'passwords').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])

@@ -18,6 +18,7 @@
  */
 import type { Knex } from 'knex'
 import { knexAccountDeletionMethods, type KnexAccountDeletionMethods } from '../../features/account/knex.js'
+import { knexAuditMethods, knexAuditUserRows, type KnexAuditMethods } from '../../features/audit/knex.js'
 import { knexApiKeyMethods, knexApiKeyUserRows, type KnexApiKeyMethods } from '../../features/api-keys/knex.js'
 import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from '../../features/passkey/knex.js'
 import { knexPasswordMethods, knexPasswordUserRows, knexUsernameMethods, knexUsernameUserRows, type KnexPasswordMethods, type KnexUsernameMethods } from '../../features/password/knex.js'
@@ -33,10 +34,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexTwoFactorMethods, KnexUsernameMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexAuditMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -51,7 +52,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   const naming = resolveNaming(options.naming)
   const codec = rowCodec(knex)
   // deleteUser deletes the features' rows of the user in this order, before the user's own row.
-  const userRows = [knexPasskeyUserRows(knex, naming), knexPasswordUserRows(knex, naming), knexTwoFactorUserRows(knex, naming), knexApiKeyUserRows(knex, naming), knexUsernameUserRows(knex, naming)]
+  const userRows = [knexPasskeyUserRows(knex, naming), knexPasswordUserRows(knex, naming), knexTwoFactorUserRows(knex, naming), knexApiKeyUserRows(knex, naming), knexUsernameUserRows(knex, naming), knexAuditUserRows(knex, naming)]
   const base = knexBaseMethods(knex, naming, codec, options, userRows)
   const adapter: KnexAdapterInstance = {
     ...base,
@@ -62,6 +63,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexApiKeyMethods(knex, naming, codec),
     ...knexUsernameMethods(knex, naming, codec, base.getUser),
     ...knexAccountDeletionMethods(knex, naming, codec),
+    ...knexAuditMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter
 }

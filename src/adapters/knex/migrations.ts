@@ -299,10 +299,39 @@ const MIGRATIONS: readonly Migration[] = [
       })
     },
   },
+  {
+    // The audit log (the `audit` option, docs/audit.md): one row per security event, written after
+    // the response. No foreign key to the users table: a deleted user's events stay, their user
+    // cleared by deleteUser (the trail of what happened outlives the account, naming nobody), and a
+    // write never waits on a user row's lock. Indexed for the two reads: a user's events newest
+    // first, and the prune's and the export's range of times.
+    name: '20270104000000_portcullis_audit_log.js',
+    async up(knex, { tables, auditEvents: c }) {
+      await knex.schema.createTable(tables.auditEvents, (table) => {
+        table.string(c.id, ID_LENGTH).notNullable().primary()
+        dateColumn(table, c.at).notNullable().index(tableIndex(tables.auditEvents, 'at'))
+        table.string(c.type, 64).notNullable()
+        table.string(c.outcome, 16).notNullable()
+        table.string(c.userId, ID_LENGTH).nullable()
+        table.string(c.actorId, ID_LENGTH).nullable()
+        table.string(c.target, 255).nullable()
+        table.string(c.method, 64).nullable()
+        table.string(c.reason, 64).nullable()
+        table.string(c.ipAddress, 64).nullable()
+        table.string(c.userAgent, 512).nullable()
+        table.string(c.requestId, 300).nullable()
+        table.text(c.details).nullable()
+        table.index([c.userId, c.at], tableIndex(tables.auditEvents, 'user'))
+      })
+    },
+    async down(knex, { tables }) {
+      await knex.schema.dropTableIfExists(tables.auditEvents)
+    },
+  },
 ]
 
 /** `session_expires_index`, `apikey_owner_index`, `user_deleted_index`: one identifier, whatever the table's schema. */
-function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted'): string {
+function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted' | 'at' | 'user'): string {
   return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_${what}_index`
 }
 

@@ -23,6 +23,8 @@ export interface TableNames {
   apiKeys: string
   /** Usernames of the `Password` provider's `usernames` option, one row per user, from the tenth migration on. */
   usernames: string
+  /** The audit log (the `audit` option), one row per security event, from the audit migration on. */
+  auditEvents: string
 }
 
 export interface UserColumns {
@@ -148,6 +150,22 @@ export interface UsernameColumns {
   updatedAt: string
 }
 
+export interface AuditEventColumns {
+  id: string
+  at: string
+  type: string
+  outcome: string
+  userId: string
+  actorId: string
+  target: string
+  method: string
+  reason: string
+  ipAddress: string
+  userAgent: string
+  requestId: string
+  details: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -161,6 +179,7 @@ export interface KnexNaming {
   recoveryCodes: RecoveryCodeColumns
   apiKeys: ApiKeyColumns
   usernames: UsernameColumns
+  auditEvents: AuditEventColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -178,6 +197,7 @@ export interface KnexNamingOverrides {
   recoveryCodes?: Partial<RecoveryCodeColumns>
   apiKeys?: Partial<ApiKeyColumns>
   usernames?: Partial<UsernameColumns>
+  auditEvents?: Partial<AuditEventColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -186,9 +206,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey` and `Username`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username` and `AuditEvent`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image', deletedAt: 'deletedAt' },
   accounts: {
     id: 'id',
@@ -241,11 +261,12 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
     lastRefillAt: 'lastRefillAt',
   },
   usernames: { userId: 'userId', username: 'username', usernameKey: 'usernameKey', updatedAt: 'updatedAt' },
+  auditEvents: { id: 'id', at: 'at', type: 'type', outcome: 'outcome', userId: 'userId', actorId: 'actorId', target: 'target', method: 'method', reason: 'reason', ipAddress: 'ipAddress', userAgent: 'userAgent', requestId: 'requestId', details: 'details' },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image', deletedAt: 'deleted_at' },
   accounts: {
     id: 'id',
@@ -309,10 +330,11 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
     lastRefillAt: 'last_refill_at',
   },
   usernames: { userId: 'user_id', username: 'username', usernameKey: 'username_key', updatedAt: 'updated_at' },
+  auditEvents: { id: 'id', at: 'at', type: 'type', outcome: 'outcome', userId: 'user_id', actorId: 'actor_id', target: 'target', method: 'method', reason: 'reason', ipAddress: 'ip_address', userAgent: 'user_agent', requestId: 'request_id', details: 'details' },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents'] as const
 
 /**
  * The full, frozen naming for an option.

@@ -430,6 +430,7 @@ export async function resetPassword(ctx: ActionContext, provider: PasswordProvid
   await adapter.setUserPassword(found.id, await hasherOf(provider).hash(password))
   const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })
   await emitEvent(ctx.config, 'updateUser', { user })
+  await emitEvent(ctx.config, 'passwordChanged', { user, by: 'reset' })
   await revokeOwnSessions(ctx, { userId: user.id, sessionId: undefined }, {}, 'resetPassword', { everyToken: true })
   // The password is new, but whoever holds the mailbox signs in only with the second factor too.
   const pending = await afterFirstFactor(ctx, user.id, { kind: 'password', pid: provider.id, email })
@@ -483,5 +484,6 @@ export async function changePassword(
   const next = await acceptablePassword(provider, input.newPassword)
   await adapter.setUserPassword(user.id, await hasher.hash(next))
   await emitEvent(ctx.config, 'updateUser', { user })
+  await emitEvent(ctx.config, 'passwordChanged', { user, by: 'change' })
   await revokeOwnSessions(ctx, owner, { except: owner.sessionId ?? '' }, 'changePassword', { everyToken: true })
 }

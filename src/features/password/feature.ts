@@ -105,7 +105,7 @@ export const passwordFeature: Feature = {
   check: assertPasswordSignIn,
   api: (api): PasswordApi => ({ signUp: createSignUp(api), changePassword: createChangePassword(api), changeUsername: createChangeUsername(api) }),
   adapterMethods: PASSWORD_ADAPTER_METHODS,
-  events: ['createUser', 'updateUser', 'signIn'],
+  events: ['createUser', 'updateUser', 'signIn', 'passwordChanged'],
   errors: ['CredentialsSignin', 'PasswordPolicy', 'Username', 'Verification', 'EmailSignInError'],
   rateLimitBuckets: ['ip', 'identifier', 'password-signup', 'password-reset', 'password-username'],
   cookies: { signUpCode: { name: 'authjs.sign-up-code', maxAge: 15 * 60 } },

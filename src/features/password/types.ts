@@ -53,6 +53,11 @@ declare module '../../types.js' {
 }
 
 declare module '../../types.js' {
+  interface EventsOptions {
+    /** The user's password was changed (`by: 'change'`: `changePassword()` or its page) or set by a reset link (`by: 'reset'`). */
+    passwordChanged?: ((message: { user: AdapterUser; by: 'change' | 'reset' }) => Awaitable<void>) | undefined
+  }
+
   interface CookiesOptions {
     /**
      * The sign-up's verification code (`Password({ verifyBy: 'code' | 'both' })`): a random nonce that

@@ -1,0 +1,26 @@
+/** The audit wing's error (`audit` option). */
+import { AuthError } from '../../errors.js'
+
+declare module '../../errors.js' {
+  interface ErrorTypes {
+    Audit: true
+  }
+}
+
+/**
+ * Why `listAuditEvents()` refused:
+ * - `not_signed_in`: nobody is signed in on the request;
+ * - `forbidden`: the filter names another user (a user reads their own events; reading others' is for
+ *   the app's own server code, `exportAuditEvents()`, until roles and permissions land).
+ */
+export type AuditErrorCode = 'not_signed_in' | 'forbidden'
+
+/** A refused `listAuditEvents()`; see `AuditErrorCode`. */
+export class AuditError extends AuthError {
+  readonly code: AuditErrorCode
+
+  constructor(code: AuditErrorCode, message: string) {
+    super('Audit', message)
+    this.code = code
+  }
+}
