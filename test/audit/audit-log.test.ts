@@ -103,6 +103,18 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       }
     })
 
+    it('a write that never ends holds no request: the sign-up, verification and sign-in answer while it hangs', async () => {
+      const written: unknown[] = []
+      const hanging = { ...KnexAdapter(db.knex), writeAuditEvents: (events: readonly unknown[]) => (written.push(...events), new Promise<void>(() => {})) }
+      mountPasswordApp(rig.app, db.knex, rig.smtp, { adapter: hanging, audit: true, prune: { everyMinutes: 60, signal: AbortSignal.abort() } })
+      const browser = new Browser()
+      await verifiedUser(browser, url(), rig.smtp, 'hang@example.com')
+      const answer = await signIn(new Browser(), url(), 'hang@example.com', GOOD_PASSWORD)
+      expect(new URL(answer.headers.get('location')!).searchParams.get('error')).toBeNull()
+      // The rows reached the (hanging) write: they were made, and nothing waited for them.
+      expect(written.length).toBeGreaterThanOrEqual(1)
+    })
+
     it('listAuditEvents() gives the signed-in user their own events only; exportAuditEvents() pages through all as JSON lines', async () => {
       const auth = mount()
       // The function on a route of the app, as an app would serve a user's activity.
