@@ -26,6 +26,9 @@ import type { AuditApi } from './features/audit/feature.js'
 import type { OAuthApi } from './features/oauth/feature.js'
 import type { PasskeyApi } from './features/passkey/feature.js'
 import type { PasswordApi } from './features/password/feature.js'
+import type { AccessControl } from './features/roles/access.js'
+import type { RolesApi } from './features/roles/feature.js'
+import type { RolesOptions } from './features/roles/types.js'
 import type { SessionsApi } from './features/sessions/feature.js'
 import type { TwoFactorApi } from './features/two-factor/feature.js'
 import { RequestScope } from './http/request-scope.js'
@@ -34,9 +37,10 @@ import type { PortcullisConfig } from './config/types.js'
 
 /**
  * What `Portcullis(config)` returns (spec §2.3): the router, the core's functions (`auth`, `signIn`,
- * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's.
+ * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's; the roles' checks typed by the
+ * `roles` option's definition (`A`).
  */
-export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi, AuditApi {
+export interface PortcullisResult<A extends AccessControl = AccessControl> extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi, RolesApi<A>, AuditApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
 }
@@ -49,11 +53,11 @@ export interface PortcullisResult extends CoreApi, OAuthApi, SessionsApi, Passke
  * @throws MissingSecretError in production (`NODE_ENV=production`) when no secret is set.
  * @throws InvalidConfigurationError when an option cannot work; the message says what to change.
  */
-export default function Portcullis(config: PortcullisConfig): PortcullisResult {
+export default function Portcullis<A extends AccessControl = AccessControl>(config: PortcullisConfig & { roles?: A | RolesOptions<A> | undefined }): PortcullisResult<A> {
   const resolved = resolveConfig(config, FEATURES)
   const requestScope = new RequestScope()
   const handlers = createHandlers(resolved, requestScope)
-  const api = createAuth(resolved, requestScope) as Omit<PortcullisResult, 'handlers'>
+  const api = createAuth(resolved, requestScope) as unknown as Omit<PortcullisResult<A>, 'handlers'>
   for (const started of hooksOf(resolved, 'started')) started(resolved)
   return { handlers, ...api }
 }
@@ -85,6 +89,7 @@ export type * from './features/oauth/types.js'
 export type * from './features/passkey/types.js'
 export type * from './features/password/types.js'
 export type * from './features/prune/types.js'
+export type * from './features/roles/types.js'
 export type * from './features/two-factor/types.js'
 export type { PortcullisConfig, Provider, ProviderConfigs, ProviderInput } from './config/types.js'
 export type { LogFields, LoggerInstance, LoggerOption, LogLevel, LogRecord } from './logger.js'
@@ -106,6 +111,12 @@ export type {
 } from './api/index.js'
 export type { GetAccessTokenFunction, GetAccessTokenOptions } from './features/oauth/api/get-access-token.js'
 export type { ListSessionsFunction } from './features/sessions/api/list-sessions.js'
+export { defineAccess } from './features/roles/access.js'
+export type { AccessControl, AccessDefinition, DefaultRoleName, Permissions, Statements } from './features/roles/access.js'
+export type { RolesApi } from './features/roles/feature.js'
+export type { HasPermissionFunction } from './features/roles/api/has-permission.js'
+export type { PermissionMiddleware, RequirePermissionFunction } from './features/roles/api/require-permission.js'
+export type { GetRolesFunction, SetRolesFunction, SetRolesResult } from './features/roles/api/set-roles.js'
 export type { RevokeSessionFunction } from './features/sessions/api/revoke-session.js'
 export type { RevokeOtherSessionsFunction } from './features/sessions/api/revoke-other-sessions.js'
 export type { SignOutEverywhereFunction } from './features/sessions/api/sign-out-everywhere.js'

@@ -54,6 +54,12 @@ export interface User {
   [key: string]: unknown
 }
 
+/** What `getSessionAndUser` is asked to read of the user besides its own fields. */
+export interface SessionUserOptions {
+  /** Fields a wing carries in the session (`roles`): read in the session's one query. */
+  readonly with?: readonly string[] | undefined
+}
+
 /** The session user: the default session callback always sets `id`. */
 export interface SessionUser {
   id: string
@@ -253,8 +259,12 @@ export interface Adapter {
    */
   updateAccount?(account: AccountReference & Partial<AccountTokenFields>, options?: { expect?: Partial<AccountTokenFields> | undefined }): Promise<AdapterAccount | null>
   createSession?(session: AdapterSession): Promise<AdapterSession>
-  /** The session and its user, or `null`. Expired sessions are returned too: Portcullis deletes them. */
-  getSessionAndUser?(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
+  /**
+   * The session and its user, or `null`. Expired sessions are returned too: Portcullis deletes them.
+   * `options.with` names fields of the user a wing carries in the session (`roles`, with the roles
+   * option on), to be read in the same query: the user then has each (`null` when empty).
+   */
+  getSessionAndUser?(sessionToken: string, options?: SessionUserOptions): Promise<{ session: AdapterSession; user: AdapterUser } | null>
   updateSession?(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null | void>
   /**
    * The session row's record of its last confirmation (`confirmedAt`, `confirmedWith`) and its

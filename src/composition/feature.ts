@@ -7,7 +7,7 @@
  */
 import type { Action, ActionContext } from '../actions/context.js'
 import type { Api } from '../api/context.js'
-import type { ConfiguredProvider, CredentialReader, PortcullisConfig, ResolvedConfig } from '../config/types.js'
+import type { ConfiguredProvider, CredentialReader, PortcullisConfig, ResolvedConfig, SessionUserField } from '../config/types.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { EventObserver } from '../events.js'
 import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof, User } from '../types.js'
@@ -208,6 +208,11 @@ export interface FeatureHooks {
    * and `requireScopes()`. The first enabled feature whose `carries` says yes reads the request.
    */
   readCredential?: CredentialReader
+  /**
+   * A field of the session's user this feature carries, out of the app's callbacks' reach (the
+   * roles): composed at init into `ResolvedConfig.sessionUserFields`, applied by both session strategies.
+   */
+  sessionUserField?: SessionUserField
 }
 
 /** One feature. */

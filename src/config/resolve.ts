@@ -22,7 +22,7 @@ import { DEFAULT_ADAPTER_TIMEOUTS, resolveStoreTimeouts, type StoreTimeouts } fr
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
 import type { Adapter, CookiesOptions, PagesOptions } from '../types.js'
 import { resolveTelemetry } from './telemetry.js'
-import type { ConfiguredProvider, CookieSet, CredentialReader, PortcullisConfig, ResolvedConfig } from './types.js'
+import type { ConfiguredProvider, CookieSet, CredentialReader, PortcullisConfig, ResolvedConfig, SessionUserField } from './types.js'
 import { isProduction, redirectProxyAllowedOriginsFromEnv, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
 
 const THIRTY_DAYS = 30 * 24 * 60 * 60
@@ -105,6 +105,7 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
     features: options,
     telemetry: resolveTelemetry(config.telemetry),
     credentials: composeCredentials(enabled),
+    sessionUserFields: sessionUserFields(enabled),
   } satisfies ResolvedConfig)
   // Each enabled feature checks what it needs of the whole config, in the registry's order.
   for (const feature of features) if (enabled.includes(feature)) feature.check?.(resolved)
@@ -127,6 +128,12 @@ function composeCredentials(enabled: readonly Feature[]): CredentialReader | und
     carries: (config, req) => claiming(config, req) !== undefined,
     read: (config, req) => claiming(config, req)!.read(config, req),
   }
+}
+
+/** The enabled features' session user fields, undefined when none is on (the session read then carries none). */
+function sessionUserFields(enabled: readonly Feature[]): readonly SessionUserField[] | undefined {
+  const fields = enabled.flatMap((feature) => (feature.hooks?.sessionUserField ? [feature.hooks.sessionUserField] : []))
+  return fields.length > 0 ? fields : undefined
 }
 
 /**

@@ -121,6 +121,26 @@ export interface CredentialReader {
   read(config: ResolvedConfig, req: IncomingMessage): Promise<CredentialRead>
 }
 
+/**
+ * A field of the session's user that a wing carries from where the user is stored, which no app
+ * callback can change (the roles: `session.user.roles`): a feature's `sessionUserField` hook,
+ * composed at init into `ResolvedConfig.sessionUserFields`. With JWT sessions it is a claim of its
+ * own name, set at sign-in after the `jwt` callback and put back after it on every later read (so a
+ * callback that copies the client's `update()` data into the token cannot forge it); with database
+ * sessions it comes with the user in `getSessionAndUser`'s one query (`with: [name]`). Either way the
+ * `session` callback's answer gets it back too. Synchronous and cheap: it runs on every session read.
+ */
+export interface SessionUserField {
+  /** The field of `session.user`, the JWT claim, and the adapter user's field. */
+  readonly name: string
+  /** The field's value from the claim as the token was sealed (undefined in a token from before the field). */
+  fromClaim(config: ResolvedConfig, claim: unknown): unknown
+  /** The field's value from the stored user's (database sessions). */
+  fromUser(config: ResolvedConfig, value: unknown): unknown
+  /** The claim's value for a new JWT session of `userId` (one adapter read at sign-in). */
+  atSignIn(config: ResolvedConfig, userId: string): Promise<unknown>
+}
+
 /** What reading a credential found: who it authenticates, or why it was refused (RFC 6750 §3.1). */
 export type CredentialRead =
   | { readonly auth: Session; readonly refusal?: undefined }
@@ -196,4 +216,9 @@ export interface ResolvedConfig {
    * when none is on, and then the session read looks at no header.
    */
   readonly credentials: CredentialReader | undefined
+  /**
+   * The enabled features' session user fields (`FeatureHooks.sessionUserField`); undefined when none
+   * is on, and then the session read carries none.
+   */
+  readonly sessionUserFields: readonly SessionUserField[] | undefined
 }

@@ -14,6 +14,7 @@ import { oauthFeature } from './oauth/feature.js'
 import { passkeyFeature } from './passkey/feature.js'
 import { passwordFeature } from './password/feature.js'
 import { pruneFeature } from './prune/feature.js'
+import { rolesFeature } from './roles/feature.js'
 import { sessionsFeature } from './sessions/feature.js'
 import { twoFactorFeature } from './two-factor/feature.js'
 
@@ -29,5 +30,6 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   twoFactorFeature,
   apiKeysFeature,
   accountFeature,
+  rolesFeature,
   auditFeature,
 ])

@@ -14,6 +14,7 @@ import { clearChunkedCookie, readChunkedCookie, writeChunkedCookie, type Outgoin
 import { isoDate } from './iso-date.js'
 import { clientDetails } from './revocation.js'
 import { methodName } from './confirmation-claims.js'
+import { fieldValues, keepSessionFields } from './user-fields.js'
 import type { SessionRequest, SessionResult } from './types.js'
 
 // The migrations' sessionToken column holds 255 characters; a longer cookie (garbage, most old JWT
@@ -36,7 +37,8 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
   const ended = (): SessionResult => ({ session: null, token: null, cookies: clearDatabaseSession(request) })
   if (sessionToken.length > MAX_TOKEN_LENGTH) return ended()
 
-  const found = await adapter.getSessionAndUser(sessionToken)
+  const fields = config.sessionUserFields
+  const found = await (fields ? adapter.getSessionAndUser(sessionToken, { with: fields.map((field) => field.name) }) : adapter.getSessionAndUser(sessionToken))
   if (!found) return ended()
   const nowMs = request.now * 1000
   if (found.session.expires.getTime() <= nowMs) {
@@ -56,10 +58,14 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
 
   const { user } = found
   let session: Session = defaultSession(user, expires)
+  // The wings' fields (the roles) as the join read them; no callback changes them (user-fields.ts).
+  if (fields) for (const field of fields) session.user[field.name] = field.fromUser(config, user[field.name])
   if (config.callbacks.session) {
+    const kept = fields && fieldValues(fields, session)
     // `token` is a JWT session's; the type names both, as Auth.js does (see SessionCallbackParams).
     const params = { session, user, ...(update ? { trigger: 'update' as const, newSession: update.data } : {}) }
     session = await config.callbacks.session(params as SessionCallbackParams)
+    if (kept) session = keepSessionFields(fields!, kept, session)
   }
   if (config.events.session) await emitEvent(config, 'session', { session })
   return { session, token: null, cookies }

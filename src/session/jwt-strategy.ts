@@ -17,6 +17,7 @@ import { openCachedSessionToken, ownClaims } from './token-cache.js'
 import { sealSessionToken, type OpenedToken } from './token.js'
 import { clientDetails, newSessionId, SESSION_ID_CLAIM, sessionIdOf, sessionStands } from './revocation.js'
 import { confirmationClaims } from './confirmation-claims.js'
+import { fieldValues, keepFieldClaims, keepSessionFields, setFieldsFromClaims } from './user-fields.js'
 import type { SessionStore } from './store/types.js'
 
 /**
@@ -55,7 +56,7 @@ function sessionFromCookie(request: SessionRequest, { present, opened, clearOthe
     (store === undefined || sessionIdOf(opened.payload) !== undefined)
   if (plainRead) {
     const token = opened.payload as JWT
-    return { session: defaultSession(token, sessionExpires(opened, request)), token, cookies: clearOther }
+    return { session: defaultSession(config, token, sessionExpires(opened, request)), token, cookies: clearOther }
   }
   return readWithAppCode(request, opened, clearOther, update, stands)
 }
@@ -89,6 +90,8 @@ async function readWithAppCode(
   if (config.callbacks.jwt) {
     token = await config.callbacks.jwt(update ? { token, trigger: 'update', session: update.data } : { token })
     if (!token) return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
+    // The wings' fields (the roles) stay as sealed: the callback, or the client data it copies, cannot change them.
+    if (config.sessionUserFields) token = keepFieldClaims(config.sessionUserFields, opened.payload as JWT, token)
   }
 
   // The plaintext is the token as it was sealed; a callback that changed anything shows up here.
@@ -124,9 +127,13 @@ async function readWithAppCode(
     }
   }
 
-  let session = defaultSession(token, expires ?? sessionExpires(opened, request))
+  let session = defaultSession(config, token, expires ?? sessionExpires(opened, request))
   // `user` is a database session's; the type names both, as Auth.js does (see SessionCallbackParams).
-  if (config.callbacks.session) session = await config.callbacks.session({ session, token } as SessionCallbackParams)
+  if (config.callbacks.session) {
+    const kept = config.sessionUserFields && fieldValues(config.sessionUserFields, session)
+    session = await config.callbacks.session({ session, token } as SessionCallbackParams)
+    if (kept) session = keepSessionFields(config.sessionUserFields!, kept, session)
+  }
   if (config.events.session) await emitEvent(config, 'session', { session, token })
   return { session, token, cookies }
 }
@@ -155,6 +162,10 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
   if (!token) return clearJwtSession(request)
   // The sign-in is the session's first confirmation (requireRecentSignIn), whatever the callback returned.
   token = { ...token, ...confirmationClaims(details.method, request.now) }
+  // So are the wings' fields (the roles): read from where the user is stored, out of the callback's reach.
+  if (config.sessionUserFields) {
+    for (const field of config.sessionUserFields) token[field.name] = await field.atSignIn(config, String(token.sub ?? user.id))
+  }
   if (store && sid) {
     token = { ...token, [SESSION_ID_CLAIM]: sid }
     await recordSession(request, store, token, 'signIn')
@@ -282,13 +293,14 @@ function sessionExpires(opened: OpenedToken, { config, now }: SessionRequest): s
   return typeof exp === 'number' ? (opened.expires ??= isoDate(exp * 1000)) : isoDate((now + config.jwt.maxAge) * 1000)
 }
 
-/** The session of a token, `expires` formatted (an ISO date). */
-function defaultSession(token: JWT, expires: string): Session {
+/** The session of a token, `expires` formatted (an ISO date), with the wings' fields (sessionUserFields). */
+function defaultSession(config: SessionRequest['config'], token: JWT, expires: string): Session {
   const session: Session = {
     user: { id: token.sub as string, name: token.name, email: token.email, image: token.picture },
     expires,
   }
   if (token[PROVIDER_TOKENS_CLAIM] !== undefined && hasRefreshError(token)) session.error = 'RefreshAccessTokenError'
+  if (config.sessionUserFields) setFieldsFromClaims(config, config.sessionUserFields, session, token)
   return session
 }
 

@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the audit, deletion and usernames migrations’ downs drop their tables and column, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -323,13 +323,22 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await ownAdapter.startTwoFactor(user.id, 'sealed')
         expect(await ownAdapter.setUsername(user.id, 'down', 'down')).toBe(true)
 
-        // The twelfth (the audit log's) first: its table, and nothing else; deleteUser works without it.
+        await ownAdapter.setUserRoles(user.id, ['admin'])
+        // The thirteenth (the audit log's) first: its table, and nothing else; deleteUser works without it.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasTable(tables.auditEvents)).toBe(false)
-        expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(true)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.roles)).toBe(true)
         // A new adapter (one asks whether a wing's table exists until it has found it, then never again).
-        const fresh = KnexAdapter(own.knex, { naming })
-        await fresh.deleteUser((await fresh.createUser({ email: 'audit-gone@example.com' })).id)
+        const unaudited = KnexAdapter(own.knex, { naming })
+        await unaudited.deleteUser((await unaudited.createUser({ email: 'audit-gone@example.com' })).id)
+        // Then the twelfth (the roles'): the users' roles, and nothing else; the user stays, and the
+        // roles' methods then say which migration to run.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.roles)).toBe(false)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(true)
+        expect((await ownAdapter.getUser(user.id))?.email).toBe('down@example.com')
+        await expect(KnexAdapter(own.knex, { naming }).getUserRoles(user.id)).rejects.toThrow('20261231000000_portcullis_roles.js')
+
         await ownAdapter.markUserDeleted(user.id, new Date())
         // Then the eleventh (the deletion grace period's): the users' mark, and nothing else; the user stays.
         await own.knex.migrate.down(source)
@@ -373,6 +382,11 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         await own.knex.migrate.up(source)
         expect(await own.knex.schema.hasColumn(tables.users, names.users.deletedAt)).toBe(true)
         expect(await ownAdapter.listUsersMarkedDeleted(new Date(Date.now() + 1000), 10)).toEqual([])
+        await own.knex.migrate.up(source)
+        const fresh = KnexAdapter(own.knex, { naming })
+        expect(await fresh.getUserRoles(user.id)).toBeNull()
+        expect(await fresh.setUserRoles(user.id, ['editor'])).toBe(true)
+        expect(await fresh.getUserRoles(user.id)).toEqual(['editor'])
         await own.knex.migrate.up(source)
         expect(await own.knex.schema.hasTable(tables.auditEvents)).toBe(true)
       } finally {

@@ -38,9 +38,11 @@ const ACCOUNT = '20261220000000_portcullis_account.js'
 const USERNAMES = '20261228000000_portcullis_usernames.js'
 /** The eleventh: the mark of an account in its deletion grace period, a nullable column of the users table. */
 const ACCOUNT_DELETION = '20261229000000_portcullis_account_deletion.js'
-/** The twelfth: the audit log's table (the `audit` option). */
+/** The twelfth: the user's roles, a nullable column of the users table (`roles` in both namings). */
+const ROLES = '20261231000000_portcullis_roles.js'
+/** The thirteenth: the audit log's table (the `audit` option). */
 const AUDIT_LOG = '20270104000000_portcullis_audit_log.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, AUDIT_LOG]
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -203,6 +205,8 @@ function expectSchema(
     image: { type: 'TEXT', notNull: false, pk: 0 },
     // The eleventh migration's: the mark of an account in its deletion grace period.
     [n.deletedAt]: { type: 'datetime', notNull: false, pk: 0 },
+    // The twelfth's: the user's roles, comma-separated.
+    roles: { type: 'varchar(255)', notNull: false, pk: 0 },
   })
   expect(users.unique).toEqual([['email']])
   // The second migration's index on lower(email) (an expression: SQLite names no column), the eleventh's on deletedAt.
@@ -306,7 +310,7 @@ function expectSchema(
   expect(usernames.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(usernames.unique).toEqual([[n.usernameKey]])
 
-  // The twelfth: the audit log, no foreign key (a deleted user's events stay, naming nobody).
+  // The thirteenth: the audit log, no foreign key (a deleted user's events stay, naming nobody).
   const audit = shape(file, n.tables.auditEvents)
   expect(Object.keys(audit.columns)).toHaveLength(13)
   expect(audit.columns.at).toEqual({ type: 'datetime', notNull: true, pk: 0 })

@@ -5,7 +5,8 @@
  * go to different processes. What must hold: a session signed in through one process is read by
  * the others; an OAuth callback served by another process than the sign-in's start works; a session
  * revoked through one is refused by the others within revocationCacheSeconds (JWT; at once with
- * database sessions); failed attempts are counted across processes; 20 concurrent getAccessToken
+ * database sessions); so is a role taken away (the JWT session ends; database sessions read the
+ * new role at once); failed attempts are counted across processes; 20 concurrent getAccessToken
  * calls with an expired token make one refresh at the IdP.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -202,6 +203,37 @@ function scaleOutSuite(strategy: 'jwt' | 'database', cluster: Cluster): void {
     expect(after.map((answer) => answer.name)).toEqual([null, null, null])
     expect(new Set(after.map((answer) => answer.pid))).toEqual(new Set(cluster.pids))
     expect((await readThroughAll(cluster, phone)).map((answer) => answer.name)).toEqual(['linus', 'linus', 'linus'])
+  })
+
+  it(`a role given and taken away through one process reaches the others ${strategy === 'jwt' ? 'within revocationCacheSeconds (the session ends; a new sign-in carries the role)' : 'at once'}`, async () => {
+    const browser = new Browser()
+    expect((await signInWith(browser, cluster.url, 'corp', `edsger-${strategy}`)).status).toBe(302)
+    const userId = ((await (await browser.request(`${cluster.url}/me`)).json()) as { user: { id: string; roles: string[] } }).user.id
+    const deleteThroughAll = async () => {
+      const answers: Array<{ status: number; pid: string }> = []
+      for (let i = 0; i < PROCESSES; i++) {
+        const response = await browser.request(`${cluster.url}/posts/1`, { method: 'DELETE', headers: { accept: 'application/json' } })
+        await response.body?.cancel()
+        answers.push({ status: response.status, pid: response.headers.get('x-process') ?? '' })
+      }
+      expect(new Set(answers.map((answer) => answer.pid))).toEqual(new Set(cluster.pids))
+      return answers.map((answer) => answer.status)
+    }
+    const setRoles = async (roles: string) => (await browser.request(`${cluster.url}/admin/roles`, { body: new URLSearchParams({ userId, roles }) })).json()
+    expect(await deleteThroughAll()).toEqual([403, 403, 403])
+
+    expect(await setRoles('admin')).toMatchObject({ found: true, changed: true, sessionsEnded: strategy === 'jwt' ? 1 : 0 })
+    if (strategy === 'jwt') {
+      await pause(1100) // revocationCacheSeconds: 1 in server.mjs
+      expect(await deleteThroughAll()).toEqual([401, 401, 401])
+      expect((await signInWith(browser, cluster.url, 'corp', `edsger-${strategy}`)).status).toBe(302)
+    }
+    expect(await deleteThroughAll()).toEqual([204, 204, 204])
+
+    // Taken away: every process has just let the session in; none does after the change.
+    expect(await setRoles('')).toMatchObject({ changed: true })
+    if (strategy === 'jwt') await pause(1100)
+    expect(await deleteThroughAll()).toEqual(strategy === 'jwt' ? [401, 401, 401] : [403, 403, 403])
   })
 
   it('failed sign-in attempts are counted across the processes', async () => {

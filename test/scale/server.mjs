@@ -3,12 +3,13 @@
  * proxy). Plain JavaScript on the built package, as an app would run it. Its settings come as JSON
  * in SCALE_CONFIG: { strategy, secret, url, issuer, clientId, clientSecret, redisUrl, keyPrefix, database }.
  * Every answer carries the process id in `x-process`, so the suite sees which process served it.
- * Prints `ready <port>` once listening.
+ * Prints `ready <port>` once listening. Roles are on (`DELETE /posts/1` needs `post: ['delete']`), and
+ * `POST /admin/roles` stands for an app's own admin code calling `setRoles` (the rig has no other).
  */
 import express from 'express'
 import { Redis } from 'ioredis'
 import knex from 'knex'
-import Portcullis, { RefreshAccessTokenError } from 'portcullis'
+import Portcullis, { defineAccess, RefreshAccessTokenError } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import OIDC from 'portcullis/providers/oidc'
@@ -18,7 +19,10 @@ const redis = new Redis(settings.redisUrl, { lazyConnect: false })
 const db = knex(settings.database)
 const quiet = { error: (...line) => console.error(...line), warn: () => {}, debug: () => {} }
 
+const access = defineAccess({ statements: { post: ['create', 'delete'] } })
+
 const portcullis = Portcullis({
+  roles: access,
   secret: settings.secret,
   trustHost: true,
   logger: quiet,
@@ -50,6 +54,13 @@ app.use((_req, res, next) => {
 app.use('/api/auth', portcullis.handlers)
 app.get('/me', async (req, res) => {
   res.json(await portcullis.auth(req, res))
+})
+app.delete('/posts/1', portcullis.requirePermission({ post: ['delete'] }), (_req, res) => {
+  res.status(204).end()
+})
+// The app's own admin code (a test rig: no check of who asks), on whichever process the proxy picks.
+app.post('/admin/roles', express.urlencoded({ extended: false }), async (req, res) => {
+  res.json(await portcullis.setRoles(req.body.userId, req.body.roles ? req.body.roles.split(',') : null))
 })
 app.get(
   '/token',

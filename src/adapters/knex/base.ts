@@ -18,6 +18,7 @@ import type {
   NewAdapterAccount,
   NewAdapterUser,
   ProviderType,
+  SessionUserOptions,
   VerificationToken,
 } from '../../types.js'
 import type { KnexNaming, KnexNamingOption } from './naming.js'
@@ -91,7 +92,7 @@ export interface KnexBaseMethods extends Pick<Adapter, BaseMethod> {
   getAccountsByUserId(userId: string): Promise<AdapterAccount[]>
   updateAccount(account: AccountReference & Partial<AccountTokenFields>, options?: { expect?: Partial<AccountTokenFields> }): Promise<AdapterAccount | null>
   createSession(session: AdapterSession): Promise<AdapterSession>
-  getSessionAndUser(sessionToken: string): Promise<{ session: AdapterSession; user: AdapterUser } | null>
+  getSessionAndUser(sessionToken: string, options?: SessionUserOptions): Promise<{ session: AdapterSession; user: AdapterUser } | null>
   updateSession(session: Partial<AdapterSession> & Pick<AdapterSession, 'sessionToken'>): Promise<AdapterSession | null>
   deleteSession(sessionToken: string): Promise<AdapterSession | null>
   listSessionsByUserId(userId: string): Promise<AdapterSession[]>
@@ -143,7 +144,8 @@ export function knexBaseMethods(
   const extraUserFields = resolveUserFields(options.userFields, users)
   // Every user field the adapter stores, built-in and the app's own, with its column.
   // The grace period's mark (`deletedAt`) is the account wing's (its knex.ts): no user read selects it.
-  const { deletedAt, ...userBase } = users
+  // Nor the roles (the roles wing's, twelfth migration): only the session join asks for them (`with`).
+  const { deletedAt, roles, ...userBase } = users
   const userNames: Readonly<Record<string, string>> = { ...userBase, ...extraUserFields }
   const debug = options.logger?.debug ?? (() => {})
   /** The fields of `user` that have no column: logged by name (never their values), then dropped by `values`. */
@@ -222,13 +224,22 @@ export function knexBaseMethods(
   // Its SQL (with `?` for the token and the limit) is built once: a query builder per read costs
   // more than SQLite's whole query.
   let joinSql: string | undefined
-  const sessionJoinSql = (): string =>
-    (joinSql ??= knex(tables.sessions)
-      .select(joinColumns)
+  let joinWithRolesSql: string | undefined
+  const buildJoinSql = (columns: readonly string[]): string =>
+    knex(tables.sessions)
+      .select(columns)
       .join(tables.users, `${tables.users}.${users.id}`, `${tables.sessions}.${sessions.userId}`)
       .where(`${tables.sessions}.${sessions.sessionToken}`, '')
       .limit(1)
-      .toSQL().sql)
+      .toSQL().sql
+  const sessionJoinSql = (): string => (joinSql ??= buildJoinSql(joinColumns))
+  // With the roles option on (`with: ['roles']`): the twelfth migration's column joins the same query.
+  const rolesExist = columnCheck(knex, tables.users, roles)
+  const sessionJoinWithRolesSql = async (): Promise<string> => {
+    if (joinWithRolesSql) return joinWithRolesSql
+    if (!(await rolesExist())) throw new Error(`The roles option needs the twelfth migration (20261231000000_portcullis_roles.js): the ${tables.users} table has no ${roles} column. Run the package's migrations.`)
+    return (joinWithRolesSql = buildJoinSql([...joinColumns, `${tables.users}.${roles} as u_${roles}`]))
+  }
   /**
    * The user row `deleteUser` deletes. With `markedBefore`, only while it is marked deleted since
    * before then, locked until the transaction ends: a restore (which clears the mark) either commits
@@ -375,11 +386,15 @@ export function knexBaseMethods(
       return session
     },
 
-    async getSessionAndUser(sessionToken) {
-      const query = knex.raw(sessionJoinSql(), [sessionToken, 1])
+    async getSessionAndUser(sessionToken, options) {
+      const withRoles = options?.with?.includes('roles') === true
+      const query = knex.raw(withRoles ? await sessionJoinWithRolesSql() : sessionJoinSql(), [sessionToken, 1])
       // Raw queries take options as builders do (Knex's types leave the method out).
       const row = firstRow(await (utcText ? (query as unknown as { options(options: object): typeof query }).options({ dateStrings: true }) : query))
-      return row ? { session: toSession(row, 's_'), user: toUser(row, 'u_') } : null
+      if (!row) return null
+      const user = toUser(row, 'u_')
+      if (withRoles) user.roles = nullableString(row[`u_${roles}`])
+      return { session: toSession(row, 's_'), user }
     },
 
     async updateSession({ sessionToken, ...changes }) {

@@ -1,5 +1,5 @@
 /**
- * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes, usernames, second factors and API keys in SQLite, PostgreSQL or
+ * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes, usernames, second factors, API keys and roles in SQLite, PostgreSQL or
  * MySQL/MariaDB through the app's own Knex instance. The base (`base.ts`) and each feature's methods
  * (`src/features/<name>/knex.ts`) are composed here into one adapter. Create the tables with the package's
  * migrations (`migrations/`, or `migrationSource` from this module).
@@ -23,6 +23,7 @@ import { knexApiKeyMethods, knexApiKeyUserRows, type KnexApiKeyMethods } from '.
 import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from '../../features/passkey/knex.js'
 import { knexPasswordMethods, knexPasswordUserRows, knexUsernameMethods, knexUsernameUserRows, type KnexPasswordMethods, type KnexUsernameMethods } from '../../features/password/knex.js'
 import { knexPruneMethods, type KnexPruneMethods } from '../../features/prune/knex.js'
+import { knexRoleMethods, type KnexRoleMethods } from '../../features/roles/knex.js'
 import { knexTwoFactorMethods, knexTwoFactorUserRows, type KnexTwoFactorMethods } from '../../features/two-factor/knex.js'
 import type { Adapter } from '../../types.js'
 import { knexBaseMethods, type KnexAdapterOptions, type KnexBaseMethods } from './base.js'
@@ -34,10 +35,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexTwoFactorMethods, KnexUsernameMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexAuditMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -63,6 +64,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexApiKeyMethods(knex, naming, codec),
     ...knexUsernameMethods(knex, naming, codec, base.getUser),
     ...knexAccountDeletionMethods(knex, naming, codec),
+    ...knexRoleMethods(knex, naming),
     ...knexAuditMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter

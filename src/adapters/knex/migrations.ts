@@ -300,6 +300,27 @@ const MIGRATIONS: readonly Migration[] = [
     },
   },
   {
+    // The twelfth: the user's roles (the `roles` option, docs/roles.md), comma-separated role names,
+    // null for the default role. Nullable and without a default: every existing user keeps the
+    // default role, and an app that never turns the option on never reads it.
+    name: '20261231000000_portcullis_roles.js',
+    async up(knex, { tables, users }) {
+      await knex.schema.alterTable(tables.users, (table) => {
+        table.string(users.roles, 255).nullable()
+      })
+    },
+    async down(knex, { tables, users }) {
+      // In place on SQLite, as the eleventh's down: Knex's copy of the table would cascade to every user's rows.
+      if (knex.client.dialect === 'sqlite3') {
+        await knex.raw('alter table ?? drop column ??', [tables.users, users.roles])
+        return
+      }
+      await knex.schema.alterTable(tables.users, (table) => {
+        table.dropColumn(users.roles)
+      })
+    },
+  },
+  {
     // The audit log (the `audit` option, docs/audit.md): one row per security event, written after
     // the response. No foreign key to the users table: a deleted user's events stay, their user
     // cleared by deleteUser (the trail of what happened outlives the account, naming nobody), and a

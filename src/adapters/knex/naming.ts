@@ -38,6 +38,11 @@ export interface UserColumns {
    * grace period runs (`account.deletionGracePeriod`). Never part of the user the adapter returns.
    */
   deletedAt: string
+  /**
+   * From the twelfth migration on (nullable): the user's roles, comma-separated (`roles` option,
+   * docs/roles.md); empty means the default role. Read and written only with the option on.
+   */
+  roles: string
 }
 
 export interface AccountColumns {
@@ -209,7 +214,7 @@ export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 /** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username` and `AuditEvent`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
   tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent' },
-  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image', deletedAt: 'deletedAt' },
+  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image', deletedAt: 'deletedAt', roles: 'roles' },
   accounts: {
     id: 'id',
     userId: 'userId',
@@ -267,7 +272,7 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
   tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events' },
-  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image', deletedAt: 'deleted_at' },
+  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image', deletedAt: 'deleted_at', roles: 'roles' },
   accounts: {
     id: 'id',
     userId: 'user_id',

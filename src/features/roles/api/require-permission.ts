@@ -1,0 +1,78 @@
+/**
+ * `requirePermission(permissions)`: middleware that lets a request through only when its signed-in
+ * user's roles grant every action named. Signed out: 401 for JSON clients (with the sign-in page's
+ * URL), the sign-in page (coming back here) for browsers, as the `auth` middleware answers. Signed in
+ * without the permission: 403, JSON or a short page.
+ */
+import type { ServerResponse } from 'node:http'
+import { pageUrl } from '../../../actions/context.js'
+import { isRequestError, requestErrorResponse } from '../../../actions/failure.js'
+import type { Api } from '../../../api/context.js'
+import { originalPath, requestOrigin, wantsJson, type NodeRequest } from '../../../http/request.js'
+import { sendResponse } from '../../../http/respond.js'
+import type { NextFunction } from '../../../http/router.js'
+import { escapeHtml } from '../../../pages/html.js'
+import type { Session } from '../../../types.js'
+import { checkedPermissions, type AccessControl, type Permissions } from '../access.js'
+import { rolesOf } from '../config.js'
+import { sessionGrants } from './has-permission.js'
+
+/** Express/Connect middleware from `requirePermission()`. */
+export type PermissionMiddleware = (req: NodeRequest, res: ServerResponse, next: NextFunction) => Promise<void>
+
+/**
+ * Builds middleware that refuses a request whose user is signed out (401, or the sign-in page for a
+ * browser) or lacks one of the actions of `permissions` (403).
+ *
+ * @throws InvalidConfigurationError when the `roles` option is off; TypeError for permissions the statements do not have.
+ * @example
+ * ```ts
+ * app.delete('/posts/:id', requirePermission({ post: ['delete'] }), (req, res) => res.status(204).end())
+ * ```
+ */
+export type RequirePermissionFunction<A extends AccessControl = AccessControl> = (permissions: Permissions<A['statements']>) => PermissionMiddleware
+
+export function createRequirePermission(api: Api): RequirePermissionFunction {
+  return (permissions) => {
+    const { access } = rolesOf(api.config, 'requirePermission()')
+    // Checked once, here: a JavaScript caller's misspelt action fails at start-up, not as a 403 forever.
+    const needed = checkedPermissions(access.statements, permissions, 'requirePermission()')
+    return async (req, res, next) => {
+      let session: Session | null
+      try {
+        session = await api.session(req, res)
+      } catch (error) {
+        return next(error)
+      }
+      if (!session) return refuseSignedOut(api, req, res, next)
+      if (!sessionGrants(api, session, needed)) return refuseForbidden(req, res)
+      api.requestScope.runUntilClosed({ req, res }, () => next())
+    }
+  }
+}
+
+function refuseSignedOut(api: Api, req: NodeRequest, res: ServerResponse, next: NextFunction): void {
+  const { config } = api
+  let signInUrl: string
+  try {
+    signInUrl = pageUrl({ config, origin: requestOrigin(req, config), basePath: config.basePath }, 'signIn', '/signin', { callbackUrl: originalPath(req) })
+  } catch (error) {
+    if (!isRequestError(error)) return next(error)
+    return sendResponse(req, res, requestErrorResponse(error))
+  }
+  if (wantsJson(req) || req.headers['x-auth-return-redirect'] === '1' || !acceptsHtml(req)) {
+    return sendResponse(req, res, { status: 401, json: { error: 'SessionRequired', message: 'Sign in to access this resource.', signInUrl, url: signInUrl } })
+  }
+  sendResponse(req, res, { redirect: signInUrl })
+}
+
+function refuseForbidden(req: NodeRequest, res: ServerResponse): void {
+  const message = 'You do not have permission to do this.'
+  if (!acceptsHtml(req) || wantsJson(req)) return sendResponse(req, res, { status: 403, json: { error: 'Forbidden', message } })
+  sendResponse(req, res, { status: 403, html: `<!doctype html><html lang="en"><meta charset="utf-8"><title>Forbidden</title><h1>Forbidden</h1><p>${escapeHtml(message)}</p></html>` })
+}
+
+/** A browser asks for HTML; a script (fetch, curl) asks for anything or nothing. */
+function acceptsHtml(req: NodeRequest): boolean {
+  return (req.headers.accept ?? '').includes('text/html')
+}
