@@ -6,7 +6,7 @@
  * retention's prune; a deleted user's events stay without the user. SQLite, PostgreSQL, MariaDB.
  */
 import { expect, it } from '@jest/globals'
-import Portcullis, { type AuditEvent } from 'portcullis'
+import Portcullis, { defineAccess, type AuditEvent } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import type { Knex } from 'knex'
@@ -152,6 +152,35 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(lines.every((line) => line.endsWith('\n'))).toBe(true)
       const exported = lines.map((line) => JSON.parse(line) as AuditEvent)
       expect(exported.map((event) => event.id).sort()).toEqual(all.map((row) => String(row.id)).sort())
+    })
+
+    it('with the roles option, audit:read lets an administrator read another user’s events and everyone’s; a user without it is refused', async () => {
+      const access = defineAccess({ statements: { audit: ['read'] } })
+      const auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { audit: true, roles: access, prune: { everyMinutes: 60, signal: AbortSignal.abort() }, rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } } })
+      auth.app.get('/activity', async (req, res) => {
+        try {
+          res.json(await auth.listAuditEvents(req, { userId: req.query.userId === 'all' ? null : String(req.query.userId) }))
+        } catch (error) {
+          res.status(403).json({ code: (error as { code?: string }).code })
+        }
+      })
+      const carol = new Browser()
+      await verifiedUser(carol, url(), rig.smtp, 'carol@example.com')
+      const dave = new Browser()
+      await verifiedUser(dave, url(), rig.smtp, 'dave@example.com')
+      const id = async (email: string) => ((await db.knex('User').where({ email }).first('id')) as { id: string }).id
+      const [carolId, daveId] = [await id('carol@example.com'), await id('dave@example.com')]
+      await auth.setRoles(daveId, ['admin'])
+      // A role change ends a JWT session through the store; these are database sessions: at once.
+      for (let tries = 0; tries < 200 && (await db.knex('AuditEvent').where({ userId: carolId, type: 'email-verified' })).length === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 10))
+
+      const asAdmin = (await (await dave.request(`${url()}/activity?userId=${carolId}`)).json()) as AuditEvent[]
+      expect(asAdmin.length).toBeGreaterThanOrEqual(2)
+      expect(asAdmin.every((event) => event.userId === carolId)).toBe(true)
+      const everyone = (await (await dave.request(`${url()}/activity?userId=all`)).json()) as AuditEvent[]
+      expect(everyone.some((event) => event.userId === carolId) && everyone.some((event) => event.userId === daveId)).toBe(true)
+      const refused = await carol.request(`${url()}/activity?userId=${daveId}`)
+      expect([refused.status, await refused.json()]).toEqual([403, { code: 'forbidden' }])
     })
 
     it('the prune deletes events past the retention; a deleted user’s events stay, naming nobody', async () => {

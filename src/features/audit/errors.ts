@@ -10,8 +10,8 @@ declare module '../../errors.js' {
 /**
  * Why `listAuditEvents()` refused:
  * - `not_signed_in`: nobody is signed in on the request;
- * - `forbidden`: the filter names another user (a user reads their own events; reading others' is for
- *   the app's own server code, `exportAuditEvents()`, until roles and permissions land).
+ * - `forbidden`: the filter names another user (or every user), and the caller's roles do not grant
+ *   `audit: ['read']` (the `roles` option).
  */
 export type AuditErrorCode = 'not_signed_in' | 'forbidden'
 

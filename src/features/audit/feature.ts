@@ -27,8 +27,8 @@ const DAY_MS = 86_400_000
 
 export const auditFeature: Feature = {
   name: 'audit',
-  // Its prune reuses the prune wing's batched delete, and runs when the prune does.
-  requires: ['prune'],
+  // Its prune reuses the prune wing's batched delete; reading others' events asks the roles wing's check.
+  requires: ['prune', 'roles'],
   resolve: (config, init) => resolveAudit(config.audit, init.adapter),
   check: assertAudit,
   hooks: {
