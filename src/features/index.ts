@@ -6,6 +6,7 @@
 import type { Feature } from '../composition/index.js'
 import { apiKeysFeature } from './api-keys/feature.js'
 import { accountFeature } from './account/feature.js'
+import { adminFeature } from './admin/feature.js'
 import { auditFeature } from './audit/feature.js'
 import { credentialsFeature } from './credentials/feature.js'
 import { emailFeature } from './email/feature.js'
@@ -31,5 +32,6 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   apiKeysFeature,
   accountFeature,
   rolesFeature,
+  adminFeature,
   auditFeature,
 ])

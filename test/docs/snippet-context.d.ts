@@ -7,7 +7,7 @@
  */
 import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -40,6 +40,10 @@ declare global {
   const changeEmail: ChangeEmailFunction
   const listAuditEvents: ListAuditEventsFunction
   const exportAuditEvents: ExportAuditEventsFunction
+  const listUsers: ListUsersFunction
+  const getUserDetails: GetUserDetailsFunction
+  const setUserRoles: SetUserRolesFunction
+  const revokeUserSessions: RevokeUserSessionsFunction
   /** The app's own check that the signed-in user is an administrator, as an admin route's snippet calls it. */
   const requireAdmin: RequestHandler
   const providers: Provider[]

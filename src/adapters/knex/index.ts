@@ -18,6 +18,7 @@
  */
 import type { Knex } from 'knex'
 import { knexAccountDeletionMethods, type KnexAccountDeletionMethods } from '../../features/account/knex.js'
+import { knexAdminMethods, type KnexAdminMethods } from '../../features/admin/knex.js'
 import { knexAuditMethods, knexAuditUserRows, type KnexAuditMethods } from '../../features/audit/knex.js'
 import { knexApiKeyMethods, knexApiKeyUserRows, type KnexApiKeyMethods } from '../../features/api-keys/knex.js'
 import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from '../../features/passkey/knex.js'
@@ -35,10 +36,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -66,6 +67,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexAccountDeletionMethods(knex, naming, codec),
     ...knexRoleMethods(knex, naming),
     ...knexAuditMethods(knex, naming, codec),
+    ...knexAdminMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter
 }

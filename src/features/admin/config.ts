@@ -1,0 +1,32 @@
+/**
+ * The `admin` option at init, and what it needs of the rest: the roles option, whose statements
+ * hold the admin actions (`adminStatements`), and an adapter that lists users.
+ */
+import { InvalidConfigurationError } from '../../errors.js'
+import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js'
+import './types.js'
+
+/**
+ * The admin API's actions, to put among the `roles` option's statements:
+ * `defineAccess({ statements: { ...adminStatements, post: ['create'] } })`. The `admin` role has them all.
+ */
+export const adminStatements = Object.freeze({ user: Object.freeze(['list', 'set-role', 'revoke-sessions'] as const) })
+
+/** Resolves `admin`: undefined when it is off. @throws InvalidConfigurationError */
+export function resolveAdmin(input: PortcullisConfig['admin']): Readonly<Record<string, never>> | undefined {
+  if (input === undefined || input === false) return undefined
+  if (input !== true) throw new InvalidConfigurationError('admin must be true (or false).')
+  return Object.freeze({})
+}
+
+/** @throws InvalidConfigurationError when roles are off, their statements lack the admin actions, or the adapter cannot list users. */
+export function assertAdmin(config: ResolvedConfig): void {
+  const roles = config.features.roles as { access: { statements: Readonly<Record<string, readonly string[]>> } } | undefined
+  if (!roles) throw new InvalidConfigurationError('admin checks each caller\'s permission: it needs the roles option, e.g. roles: defineAccess({ statements: { ...adminStatements } }). See docs/admin.md.')
+  const user = roles.access.statements.user ?? []
+  const missing = adminStatements.user.filter((action) => !user.includes(action))
+  if (missing.length > 0) {
+    throw new InvalidConfigurationError(`admin: the roles' statements have no user: [${missing.map((action) => `'${action}'`).join(', ')}]. Spread adminStatements into them: defineAccess({ statements: { ...adminStatements, … } }).`)
+  }
+  if (typeof config.adapter?.listUsers !== 'function') throw new InvalidConfigurationError('admin lists users: it needs an adapter with listUsers() (KnexAdapter has it).')
+}

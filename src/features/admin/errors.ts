@@ -1,0 +1,27 @@
+/** The admin wing's error (`admin` option). */
+import { AuthError } from '../../errors.js'
+
+declare module '../../errors.js' {
+  interface ErrorTypes {
+    Admin: true
+  }
+}
+
+/**
+ * Why an admin call was refused:
+ * - `not_signed_in`: nobody is signed in on the request;
+ * - `forbidden`: the caller's roles do not grant the action (`user: ['list']`, `['set-role']`, `['revoke-sessions']`);
+ * - `own_roles`: an administrator changing their own roles (another administrator must: nobody raises or drops their own);
+ * - `not_found`: no such user.
+ */
+export type AdminErrorCode = 'not_signed_in' | 'forbidden' | 'own_roles' | 'not_found'
+
+/** A refused admin call; see `AdminErrorCode`. */
+export class AdminError extends AuthError {
+  readonly code: AdminErrorCode
+
+  constructor(code: AdminErrorCode, message: string) {
+    super('Admin', message)
+    this.code = code
+  }
+}
