@@ -7,7 +7,7 @@
  */
 import { expect, it } from '@jest/globals'
 import express from 'express'
-import Portcullis, { adminStatements, defineAccess } from 'portcullis'
+import Portcullis, { adminStatements, defineAccess, type PortcullisConfig } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { useEmailRig } from '../email/email-app.js'
@@ -22,8 +22,8 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
     const url = () => rig.app.url
 
     /** The app, with a JSON route per admin function (its AdminError as 403 { code }). */
-    const mount = () => {
-      const auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { roles: access, admin: true, rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } } })
+    const mount = (extra: Partial<PortcullisConfig> = {}) => {
+      const auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { roles: access, admin: true, rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } }, ...extra })
       const answer = (run: (req: express.Request) => Promise<unknown>) => async (req: express.Request, res: express.Response) => {
         try {
           res.json({ done: (await run(req)) ?? null })
@@ -31,6 +31,8 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
           res.status(403).json({ type: (error as { type?: string }).type, code: (error as { code?: string }).code })
         }
       }
+      // As an app mounts it: every request goes through auth (req.auth set, the request known to what it emits).
+      auth.app.use(auth.auth)
       auth.app.use(express.urlencoded({ extended: false }))
       auth.app.get('/admin/users', answer((req) => auth.listUsers(req, { search: req.query.q as string | undefined, limit: Number(req.query.limit ?? 50), offset: Number(req.query.offset ?? 0) })))
       auth.app.get('/admin/users/:id', answer((req) => auth.getUserDetails(req, String(req.params.id))))
@@ -105,8 +107,8 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect((await json(root, '/admin/users/no-such-user')).body).toEqual({ done: null })
     })
 
-    it('sets another user’s roles (CSRF-checked, reaching their session at once), never one’s own', async () => {
-      const auth = mount()
+    it('sets another user’s roles (CSRF-checked, reaching their session at once), never one’s own; the audit log names who did it', async () => {
+      const auth = mount({ audit: true, prune: { everyMinutes: 60, signal: AbortSignal.abort() } })
       const { root, ada } = await people(auth, 'roles')
       const adaId = await idOf('ada.roles@example.com')
       const rootId = await idOf('root.roles@example.com')
@@ -120,6 +122,13 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect((await json(ada, '/admin/users')).status).toBe(200)
       expect((await json(ada, `/admin/users/${rootId}/sign-out`, { csrfToken: await csrfOf(ada, url()) })).body.code).toBe('forbidden')
       expect((await json(root, '/admin/users/nobody/roles', { role: 'support', csrfToken: await csrfOf(root, url()) })).body.code).toBe('not_found')
+      let change: Record<string, unknown> | undefined
+      for (let tries = 0; tries < 200 && !change; tries++) {
+        change = (await db.knex('AuditEvent').where({ type: 'role-changed', userId: adaId }).first()) as Record<string, unknown> | undefined
+        if (!change) await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      expect(change).toMatchObject({ userId: adaId, actorId: rootId, outcome: 'success' })
+      expect(JSON.parse(String(change!.details))).toEqual({ roles: 'support', previous: '' })
     })
 
     it('signs a user out everywhere (CSRF-checked), their other browsers too', async () => {

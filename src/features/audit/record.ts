@@ -27,6 +27,8 @@ interface Message {
   isNewUser?: unknown
   remaining?: unknown
   deleteAt?: unknown
+  roles?: unknown
+  previous?: unknown
 }
 
 type Part = Pick<AuditEvent, 'type'> & Partial<Pick<AuditEvent, 'outcome' | 'target' | 'method' | 'reason'>> & { details?: Record<string, string | number | boolean> | undefined }
@@ -57,7 +59,11 @@ const PARTS: Partial<Record<EventName, (message: Message, fields: EventFields) =
   userDeletionScheduled: (m) => ({ type: 'user-deletion-scheduled', details: m.deleteAt instanceof Date ? { deleteAt: m.deleteAt.toISOString() } : undefined }),
   userRestored: () => ({ type: 'user-restored' }),
   userDeleted: () => ({ type: 'user-deleted' }),
+  roleChanged: (m) => ({ type: 'role-changed', details: { roles: roleList(m.roles), previous: roleList(m.previous) } }),
 }
+
+/** Role names as one detail (`admin,editor`; empty: the default roles). */
+const roleList = (value: unknown): string => (Array.isArray(value) ? value.filter((role): role is string => typeof role === 'string').join(',') : '')
 
 // The auth routes that name a provider: /signin/:provider, /callback/:provider.
 const PROVIDER_ROUTE = /\/(?:signin|callback)\/([^/?]+)/
@@ -75,14 +81,17 @@ export function auditRecord(name: EventName, message: unknown, fields: EventFiel
   const id = (request as { id?: unknown } | undefined)?.id
   const requestId = typeof id === 'string' || typeof id === 'number' ? String(id) : typeof header === 'string' ? header : null
   const route = PROVIDER_ROUTE.exec(request?.originalUrl ?? request?.url ?? '')?.[1]
+  // Who did it, when the request's signed-in user (as auth() set req.auth) is not the user it is about: an administrator.
+  const caller = (request as { auth?: { user?: { id?: unknown } } | null } | undefined)?.auth?.user?.id
+  const userId = part.type === 'user-deleted' ? null : (fields.userId ?? null)
   const details = part.details && Object.keys(part.details).length > 0 ? part.details : null
   return {
     id: randomUUID(),
     at: now,
     type: part.type as AuditEventType,
     outcome: part.outcome ?? 'success',
-    userId: part.type === 'user-deleted' ? null : (fields.userId ?? null),
-    actorId: null,
+    userId,
+    actorId: typeof caller === 'string' && caller !== userId && part.type !== 'user-deleted' ? caller : null,
     target: part.target ?? null,
     method: part.method ?? (route ? safeDecode(route) : null),
     reason: part.reason ?? null,
