@@ -52,6 +52,7 @@ export type SignInErrorCode =
   | 'OAuthSignInError'
   | 'RateLimited'
   | 'TwoFactor'
+  | 'UserBanned'
   | 'Verification'
   | 'WebAuthnVerificationError'
 

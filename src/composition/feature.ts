@@ -188,6 +188,14 @@ export interface FeatureHooks {
    */
   sessionStarted?(ctx: ActionContext, user: User | AdapterUser, redirect: string): Promise<string | undefined>
   /**
+   * A sign-in of `user` (any method: the core's sign-in finish) is about to start its session: throw
+   * (an AuthError of kind `signIn`) to refuse it, before any session or cookie exists (the admin
+   * wing's ban).
+   */
+  beforeSession?(ctx: ActionContext, user: User | AdapterUser): Promise<void>
+  /** An administrator banned `userId` (every session ended) or lifted the ban: for what a feature keeps elsewhere (a cache). Errors are logged. */
+  banChanged?(config: ResolvedConfig, userId: string): Promise<void>
+  /**
    * Rows of the feature's own the background prune (`prune` option) deletes each time it runs,
    * after the adapter's `prune`, with the config the feature resolved (the account wing: accounts
    * whose deletion grace period is over). Returns how many of each it deleted; errors are logged.

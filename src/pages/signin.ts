@@ -75,6 +75,7 @@ const ERROR_MESSAGES = new Map<string, string>([
   ['RateLimited', 'There were too many sign-in attempts. Please wait a few minutes before trying again.'],
   ['WebAuthnVerificationError', 'The passkey could not be used. Please try again, or sign in another way.'],
   ['TwoFactor', 'The second step of the sign-in was not completed in time. Please sign in again.'],
+  ['UserBanned', 'This account cannot sign in. Contact the site if you think this is a mistake.'],
 ])
 
 /**

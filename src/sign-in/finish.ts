@@ -1,6 +1,6 @@
 /**
- * The last steps every sign-in method shares once its user is known: the `signIn` callback, then
- * the new session, the features' `sessionStarted` hooks (an account in its deletion grace period is
+ * The last steps every sign-in method shares once its user is known: the `signIn` callback, the
+ * features' `beforeSession` hooks (a banned user is refused there), then the new session, the features' `sessionStarted` hooks (an account in its deletion grace period is
  * restored there), the `signIn` event and the redirect (to `pages.newUser` for a user this sign-in
  * created).
  *
@@ -36,6 +36,8 @@ export async function finishSignIn(
   signIn: { user: User | AdapterUser; account: Account; profile?: Profile; isNewUser: boolean },
 ): Promise<AuthResponse> {
   const { user, account, profile, isNewUser } = signIn
+  // Before any session exists: a hook that throws refuses the sign-in (a banned user).
+  for (const hook of hooksOf(ctx.config, 'beforeSession')) await hook(ctx, user)
   const sessionCookies = await startSession(ctx, user, account, { profile, isNewUser })
   const { url, cookies } = await resolveCallbackUrl(ctx)
   let redirect = isNewUser && ctx.config.pages.newUser ? pageUrl(ctx, 'newUser', '/signin', { callbackUrl: url }) : url

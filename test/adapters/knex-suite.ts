@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the bans, audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -324,7 +324,14 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         expect(await ownAdapter.setUsername(user.id, 'down', 'down')).toBe(true)
 
         await ownAdapter.setUserRoles(user.id, ['admin'])
-        // The thirteenth (the audit log's) first: its table, and nothing else; deleteUser works without it.
+        expect(await ownAdapter.banUser(user.id, { at: new Date(), reason: 'spam', expiresAt: null })).toBe(true)
+        // The fourteenth (the bans') first: the users' three ban columns, and nothing else; the user stays.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.bannedAt)).toBe(false)
+        expect(await own.knex.schema.hasColumn(tables.users, names.users.roles)).toBe(true)
+        expect((await ownAdapter.getUser(user.id))?.email).toBe('down@example.com')
+        expect(await KnexAdapter(own.knex, { naming }).getUserBan(user.id)).toBeNull()
+        // Then the thirteenth (the audit log's): its table, and nothing else; deleteUser works without it.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasTable(tables.auditEvents)).toBe(false)
         expect(await own.knex.schema.hasColumn(tables.users, names.users.roles)).toBe(true)
@@ -389,6 +396,8 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         expect(await fresh.getUserRoles(user.id)).toEqual(['editor'])
         await own.knex.migrate.up(source)
         expect(await own.knex.schema.hasTable(tables.auditEvents)).toBe(true)
+        await own.knex.migrate.up(source)
+        expect(await KnexAdapter(own.knex, { naming }).getUserBan(user.id)).toBeNull()
       } finally {
         await own.destroy()
       }

@@ -11,7 +11,7 @@ import Portcullis, { adminStatements, defineAccess, type PortcullisConfig } from
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
 import { useEmailRig } from '../email/email-app.js'
-import { Browser, csrfOf, mountPasswordApp, verifiedUser } from '../password/password-app.js'
+import { Browser, csrfOf, GOOD_PASSWORD, mountPasswordApp, signIn, verifiedUser } from '../password/password-app.js'
 
 const rig = useEmailRig()
 const access = defineAccess({ statements: { ...adminStatements, post: ['create'] }, roles: { support: { user: ['list'] } } })
@@ -23,7 +23,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
 
     /** The app, with a JSON route per admin function (its AdminError as 403 { code }). */
     const mount = (extra: Partial<PortcullisConfig> = {}) => {
-      const auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { roles: access, admin: true, rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } }, ...extra })
+      const auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { roles: access, admin: true, apiKeys: { rateLimit: false, cacheSeconds: 60 }, rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } }, ...extra })
       const answer = (run: (req: express.Request) => Promise<unknown>) => async (req: express.Request, res: express.Response) => {
         try {
           res.json({ done: (await run(req)) ?? null })
@@ -38,6 +38,9 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       auth.app.get('/admin/users/:id', answer((req) => auth.getUserDetails(req, String(req.params.id))))
       auth.app.post('/admin/users/:id/roles', answer((req) => auth.setUserRoles(req, String(req.params.id), req.body.role ? [req.body.role] : null, { csrfToken: req.body.csrfToken })))
       auth.app.post('/admin/users/:id/sign-out', answer((req) => auth.revokeUserSessions(req, String(req.params.id), { csrfToken: req.body.csrfToken })))
+      auth.app.post('/admin/users/:id/ban', answer((req) => auth.banUser(req, String(req.params.id), { reason: req.body.reason, ...(req.body.expiresIn && { expiresIn: Number(req.body.expiresIn) }), csrfToken: req.body.csrfToken })))
+      auth.app.post('/admin/users/:id/unban', answer((req) => auth.unbanUser(req, String(req.params.id), { csrfToken: req.body.csrfToken })))
+      auth.app.get('/api/me', auth.requireScopes(), (req, res) => void res.json({ user: (req as { auth?: { user?: unknown } }).auth?.user }))
       return auth
     }
     const idOf = async (email: string) => ((await db.knex('User').where({ email }).first('id')) as { id: string }).id
@@ -129,6 +132,42 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       }
       expect(change).toMatchObject({ userId: adaId, actorId: rootId, outcome: 'success' })
       expect(JSON.parse(String(change!.details))).toEqual({ roles: 'support', previous: '' })
+    })
+
+    it('bans a user: sessions ended, a password sign-in and an API key refused by name, an expired ban lifting itself; unban lets them in', async () => {
+      const auth = mount({ audit: true, prune: { everyMinutes: 60, signal: AbortSignal.abort() } })
+      const { root, bob } = await people(auth, 'ban')
+      const bobId = await idOf('bob_ban@example.com')
+      const rootId = await idOf('root.ban@example.com')
+      const created = await bob.request(`${url()}/api/auth/api-keys`, { body: new URLSearchParams({ csrfToken: await csrfOf(bob, url()), name: 'ci' }), headers: { accept: 'application/json' } })
+      const { key } = (await created.json()) as { key: string }
+      const withKey = () => fetch(`${url()}/api/me`, { headers: { authorization: `Bearer ${key}` } })
+      expect((await withKey()).status).toBe(200)
+      const session = async (browser: Browser) => ((await (await browser.request(`${url()}/api/auth/session`)).json()) as { user?: { email?: string } } | null)?.user?.email
+
+      expect((await json(root, `/admin/users/${bobId}/ban`, { reason: 'spam' })).body.type).toBe('MissingCSRF')
+      expect((await json(bob, `/admin/users/${rootId}/ban`, { csrfToken: await csrfOf(bob, url()) })).body.code).toBe('forbidden')
+      expect((await json(root, `/admin/users/${rootId}/ban`, { csrfToken: await csrfOf(root, url()) })).body.code).toBe('own_roles')
+      expect((await json(root, `/admin/users/${bobId}/ban`, { reason: 'spam', csrfToken: await csrfOf(root, url()) })).status).toBe(200)
+
+      expect(await session(bob)).toBeUndefined()
+      const refused = await signIn(new Browser(), url(), 'bob_ban@example.com', GOOD_PASSWORD)
+      expect(new URL(refused.headers.get('location')!).searchParams.get('error')).toBe('UserBanned')
+      expect(refused.headers.get('set-cookie') ?? '').not.toContain('authjs.session-token=')
+      const keyAnswer = await withKey()
+      expect(keyAnswer.status).toBe(401)
+      expect(keyAnswer.headers.get('www-authenticate')).toContain('banned')
+      expect((await json(root, `/admin/users/${bobId}`)).body.done).toMatchObject({ ban: { reason: 'spam', expiresAt: null } })
+
+      // Lifted: the same password signs in again, and the key works again.
+      expect((await json(root, `/admin/users/${bobId}/unban`, { csrfToken: await csrfOf(root, url()) })).body).toEqual({ done: true })
+      expect(new URL((await signIn(new Browser(), url(), 'bob_ban@example.com', GOOD_PASSWORD)).headers.get('location')!).searchParams.get('error')).toBeNull()
+      expect((await withKey()).status).toBe(200)
+
+      // A ban that has expired lifts itself.
+      await db.knex('User').where({ id: bobId }).update({ bannedAt: new Date(Date.now() - 7_200_000), banExpiresAt: new Date(Date.now() - 3_600_000), banReason: 'old' })
+      expect(new URL((await signIn(new Browser(), url(), 'bob_ban@example.com', GOOD_PASSWORD)).headers.get('location')!).searchParams.get('error')).toBeNull()
+      expect((await json(root, `/admin/users/${bobId}`)).body.done).toMatchObject({ ban: null })
     })
 
     it('signs a user out everywhere (CSRF-checked), their other browsers too', async () => {

@@ -42,7 +42,9 @@ const ACCOUNT_DELETION = '20261229000000_portcullis_account_deletion.js'
 const ROLES = '20261231000000_portcullis_roles.js'
 /** The thirteenth: the audit log's table (the `audit` option). */
 const AUDIT_LOG = '20270104000000_portcullis_audit_log.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG]
+/** The fourteenth: a user's ban, three nullable columns of the users table. */
+const BANS = '20270108000000_portcullis_bans.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -184,6 +186,9 @@ function expectSchema(
     expiresAt: string
     emailVerified: string
     deletedAt: string
+    bannedAt: string
+    banReason: string
+    banExpiresAt: string
     updatedAt: string
     enabledAt: string
     lastUsedStep: string
@@ -207,6 +212,10 @@ function expectSchema(
     [n.deletedAt]: { type: 'datetime', notNull: false, pk: 0 },
     // The twelfth's: the user's roles, comma-separated.
     roles: { type: 'varchar(255)', notNull: false, pk: 0 },
+    // The fourteenth's: a ban.
+    [n.bannedAt]: { type: 'datetime', notNull: false, pk: 0 },
+    [n.banReason]: { type: 'varchar(500)', notNull: false, pk: 0 },
+    [n.banExpiresAt]: { type: 'datetime', notNull: false, pk: 0 },
   })
   expect(users.unique).toEqual([['email']])
   // The second migration's index on lower(email) (an expression: SQLite names no column), the eleventh's on deletedAt.
@@ -339,6 +348,9 @@ const DEFAULT_NAMES = {
   expiresAt: 'expiresAt',
   emailVerified: 'emailVerified',
   deletedAt: 'deletedAt',
+  bannedAt: 'bannedAt',
+  banReason: 'banReason',
+  banExpiresAt: 'banExpiresAt',
   updatedAt: 'updatedAt',
   enabledAt: 'enabledAt',
   lastUsedStep: 'lastUsedStep',
@@ -370,6 +382,9 @@ const SNAKE_NAMES = {
   expiresAt: 'expires_at',
   emailVerified: 'email_verified',
   deletedAt: 'deleted_at',
+  bannedAt: 'banned_at',
+  banReason: 'ban_reason',
+  banExpiresAt: 'ban_expires_at',
   updatedAt: 'updated_at',
   enabledAt: 'enabled_at',
   lastUsedStep: 'last_used_step',

@@ -145,7 +145,8 @@ export function knexBaseMethods(
   // Every user field the adapter stores, built-in and the app's own, with its column.
   // The grace period's mark (`deletedAt`) is the account wing's (its knex.ts): no user read selects it.
   // Nor the roles (the roles wing's, twelfth migration): only the session join asks for them (`with`).
-  const { deletedAt, roles, ...userBase } = users
+  // Nor a ban (the admin wing's, fourteenth migration): the admin wing and the API key lookup read it.
+  const { deletedAt, roles, bannedAt: _bannedAt, banReason: _banReason, banExpiresAt: _banExpiresAt, ...userBase } = users
   const userNames: Readonly<Record<string, string>> = { ...userBase, ...extraUserFields }
   const debug = options.logger?.debug ?? (() => {})
   /** The fields of `user` that have no column: logged by name (never their values), then dropped by `values`. */

@@ -349,6 +349,29 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.dropTableIfExists(tables.auditEvents)
     },
   },
+  {
+    // Bans (the admin API's banUser, docs/admin.md): when, why and until when, null while the user is
+    // not banned. On the users table, which the API key lookup already joins: a banned owner's keys
+    // are refused in the same query. No user read selects them.
+    name: '20270108000000_portcullis_bans.js',
+    async up(knex, { tables, users }) {
+      await knex.schema.alterTable(tables.users, (table) => {
+        dateColumn(table, users.bannedAt).nullable()
+        table.string(users.banReason, 500).nullable()
+        dateColumn(table, users.banExpiresAt).nullable()
+      })
+    },
+    async down(knex, { tables, users }) {
+      // In place on SQLite, as the eleventh's down: Knex's copy of the table would cascade to every user's rows.
+      if (knex.client.dialect === 'sqlite3') {
+        for (const column of [users.bannedAt, users.banReason, users.banExpiresAt]) await knex.raw('alter table ?? drop column ??', [tables.users, column])
+        return
+      }
+      await knex.schema.alterTable(tables.users, (table) => {
+        table.dropColumns(users.bannedAt, users.banReason, users.banExpiresAt)
+      })
+    },
+  },
 ]
 
 /** `session_expires_index`, `apikey_owner_index`, `user_deleted_index`: one identifier, whatever the table's schema. */

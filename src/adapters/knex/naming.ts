@@ -34,7 +34,7 @@ export interface UserColumns {
   emailVerified: string
   image: string
   /**
-   * From the tenth migration on (nullable): when the user asked to delete their account, while its
+   * From the eleventh migration on (nullable): when the user asked to delete their account, while its
    * grace period runs (`account.deletionGracePeriod`). Never part of the user the adapter returns.
    */
   deletedAt: string
@@ -43,6 +43,13 @@ export interface UserColumns {
    * docs/roles.md); empty means the default role. Read and written only with the option on.
    */
   roles: string
+  /**
+   * From the fourteenth migration on (nullable): the user's ban by an administrator (the admin API's
+   * `banUser`): when, why, and until when (null: until lifted). Never part of the user the adapter returns.
+   */
+  bannedAt: string
+  banReason: string
+  banExpiresAt: string
 }
 
 export interface AccountColumns {
@@ -214,7 +221,7 @@ export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 /** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username` and `AuditEvent`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
   tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent' },
-  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image', deletedAt: 'deletedAt', roles: 'roles' },
+  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image', deletedAt: 'deletedAt', roles: 'roles', bannedAt: 'bannedAt', banReason: 'banReason', banExpiresAt: 'banExpiresAt' },
   accounts: {
     id: 'id',
     userId: 'userId',
@@ -272,7 +279,7 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
   tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events' },
-  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image', deletedAt: 'deleted_at', roles: 'roles' },
+  users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image', deletedAt: 'deleted_at', roles: 'roles', bannedAt: 'banned_at', banReason: 'ban_reason', banExpiresAt: 'ban_expires_at' },
   accounts: {
     id: 'id',
     userId: 'user_id',

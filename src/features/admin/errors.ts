@@ -1,9 +1,13 @@
 /** The admin wing's error (`admin` option). */
-import { AuthError } from '../../errors.js'
+import { AuthError, type ClientErrorCode } from '../../errors.js'
 
 declare module '../../errors.js' {
   interface ErrorTypes {
     Admin: true
+    UserBanned: true
+  }
+  interface ClientErrorCodes {
+    UserBanned: true
   }
 }
 
@@ -23,5 +27,21 @@ export class AdminError extends AuthError {
   constructor(code: AdminErrorCode, message: string) {
     super('Admin', message)
     this.code = code
+  }
+}
+
+/**
+ * A sign-in of a banned user (any method), refused before a session starts: the sign-in page shows
+ * `?error=UserBanned`. The ban's reason is the administrators', never in the answer.
+ */
+export class UserBannedError extends AuthError {
+  override readonly kind = 'signIn'
+
+  constructor(message = 'This account is banned.') {
+    super('UserBanned', message)
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'UserBanned'
   }
 }

@@ -1,16 +1,20 @@
 /**
  * The admin API (`admin` option): an administrator finds users (`listUsers`, `getUserDetails`),
- * sets their roles (`setUserRoles`) and signs them out everywhere (`revokeUserSessions`), each call
+ * sets their roles (`setUserRoles`), signs them out everywhere (`revokeUserSessions`) and bans them
+ * (`banUser`, `unbanUser`: sign-ins refused before any session, by the `beforeSession` hook), each call
  * checking the caller's permission through the roles wing (`user: ['list' | 'set-role' |
- * 'revoke-sessions']`, the `adminStatements`), and the ones that change something CSRF-checked.
+ * 'revoke-sessions' | 'ban']`, the `adminStatements`), and the ones that change something CSRF-checked.
  * Server-side functions only, no route or page yet.
  */
 import type { Feature } from '../../composition/index.js'
+import { createBanUser, createUnbanUser, type BanUserFunction, type UnbanUserFunction } from './api/ban-user.js'
+import { activeBan } from './api/context.js'
 import { createGetUserDetails, type GetUserDetailsFunction } from './api/get-user-details.js'
 import { createListUsers, type ListUsersFunction } from './api/list-users.js'
 import { createRevokeUserSessions, type RevokeUserSessionsFunction } from './api/revoke-user-sessions.js'
 import { createSetUserRoles, type SetUserRolesFunction } from './api/set-user-roles.js'
 import { assertAdmin, resolveAdmin } from './config.js'
+import { UserBannedError } from './errors.js'
 import './types.js'
 
 /** The server-side functions of this feature, as `Portcullis()` returns them. */
@@ -23,6 +27,10 @@ export interface AdminApi {
   setUserRoles: SetUserRolesFunction
   /** Ends every session of a user (`user: ['revoke-sessions']`, CSRF-checked). */
   revokeUserSessions: RevokeUserSessionsFunction
+  /** Bans a user: sessions ended, sign-ins and API keys refused, until it expires or is lifted (`user: ['ban']`, CSRF-checked). */
+  banUser: BanUserFunction
+  /** Lifts a user's ban (`user: ['ban']`, CSRF-checked). */
+  unbanUser: UnbanUserFunction
 }
 
 export const adminFeature: Feature = {
@@ -35,7 +43,18 @@ export const adminFeature: Feature = {
     getUserDetails: createGetUserDetails(api),
     setUserRoles: createSetUserRoles(api),
     revokeUserSessions: createRevokeUserSessions(api),
+    banUser: createBanUser(api),
+    unbanUser: createUnbanUser(api),
   }),
-  adapterMethods: ['listUsers', 'getUser', 'getAccountsByUserId'],
-  errors: ['Admin'],
+  hooks: {
+    // Every sign-in method's finish, before the session: a banned user is refused (an expired ban lifts itself).
+    beforeSession: async (ctx, user) => {
+      const id = (user as { id?: unknown }).id
+      if (typeof id !== 'string') return
+      if (activeBan(await ctx.config.adapter!.getUserBan!(id), Date.now())) throw new UserBannedError(`User ${id} is banned: the sign-in is refused.`)
+    },
+  },
+  adapterMethods: ['listUsers', 'getUser', 'getAccountsByUserId', 'banUser', 'unbanUser', 'getUserBan'],
+  events: ['userBanned', 'userUnbanned'],
+  errors: ['Admin', 'UserBanned'],
 }

@@ -19,6 +19,25 @@ export interface AdminUser {
   sessions: number | null
   /** Whether the second factor (TOTP) is on. */
   twoFactor: boolean
+  /** The user's ban while it holds (an expired one is none), else null. */
+  ban: UserBan | null
+}
+
+/** A user's ban: when, why (shown to nobody but administrators), until when (null: until lifted). */
+export interface UserBan {
+  bannedAt: Date
+  reason: string | null
+  expiresAt: Date | null
+}
+
+/** What `banUser` takes. */
+export interface BanUserOptions {
+  /** Why (at most 500 characters), for the administrators; never shown to the user. */
+  reason?: string | undefined
+  /** Seconds until the ban lifts itself; none: until `unbanUser`. */
+  expiresIn?: number | undefined
+  csrfToken?: string | undefined
+  skipCsrfCheck?: boolean | undefined
 }
 
 /** A page of users. */
@@ -42,6 +61,19 @@ declare module '../../types.js' {
   interface Adapter {
     /** Users matching `search` (an id, or part of an address or a name), by address, and how many match. */
     listUsers?(options: { search?: string | undefined; limit: number; offset: number }): Promise<{ users: AdapterUser[]; total: number }>
+    /** Bans the user (replacing a ban they had); false when there is no such user. */
+    banUser?(userId: string, ban: { at: Date; reason: string | null; expiresAt: Date | null }): Promise<boolean>
+    /** Lifts the user's ban; false when they had none. */
+    unbanUser?(userId: string): Promise<boolean>
+    /** The user's stored ban, expired or not; null when none (or no such user). */
+    getUserBan?(userId: string): Promise<UserBan | null>
+  }
+
+  interface EventsOptions {
+    /** An administrator banned the user (`banUser()`): every session ended, every sign-in and API key refused until `expiresAt` (null: until lifted). */
+    userBanned?: ((message: { userId: string; reason: string | null; expiresAt: Date | null }) => Awaitable<void>) | undefined
+    /** An administrator lifted the user's ban (`unbanUser()`). */
+    userUnbanned?: ((message: { userId: string }) => Awaitable<void>) | undefined
   }
 
   // An administrator ended the user's sessions (`revokeUserSessions()`). No TSDoc: the interface's own comment is the core's.

@@ -13,6 +13,8 @@ import type { AdapterApiKey, ApiKeyOwner } from './types.js'
 export interface OpenedKey {
   readonly key: AdapterApiKey
   readonly user: AdapterUser
+  /** Until when the owner is banned (ms; Infinity: until lifted), when they are. */
+  readonly bannedUntil?: number | undefined
   /** When this process last wrote its last use (ms), so it asks the database at most once a minute. */
   touchedAt: number
 }

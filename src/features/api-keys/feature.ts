@@ -39,6 +39,8 @@ export const apiKeysFeature: Feature = {
     readCredential: apiKeyCredential,
     // deleteUser removed the keys' rows; the opened-key cache forgets them here, in this process at once.
     userDeleted: async (config, user) => (await import('./cache.js')).forgetOwner(config, { type: 'user', id: user.id }),
+    // A ban (or its lifting) reaches the keys at their next lookup; the opened-key cache forgets them here, in this process at once.
+    banChanged: async (config, userId) => (await import('./cache.js')).forgetOwner(config, { type: 'user', id: userId }),
   },
   api: (api): ApiKeysApi => ({
     createApiKey: createCreateApiKey(api),

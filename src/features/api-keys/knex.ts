@@ -27,6 +27,7 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
   const at = (date: Date): Knex.Value => (utcText ? toUtcText(date) : date)
   // Whether the eleventh migration has run: a user marked deleted (its grace period) has no keys that work.
   const markExists = columnCheck(knex, tables.users, users.deletedAt)
+  const banExists = columnCheck(knex, tables.users, users.bannedAt)
   const ownerWhere = (owner: ApiKeyOwner): Row => ({ [c.ownerType]: owner.type, [c.ownerId]: owner.id })
   const userColumns = (['id', 'name', 'email', 'emailVerified', 'image'] as const).map((field) => `u.${users[field]} as ${USER_ALIAS}${field}`)
   const toKey = (row: Row): AdapterApiKey => {
@@ -97,6 +98,9 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
         .andWhere(`k.${c.ownerType}`, 'user')
         .select('k.*', ...userColumns)
       if (await markExists()) query.whereNull(`u.${users.deletedAt}`)
+      // The owner's ban (the fourteenth migration's), in the same row: the read refuses it by name.
+      const bans = await banExists()
+      if (bans) query.select(`u.${users.bannedAt} as ${USER_ALIAS}bannedAt`, `u.${users.banExpiresAt} as ${USER_ALIAS}banExpiresAt`)
       const row = (await read(query).first()) as Row | undefined
       if (!row) return null
       const user: AdapterUser = {
@@ -106,7 +110,8 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
         emailVerified: nullableDate(row[`${USER_ALIAS}emailVerified`]),
         image: nullableString(row[`${USER_ALIAS}image`]),
       }
-      return { key: toKey(row), user }
+      const bannedAt = bans ? nullableDate(row[`${USER_ALIAS}bannedAt`]) : null
+      return { key: toKey(row), user, ...(bannedAt && { ownerBan: { bannedAt, expiresAt: nullableDate(row[`${USER_ALIAS}banExpiresAt`]) } }) }
     },
 
     async getApiKey(id, owner) {

@@ -3,7 +3,7 @@
  * first request that carries one. In order, each refusal answered before anything costlier:
  * a key in the URL (400, never looked up: it leaked), a malformed key or a wrong checksum (401,
  * never looked up), the lookup by its SHA-256 (cache, then one indexed query, the hash compared in
- * constant time), expired or revoked (401), the owner's ban (to come), the rate limit (429), the
+ * constant time), expired or revoked (401), the owner's ban (401, said), the rate limit (429), the
  * quota (429); then at most once a minute the last use is written. Nothing here logs the key.
  */
 import type { CredentialRead, ResolvedConfig } from '../../config/types.js'
@@ -41,8 +41,11 @@ export async function readApiKey(config: ResolvedConfig, req: IncomingMessage): 
     config.logger.debug('ApiKeyRefused', `API key ${stored.id} is ${stored.revokedAt !== null ? 'revoked' : 'expired'}.`)
     return refused('invalid_token', 'The API key is unknown, revoked or expired.')
   }
-  // The owner's ban is checked here once bans exist (the roles and administration issue): a banned
-  // user's keys are to be refused like a revoked key, before their limits are counted.
+  // A banned owner's keys are refused by name (an expired ban lifts itself), before their limits are counted.
+  if (opened.bannedUntil !== undefined && opened.bannedUntil > now) {
+    config.logger.debug('ApiKeyOwnerBanned', `API key ${stored.id} belongs to a banned user.`)
+    return refused('invalid_token', 'The owner of this API key is banned.')
+  }
   const limited = await limits(config, options, opened, now)
   if (limited) return limited
   touch(config, opened, now)
@@ -59,7 +62,8 @@ async function openKey(config: ResolvedConfig, options: ResolvedApiKeys, key: st
   // The database found the row by the index; the hash is compared again here in constant time, so
   // a database whose comparison ignores case or trailing spaces cannot let a near miss in.
   if (!found || !sameTokenHash(found.key.keyHash, hash)) return undefined
-  const opened: OpenedKey = { key: found.key, user: found.user, touchedAt: found.key.lastUsedAt?.getTime() ?? 0 }
+  const ban = found.ownerBan
+  const opened: OpenedKey = { key: found.key, user: found.user, touchedAt: found.key.lastUsedAt?.getTime() ?? 0, ...(ban && { bannedUntil: ban.expiresAt?.getTime() ?? Infinity }) }
   cache.set(hash, opened, now)
   return opened
 }

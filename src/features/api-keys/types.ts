@@ -132,7 +132,7 @@ declare module '../../types.js' {
     /** Stores a new key (`apiKeys` option). */
     createApiKey?(key: AdapterApiKey): Promise<AdapterApiKey>
     /** The key with this hash and its owning user, in one indexed query; null when there is none or its owner is gone. */
-    getApiKeyByHash?(keyHash: string): Promise<{ key: AdapterApiKey; user: import('../../types.js').AdapterUser } | null>
+    getApiKeyByHash?(keyHash: string): Promise<{ key: AdapterApiKey; user: import('../../types.js').AdapterUser; ownerBan?: { bannedAt: Date; expiresAt: Date | null } | undefined } | null>
     /** One key of the owner, or null. */
     getApiKey?(id: string, owner: ApiKeyOwner): Promise<AdapterApiKey | null>
     /** The owner's keys, newest first (revoked and expired ones included, until pruned). */

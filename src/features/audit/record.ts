@@ -27,6 +27,7 @@ interface Message {
   isNewUser?: unknown
   remaining?: unknown
   deleteAt?: unknown
+  expiresAt?: unknown
   roles?: unknown
   previous?: unknown
 }
@@ -59,6 +60,8 @@ const PARTS: Partial<Record<EventName, (message: Message, fields: EventFields) =
   userDeletionScheduled: (m) => ({ type: 'user-deletion-scheduled', details: m.deleteAt instanceof Date ? { deleteAt: m.deleteAt.toISOString() } : undefined }),
   userRestored: () => ({ type: 'user-restored' }),
   userDeleted: () => ({ type: 'user-deleted' }),
+  userBanned: (m) => ({ type: 'user-banned', details: m.expiresAt instanceof Date ? { expiresAt: m.expiresAt.toISOString() } : undefined }),
+  userUnbanned: () => ({ type: 'user-unbanned' }),
   roleChanged: (m) => ({ type: 'role-changed', details: { roles: roleList(m.roles), previous: roleList(m.previous) } }),
 }
 

@@ -38,6 +38,8 @@ export type AuditEventType =
   | 'user-restored'
   | 'user-deleted'
   | 'role-changed'
+  | 'user-banned'
+  | 'user-unbanned'
 
 /** One stored security event. Never a token, secret, password or provider profile. */
 export interface AuditEvent {

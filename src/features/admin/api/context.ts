@@ -13,13 +13,13 @@ import type { AdapterUser } from '../../../types.js'
 import { sessionGrants } from '../../roles/api/has-permission.js'
 import { createGetRoles } from '../../roles/api/set-roles.js'
 import { AdminError } from '../errors.js'
-import type { AdminUser } from '../types.js'
+import type { AdminUser, UserBan } from '../types.js'
 
 /** The request, or `{ req, res }`. */
 export type AdminCallContext = SessionsCallContext
 
 /** An admin action: `user: [action]` of the admin statements. */
-export type AdminAction = 'list' | 'set-role' | 'revoke-sessions'
+export type AdminAction = 'list' | 'set-role' | 'revoke-sessions' | 'ban'
 
 /**
  * The call on `given`, once the caller may do `action`.
@@ -54,6 +54,7 @@ export async function adminUser(api: Api, ctx: ActionContext, user: AdapterUser)
     signInMethods: [...new Set([...accounts.map((account) => account.provider), ...(hasPassword ? ['password'] : [])])].sort(),
     sessions: await sessionCount(api, ctx, user.id),
     twoFactor,
+    ban: activeBan(await adapter!.getUserBan?.(user.id), Date.now()),
   }
 }
 
@@ -63,4 +64,9 @@ async function sessionCount(api: Api, ctx: ActionContext, userId: string): Promi
   if (config.session.strategy === 'jwt' && !config.session.store) return null
   if (config.session.strategy === 'database' && typeof config.adapter?.listSessionsByUserId !== 'function') return null
   return (await listOwnSessions(ctx, { userId, sessionId: undefined })).length
+}
+
+/** `ban` while it holds at `now`: an expired one lifts itself (it is read as none). */
+export function activeBan(ban: UserBan | null | undefined, now: number): UserBan | null {
+  return ban && (ban.expiresAt === null || ban.expiresAt.getTime() > now) ? ban : null
 }
