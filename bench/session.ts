@@ -14,6 +14,9 @@
  *                    store's changes read once per `revocationCacheSeconds` (5) for all of them:
  *                    target ≤ 1.1× the warm row (issue 20). Every row reads the same cookies (each
  *                    carries a session id)
+ *   …, warm, roles   the warm read with the `roles` option on, on the same cookies each with a
+ *                    `roles` claim (`["editor"]`, 17 bytes more): what carrying the roles costs a
+ *                    read (`session.user.roles`); within the warm row's ratio (issue 66)
  *   jose             jwtDecrypt with the key derived once (WebCrypto, async)
  *   @auth/core/jwt   decode (derives the key on every call, then jose)
  *   getSession       @auth/express getSession (builds a Request and runs Auth.js's /session route)
@@ -35,7 +38,7 @@ import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { loadavg } from 'node:os'
 import knex from 'knex'
-import Portcullis from '../src/index.js'
+import Portcullis, { defineAccess } from '../src/index.js'
 import Credentials from '../src/providers/credentials.js'
 import { deriveKeyRing } from '../src/session/keys.js'
 import { ensureStoreTable } from '../src/session/store/knex.js'
@@ -62,6 +65,8 @@ const cek = new Uint8Array(hkdfSync('sha256', SECRET, SALT, `Auth.js Generated E
 // Each token carries a session id (`sid`), as tokens sealed with a session store do; without a
 // store it is one more claim. So the row with a store reads exactly the same cookies as the others.
 const tokens: string[] = []
+// The same payloads with a `roles` claim, for the roles row: token → its twin.
+const rolesTokens = new Map<string, string>()
 const storeRows: Array<Record<string, unknown>> = []
 for (let i = 0; i < TOKENS; i++) {
   const payload = {
@@ -72,6 +77,7 @@ for (let i = 0; i < TOKENS; i++) {
     sid: randomBytes(16).toString('base64url'),
   }
   tokens.push(sealSessionToken(payload, ring.current, MAX_AGE, now))
+  rolesTokens.set(tokens[i]!, sealSessionToken({ ...payload, roles: ['editor'] }, ring.current, MAX_AGE, now))
   storeRows.push({ key: `s:${payload.sid}`, userId: payload.sub, createdAt: now * 1000, lastSeenAt: now * 1000, expires: (now + MAX_AGE) * 1000, ipAddress: '127.0.0.1', userAgent: 'bench' })
 }
 
@@ -95,6 +101,17 @@ const { auth: authStore } = Portcullis({
   jwt: { cacheSize: TOKENS },
   ...(storeDb ? { session: { strategy: 'jwt' as const, store: { knex: storeDb } } } : {}),
 })
+const ROLES_ROW = 'portcullis auth(req, res), warm, roles'
+const { auth: authRoles } = Portcullis({
+  secret: SECRET,
+  providers: [Credentials({ authorize: () => null })],
+  jwt: { cacheSize: TOKENS },
+  session: { strategy: 'jwt' },
+  roles: defineAccess({ statements: { post: ['create', 'delete'] }, roles: { editor: { post: ['create'] } } }),
+  // Read only at sign-in and by setRoles: a read takes the roles from the token.
+  adapter: { getUserRoles: async () => null, setUserRoles: async () => true },
+  logger: { warn: () => {} },
+})
 const authjsConfig = { secret: SECRET, trustHost: true, providers: [CredentialsAuthjs({ authorize: () => null })] }
 
 /** A real Node request carrying the session cookie, as Express hands it to a route. */
@@ -112,6 +129,10 @@ function requestWithCookie(token: string): IncomingMessage & { protocol: string 
 let authRequests = new Map<string, IncomingMessage>()
 const prepareAuthRequests = () => {
   authRequests = new Map(tokens.map((token) => [token, requestWithCookie(token)]))
+}
+let rolesRequests = new Map<string, IncomingMessage>()
+const prepareRolesRequests = () => {
+  rolesRequests = new Map(tokens.map((token) => [token, requestWithCookie(rolesTokens.get(token)!)]))
 }
 let storeRequests = new Map<string, IncomingMessage>()
 const prepareStoreRequests = () => {
@@ -180,6 +201,22 @@ const allCandidates: Candidate[] = [
     run: async (token) => {
       const session = await authStore(storeRequests.get(token)!, response)
       return { sub: session?.user.id }
+    },
+  },
+  {
+    name: ROLES_ROW,
+    ops: FAST_OPS,
+    setup: async () => {
+      for (let pass = 0; pass < 2; pass++) {
+        prepareRolesRequests()
+        for (const token of tokens) await authRoles(rolesRequests.get(token)!, response)
+      }
+    },
+    prepare: prepareRolesRequests,
+    run: async (token) => {
+      const session = await authRoles(rolesRequests.get(token)!, response)
+      if (session?.user.roles?.[0] !== 'editor') throw new Error('the roles row read no roles')
+      return { sub: session.user.id }
     },
   },
   {
@@ -252,6 +289,7 @@ const authUs = medianOf('portcullis auth(req, res)')
 console.log(`\nauth(req, res) = ${(authUs / floorUs).toFixed(2)}x the floor (target <= 3x)`)
 console.log(`auth(req, res) on a cookie seen before = ${(medianOf('portcullis auth(req, res), warm') / floorUs).toFixed(2)}x the floor`)
 console.log(`auth(req, res) is ${(medianOf('@auth/express getSession') / authUs).toFixed(0)}x faster than @auth/express getSession (target >= 30x)`)
+console.log(`auth(req, res) on a cookie seen before, with roles in it = ${(medianOf(ROLES_ROW) / medianOf('portcullis auth(req, res), warm')).toFixed(2)}x the same without (the warm row's ratio to the floor: ${(medianOf('portcullis auth(req, res), warm') / floorUs).toFixed(2)}x)`)
 if (storeDb) {
   console.log(
     `auth(req, res) on a cookie seen before, with session.store = ${(medianOf(STORE_ROW) / medianOf('portcullis auth(req, res), warm')).toFixed(2)}x the same without a store (target <= 1.1x)`,

@@ -101,12 +101,15 @@ export function defineAccess<const S extends Statements, const R extends Readonl
       const only = grants.get(held[0]!)
       return only !== undefined && grantsAll(only, permissions)
     }
+    let known = false
+    for (let i = 0; i < held.length; i++) if (grants.has(held[i]!)) known = true
+    if (!known) return false
     for (const resource in permissions) {
       const actions = permissions[resource]
       if (!actions) continue
       for (let i = 0; i < actions.length; i++) if (!anyGrants(grants, held, resource, actions[i]!)) return false
     }
-    return held.some((role) => grants.has(role))
+    return true
   }
 
   return Object.freeze({
