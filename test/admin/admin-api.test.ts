@@ -10,6 +10,7 @@ import express from 'express'
 import Portcullis, { adminStatements, defineAccess, type PortcullisConfig } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import { describeWithDatabase, migratedDatabase } from '../support/databases.js'
+import { recordingLogger } from '../support/logger.js'
 import { useEmailRig } from '../email/email-app.js'
 import { Browser, csrfOf, GOOD_PASSWORD, mountPasswordApp, signIn, verifiedUser } from '../password/password-app.js'
 
@@ -61,7 +62,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
     }
 
     it('is refused at init without the roles option, or with statements lacking the admin actions', () => {
-      const base = { secret: 'a'.repeat(32), providers: [], adapter: KnexAdapter(db.knex), admin: true }
+      const base = { secret: 'a'.repeat(32), providers: [], adapter: KnexAdapter(db.knex), admin: true, logger: recordingLogger() }
       expect(() => Portcullis(base)).toThrow(/needs the roles option/)
       expect(() => Portcullis({ ...base, roles: defineAccess({ statements: { user: ['list'] } }) })).toThrow(/'set-role', 'revoke-sessions'/)
     })

@@ -34,7 +34,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       mountPasswordApp(rig.app, db.knex, rig.smtp, { audit, logger, prune: { everyMinutes: 60, signal: AbortSignal.abort() }, rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } } })
 
     it('is refused at init without the prune (nothing would delete old events), with a bad retention, or an adapter without its methods', () => {
-      const base = { secret: 'a'.repeat(32), providers: [], adapter: KnexAdapter(db.knex) }
+      const base = { secret: 'a'.repeat(32), providers: [], adapter: KnexAdapter(db.knex), logger: recordingLogger() }
       expect(() => Portcullis({ ...base, audit: true })).toThrow(/needs the prune option/)
       expect(() => Portcullis({ ...base, audit: { retentionDays: 0 }, prune: { everyMinutes: 60, signal: AbortSignal.abort() } })).toThrow(/retentionDays must be a whole number/)
       const { writeAuditEvents: _dropped, ...adapter } = KnexAdapter(db.knex)
