@@ -5,20 +5,22 @@
  * with the rehash each asks for, the default's choice between Argon2id and scrypt, and the line said
  * at init when it falls back.
  *
- * The real engine (node:crypto's argon2) exists from Node 24.7: those tests run there (CI's Node 24
- * suite, `bash scripts/test-node-versions.sh 24 -- test/password/argon2.test.ts`) and skip on older
- * Nodes, where an injected engine stands in for the rest.
+ * The real engine is node:crypto's argon2 from Node 24.7 (CI's Node 24 suite, `bash
+ * scripts/test-node-versions.sh 24 -- test/password/argon2.test.ts`), else the optional
+ * @node-rs/argon2 (installed here as an optional dependency); the tests that need one skip where
+ * neither is there, and an injected engine stands in for the rest (the bounds, the fallback).
  */
 import { describe, expect, it, jest } from '@jest/globals'
 import bcryptjs from 'bcryptjs'
-import { builtinArgon2, DEFAULT_ARGON2ID, type Argon2Engine, type Argon2Parameters } from '../../src/features/password/argon2.js'
+import { availableArgon2, builtinArgon2, DEFAULT_ARGON2ID, type Argon2Engine, type Argon2Parameters } from '../../src/features/password/argon2.js'
 import { argon2idHasher, argon2idHasherWith, defaultHashing, defaultPasswordHasher, scryptHasher, scryptHasherWith } from '../../src/features/password/hash.js'
 import { announceHashing, type PasswordProvider } from '../../src/features/password/provider.js'
 import type { LoggerInstance } from '../../src/logger.js'
 
 const PASSWORD = 'correct horse battery staple'
-const real = builtinArgon2()
+const real = availableArgon2().engine
 const withRealArgon2 = real ? it : it.skip
+const builtin = builtinArgon2()
 
 /** An engine that records each run and answers a tag of zeros at once (no real Argon2: the bounds and formats only). */
 function recordingEngine(): Argon2Engine & { runs: Argon2Parameters[] } {
@@ -33,7 +35,7 @@ function recordingEngine(): Argon2Engine & { runs: Argon2Parameters[] } {
 
 const FAST_SCRYPT = { N: 2 ** 14, r: 8, p: 1 }
 
-describe('argon2idHasher (node:crypto, Node 24.7 and later)', () => {
+describe(`argon2idHasher (${availableArgon2().source ?? 'no engine here'})`, () => {
   withRealArgon2('stores $argon2id$v=19$m=19456,t=2,p=1$<16-byte salt>$<32-byte tag> at OWASP\'s parameters, and verifies it', async () => {
     const hasher = argon2idHasher()
     const stored = await hasher.hash(PASSWORD)
@@ -73,14 +75,14 @@ describe('argon2idHasher (node:crypto, Node 24.7 and later)', () => {
     expect(hasher.needsRehash(stored)).toBe(true)
   })
 
-  it('refuses parameters out of range at creation, and says where Node has no Argon2', () => {
+  it('refuses parameters out of range at creation, and says where there is no Argon2', () => {
     if (real) {
       expect(() => argon2idHasher({ m: 4096 })).toThrow(/m \(KiB\) must be a whole number of at least 7168/)
       expect(() => argon2idHasher({ t: 0 })).toThrow(TypeError)
       expect(() => argon2idHasher({ m: 2 ** 19 })).toThrow(/at most 262144/)
       expect(() => argon2idHasher({ m: 2 ** 17, t: 16 })).toThrow(/m · t/)
     } else {
-      expect(() => argon2idHasher()).toThrow(/no crypto\.argon2, which Node 24\.7 added/)
+      expect(() => argon2idHasher()).toThrow(/no crypto\.argon2, which Node 24\.7 added, and @node-rs\/argon2 is not installed/)
     }
   })
 })
@@ -155,8 +157,22 @@ describe('the default hashing', () => {
     expect(await hasher.verify(PASSWORD, argon.replace('m=19456', 'm=999999'))).toBe(false)
   })
 
-  it('is what this Node has: Argon2id from 24.7 on, scrypt before', () => {
+  it("is what is at hand: node:crypto's Argon2id from Node 24.7, else @node-rs/argon2 when installed, else scrypt", () => {
     expect(defaultHashing().algorithm).toBe(real ? 'argon2id' : 'scrypt')
+    expect(availableArgon2().source).toBe(builtin ? 'node:crypto' : real ? '@node-rs/argon2' : undefined)
+    // The optional package missing: node:crypto's where Node has it, else none (the scrypt fallback).
+    expect(availableArgon2(() => false).source).toBe(builtin ? 'node:crypto' : undefined)
+  })
+
+  const withBoth = builtin && availableArgon2(() => true).engine ? it : it.skip
+  withBoth('node:crypto and @node-rs/argon2 compute the same tag (Node 24.7 and later, the package installed)', async () => {
+    const { argon2PackageInstalled } = await import('../../src/features/password/argon2.js')
+    if (!argon2PackageInstalled()) return
+    const salt = Buffer.alloc(16, 3)
+    const fromNode = await builtin!(PASSWORD, salt, DEFAULT_ARGON2ID, 32)
+    const { hashRaw } = (await import('@node-rs/argon2')) as unknown as { hashRaw: (p: string, o: object) => Promise<Buffer> }
+    const fromPackage = await hashRaw(PASSWORD, { algorithm: 2, version: 1, memoryCost: 19456, timeCost: 2, parallelism: 1, outputLen: 32, salt })
+    expect(fromPackage.equals(fromNode)).toBe(true)
   })
 })
 
@@ -169,7 +185,7 @@ describe('the line said at init', () => {
     const first = logger()
     announceHashing(provider(), first, false, said)
     expect(first.warn).toHaveBeenCalledTimes(1)
-    expect(first.warn).toHaveBeenCalledWith('PasswordHashingScrypt', expect.stringMatching(/has no Argon2id .* hashed with scrypt/))
+    expect(first.warn).toHaveBeenCalledWith('PasswordHashingScrypt', expect.stringMatching(/no Argon2id here .* hashed with scrypt/))
     const second = logger()
     announceHashing(provider(), second, false, said)
     expect(second.warn).not.toHaveBeenCalled()

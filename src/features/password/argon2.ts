@@ -3,7 +3,9 @@
  * strict reading of a stored one, and the engine that computes it.
  *
  * The engine is node:crypto's `argon2` (Node ≥ 24.7): asynchronous, on libuv's thread pool like
- * scrypt, nothing to install or compile. Where it is missing, `builtinArgon2()` is undefined and
+ * scrypt, nothing to install or compile. On an older Node it is the optional dependency
+ * `@node-rs/argon2` (prebuilt binaries in per-platform packages, nothing compiled; also on libuv's
+ * pool), imported on the first hash. Where neither is there, `availableArgon2()` is undefined and
  * new hashes stay scrypt (hash.ts).
  *
  * A stored hash is read as strictly as a scrypt one: Argon2id only, version 19, `m`, `t` and `p` in
@@ -11,6 +13,7 @@
  * so a row an attacker could edit cannot make one sign-in take seconds or gigabytes.
  */
 import * as crypto from 'node:crypto'
+import { createRequire } from 'node:module'
 
 /**
  * The Argon2id cost parameters (RFC 9106 §3.1): `m` the memory in KiB, `t` the passes over it,
@@ -71,6 +74,63 @@ export function builtinArgon2(): Argon2Engine | undefined {
     new Promise<Buffer>((resolve, reject) =>
       argon2('argon2id', { message: password, nonce: salt, memory: m, passes: t, parallelism: p, tagLength }, (error, tag) => (error ? reject(error) : resolve(tag))),
     )
+}
+
+/** The optional package that computes Argon2id where node:crypto does not (Node before 24.7). */
+export const ARGON2_PACKAGE = '@node-rs/argon2'
+
+/** Where the Argon2id engine comes from: node:crypto, the optional package, or none. */
+export type Argon2Source = 'node:crypto' | typeof ARGON2_PACKAGE | undefined
+
+/** Whether the optional package can be found from here, without loading it (its binary loads on the first hash). */
+export function argon2PackageInstalled(): boolean {
+  try {
+    createRequire(import.meta.url).resolve(ARGON2_PACKAGE)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The part of @node-rs/argon2 used here (2.x). */
+interface NodeRsArgon2 {
+  hashRaw(password: string, options: { algorithm: number; version: number; memoryCost: number; timeCost: number; parallelism: number; outputLen: number; salt: Uint8Array }): Promise<Buffer>
+}
+
+let argon2Package: Promise<NodeRsArgon2> | undefined
+
+/** @node-rs/argon2, imported once; rejects saying what to do when its binary cannot load. */
+function importArgon2Package(): Promise<NodeRsArgon2> {
+  argon2Package ??= (import(ARGON2_PACKAGE) as Promise<{ default?: NodeRsArgon2 } & Partial<NodeRsArgon2>>).then(
+    (loaded) => {
+      const candidate = typeof loaded.hashRaw === 'function' ? loaded : loaded.default
+      if (typeof candidate?.hashRaw !== 'function') throw new Error(`The installed ${ARGON2_PACKAGE} has no hashRaw(): install version 2 (npm install ${ARGON2_PACKAGE}@2)`)
+      return candidate as NodeRsArgon2
+    },
+    (error: unknown) => {
+      argon2Package = undefined
+      throw new Error(`${ARGON2_PACKAGE} is installed but could not be loaded (its binary for this platform is missing?): reinstall it, or remove it to hash with scrypt.`, { cause: error })
+    },
+  )
+  return argon2Package
+}
+
+/** @node-rs/argon2's Argon2id (version 0x13), as an engine. */
+export const packageArgon2: Argon2Engine = async (password, salt, { m, t, p }, tagLength) =>
+  // Algorithm.Argon2id = 2 and Version.V0x13 = 1: const enums, which isolated modules cannot import.
+  (await importArgon2Package()).hashRaw(password, { algorithm: 2, version: 1, memoryCost: m, timeCost: t, parallelism: p, outputLen: tagLength, salt })
+
+/**
+ * The Argon2id engine at hand and where it comes from: node:crypto's (Node ≥ 24.7), else the optional
+ * `@node-rs/argon2` when it is installed, else none.
+ *
+ * @param installed Whether the optional package is installed; tests pass false for "missing".
+ */
+export function availableArgon2(installed: () => boolean = argon2PackageInstalled): { readonly engine: Argon2Engine | undefined; readonly source: Argon2Source } {
+  const builtin = builtinArgon2()
+  if (builtin) return { engine: builtin, source: 'node:crypto' }
+  if (installed()) return { engine: packageArgon2, source: ARGON2_PACKAGE }
+  return { engine: undefined, source: undefined }
 }
 
 /** The shape of node:crypto's `argon2` (Node 24.7), which @types/node 20 does not declare. */

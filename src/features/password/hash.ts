@@ -18,7 +18,7 @@ import { randomBytes, scrypt, timingSafeEqual, type BinaryLike, type ScryptOptio
 import {
   ARGON2_SALT_BYTES,
   ARGON2_TAG_BYTES,
-  builtinArgon2,
+  availableArgon2,
   formatArgon2id,
   looksLikeArgon2id,
   parseArgon2id,
@@ -163,7 +163,7 @@ function resolveParameters(parameters: Partial<ScryptParameters> | undefined): S
  * A `PasswordHasher` on node:crypto's scrypt: 16-byte random salt, 32-byte key, stored as
  * `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<key>` (unpadded base64). It also verifies bcrypt hashes
  * (`$2a$`, `$2b$`, `$2y$`) when the optional `bcryptjs` package is installed, and Argon2id hashes
- * (`argon2idHasher`'s) where this Node has `crypto.argon2` (24.7 and later).
+ * (`argon2idHasher`'s) where this Node has `crypto.argon2` (24.7 and later) or `@node-rs/argon2` is installed.
  *
  * `verify` reads stored scrypt hashes whose parameters stay within these bounds, and returns `false`
  * for any other: log2(N) from 10 to 22, r and p at most 64, at most 1 GiB of memory (`128 · N · r`)
@@ -187,7 +187,7 @@ function resolveParameters(parameters: Partial<ScryptParameters> | undefined): S
  * @see https://github.com/P-H-C/phc-string-format/blob/master/phc-sf-spec.md (the string format)
  */
 export function scryptHasher(parameters?: Partial<ScryptParameters>): PasswordHasher {
-  return scryptHasherWith(resolveParameters(parameters), builtinArgon2())
+  return scryptHasherWith(resolveParameters(parameters), availableArgon2().engine)
 }
 
 /** `scryptHasher`, verifying stored Argon2id hashes with `argon2` (undefined: they reject, saying why). */
@@ -214,7 +214,8 @@ export function scryptHasherWith(configured: ScryptParameters, argon2: Argon2Eng
 }
 
 /**
- * A `PasswordHasher` on Argon2id (RFC 9106) with node:crypto's `argon2` (Node 24.7 or later):
+ * A `PasswordHasher` on Argon2id (RFC 9106) with node:crypto's `argon2` (Node 24.7 or later), or on
+ * an older Node the optional `@node-rs/argon2` package:
  * 16-byte random salt, 32-byte tag, stored as `$argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<tag>`
  * (unpadded base64). It also verifies scrypt hashes (`scryptHasher`'s, within its bounds) and
  * bcrypt hashes through the optional `bcryptjs` package; `needsRehash` is true for them.
@@ -225,7 +226,7 @@ export function scryptHasherWith(configured: ScryptParameters, argon2: Argon2Eng
  *
  * @param parameters Any of `m` (KiB, at least 7168), `t` and `p` (at least 1); the rest from
  *   `DEFAULT_ARGON2ID` (OWASP's m = 19456, t = 2, p = 1). Throws a TypeError for values out of range,
- *   and when this Node has no `crypto.argon2`.
+ *   and when this Node has no `crypto.argon2` and `@node-rs/argon2` is not installed.
  * @example
  * const hasher = argon2idHasher()
  * const stored = await hasher.hash('correct horse battery staple') // '$argon2id$v=19$m=19456,t=2,p=1$…$…'
@@ -235,8 +236,8 @@ export function scryptHasherWith(configured: ScryptParameters, argon2: Argon2Eng
  */
 export function argon2idHasher(parameters?: Partial<Argon2Parameters>): PasswordHasher {
   const configured = resolveArgon2Parameters(parameters)
-  const argon2 = builtinArgon2()
-  if (!argon2) throw new TypeError(`argon2idHasher: this Node.js (${process.version}) has no crypto.argon2, which Node 24.7 added; use scryptHasher() here, or the default hashing (Argon2id where it exists, scrypt elsewhere).`)
+  const argon2 = availableArgon2().engine
+  if (!argon2) throw new TypeError(`argon2idHasher: this Node.js (${process.version}) has no crypto.argon2, which Node 24.7 added, and @node-rs/argon2 is not installed; use scryptHasher() here, or the default hashing (Argon2id where it exists, scrypt elsewhere).`)
   return argon2idHasherWith(configured, argon2)
 }
 
@@ -263,18 +264,18 @@ export function argon2idHasherWith(configured: Argon2Parameters, argon2: Argon2E
 export type DefaultHashing = { readonly algorithm: 'argon2id'; readonly parameters: Argon2Parameters } | { readonly algorithm: 'scrypt'; readonly parameters: ScryptParameters }
 
 /** The default hashing where `argon2` is the Argon2id engine at hand (null: none, so scrypt). */
-export function defaultHashing(argon2: Argon2Engine | null = builtinArgon2() ?? null): DefaultHashing {
+export function defaultHashing(argon2: Argon2Engine | null = availableArgon2().engine ?? null): DefaultHashing {
   return argon2 ? { algorithm: 'argon2id', parameters: resolveArgon2Parameters(undefined) } : { algorithm: 'scrypt', parameters: DEFAULT_SCRYPT }
 }
 
 /**
  * The Password provider's default hasher: Argon2id at OWASP's parameters where an engine is at hand
- * (node:crypto's, on Node ≥ 24.7), else scrypt at its defaults. Either verifies the other's hashes
+ * (node:crypto's on Node ≥ 24.7, else the optional `@node-rs/argon2`), else scrypt at its defaults. Either verifies the other's hashes
  * (an Argon2id one only where the engine is) and imported bcrypt ones, and asks to rehash them.
  *
- * @param argon2 The Argon2id engine; default node:crypto's, where this Node has it. Tests pass `null` for "none".
+ * @param argon2 The Argon2id engine; default `availableArgon2()`'s. Tests pass `null` for "none".
  */
-export function defaultPasswordHasher(argon2: Argon2Engine | null = builtinArgon2() ?? null): PasswordHasher {
+export function defaultPasswordHasher(argon2: Argon2Engine | null = availableArgon2().engine ?? null): PasswordHasher {
   return argon2 ? argon2idHasherWith(resolveArgon2Parameters(undefined), argon2) : scryptHasherWith(DEFAULT_SCRYPT, undefined)
 }
 
@@ -294,7 +295,7 @@ async function verifyStored(password: string, stored: string, argon2: Argon2Engi
     const argon = parseArgon2id(stored)
     if (argon === undefined) return false
     // As for bcrypt without bcryptjs: refusing every such user's password would look like wrong passwords.
-    if (!argon2) throw new Error(`A stored password is an Argon2id hash, and this Node.js (${process.version}) cannot verify it: node:crypto has argon2 from Node 24.7 on.`)
+    if (!argon2) throw new Error(`A stored password is an Argon2id hash, and this Node.js (${process.version}) cannot verify it: node:crypto has argon2 from Node 24.7 on; before, npm install @node-rs/argon2.`)
     const tag = await argon2(password, argon.salt, argon, argon.tag.length)
     return tag.length === argon.tag.length && timingSafeEqual(tag, argon.tag)
   }

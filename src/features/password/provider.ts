@@ -4,8 +4,8 @@
  * the hashing, the common-password list or the mail code: the password routes import them on first
  * use (src/password/), so reading sessions never does.
  */
-import * as crypto from 'node:crypto'
 import { availableParallelism } from 'node:os'
+import { availableArgon2 } from './argon2.js'
 import type { LoggerInstance } from '../../logger.js'
 import { InvalidConfigurationError } from '../../errors.js'
 import type { PasswordConfig, PasswordHashing, PasswordMail } from '../../providers/password.js'
@@ -127,18 +127,19 @@ export function resolvePasswordProvider(
 const announced = { scrypt: false }
 
 /**
- * Says once per process, at init, that new passwords are hashed with scrypt because this Node has no
- * Argon2id (node:crypto's `argon2`, Node 24.7 and later), when the provider uses the default hashing.
+ * Says once per process, at init, that new passwords are hashed with scrypt because there is no
+ * Argon2id here (node:crypto's `argon2`, Node 24.7 and later, nor the optional `@node-rs/argon2`),
+ * when the provider uses the default hashing.
  *
- * @param argon2 Whether node:crypto has Argon2id; tests pass false.
+ * @param argon2 Whether an Argon2id engine is at hand; tests pass false.
  * @param said The once-per-process flag; tests pass their own.
  */
-export function announceHashing(provider: PasswordProvider, logger: LoggerInstance, argon2 = typeof (crypto as { argon2?: unknown }).argon2 === 'function', said = announced): void {
+export function announceHashing(provider: PasswordProvider, logger: LoggerInstance, argon2 = availableArgon2().engine !== undefined, said = announced): void {
   if (provider.password.hashing !== undefined || argon2 || said.scrypt) return
   said.scrypt = true
   logger.warn(
     'PasswordHashingScrypt',
-    `Password provider "${provider.id}": this Node.js (${process.version}) has no Argon2id (node:crypto's argon2 came in Node 24.7), so new passwords are hashed with scrypt (N = 2^17: about 5 times the CPU time and 7 times the memory of Argon2id per sign-in). On Node 24.7 or later new passwords get Argon2id, and scrypt hashes are replaced at their next sign-in.`,
+    `Password provider "${provider.id}": no Argon2id here (node:crypto's argon2 came in Node 24.7, this is ${process.version}, and the optional @node-rs/argon2 is not installed), so new passwords are hashed with scrypt (N = 2^17: about 11 times the CPU time and 7 times the memory of Argon2id per sign-in, npm run bench password). On Node 24.7 or later, or with npm install @node-rs/argon2, new passwords get Argon2id, and scrypt hashes are replaced at their next sign-in.`,
   )
 }
 
