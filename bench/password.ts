@@ -1,7 +1,8 @@
 /**
  * Password hashing benchmark (`npm run bench`): what one hash and one verification cost with the
  * Password provider's default hashing (Argon2id at OWASP's m = 19456 KiB, t = 2, p = 1 where
- * node:crypto has it, Node 24.7 and later; scrypt elsewhere), scrypt at its defaults (OWASP's
+ * node:crypto has it, Node 24.7 and later, else through the optional @node-rs/argon2 when it is
+ * installed, and then through both for comparison; scrypt elsewhere), scrypt at its defaults (OWASP's
  * minimum, N = 2^17, r = 8, p = 1, the default before Argon2id and still where Node has none) and at
  * N = 2^16 and 2^15 for comparison, and what verifying an imported bcrypt hash (bcryptjs, cost 10) costs.
  *
@@ -20,8 +21,8 @@
  */
 import { loadavg } from 'node:os'
 import bcryptjs from 'bcryptjs'
-import { builtinArgon2, DEFAULT_ARGON2ID } from '../src/features/password/argon2.js'
-import { argon2idHasher, DEFAULT_SCRYPT, defaultHashing, defaultPasswordHasher, scryptHasher, type PasswordHasher } from '../src/features/password/hash.js'
+import { argon2PackageInstalled, availableArgon2, DEFAULT_ARGON2ID, packageArgon2 } from '../src/features/password/argon2.js'
+import { argon2idHasherWith, DEFAULT_SCRYPT, defaultHashing, defaultPasswordHasher, scryptHasher, type PasswordHasher } from '../src/features/password/hash.js'
 import { QUICK, rounds } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
@@ -54,11 +55,13 @@ async function hasherRows(label: string, hasher: PasswordHasher, ops: number, me
   ]
 }
 
-const argon2 = builtinArgon2()
+const { engine: argon2, source } = availableArgon2()
 const hashing = defaultHashing()
-const argon2Rows = argon2
-  ? await hasherRows(`argon2id m=${DEFAULT_ARGON2ID.m},t=${DEFAULT_ARGON2ID.t},p=${DEFAULT_ARGON2ID.p} (default)`, argon2idHasher(), ARGON2_OPS, DEFAULT_ARGON2ID.m * 1024)
-  : []
+const argon2Label = `argon2id m=${DEFAULT_ARGON2ID.m},t=${DEFAULT_ARGON2ID.t},p=${DEFAULT_ARGON2ID.p}`
+const argon2Rows = argon2 ? await hasherRows(`${argon2Label} (default, ${source})`, argon2idHasherWith(DEFAULT_ARGON2ID, argon2), ARGON2_OPS, DEFAULT_ARGON2ID.m * 1024) : []
+// Where Node has its own, the optional package's too, for comparison.
+const packageRows =
+  source === 'node:crypto' && argon2PackageInstalled() ? await hasherRows(`${argon2Label} (@node-rs/argon2)`, argon2idHasherWith(DEFAULT_ARGON2ID, packageArgon2), ARGON2_OPS, DEFAULT_ARGON2ID.m * 1024) : []
 const scryptRows = async (ln: number) =>
   hasherRows(
     `scrypt ln=${ln}, r=${DEFAULT_SCRYPT.r}, p=${DEFAULT_SCRYPT.p}${ln === 17 ? (argon2 ? ' (default before Argon2id)' : ' (default)') : ''}`,
@@ -78,9 +81,9 @@ const bcryptRow: Row = {
   },
 }
 
-const rows: Row[] = [...argon2Rows, ...(await scryptRows(17)), ...(await scryptRows(16)), ...(await scryptRows(15)), bcryptRow]
+const rows: Row[] = [...argon2Rows, ...packageRows, ...(await scryptRows(17)), ...(await scryptRows(16)), ...(await scryptRows(15)), bcryptRow]
 /** scrypt's default verify: the reference. */
-const SCRYPT_VERIFY = argon2Rows.length + 1
+const SCRYPT_VERIFY = argon2Rows.length + packageRows.length + 1
 /** The default hashing's verify: what a sign-in costs now. */
 const DEFAULT_VERIFY = argon2 ? 1 : SCRYPT_VERIFY
 
@@ -139,7 +142,7 @@ if (argon2) {
     `That is ${(scryptCpu / verifyCpu).toFixed(1)} times the sign-ins per core of scrypt at N = 2^17 (${(1000 / scryptCpu).toFixed(1)}/s), at ${mib(memoryOf(DEFAULT_VERIFY))} MiB a sign-in instead of ${mib(memoryOf(SCRYPT_VERIFY))} (${(memoryOf(DEFAULT_VERIFY) / memoryOf(SCRYPT_VERIFY)).toFixed(2)} of it).`,
   )
 } else {
-  console.log('This Node has no crypto.argon2 (Node 24.7 and later): the default is scrypt, and the Argon2id rows are left out.')
+  console.log('No Argon2id here (node:crypto has it from Node 24.7; @node-rs/argon2 is not installed): the default is scrypt, and the Argon2id rows are left out.')
 }
 console.log(
   `Both run on libuv's thread pool (UV_THREADPOOL_SIZE, 4 by default); the Password provider runs at most hashingLimit.concurrency at once (default: the pool less one, at most the cores), holding ${mib(memoryOf(DEFAULT_VERIFY))} MiB each.`,
