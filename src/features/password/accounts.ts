@@ -91,10 +91,12 @@ type SignInName = { email: string } | { key: string }
  * The user of this address (or username) and their password hash, or nulls; verified against the dummy hash when
  * either is missing, so every answer costs one verification.
  *
- * A stored hash cheaper than the current parameters (an imported bcrypt hash, scrypt from before the
- * parameters were raised) would answer several times faster than an unknown address: it is verified
+ * A stored hash of another algorithm or parameters (an imported bcrypt hash, scrypt from before the
+ * parameters were raised) could answer several times faster than an unknown address: it is verified
  * alongside the dummy hash, so the answer takes as long as the slower of the two. Both overlap, not
  * add up: scrypt and Argon2id run in libuv's thread pool, bcryptjs on this thread in slices between its turns.
+ * One dearer than the dummy (scrypt or bcrypt under the default Argon2id) still answers slower, until
+ * its user's next sign-in replaces it (docs/passwords.md, "Sign-in").
  *
  * The whole check holds one place of the cap on concurrent hashes, taken before the user is looked
  * up: a refusal for want of a place (503) is the same for every address.
