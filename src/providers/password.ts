@@ -1,7 +1,7 @@
 /**
  * E-mail and password accounts, built in: sign-up with a verified address, sign-in, a forgotten
- * password reset by e-mail, a changed password, all hashed with scrypt (node:crypto, no native
- * dependency) and checked against NIST SP 800-63B's rules. Where Auth.js's Credentials leaves all of
+ * password reset by e-mail, a changed password, all hashed with Argon2id (or scrypt on a Node
+ * before 24.7; node:crypto either way, no native dependency) and checked against NIST SP 800-63B's rules. Where Auth.js's Credentials leaves all of
  * that to the app, this provider does it; see docs/passwords.md.
  *
  * Needs an adapter with the password methods (`KnexAdapter` has them, after the
@@ -23,7 +23,7 @@
  */
 import type { CredentialInput } from './credentials.js'
 
-/** Hashes and checks passwords: pass `hash` and `verify` to use argon2 or another scheme. */
+/** Hashes and checks passwords: pass `hash` and `verify` to use another scheme or engine. */
 export interface PasswordHashing {
   /** A new hash of the (NFKC-normalised) password, as a self-describing string to store. */
   hash(password: string): Promise<string>
@@ -31,8 +31,8 @@ export interface PasswordHashing {
   verify(password: string, stored: string): Promise<boolean>
   /**
    * Whether `stored` should be replaced, after a successful sign-in, by `hash(password)`. Default:
-   * never, for your own scheme; the built-in scrypt says yes when the parameters changed, and for
-   * imported bcrypt hashes.
+   * never, for your own scheme; the built-in hashers say yes when the algorithm or its parameters
+   * changed, and for imported bcrypt hashes.
    */
   needsRehash?: ((stored: string) => boolean) | undefined
 }
@@ -106,8 +106,21 @@ export interface PasswordOptions {
    * return true to refuse it as known breached, e.g. with a k-anonymity range query (docs/passwords.md).
    */
   isBreached?: ((password: string) => boolean | Promise<boolean>) | undefined
-  /** Your own hashing (argon2, …). Default: scrypt, N = 2^17, r = 8, p = 1, and bcrypt hashes verified through bcryptjs. */
+  /**
+   * Your own hashing. Default: Argon2id at OWASP's m = 19456 KiB, t = 2, p = 1 where node:crypto has
+   * it (Node 24.7 and later), else scrypt at N = 2^17, r = 8, p = 1 (said once at init); either
+   * verifies the other's hashes (Argon2id only where Node has it) and imported bcrypt hashes
+   * (through bcryptjs), and replaces them at the next sign-in.
+   */
   hashing?: PasswordHashing | undefined
+  /**
+   * The cap on concurrent password hashes and verifications in this process (yours too): at most
+   * `concurrency` run at once, `queue` more wait, and past that a sign-in, sign-up or reset is refused
+   * at once with a 503 and `Retry-After` (`PasswordBusyError` from the server-side functions), so a
+   * flood of sign-ins cannot hold every thread of libuv's pool. Defaults: `concurrency` the pool's
+   * size (UV_THREADPOOL_SIZE, 4) less one, at most the cores; `queue` 16.
+   */
+  hashingLimit?: { concurrency?: number | undefined; queue?: number | undefined } | undefined
   /**
    * What the sign-up's verification mail carries: `'link'` (the default), `'code'` (a six-digit code,
    * typed on the "check your e-mail" page in the browser that signed up) or `'both'`. A code is stored
@@ -175,6 +188,7 @@ export default function Password(options: PasswordOptions = {}): PasswordConfig 
   })
 }
 
-export { DEFAULT_SCRYPT, scryptHasher, type PasswordHasher, type ScryptParameters } from '../features/password/hash.js'
-export { PasswordPolicyError, EmailNotVerifiedError, UsernameError, type PasswordPolicyCode, type UsernameErrorCode } from '../features/password/errors.js'
+export { DEFAULT_SCRYPT, argon2idHasher, scryptHasher, type PasswordHasher, type ScryptParameters } from '../features/password/hash.js'
+export { DEFAULT_ARGON2ID, type Argon2Parameters } from '../features/password/argon2.js'
+export { PasswordBusyError, PasswordPolicyError, EmailNotVerifiedError, UsernameError, type PasswordPolicyCode, type UsernameErrorCode } from '../features/password/errors.js'
 export { usernameKey as usernameSkeleton } from '../features/password/username-key.js'

@@ -5,7 +5,7 @@
  * reset or sign-in (status, body, headers, the dummy verification beside a cheap hash, the app's
  * createUser handler); forms posted without their CSRF token or from another site; a 1 MB
  * password; the same password typed on two keyboards; concurrent resets with one token (on SQLite,
- * PostgreSQL and MariaDB); HEAD on a link; the rate limits' separate buckets; imported bcrypt hashes
+ * PostgreSQL and MariaDB); HEAD on a link; the rate limits' separate buckets; imported bcrypt hashes (and scrypt ones under the default Argon2id)
  * upgraded on sign-in, and a sign-in that stands when the upgrade fails.
  */
 import { describe, expect, it } from '@jest/globals'
@@ -20,6 +20,7 @@ import { redirectOf, sessionOf } from '../support/oauth-app.js'
 import { useEmailRig } from '../email/email-app.js'
 import { Browser, FAST_HASHING, FROM, GOOD_PASSWORD, csrfOf, mountPasswordApp, nextLink, post, signIn, signUp, verifiedUser } from './password-app.js'
 import { STEP_LIMIT_MS } from '../support/time-limits.js'
+import { availableArgon2 } from '../../src/features/password/argon2.js'
 
 // The suite's SMTP server and app listener (each test starts with no mail waiting).
 const rig = useEmailRig()
@@ -423,6 +424,20 @@ await describeWithDatabase('sqlite', 'the Password provider against attacks', (s
       expect(upgraded).toMatch(/^\$scrypt\$ln=14,r=8,p=1\$/)
       expect((await signIn(new Browser(), url(), 'legacy@example.com', 'hunter2 but longer')).headers.get('location')).toBe(`${url()}/`)
       // A hash with the current parameters is kept as it is.
+      expect(await adapter.getUserPassword(user.id)).toBe(upgraded)
+    })
+
+    it('with the default hashing, a scrypt hash of before signs in and is replaced by Argon2id (where there is an engine)', async () => {
+      const scrypt = await FAST_HASHING.hash('from the scrypt days')
+      // hashing: undefined, the default: Argon2id where node:crypto or @node-rs/argon2 has it, else scrypt at N = 2^17.
+      const { adapter, user } = await importedUser('older@example.com', scrypt, {}, { hashing: undefined })
+      const argon2 = availableArgon2().engine !== undefined
+      expect(redirectOf(await signIn(new Browser(), url(), 'older@example.com', 'not the password')).error).toBe('CredentialsSignin')
+      expect(await adapter.getUserPassword(user.id)).toBe(scrypt)
+      expect((await signIn(new Browser(), url(), 'older@example.com', 'from the scrypt days')).headers.get('location')).toBe(`${url()}/`)
+      const upgraded = await adapter.getUserPassword(user.id)
+      expect(upgraded).toMatch(argon2 ? /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/ : /^\$scrypt\$ln=17,r=8,p=1\$/)
+      expect((await signIn(new Browser(), url(), 'older@example.com', 'from the scrypt days')).headers.get('location')).toBe(`${url()}/`)
       expect(await adapter.getUserPassword(user.id)).toBe(upgraded)
     })
 

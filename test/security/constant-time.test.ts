@@ -53,7 +53,7 @@ const CONSTANT_TIME_SPOTS: Record<string, { count: number; what: string }> = {
   'src/security/csrf.ts': { count: 2, what: "the CSRF cookie's hash, and the submitted token against the cookie's" },
   'src/features/oauth/checks.ts': { count: 1, what: 'the state parameter against the state cookie' },
   'src/mail/token.ts': { count: 2, what: "the stored verification token's hash against the link's, and the link's browser binding against its cookie" },
-  'src/features/password/hash.ts': { count: 1, what: 'the derived scrypt key against the stored one' },
+  'src/features/password/hash.ts': { count: 2, what: 'the derived scrypt key and the Argon2id tag against the stored ones' },
   'src/features/passkey/response.ts': { count: 1, what: "the challenge the browser signed against this browser's challenge cookie" },
 }
 

@@ -29,7 +29,8 @@ import { limitSignInAttempt } from '../../security/rate-limit.js'
 import type { OutgoingCookie } from '../../session/cookies.js'
 import { revokeOwnSessions } from '../../session/devices.js'
 import type { Account, AdapterUser, SecondFactorProof } from '../../types.js'
-import { isBcryptHash, scryptHasher } from './hash.js'
+import { defaultPasswordHasher, isBcryptHash } from './hash.js'
+import { createHashingLimit, type HashingLimit } from './limit.js'
 import { issueLink, useLink, type LinkSubject } from './links.js'
 import { sendPasswordMail, type MailExtras } from './mail.js'
 import { issueSignUpCode, SIGN_UP_CODE_SECONDS, signUpCodeCookie, signUpCodePageUrl, unboundNonce } from './verify-code.js'
@@ -40,19 +41,35 @@ import { logFields } from '../../logger.js'
 
 type Hasher = Required<PasswordHashing>
 
-// One hasher (and one dummy hash) per provider's settings.
+// One hasher (and one dummy hash) per provider's settings, and one cap on concurrent hashes.
 const hashers = new WeakMap<PasswordSettings, Hasher>()
 const dummies = new WeakMap<Hasher, Promise<string>>()
+const limits = new WeakMap<PasswordSettings, HashingLimit>()
 
 function hasherOf(provider: PasswordProvider): Hasher {
   const settings = provider.password
   let hasher = hashers.get(settings)
   if (!hasher) {
     const own = settings.hashing
-    hasher = own ? { hash: own.hash, verify: own.verify, needsRehash: own.needsRehash ?? (() => false) } : scryptHasher()
+    hasher = own ? { hash: own.hash, verify: own.verify, needsRehash: own.needsRehash ?? (() => false) } : defaultPasswordHasher()
     hashers.set(settings, hasher)
   }
   return hasher
+}
+
+/**
+ * Runs `task` (the hashing of one request, with what it looks up) under the provider's cap on
+ * concurrent hashes (limit.ts).
+ * @throws PasswordBusyError when the cap and its queue are full, before `task` starts.
+ */
+function limited<T>(provider: PasswordProvider, task: () => Promise<T>): Promise<T> {
+  const settings = provider.password
+  let limit = limits.get(settings)
+  if (!limit) {
+    limit = createHashingLimit(settings.hashingLimit)
+    limits.set(settings, limit)
+  }
+  return limit.run(task)
 }
 
 /** A hash of a random password, made once: what an unknown user's sign-in is checked against. */
@@ -74,12 +91,22 @@ type SignInName = { email: string } | { key: string }
  * The user of this address (or username) and their password hash, or nulls; verified against the dummy hash when
  * either is missing, so every answer costs one verification.
  *
- * A stored hash cheaper than the current parameters (an imported bcrypt hash, scrypt from before the
- * parameters were raised) would answer several times faster than an unknown address: it is verified
+ * A stored hash of another algorithm or parameters (an imported bcrypt hash, scrypt from before the
+ * parameters were raised) could answer several times faster than an unknown address: it is verified
  * alongside the dummy hash, so the answer takes as long as the slower of the two. Both overlap, not
- * add up: scrypt runs in libuv's thread pool, bcryptjs on this thread in slices between its turns.
+ * add up: scrypt and Argon2id run in libuv's thread pool, bcryptjs on this thread in slices between its turns.
+ * One dearer than the dummy (scrypt or bcrypt under the default Argon2id) still answers slower, until
+ * its user's next sign-in replaces it (docs/passwords.md, "Sign-in").
+ *
+ * The whole check holds one place of the cap on concurrent hashes, taken before the user is looked
+ * up: a refusal for want of a place (503) is the same for every address.
+ * @throws PasswordBusyError
  */
-async function checkCredentials(ctx: ActionContext, provider: PasswordProvider, who: SignInName, password: string, raw: unknown): Promise<{ user: AdapterUser; stored: string } | null> {
+function checkCredentials(ctx: ActionContext, provider: PasswordProvider, who: SignInName, password: string, raw: unknown): Promise<{ user: AdapterUser; stored: string } | null> {
+  return limited(provider, () => checkCredentialsNow(ctx, provider, who, password, raw))
+}
+
+async function checkCredentialsNow(ctx: ActionContext, provider: PasswordProvider, who: SignInName, password: string, raw: unknown): Promise<{ user: AdapterUser; stored: string } | null> {
   const adapter = ctx.config.adapter as PasswordAdapter
   const hasher = hasherOf(provider)
   const user = 'email' in who ? await storedUserWithEmail(adapter, who.email) : await (adapter as UsernameAdapter).getUserByUsername(who.key)
@@ -158,7 +185,7 @@ function passwordAccount(provider: PasswordProvider, user: AdapterUser): Account
 /**
  * POST /callback/password, and `signIn('password', { email, password })`.
  * @throws CredentialsSignin (wrong address or password, the same for both), EmailNotVerifiedError,
- *   RateLimitedError, AccessDeniedError, AdapterError
+ *   RateLimitedError, PasswordBusyError (503), AccessDeniedError, AdapterError
  */
 export async function signInWithPassword(ctx: ActionContext, provider: PasswordProvider, fields: Record<string, unknown>): Promise<AuthResponse> {
   const who = signInNameOf(provider, fields.email)
@@ -206,7 +233,8 @@ async function rehashIfNeeded(ctx: ActionContext, provider: PasswordProvider, us
   const hasher = hasherOf(provider)
   if (!hasher.needsRehash(stored)) return
   try {
-    await (ctx.config.adapter as PasswordAdapter).setUserPassword(user.id, await hasher.hash(password))
+    // Under the cap too; refused for want of a place, it waits for the next sign-in.
+    await (ctx.config.adapter as PasswordAdapter).setUserPassword(user.id, await limited(provider, () => hasher.hash(password)))
   } catch (error) {
     // The sign-in stands; the next one tries again.
     ctx.config.logger.warn('PasswordRehashFailed', `The password hash of user ${user.id} could not be upgraded: ${describeError(redactError(error, [password]))}`, logFields({ userId: user.id }))
@@ -230,7 +258,7 @@ export interface SignUpInput {
  * A username another user has is answered as a free one too: the user is made without it, and the
  * verification mail says so.
  * @throws EmailSignInError (not an address), PasswordPolicyError, UsernameError (the rules, never
- *   `taken`), RateLimitedError, AdapterError
+ *   `taken`), RateLimitedError, PasswordBusyError, AdapterError
  */
 export async function signUp(ctx: ActionContext, provider: PasswordProvider, input: SignUpInput): Promise<AuthResponse> {
   assertTrustedLinkOrigin(ctx)
@@ -239,7 +267,8 @@ export async function signUp(ctx: ActionContext, provider: PasswordProvider, inp
   const password = await acceptablePassword(provider, input.password)
   const chosen = chosenUsername(provider, input.username)
   // Hashed whether or not the address is taken: the answer takes as long either way.
-  const hash = await hasherOf(provider).hash(password)
+  const hasher = hasherOf(provider)
+  const hash = await limited(provider, () => hasher.hash(password))
   const adapter = ctx.config.adapter as PasswordAdapter
   const name = typeof input.name === 'string' && input.name.trim() ? input.name.trim().slice(0, 255) : null
   const existing = await storedUserWithEmail(adapter, email)
@@ -413,22 +442,28 @@ export async function requestPasswordReset(ctx: ActionContext, provider: Passwor
  * POST /reset-password: the link's token used (once; of concurrent resets one wins), the new
  * password stored, the address marked verified (the link proved it), every session of the user
  * ended, and this browser signed in.
- * @throws PasswordPolicyError (before the token is used), VerificationError, AccessDeniedError, AdapterError
+ * @throws PasswordPolicyError and PasswordBusyError (before the token is used), VerificationError, AccessDeniedError, AdapterError
  */
 export async function resetPassword(ctx: ActionContext, provider: PasswordProvider, input: { token: string; email: string; password: unknown }): Promise<AuthResponse> {
   const password = await acceptablePassword(provider, input.password)
   const email = addressOf(input.email)
   const adapter = ctx.config.adapter as PasswordAdapter
   const found = email === undefined ? null : await storedUserWithEmail(adapter, email)
-  // Checked against the password stored now: a link mailed before the last reset or change is not found.
-  if (email === undefined || !(await useLink(ctx, await resetSubject(adapter, found), email, input.token))) {
-    throw new VerificationError('The reset link is unknown, already used, expired, for another address, or older than the password.')
-  }
-  if (!found) throw new VerificationError('The reset link is for an address that has no account (any more).')
-  // The link proves the address: an account a sign-up made without that proof loses what it was given.
-  await claimUnverifiedAccount(ctx, found, provider.id)
-  await adapter.setUserPassword(found.id, await hasherOf(provider).hash(password))
-  const user = found.emailVerified ? found : await adapter.updateUser({ id: found.id, emailVerified: new Date(Date.now()) })
+  const hasher = hasherOf(provider)
+  // The place under the cap on hashes is taken before the token is used: refused for want of one
+  // (503), the link still works.
+  const reset = await limited(provider, async () => {
+    // Checked against the password stored now: a link mailed before the last reset or change is not found.
+    if (email === undefined || !(await useLink(ctx, await resetSubject(adapter, found), email, input.token))) {
+      throw new VerificationError('The reset link is unknown, already used, expired, for another address, or older than the password.')
+    }
+    if (!found) throw new VerificationError('The reset link is for an address that has no account (any more).')
+    // The link proves the address: an account a sign-up made without that proof loses what it was given.
+    await claimUnverifiedAccount(ctx, found, provider.id)
+    await adapter.setUserPassword(found.id, await hasher.hash(password))
+    return found
+  })
+  const user = reset.emailVerified ? reset : await adapter.updateUser({ id: reset.id, emailVerified: new Date(Date.now()) })
   await emitEvent(ctx.config, 'updateUser', { user })
   await emitEvent(ctx.config, 'passwordChanged', { user, by: 'reset' })
   await revokeOwnSessions(ctx, { userId: user.id, sessionId: undefined }, {}, 'resetPassword', { everyToken: true })
@@ -443,7 +478,7 @@ export async function resetPassword(ctx: ActionContext, provider: PasswordProvid
 /**
  * A fresh sign-in's confirmation by password (the account's confirmation page): checked and
  * rate-limited as a sign-in attempt of the user's.
- * @throws PasswordPolicyError `wrong_password`, RateLimitedError, AdapterError
+ * @throws PasswordPolicyError `wrong_password`, RateLimitedError, PasswordBusyError, AdapterError
  */
 export async function confirmPassword(ctx: ActionContext, provider: PasswordProvider, userId: string, password: unknown): Promise<void> {
   const adapter = ctx.config.adapter as PasswordAdapter
@@ -452,7 +487,7 @@ export async function confirmPassword(ctx: ActionContext, provider: PasswordProv
   const attempt = await limitSignInAttempt(ctx, provider, user.email ?? user.id)
   const given = normalizePassword(password, provider.password.maxLength)
   const stored = await adapter.getUserPassword(user.id)
-  if (given === null || stored === null || !(await passwordMatches(hasherOf(provider), given, password, stored))) {
+  if (given === null || stored === null || !(await limited(provider, () => passwordMatches(hasherOf(provider), given, password, stored)))) {
     throw new PasswordPolicyError('wrong_password', 'The password is wrong.')
   }
   await attempt.succeeded()
@@ -461,7 +496,7 @@ export async function confirmPassword(ctx: ActionContext, provider: PasswordProv
 /**
  * `changePassword()`: the current password checked (rate-limited as a sign-in), the new one against
  * the policy, then stored; the user's other sessions end, this one stays.
- * @throws PasswordPolicyError (`wrong_password` included), RateLimitedError, AdapterError
+ * @throws PasswordPolicyError (`wrong_password` included), RateLimitedError, PasswordBusyError, AdapterError
  */
 export async function changePassword(
   ctx: ActionContext,
@@ -476,13 +511,13 @@ export async function changePassword(
   const current = normalizePassword(input.currentPassword, provider.password.maxLength)
   const stored = await adapter.getUserPassword(user.id)
   const hasher = hasherOf(provider)
-  const right = current !== null && stored !== null && (await passwordMatches(hasher, current, input.currentPassword, stored))
+  const right = current !== null && stored !== null && (await limited(provider, () => passwordMatches(hasher, current, input.currentPassword, stored)))
   if (!right) {
     throw new PasswordPolicyError('wrong_password', stored === null ? 'The user has no password yet: "Forgot your password?" sets one.' : 'The current password is wrong.')
   }
   await attempt.succeeded()
   const next = await acceptablePassword(provider, input.newPassword)
-  await adapter.setUserPassword(user.id, await hasher.hash(next))
+  await adapter.setUserPassword(user.id, await limited(provider, () => hasher.hash(next)))
   await emitEvent(ctx.config, 'updateUser', { user })
   await emitEvent(ctx.config, 'passwordChanged', { user, by: 'change' })
   await revokeOwnSessions(ctx, owner, { except: owner.sessionId ?? '' }, 'changePassword', { everyToken: true })

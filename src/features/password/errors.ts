@@ -8,6 +8,7 @@ declare module '../../errors.js' {
   interface ErrorTypes {
     PasswordPolicy: true
     Username: true
+    PasswordBusy: true
   }
 }
 
@@ -66,5 +67,35 @@ export class UsernameError extends AuthError {
 
   override get logLevel(): 'error' | 'warn' | 'debug' {
     return 'debug'
+  }
+}
+
+/**
+ * Too many password hashes are running and waiting in this process (the Password provider's
+ * `hashingLimit`): the sign-in, sign-up, reset or change was refused before any work, and before
+ * its address was looked up, so the refusal says nothing about who has an account. The routes
+ * answer 503 with `Retry-After`; the server-side `signIn('password', …)`, `signUp()` and
+ * `changePassword()` throw it.
+ */
+export class PasswordBusyError extends AuthError {
+  /** Seconds after which a place is likely free (at least 1): the `Retry-After` value. */
+  readonly retryAfterSeconds: number
+  /** 503 Service Unavailable, for `next(error)`: Express's default handler answers it, with `headers`. */
+  readonly status = 503
+  /** The same as `status`, for the error handlers that read this name. */
+  readonly statusCode = 503
+  readonly expose = false
+  /** `Retry-After`, which Express's default handler (finalhandler) sets from an error's `headers`. */
+  readonly headers: Readonly<Record<'Retry-After', string>>
+
+  /** @param retryAfterSeconds Seconds until another attempt is likely to find a place. */
+  constructor(retryAfterSeconds: number, message = 'Too many password hashes are running and waiting: try again shortly (the Password provider\'s hashingLimit).') {
+    super('PasswordBusy', message)
+    this.retryAfterSeconds = retryAfterSeconds
+    this.headers = { 'Retry-After': String(retryAfterSeconds) }
+  }
+
+  override get logLevel(): 'error' | 'warn' | 'debug' {
+    return 'warn'
   }
 }

@@ -14,7 +14,7 @@ import { createChangePassword, type ChangePasswordFunction } from './api/change-
 import { createSignUp, type SignUpFunction } from './api/sign-up.js'
 import { createChangeUsername, type ChangeUsernameFunction } from './api/change-username.js'
 import { loadAccounts } from './load.js'
-import { assertPasswordAdapter, isPasswordProvider, PASSWORD_ADAPTER_METHODS, resolvePasswordProvider, type PasswordAdapter, type PasswordProvider } from './provider.js'
+import { announceHashing, assertPasswordAdapter, isPasswordProvider, PASSWORD_ADAPTER_METHODS, resolvePasswordProvider, type PasswordAdapter, type PasswordProvider } from './provider.js'
 
 const OFF = 'No password provider is configured: add Password() from "portcullis/providers/password" to providers.'
 
@@ -44,10 +44,16 @@ export const passwordFeature: Feature = {
       return resolvePasswordProvider(provider, init.env, init.production, nodemailer)
     },
     callback: async () => {
-      const { signInWithPassword } = await loadAccounts()
-      return (ctx, provider: PasswordProvider) => {
+      const [{ signInWithPassword }, { PasswordBusyError }, { busySignIn }] = await Promise.all([loadAccounts(), import('./errors.js'), import('./routes/busy.js')])
+      return async (ctx, provider: PasswordProvider) => {
         assertFormPost(ctx, provider)
-        return signInWithPassword(ctx, provider, ctx.body)
+        try {
+          return await signInWithPassword(ctx, provider, ctx.body)
+        } catch (error) {
+          // The cap on concurrent hashes is full: 503 with Retry-After, the same for every address.
+          if (error instanceof PasswordBusyError) return busySignIn(ctx, error)
+          throw error
+        }
       }
     },
     submit: async () => (await loadAccounts()).signInWithPassword,
@@ -85,6 +91,11 @@ export const passwordFeature: Feature = {
   ],
   off: OFF,
   hooks: {
+    // Once per process: new passwords get scrypt where this Node has no Argon2id.
+    started: (config) => {
+      const provider = config.providers.find(isPasswordProvider)
+      if (provider) announceHashing(provider, config.logger)
+    },
     // A password sign-up proves nothing of the address: another way of proving it takes back what it gave.
     addressProven: async (ctx, user, provider) => (await import('./claim.js')).claimUnverifiedAccount(ctx, user, provider),
     signsInWithoutAccount: async (_ctx, adapter, userId) => typeof adapter.getUserPassword === 'function' && (await adapter.getUserPassword(userId)) !== null,
@@ -106,7 +117,7 @@ export const passwordFeature: Feature = {
   api: (api): PasswordApi => ({ signUp: createSignUp(api), changePassword: createChangePassword(api), changeUsername: createChangeUsername(api) }),
   adapterMethods: PASSWORD_ADAPTER_METHODS,
   events: ['createUser', 'updateUser', 'signIn', 'passwordChanged'],
-  errors: ['CredentialsSignin', 'PasswordPolicy', 'Username', 'Verification', 'EmailSignInError'],
+  errors: ['CredentialsSignin', 'PasswordPolicy', 'Username', 'Verification', 'EmailSignInError', 'PasswordBusy'],
   rateLimitBuckets: ['ip', 'identifier', 'password-signup', 'password-reset', 'password-username'],
   cookies: { signUpCode: { name: 'authjs.sign-up-code', maxAge: 15 * 60 } },
 }

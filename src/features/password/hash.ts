@@ -1,10 +1,11 @@
 /**
- * Password hashing with node:crypto's scrypt: no native addon to compile, nothing to download.
+ * Password hashing with node:crypto: Argon2id where this Node has it (≥ 24.7, argon2.ts), else
+ * scrypt; no native addon to compile, nothing to download.
  *
- * A hash is stored as one self-describing string, `$scrypt$ln=17,r=8,p=1$<salt>$<key>` (the PHC
- * string format: algorithm, `name=value` parameters, salt and key in unpadded base64), so the
- * parameters can be raised later: a hash made with older ones still verifies, and `needsRehash` says
- * when to store a new one.
+ * A hash is stored as one self-describing string, `$argon2id$v=19$m=19456,t=2,p=1$<salt>$<tag>` or
+ * `$scrypt$ln=17,r=8,p=1$<salt>$<key>` (the PHC string format: algorithm, `name=value` parameters,
+ * salt and key in unpadded base64), so the algorithm and its parameters can change later: a hash
+ * made otherwise still verifies (both hashers read both), and `needsRehash` says when to store a new one.
  *
  * The stored string is read strictly. A row that an attacker could edit must not make the server
  * spend minutes or gigabytes on one sign-in, so parameters beyond fixed bounds are refused before
@@ -14,6 +15,17 @@
  * optional `bcryptjs` package, loaded only when such a hash is met.
  */
 import { randomBytes, scrypt, timingSafeEqual, type BinaryLike, type ScryptOptions } from 'node:crypto'
+import {
+  ARGON2_SALT_BYTES,
+  ARGON2_TAG_BYTES,
+  availableArgon2,
+  formatArgon2id,
+  looksLikeArgon2id,
+  parseArgon2id,
+  resolveArgon2Parameters,
+  type Argon2Engine,
+  type Argon2Parameters,
+} from './argon2.js'
 
 /**
  * The scrypt cost parameters (RFC 7914 §2): `N` the CPU/memory cost, a power of two; `r` the block
@@ -47,9 +59,9 @@ export interface PasswordHasher {
   /**
    * Whether `password` is the one `stored` was made from. Resolves `false`, never rejects, for a
    * stored value that is not a hash this hasher reads (malformed, unknown format, parameters out of
-   * bounds), except a bcrypt hash while `bcryptjs` is not installed: that rejects with an Error
-   * saying to `npm install bcryptjs`, since refusing every imported user's password would look like
-   * wrong passwords.
+   * bounds), except a bcrypt hash while `bcryptjs` is not installed, and an Argon2id hash on a Node
+   * without `crypto.argon2` (before 24.7): those reject with an Error saying what is missing, since
+   * refusing every such user's password would look like wrong passwords.
    *
    * @param password The password as `normalizePassword` returned it (NFKC).
    * @param stored What `hash` returned, or an imported bcrypt hash.
@@ -57,8 +69,9 @@ export interface PasswordHasher {
   verify(password: string, stored: string): Promise<boolean>
   /**
    * Whether `stored` should be replaced by a new hash (after a successful `verify`, while the
-   * password is at hand): true unless it is scrypt with exactly this hasher's parameters, so also
-   * for bcrypt and for anything unreadable.
+   * password is at hand): true unless it is this hasher's algorithm with exactly its parameters, so
+   * also for another algorithm (scrypt for the Argon2id hasher and the other way round), for bcrypt
+   * and for anything unreadable.
    *
    * @param stored The stored hash.
    */
@@ -149,7 +162,8 @@ function resolveParameters(parameters: Partial<ScryptParameters> | undefined): S
 /**
  * A `PasswordHasher` on node:crypto's scrypt: 16-byte random salt, 32-byte key, stored as
  * `$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<key>` (unpadded base64). It also verifies bcrypt hashes
- * (`$2a$`, `$2b$`, `$2y$`) when the optional `bcryptjs` package is installed.
+ * (`$2a$`, `$2b$`, `$2y$`) when the optional `bcryptjs` package is installed, and Argon2id hashes
+ * (`argon2idHasher`'s) where this Node has `crypto.argon2` (24.7 and later) or `@node-rs/argon2` is installed.
  *
  * `verify` reads stored scrypt hashes whose parameters stay within these bounds, and returns `false`
  * for any other: log2(N) from 10 to 22, r and p at most 64, at most 1 GiB of memory (`128 · N · r`)
@@ -173,7 +187,11 @@ function resolveParameters(parameters: Partial<ScryptParameters> | undefined): S
  * @see https://github.com/P-H-C/phc-string-format/blob/master/phc-sf-spec.md (the string format)
  */
 export function scryptHasher(parameters?: Partial<ScryptParameters>): PasswordHasher {
-  const configured = resolveParameters(parameters)
+  return scryptHasherWith(resolveParameters(parameters), availableArgon2().engine)
+}
+
+/** `scryptHasher`, verifying stored Argon2id hashes with `argon2` (undefined: they reject, saying why). */
+export function scryptHasherWith(configured: ScryptParameters, argon2: Argon2Engine | undefined): PasswordHasher {
   const options = scryptOptions(configured)
   const prefix = `$scrypt$ln=${Math.log2(configured.N)},r=${configured.r},p=${configured.p}$`
 
@@ -185,17 +203,7 @@ export function scryptHasher(parameters?: Partial<ScryptParameters>): PasswordHa
       return `${prefix}${unpadded(salt)}$${unpadded(key)}`
     },
 
-    async verify(password: string, stored: string): Promise<boolean> {
-      assertPassword(password, 'verify')
-      if (typeof stored !== 'string') return false
-      const parsed = parseScrypt(stored)
-      if (parsed !== undefined) {
-        const derived = await deriveKey(password, parsed.salt, parsed.key.length, scryptOptions(parsed))
-        return derived.length === parsed.key.length && timingSafeEqual(derived, parsed.key)
-      }
-      if (isBcryptHash(stored)) return verifyBcrypt(password, stored)
-      return false
-    },
+    verify: (password: string, stored: string) => verifyStored(password, stored, argon2),
 
     needsRehash(stored: string): boolean {
       if (typeof stored !== 'string') return true
@@ -203,6 +211,96 @@ export function scryptHasher(parameters?: Partial<ScryptParameters>): PasswordHa
       return parsed === undefined || parsed.N !== configured.N || parsed.r !== configured.r || parsed.p !== configured.p
     },
   })
+}
+
+/**
+ * A `PasswordHasher` on Argon2id (RFC 9106) with node:crypto's `argon2` (Node 24.7 or later), or on
+ * an older Node the optional `@node-rs/argon2` package:
+ * 16-byte random salt, 32-byte tag, stored as `$argon2id$v=19$m=<KiB>,t=<passes>,p=<lanes>$<salt>$<tag>`
+ * (unpadded base64). It also verifies scrypt hashes (`scryptHasher`'s, within its bounds) and
+ * bcrypt hashes through the optional `bcryptjs` package; `needsRehash` is true for them.
+ *
+ * `verify` reads stored Argon2id hashes whose parameters stay within these bounds, and returns
+ * `false` for any other: `p` at most 16, `m` from 8 · p to 262144 KiB (256 MiB), `t` at most 16, and
+ * `m · t` at most 2^20 (27 times the default's work). New hashes must stay within them too.
+ *
+ * @param parameters Any of `m` (KiB, at least 7168), `t` and `p` (at least 1); the rest from
+ *   `DEFAULT_ARGON2ID` (OWASP's m = 19456, t = 2, p = 1). Throws a TypeError for values out of range,
+ *   and when this Node has no `crypto.argon2` and `@node-rs/argon2` is not installed.
+ * @example
+ * const hasher = argon2idHasher()
+ * const stored = await hasher.hash('correct horse battery staple') // '$argon2id$v=19$m=19456,t=2,p=1$…$…'
+ * await hasher.verify('correct horse battery staple', stored) // true
+ * @see https://www.rfc-editor.org/rfc/rfc9106 (Argon2)
+ * @see https://github.com/P-H-C/phc-string-format/blob/master/phc-sf-spec.md (the string format)
+ */
+export function argon2idHasher(parameters?: Partial<Argon2Parameters>): PasswordHasher {
+  const configured = resolveArgon2Parameters(parameters)
+  const argon2 = availableArgon2().engine
+  if (!argon2) throw new TypeError(`argon2idHasher: this Node.js (${process.version}) has no crypto.argon2, which Node 24.7 added, and @node-rs/argon2 is not installed; use scryptHasher() here, or the default hashing (Argon2id where it exists, scrypt elsewhere).`)
+  return argon2idHasherWith(configured, argon2)
+}
+
+/** `argon2idHasher` on the given engine. */
+export function argon2idHasherWith(configured: Argon2Parameters, argon2: Argon2Engine): PasswordHasher {
+  return Object.freeze({
+    async hash(password: string): Promise<string> {
+      assertPassword(password, 'hash')
+      const salt = randomBytes(ARGON2_SALT_BYTES)
+      return formatArgon2id(configured, salt, await argon2(password, salt, configured, ARGON2_TAG_BYTES))
+    },
+
+    verify: (password: string, stored: string) => verifyStored(password, stored, argon2),
+
+    needsRehash(stored: string): boolean {
+      if (typeof stored !== 'string') return true
+      const parsed = parseArgon2id(stored)
+      return parsed === undefined || parsed.m !== configured.m || parsed.t !== configured.t || parsed.p !== configured.p
+    },
+  })
+}
+
+/** What the default hashing is, for the line said at init and for the bench. */
+export type DefaultHashing = { readonly algorithm: 'argon2id'; readonly parameters: Argon2Parameters } | { readonly algorithm: 'scrypt'; readonly parameters: ScryptParameters }
+
+/** The default hashing where `argon2` is the Argon2id engine at hand (null: none, so scrypt). */
+export function defaultHashing(argon2: Argon2Engine | null = availableArgon2().engine ?? null): DefaultHashing {
+  return argon2 ? { algorithm: 'argon2id', parameters: resolveArgon2Parameters(undefined) } : { algorithm: 'scrypt', parameters: DEFAULT_SCRYPT }
+}
+
+/**
+ * The Password provider's default hasher: Argon2id at OWASP's parameters where an engine is at hand
+ * (node:crypto's on Node ≥ 24.7, else the optional `@node-rs/argon2`), else scrypt at its defaults. Either verifies the other's hashes
+ * (an Argon2id one only where the engine is) and imported bcrypt ones, and asks to rehash them.
+ *
+ * @param argon2 The Argon2id engine; default `availableArgon2()`'s. Tests pass `null` for "none".
+ */
+export function defaultPasswordHasher(argon2: Argon2Engine | null = availableArgon2().engine ?? null): PasswordHasher {
+  return argon2 ? argon2idHasherWith(resolveArgon2Parameters(undefined), argon2) : scryptHasherWith(DEFAULT_SCRYPT, undefined)
+}
+
+/**
+ * Whether `password` is the one `stored` was made from, whichever of scrypt, Argon2id and bcrypt
+ * made it; false for anything unreadable or out of bounds, before any work.
+ */
+async function verifyStored(password: string, stored: string, argon2: Argon2Engine | undefined): Promise<boolean> {
+  assertPassword(password, 'verify')
+  if (typeof stored !== 'string') return false
+  const parsed = parseScrypt(stored)
+  if (parsed !== undefined) {
+    const derived = await deriveKey(password, parsed.salt, parsed.key.length, scryptOptions(parsed))
+    return derived.length === parsed.key.length && timingSafeEqual(derived, parsed.key)
+  }
+  if (looksLikeArgon2id(stored)) {
+    const argon = parseArgon2id(stored)
+    if (argon === undefined) return false
+    // As for bcrypt without bcryptjs: refusing every such user's password would look like wrong passwords.
+    if (!argon2) throw new Error(`A stored password is an Argon2id hash, and this Node.js (${process.version}) cannot verify it: node:crypto has argon2 from Node 24.7 on; before, npm install @node-rs/argon2.`)
+    const tag = await argon2(password, argon.salt, argon, argon.tag.length)
+    return tag.length === argon.tag.length && timingSafeEqual(tag, argon.tag)
+  }
+  if (isBcryptHash(stored)) return verifyBcrypt(password, stored)
+  return false
 }
 
 function assertPassword(password: unknown, method: string): asserts password is string {

@@ -4,6 +4,9 @@
  * the hashing, the common-password list or the mail code: the password routes import them on first
  * use (src/password/), so reading sessions never does.
  */
+import { availableParallelism } from 'node:os'
+import { availableArgon2 } from './argon2.js'
+import type { LoggerInstance } from '../../logger.js'
 import { InvalidConfigurationError } from '../../errors.js'
 import type { PasswordConfig, PasswordHashing, PasswordMail } from '../../providers/password.js'
 import type { Adapter } from '../../types.js'
@@ -25,6 +28,8 @@ export interface PasswordSettings {
   readonly isBreached: ((password: string) => boolean | Promise<boolean>) | undefined
   /** The app's own hashing; undefined: scrypt at the defaults (src/features/password/hash.ts). */
   readonly hashing: PasswordHashing | undefined
+  /** The cap on concurrent hashes (limit.ts): at most `concurrency` at once, `queue` waiting. */
+  readonly hashingLimit: { readonly concurrency: number; readonly queue: number }
   /** What the verification mail carries: a link, a code, or both. */
   readonly verifyBy: 'link' | 'code' | 'both'
   /** Seconds. */
@@ -108,6 +113,7 @@ export function resolvePasswordProvider(
       maxLength,
       isBreached: options.isBreached,
       hashing,
+      hashingLimit: resolveHashingLimit(options.hashingLimit, fail),
       verifyBy,
       verificationMaxAge: options.verificationMaxAge ?? ONE_DAY,
       resetMaxAge: options.resetMaxAge ?? ONE_HOUR,
@@ -115,6 +121,48 @@ export function resolvePasswordProvider(
       mail: mailSettings(options, env, production, nodemailer, fail),
     }),
   })
+}
+
+/** Whether the scrypt fallback was said already in this process (`announceHashing`). */
+const announced = { scrypt: false }
+
+/**
+ * Says once per process, at init, that new passwords are hashed with scrypt because there is no
+ * Argon2id here (node:crypto's `argon2`, Node 24.7 and later, nor the optional `@node-rs/argon2`),
+ * when the provider uses the default hashing.
+ *
+ * @param argon2 Whether an Argon2id engine is at hand; tests pass false.
+ * @param said The once-per-process flag; tests pass their own.
+ */
+export function announceHashing(provider: PasswordProvider, logger: LoggerInstance, argon2 = availableArgon2().engine !== undefined, said = announced): void {
+  if (provider.password.hashing !== undefined || argon2 || said.scrypt) return
+  said.scrypt = true
+  logger.warn(
+    'PasswordHashingScrypt',
+    `Password provider "${provider.id}": no Argon2id here (node:crypto's argon2 came in Node 24.7, this is ${process.version}, and the optional @node-rs/argon2 is not installed), so new passwords are hashed with scrypt (N = 2^17: about 11 times the CPU time and 7 times the memory of Argon2id per sign-in, npm run bench password). On Node 24.7 or later, or with npm install @node-rs/argon2, new passwords get Argon2id, and scrypt hashes are replaced at their next sign-in.`,
+  )
+}
+
+/** The default queue of `hashingLimit`: waiting hashes past the running ones. */
+export const DEFAULT_HASHING_QUEUE = 16
+
+/**
+ * The default `hashingLimit.concurrency`: one thread of libuv's pool left to the app's other I/O
+ * (UV_THREADPOOL_SIZE, 4 by default), and no more than the cores (more at once only adds latency
+ * and memory, not sign-ins per second).
+ */
+export function defaultHashingConcurrency(): number {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4
+  return Math.max(1, Math.min(pool - 1, availableParallelism()))
+}
+
+function resolveHashingLimit(option: PasswordConfig['password']['hashingLimit'], fail: (message: string) => never): PasswordSettings['hashingLimit'] {
+  if (option !== undefined && (typeof option !== 'object' || option === null)) fail('hashingLimit must be an object such as { concurrency: 2, queue: 16 }.')
+  const concurrency = option?.concurrency ?? defaultHashingConcurrency()
+  const queue = option?.queue ?? DEFAULT_HASHING_QUEUE
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1 || concurrency > 1024) fail(`hashingLimit.concurrency must be a whole number from 1 to 1024; got ${String(concurrency)}.`)
+  if (!Number.isSafeInteger(queue) || queue < 0 || queue > 100_000) fail(`hashingLimit.queue must be a whole number from 0 to 100000; got ${String(queue)}.`)
+  return Object.freeze({ concurrency, queue })
 }
 
 function mailSettings(

@@ -15,6 +15,8 @@ import type { OutgoingCookie } from '../../../session/cookies.js'
 import { ownerWithSessionId, sessionOwner, type SessionOwner } from '../../../session/devices.js'
 import type { PasswordAdapter } from '../provider.js'
 import { renderChangePasswordPage } from '../pages/password.js'
+import { PasswordBusyError } from '../errors.js'
+import { asBusy, busyMessage } from './busy.js'
 import { formRefusal, loadAccounts, passwordProvider } from './shared.js'
 
 export const changePasswordPage: Action = async (ctx) => {
@@ -35,6 +37,7 @@ export const changePasswordAction: Action = async (ctx) => {
     const { changePassword } = await loadAccounts()
     await changePassword(ctx, passwordProvider(ctx.config), owner, { currentPassword: ctx.body.currentPassword, newPassword: ctx.body.password })
   } catch (error) {
+    if (error instanceof PasswordBusyError) return asBusy(await page(ctx, owner.userId, 503, { error: busyMessage(error) }, cookies), error)
     const refusal = formRefusal(error)
     if (refusal === undefined) throw error
     return page(ctx, owner.userId, 400, { error: refusal }, cookies)

@@ -9,6 +9,8 @@ import { renderResetPasswordPage } from '../pages/password.js'
 import { actionPath, assertCsrf, issueCsrf, type Action, type ActionContext } from '../../../actions/context.js'
 import { formRefusal, linkParams, loadAccounts, passwordProvider, shownAddress, signInUrl } from './shared.js'
 import { homeUrl } from '../../../actions/home.js'
+import { PasswordBusyError } from '../errors.js'
+import { asBusy, busyMessage } from './busy.js'
 
 export const resetPasswordPage: Action = async (ctx) => page(ctx, linkParams(Object.fromEntries(ctx.query), 'reset'), 200)
 
@@ -20,6 +22,7 @@ export const resetPasswordAction: Action = async (ctx) => {
     const { resetPassword } = await loadAccounts()
     return await resetPassword(ctx, provider, { ...link, password: ctx.body.password })
   } catch (error) {
+    if (error instanceof PasswordBusyError) return asBusy(page(ctx, link, 503, busyMessage(error)), error)
     const refusal = formRefusal(error)
     if (refusal === undefined) throw error
     return page(ctx, link, 400, refusal)

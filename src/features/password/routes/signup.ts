@@ -9,6 +9,8 @@ import type { AuthResponse } from '../../../http/respond.js'
 import { actionPath, assertCsrf, issueCsrf, resolveCallbackUrl, stringValue, type Action, type ActionContext } from '../../../actions/context.js'
 import { formRefusal, loadAccounts, passwordProvider, signInUrl } from './shared.js'
 import { homeUrl } from '../../../actions/home.js'
+import { PasswordBusyError } from '../errors.js'
+import { asBusy, busyMessage } from './busy.js'
 
 export const signUpPage: Action = async (ctx) => page(ctx, 200)
 
@@ -20,6 +22,7 @@ export const signUpAction: Action = async (ctx) => {
     const { signUp } = await loadAccounts()
     return await signUp(ctx, provider, { email: ctx.body.email, password: ctx.body.password, name: ctx.body.name, username: ctx.body.username, callbackUrl })
   } catch (error) {
+    if (error instanceof PasswordBusyError) return asBusy(await page(ctx, 503, busyMessage(error)), error)
     const refusal = formRefusal(error)
     if (refusal === undefined) throw error
     return page(ctx, 400, refusal)
