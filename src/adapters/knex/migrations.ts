@@ -288,15 +288,7 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.alterTable(tables.users, (table) => {
         table.dropIndex([users.deletedAt], tableIndex(tables.users, 'deleted'))
       })
-      // Knex drops a SQLite column by copying the table and dropping the old one, whose foreign keys
-      // cascade: every user's sessions, accounts and passwords would go. SQLite (3.35 on) drops it in place.
-      if (knex.client.dialect === 'sqlite3') {
-        await knex.raw('alter table ?? drop column ??', [tables.users, users.deletedAt])
-        return
-      }
-      await knex.schema.alterTable(tables.users, (table) => {
-        table.dropColumn(users.deletedAt)
-      })
+      await dropUserColumns(knex, tables.users, [users.deletedAt])
     },
   },
   {
@@ -310,14 +302,7 @@ const MIGRATIONS: readonly Migration[] = [
       })
     },
     async down(knex, { tables, users }) {
-      // In place on SQLite, as the eleventh's down: Knex's copy of the table would cascade to every user's rows.
-      if (knex.client.dialect === 'sqlite3') {
-        await knex.raw('alter table ?? drop column ??', [tables.users, users.roles])
-        return
-      }
-      await knex.schema.alterTable(tables.users, (table) => {
-        table.dropColumn(users.roles)
-      })
+      await dropUserColumns(knex, tables.users, [users.roles])
     },
   },
   {
@@ -362,17 +347,25 @@ const MIGRATIONS: readonly Migration[] = [
       })
     },
     async down(knex, { tables, users }) {
-      // In place on SQLite, as the eleventh's down: Knex's copy of the table would cascade to every user's rows.
-      if (knex.client.dialect === 'sqlite3') {
-        for (const column of [users.bannedAt, users.banReason, users.banExpiresAt]) await knex.raw('alter table ?? drop column ??', [tables.users, column])
-        return
-      }
-      await knex.schema.alterTable(tables.users, (table) => {
-        table.dropColumns(users.bannedAt, users.banReason, users.banExpiresAt)
-      })
+      await dropUserColumns(knex, tables.users, [users.bannedAt, users.banReason, users.banExpiresAt])
     },
   },
 ]
+
+/**
+ * Drops columns of the users table. Knex drops a SQLite column by copying the table and dropping the
+ * old one, whose foreign keys cascade: every user's sessions, accounts and passwords would go; SQLite
+ * (3.35 on) drops them in place instead.
+ */
+async function dropUserColumns(knex: Knex, table: string, columns: readonly string[]): Promise<void> {
+  if (knex.client.dialect === 'sqlite3') {
+    for (const column of columns) await knex.raw('alter table ?? drop column ??', [table, column])
+    return
+  }
+  await knex.schema.alterTable(table, (builder) => {
+    builder.dropColumns(...columns)
+  })
+}
 
 /** `session_expires_index`, `apikey_owner_index`, `user_deleted_index`: one identifier, whatever the table's schema. */
 function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted' | 'at' | 'user'): string {
