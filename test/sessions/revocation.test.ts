@@ -414,9 +414,10 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       // Two pools on one database, as two app servers have.
       const other = knex(db.config)
       try {
-        // Reads are timed in whole seconds: 2 leaves at least a second for the reads meant to fall within it.
-        const one = app({ store: { knex: db.knex }, revocationCacheSeconds: 2 })
-        const two = app({ store: { knex: other }, revocationCacheSeconds: 2 })
+        // Reads are timed in whole seconds: 4 leaves at least three for the reads meant to fall within it
+        // (with 2, one second was too little on a loaded machine: CI saw the second batch poll).
+        const one = app({ store: { knex: db.knex }, revocationCacheSeconds: 4 })
+        const two = app({ store: { knex: other }, revocationCacheSeconds: 4 })
         const cookies = await Promise.all(Array.from({ length: 10 }, (_, i) => sessionCookie(one.app, `user${i}`)))
         expect((await Promise.all(cookies.map((cookie) => whoIs(two.app, cookie)))).map((answer) => answer.name)).toEqual(cookies.map((_, i) => `user${i}`))
 
@@ -427,14 +428,14 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
         await Promise.all(cookies.map((cookie) => whoIs(two.app, cookie)))
         expect(queries).toEqual([])
         // Past it: one poll of the changes for all ten sessions, none of them asked again.
-        await pause(2100)
+        await pause(4100)
         await Promise.all(cookies.map((cookie) => whoIs(two.app, cookie)))
         expect(queries).toHaveLength(1)
 
         await signOutWith(one.app, cookies[3]!)
         await revokeEverywhere(one.app, cookies[7]!)
         queries.length = 0
-        await pause(2100)
+        await pause(4100)
         const after = await Promise.all(cookies.map((cookie) => whoIs(two.app, cookie)))
         other.off('query', count)
         expect(after.map((answer) => answer.name)).toEqual(cookies.map((_, i) => (i === 3 || i === 7 ? null : `user${i}`)))
