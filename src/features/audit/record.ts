@@ -5,6 +5,7 @@
  * read at once, while the request that emitted the event is still the current one.
  */
 import { randomUUID } from 'node:crypto'
+import { requestLogFields } from '../../http/log-fields.js'
 import { currentRequest } from '../../http/request-scope.js'
 import { clientDetails } from '../../session/revocation.js'
 import type { EventFields, EventName } from '../../types.js'
@@ -68,9 +69,6 @@ const PARTS: Partial<Record<EventName, (message: Message, fields: EventFields) =
 /** Role names as one detail (`admin,editor`; empty: the default roles). */
 const roleList = (value: unknown): string => (Array.isArray(value) ? value.filter((role): role is string => typeof role === 'string').join(',') : '')
 
-// The auth routes that name a provider: /signin/:provider, /callback/:provider.
-const PROVIDER_ROUTE = /\/(?:signin|callback)\/([^/?]+)/
-
 /**
  * The row of event `name`, or undefined when it is no security event (`updateUser`, `session`).
  * A user's deletion is kept with no user: deleteUser clears the user's other rows the same way.
@@ -78,14 +76,11 @@ const PROVIDER_ROUTE = /\/(?:signin|callback)\/([^/?]+)/
 export function auditRecord(name: EventName, message: unknown, fields: EventFields, now: Date): AuditEvent | undefined {
   const part = PARTS[name]?.(message as Message, fields)
   if (!part) return undefined
-  const request = currentRequest()?.req
-  const { ipAddress, userAgent } = clientDetails(request)
-  const header = request?.headers['x-request-id']
-  const id = (request as { id?: unknown } | undefined)?.id
-  const requestId = typeof id === 'string' || typeof id === 'number' ? String(id) : typeof header === 'string' ? header : null
-  const route = PROVIDER_ROUTE.exec(request?.originalUrl ?? request?.url ?? '')?.[1]
+  const { ipAddress, userAgent } = clientDetails(currentRequest()?.req)
+  // The request's id, the provider of its auth route, and its signed-in user, as log lines carry them.
+  const request = requestLogFields()
   // Who did it, when the request's signed-in user (as auth() set req.auth) is not the user it is about: an administrator.
-  const caller = (request as { auth?: { user?: { id?: unknown } } | null } | undefined)?.auth?.user?.id
+  const caller = request?.userId
   const userId = part.type === 'user-deleted' ? null : (fields.userId ?? null)
   const details = part.details && Object.keys(part.details).length > 0 ? part.details : null
   return {
@@ -94,21 +89,13 @@ export function auditRecord(name: EventName, message: unknown, fields: EventFiel
     type: part.type as AuditEventType,
     outcome: part.outcome ?? 'success',
     userId,
-    actorId: typeof caller === 'string' && caller !== userId && part.type !== 'user-deleted' ? caller : null,
+    actorId: caller !== undefined && caller !== userId && part.type !== 'user-deleted' ? caller : null,
     target: part.target ?? null,
-    method: part.method ?? (route ? safeDecode(route) : null),
+    method: part.method ?? request?.provider ?? null,
     reason: part.reason ?? null,
     ipAddress,
     userAgent,
-    requestId: requestId ? requestId.slice(0, 300) : null,
+    requestId: request?.requestId ?? null,
     details,
-  }
-}
-
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment).slice(0, 64)
-  } catch {
-    return segment.slice(0, 64)
   }
 }
