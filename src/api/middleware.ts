@@ -48,8 +48,11 @@ function exemption({ config }: Api): (req: NodeRequest) => boolean {
   }
 }
 
-/** Not authorized: JSON clients get a 401 they can act on, browsers the sign-in page with a way back. */
-function refuse({ config }: Api, req: NodeRequest, res: ServerResponse, next: NextFunction): void {
+/**
+ * Not authorized: JSON clients get a 401 they can act on, browsers the sign-in page with a way back.
+ * `scriptsGet401`: a request that does not ask for HTML (fetch, curl) gets the 401 too (`requirePermission`).
+ */
+export function refuse({ config }: Api, req: NodeRequest, res: ServerResponse, next: NextFunction, { scriptsGet401 = false }: { scriptsGet401?: boolean } = {}): void {
   let signInUrl: string
   try {
     signInUrl = pageUrl({ config, origin: requestOrigin(req, config), basePath: config.basePath }, 'signIn', '/signin', { callbackUrl: originalPath(req) })
@@ -59,8 +62,13 @@ function refuse({ config }: Api, req: NodeRequest, res: ServerResponse, next: Ne
     return sendResponse(req, res, requestErrorResponse(error))
   }
   // Auth.js's client asks with X-Auth-Return-Redirect: it gets the same 401, with `url` as it expects.
-  if (wantsJson(req) || req.headers['x-auth-return-redirect'] === '1') {
+  if (wantsJson(req) || req.headers['x-auth-return-redirect'] === '1' || (scriptsGet401 && !acceptsHtml(req))) {
     return sendResponse(req, res, { status: 401, json: { error: 'SessionRequired', message: 'Sign in to access this resource.', signInUrl, url: signInUrl } })
   }
   sendResponse(req, res, { redirect: signInUrl })
+}
+
+/** A browser asks for HTML; a script (fetch, curl) asks for anything or nothing. */
+export function acceptsHtml(req: NodeRequest): boolean {
+  return (req.headers.accept ?? '').includes('text/html')
 }

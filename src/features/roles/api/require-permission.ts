@@ -5,10 +5,9 @@
  * without the permission: 403, JSON or a short page.
  */
 import type { ServerResponse } from 'node:http'
-import { pageUrl } from '../../../actions/context.js'
-import { isRequestError, requestErrorResponse } from '../../../actions/failure.js'
 import type { Api } from '../../../api/context.js'
-import { originalPath, requestOrigin, wantsJson, type NodeRequest } from '../../../http/request.js'
+import { acceptsHtml, refuse } from '../../../api/middleware.js'
+import { wantsJson, type NodeRequest } from '../../../http/request.js'
 import { sendResponse } from '../../../http/respond.js'
 import type { NextFunction } from '../../../http/router.js'
 import { escapeHtml } from '../../../pages/html.js'
@@ -44,35 +43,15 @@ export function createRequirePermission(api: Api): RequirePermissionFunction {
       } catch (error) {
         return next(error)
       }
-      if (!session) return refuseSignedOut(api, req, res, next)
+      if (!session) return refuse(api, req, res, next, { scriptsGet401: true })
       if (!sessionGrants(api, session, needed)) return refuseForbidden(req, res)
       api.requestScope.runUntilClosed({ req, res }, () => next())
     }
   }
 }
 
-function refuseSignedOut(api: Api, req: NodeRequest, res: ServerResponse, next: NextFunction): void {
-  const { config } = api
-  let signInUrl: string
-  try {
-    signInUrl = pageUrl({ config, origin: requestOrigin(req, config), basePath: config.basePath }, 'signIn', '/signin', { callbackUrl: originalPath(req) })
-  } catch (error) {
-    if (!isRequestError(error)) return next(error)
-    return sendResponse(req, res, requestErrorResponse(error))
-  }
-  if (wantsJson(req) || req.headers['x-auth-return-redirect'] === '1' || !acceptsHtml(req)) {
-    return sendResponse(req, res, { status: 401, json: { error: 'SessionRequired', message: 'Sign in to access this resource.', signInUrl, url: signInUrl } })
-  }
-  sendResponse(req, res, { redirect: signInUrl })
-}
-
 function refuseForbidden(req: NodeRequest, res: ServerResponse): void {
   const message = 'You do not have permission to do this.'
   if (!acceptsHtml(req) || wantsJson(req)) return sendResponse(req, res, { status: 403, json: { error: 'Forbidden', message } })
   sendResponse(req, res, { status: 403, html: `<!doctype html><html lang="en"><meta charset="utf-8"><title>Forbidden</title><h1>Forbidden</h1><p>${escapeHtml(message)}</p></html>` })
-}
-
-/** A browser asks for HTML; a script (fetch, curl) asks for anything or nothing. */
-function acceptsHtml(req: NodeRequest): boolean {
-  return (req.headers.accept ?? '').includes('text/html')
 }
