@@ -3,6 +3,7 @@
  * again after a wrong code. Its form posts the code (CSRF-checked) to /callback/<id>.
  */
 import { html } from '../../pages/html.js'
+import { mailedCodeField } from '../../pages/code-field.js'
 import { isSafePageUrl, renderLayout } from '../../pages/theme.js'
 import type { Theme } from '../../types.js'
 import { CODE_DIGITS } from '../../mail/code.js'
@@ -39,8 +40,7 @@ ${props.error !== undefined && html`<div class="alert" role="alert">${props.erro
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
 <input type="hidden" name="email" value="${props.email}">
 <input type="hidden" name="callbackUrl" value="${props.callbackUrl}">
-<div><label for="email-code">Code</label>
-<input id="email-code" type="text" name="code" inputmode="numeric" pattern="[0-9 ]*" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="16" required autofocus></div>
+${mailedCodeField('email-code', 'Code')}
 <button type="submit">Sign in</button>
 </form>
 <p class="links"><a href="${props.signInUrl}">Ask for a new code</a></p>`

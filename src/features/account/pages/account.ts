@@ -6,6 +6,7 @@
  */
 import type { Theme } from '../../../types.js'
 import { html, type SafeHtml } from '../../../pages/html.js'
+import { mailedCodeField } from '../../../pages/code-field.js'
 import { isSafePageUrl, renderLayout } from '../../../pages/theme.js'
 
 /** One provider account of the user, or one they could connect. */
@@ -77,8 +78,7 @@ ${props.notice ? html`<div class="alert" role="status">${props.notice}</div>` : 
 ${props.codeFor === undefined ? '' : html`<form method="post" action="${props.basePath}/account/email/code">
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
 <input type="hidden" name="email" value="${props.codeFor}">
-<div><label for="account-email-code">Code sent to ${props.codeFor}</label>
-<input id="account-email-code" type="text" name="code" inputmode="numeric" pattern="[0-9 ]*" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="16" required autofocus></div>
+${mailedCodeField('account-email-code', `Code sent to ${props.codeFor}`)}
 <button type="submit">Change the address</button>
 </form>`}</section>
 ${props.links.map((link) => html`<section><h2>${link.label}</h2><p>${link.text} <a href="${link.href}">${link.action}</a></p></section>`)}

@@ -4,6 +4,7 @@
  */
 import type { Theme } from '../../../types.js'
 import { html } from '../../../pages/html.js'
+import { mailedCodeField } from '../../../pages/code-field.js'
 import { isSafePageUrl, renderLayout } from '../../../pages/theme.js'
 import { CODE_DIGITS } from '../../../mail/code.js'
 
@@ -40,8 +41,7 @@ ${props.error !== undefined && html`<div class="alert" role="alert">${props.erro
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
 <input type="hidden" name="email" value="${props.email}">
 <input type="hidden" name="callbackUrl" value="${props.callbackUrl}">
-<div><label for="sign-up-code">Code</label>
-<input id="sign-up-code" type="text" name="code" inputmode="numeric" pattern="[0-9 ]*" autocomplete="one-time-code" autocapitalize="off" spellcheck="false" maxlength="16" required autofocus></div>
+${mailedCodeField('sign-up-code', 'Code')}
 <button type="submit">Confirm my address</button>
 </form>
 <form method="post" action="${props.resendAction}">
