@@ -14,11 +14,14 @@ declare module '../../errors.js' {
 /**
  * Why an admin call was refused:
  * - `not_signed_in`: nobody is signed in on the request;
- * - `forbidden`: the caller's roles do not grant the action (`user: ['list']`, `['set-role']`, `['revoke-sessions']`);
+ * - `forbidden`: the caller's roles do not grant the action (`user: ['list']`, `['set-role']`, `['revoke-sessions']`, …);
  * - `own_roles`: an administrator changing their own roles (another administrator must: nobody raises or drops their own);
- * - `not_found`: no such user.
+ * - `not_found`: no such user;
+ * - `no_address`: the user has no e-mail address to send a reset link to;
+ * - `mail_failed`: the reset link could not be mailed (the transport's error is logged, the link redacted);
+ * - `email_taken`: `createUser` with the address of an existing user.
  */
-export type AdminErrorCode = 'not_signed_in' | 'forbidden' | 'own_roles' | 'not_found'
+export type AdminErrorCode = 'not_signed_in' | 'forbidden' | 'own_roles' | 'not_found' | 'no_address' | 'mail_failed' | 'email_taken'
 
 /** A refused admin call; see `AdminErrorCode`. */
 export class AdminError extends AuthError {

@@ -1,15 +1,19 @@
 /**
  * The admin API (`admin` option): an administrator finds users (`listUsers`, `getUserDetails`),
  * sets their roles (`setUserRoles`), signs them out everywhere (`revokeUserSessions`) and bans them
- * (`banUser`, `unbanUser`: sign-ins refused before any session, by the `beforeSession` hook), each call
- * checking the caller's permission through the roles wing (`user: ['list' | 'set-role' |
- * 'revoke-sessions' | 'ban']`, the `adminStatements`), and the ones that change something CSRF-checked.
+ * (`banUser`, `unbanUser`: sign-ins refused before any session, by the `beforeSession` hook), deletes
+ * them (`createUser`, `deleteUser`), and helps them back in (`resetUserTwoFactor`, `sendPasswordResetLink`), each
+ * call checking the caller's permission through the roles wing (`user: [action]` of the
+ * `adminStatements`), and the ones that change something CSRF-checked.
  * Server-side functions only, no route or page yet.
  */
 import type { Feature } from '../../composition/index.js'
 import { createBanUser, createUnbanUser, type BanUserFunction, type UnbanUserFunction } from './api/ban-user.js'
 import { activeBan } from './api/context.js'
+import { createCreateUser, type CreateUserFunction } from './api/create-user.js'
+import { createDeleteUser, type DeleteUserFunction } from './api/delete-user.js'
 import { createGetUserDetails, type GetUserDetailsFunction } from './api/get-user-details.js'
+import { createResetUserTwoFactor, createSendPasswordResetLink, type ResetUserTwoFactorFunction, type SendPasswordResetLinkFunction } from './api/help-user.js'
 import { createListUsers, type ListUsersFunction } from './api/list-users.js'
 import { createRevokeUserSessions, type RevokeUserSessionsFunction } from './api/revoke-user-sessions.js'
 import { createSetUserRoles, type SetUserRolesFunction } from './api/set-user-roles.js'
@@ -31,11 +35,20 @@ export interface AdminApi {
   banUser: BanUserFunction
   /** Lifts a user's ban (`user: ['ban']`, CSRF-checked). */
   unbanUser: UnbanUserFunction
+  /** Creates a user, mailed a link to set their password (`user: ['create']`, CSRF-checked). */
+  createUser: CreateUserFunction
+  /** Deletes a user at once, every wing's rows in one transaction (`user: ['delete']`, the `account` option, CSRF-checked). */
+  deleteUser: DeleteUserFunction
+  /** Removes a user's second factor (`user: ['reset-two-factor']`, the `twoFactor` option, CSRF-checked). */
+  resetUserTwoFactor: ResetUserTwoFactorFunction
+  /** Mails a user a password reset link (`user: ['send-reset-link']`, a password provider, CSRF-checked). */
+  sendPasswordResetLink: SendPasswordResetLinkFunction
 }
 
 export const adminFeature: Feature = {
   name: 'admin',
-  requires: ['roles'],
+  // The account, password and two-factor wings' modules are imported by the functions that reach them, when they are on.
+  requires: ['roles', 'account', 'password', 'two-factor'],
   resolve: (config) => resolveAdmin(config.admin),
   check: assertAdmin,
   api: (api): AdminApi => ({
@@ -45,6 +58,10 @@ export const adminFeature: Feature = {
     revokeUserSessions: createRevokeUserSessions(api),
     banUser: createBanUser(api),
     unbanUser: createUnbanUser(api),
+    createUser: createCreateUser(api),
+    deleteUser: createDeleteUser(api),
+    resetUserTwoFactor: createResetUserTwoFactor(api),
+    sendPasswordResetLink: createSendPasswordResetLink(api),
   }),
   hooks: {
     // Every sign-in method's finish, before the session: a banned user is refused (an expired ban lifts itself).
@@ -54,7 +71,7 @@ export const adminFeature: Feature = {
       if (activeBan(await ctx.config.adapter!.getUserBan!(id), Date.now())) throw new UserBannedError(`User ${id} is banned: the sign-in is refused.`)
     },
   },
-  adapterMethods: ['listUsers', 'getUser', 'getAccountsByUserId', 'banUser', 'unbanUser', 'getUserBan'],
+  adapterMethods: ['listUsers', 'createUser', 'getUser', 'getUserByEmail', 'getAccountsByUserId', 'banUser', 'unbanUser', 'getUserBan'],
   events: ['userBanned', 'userUnbanned'],
   errors: ['Admin', 'UserBanned'],
 }

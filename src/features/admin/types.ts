@@ -40,6 +40,18 @@ export interface BanUserOptions {
   skipCsrfCheck?: boolean | undefined
 }
 
+/** What `createUser` takes. */
+export interface CreateUserOptions {
+  /** The new user's address (normalised as every sign-in does). */
+  email: string
+  /** Their name (at most 200 characters). */
+  name?: string | undefined
+  /** Mail them the password provider's reset link, with which they set a password (default true). */
+  sendPasswordLink?: boolean | undefined
+  csrfToken?: string | undefined
+  skipCsrfCheck?: boolean | undefined
+}
+
 /** A page of users. */
 export interface AdminUserPage {
   users: AdminUser[]

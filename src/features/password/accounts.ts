@@ -439,6 +439,28 @@ export async function requestPasswordReset(ctx: ActionContext, provider: Passwor
 }
 
 /**
+ * A reset link mailed to `user` at an administrator's request (the admin wing's
+ * `sendPasswordResetLink`): the same link as "forgot password" sends, bound to the password stored
+ * now, without the per-address rate limit (the caller is an administrator). Awaited: a failed
+ * delivery is logged (the link and address redacted) and answered with null.
+ * @returns When the link expires; null when the mail could not be sent.
+ * @throws InvalidConfigurationError (untrusted link origin), EmailSignInError (not an address), AdapterError
+ */
+export async function mailResetLink(ctx: ActionContext, provider: PasswordProvider, user: AdapterUser, email: string): Promise<Date | null> {
+  assertTrustedLinkOrigin(ctx)
+  const address = requireAddress(email)
+  const { token, expires } = await issueLink(ctx, await resetSubject(ctx.config.adapter as PasswordAdapter, user), address, provider.password.resetMaxAge)
+  const url = linkUrl(ctx, '/reset-password', token, address)
+  try {
+    await sendPasswordMail(ctx, provider, 'reset-password', address, url, expires)
+  } catch (error) {
+    ctx.config.logger.error('PasswordMailError', `The reset-password mail of the "${provider.id}" provider could not be sent: ${describeError(redactError(error, [url, address]))}`)
+    return null
+  }
+  return expires
+}
+
+/**
  * POST /reset-password: the link's token used (once; of concurrent resets one wins), the new
  * password stored, the address marked verified (the link proved it), every session of the user
  * ended, and this browser signed in.

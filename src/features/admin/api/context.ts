@@ -12,6 +12,7 @@ import { signedInUserId } from '../../../session/strategy.js'
 import type { AdapterUser } from '../../../types.js'
 import { sessionGrants } from '../../roles/api/has-permission.js'
 import { createGetRoles } from '../../roles/api/set-roles.js'
+import { adminStatements } from '../config.js'
 import { AdminError } from '../errors.js'
 import type { AdminUser, UserBan } from '../types.js'
 
@@ -19,7 +20,7 @@ import type { AdminUser, UserBan } from '../types.js'
 export type AdminCallContext = SessionsCallContext
 
 /** An admin action: `user: [action]` of the admin statements. */
-export type AdminAction = 'list' | 'set-role' | 'revoke-sessions' | 'ban'
+export type AdminAction = (typeof adminStatements.user)[number]
 
 /**
  * The call on `given`, once the caller may do `action`.
