@@ -18,6 +18,7 @@ export interface ErrorTypes {
   CallbackRouteError: true
   CredentialsSignin: true
   EmailSignInError: true
+  Impersonating: true
   InvalidConfiguration: true
   InvalidProvider: true
   InvalidRequest: true
@@ -49,6 +50,7 @@ export interface ClientErrorCodes {
   Configuration: true
   CredentialsSignin: true
   EmailSignInError: true
+  Impersonating: true
   MissingCSRF: true
   OAuthAccountNotLinked: true
   RateLimited: true
@@ -462,6 +464,25 @@ export class RecentSignInRequiredError extends AuthError {
     this.age = details.age
     this.maxAge = details.maxAge
     this.url = details.url
+  }
+}
+
+/**
+ * A change of the user's credentials (password, e-mail address, second factor, passkeys, linked
+ * accounts, the account's deletion) asked in a session an administrator started as the user
+ * (impersonation, docs/admin.md): refused, whoever asks. The error page says so (`?error=Impersonating`).
+ */
+export class ImpersonatingError extends AuthError {
+  /** The administrator acting as the user. */
+  readonly impersonatedBy: string
+
+  constructor(what: string, impersonatedBy: string) {
+    super('Impersonating', `${what}: refused in a session an administrator (${impersonatedBy}) started as the user: an impersonation cannot change the user's credentials.`)
+    this.impersonatedBy = impersonatedBy
+  }
+
+  override get clientCode(): ClientErrorCode {
+    return 'Impersonating'
   }
 }
 

@@ -84,6 +84,7 @@ export type { BanUserFunction, UnbanUserFunction } from './features/admin/api/ba
 export type { CreateUserFunction } from './features/admin/api/create-user.js'
 export type { DeleteUserFunction } from './features/admin/api/delete-user.js'
 export type { ResetUserTwoFactorFunction, SendPasswordResetLinkFunction } from './features/admin/api/help-user.js'
+export type { ImpersonateUserFunction, StopImpersonatingFunction } from './features/admin/api/impersonate.js'
 export { adminStatements } from './features/admin/config.js'
 export type { ListAuditEventsFunction } from './features/audit/api/list-audit-events.js'
 export type { ExportAuditEventsFunction } from './features/audit/api/export-audit-events.js'

@@ -29,6 +29,8 @@ export interface LogFields {
   provider?: string | undefined
   /** The user the line is about, or the signed-in user of the request (`req.auth`). */
   userId?: string | undefined
+  /** The administrator impersonating the request's signed-in user (`req.auth.impersonatedBy`). */
+  impersonatedBy?: string | undefined
 }
 
 /** One log line in the structured form: what `logger.log(record)` receives. */

@@ -56,7 +56,10 @@ export interface User {
 
 /** What `getSessionAndUser` is asked to read of the user besides its own fields. */
 export interface SessionUserOptions {
-  /** Fields a wing carries in the session (`roles`): read in the session's one query. */
+  /**
+   * Fields a wing carries in the session (`roles`): read in the session's one query. And
+   * `impersonatedBy`: the session row's own column of that name (`AdapterSession.impersonatedBy`).
+   */
   readonly with?: readonly string[] | undefined
 }
 
@@ -81,6 +84,11 @@ export interface Session {
    * A `session` callback may set its own values.
    */
   error?: 'RefreshAccessTokenError' | (string & {}) | undefined
+  /**
+   * Set on a session an administrator started as this user (impersonation, docs/admin.md): the
+   * administrator's user id. It ends at its own time and is never extended; the app's callbacks cannot remove it.
+   */
+  impersonatedBy?: string | undefined
   [key: string]: unknown
 }
 
@@ -198,6 +206,11 @@ export interface AdapterSession {
   confirmedAt?: Date | null
   /** How: the provider id of the sign-in, or the confirmation's method (`password`, `two-factor`). */
   confirmedWith?: string | null
+  /**
+   * The user id of the administrator who started this session as the user (impersonation,
+   * docs/admin.md); `null` or absent for the user's own sessions. From the fifteenth migration on.
+   */
+  impersonatedBy?: string | null
 }
 
 /** A single-use token, e.g. of an e-mail sign-in link (spec §2.6 VerificationToken). */

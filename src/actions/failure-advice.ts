@@ -23,6 +23,7 @@ const ADVICE: Readonly<Record<ClientErrorCode, (basePath: string) => FailureAdvi
   }),
   CredentialsSignin: () => ({ status: 401, message: 'The credentials were refused: check them and try again.' }),
   AccessDenied: () => ({ status: 403, message: 'The signIn callback refused this sign-in.' }),
+  Impersonating: () => ({ status: 403, message: 'An administrator impersonating the user cannot change their password, address, second factor, passkeys or linked accounts.' }),
   RateLimited: () => ({ status: 429, message: 'Too many attempts: wait the seconds of the Retry-After header, then try again.' }),
   Configuration: () => ({ status: 500, message: 'The server could not complete the request; its log says why.' }),
   AdapterError: () => ({ status: 503, message: 'The database could not be reached: try again in a moment.' }),

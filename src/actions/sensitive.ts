@@ -5,7 +5,9 @@
  * wing: without the account wing there is no hook, and nothing changes.
  */
 import { hooksOf } from '../composition/index.js'
-import { RecentSignInRequiredError } from '../errors.js'
+import { ImpersonatingError, RecentSignInRequiredError } from '../errors.js'
+import { impersonatorOf } from '../session/strategy.js'
+import { failureResponse } from './failure.js'
 import { wantsJson } from '../http/request.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { ActionContext } from './context.js'
@@ -16,7 +18,18 @@ import type { ActionContext } from './context.js'
  * @throws RecentSignInRequiredError
  */
 export async function assertRecentSignInIfRequired(ctx: ActionContext, what: string, returnTo: string): Promise<void> {
+  await assertNotImpersonating(ctx, what)
   for (const hook of hooksOf(ctx.config, 'sensitiveAction')) await hook(ctx, what, returnTo)
+}
+
+/**
+ * Refuses a change of the user's credentials in a session an administrator started as the user
+ * (impersonation): it is not theirs to make, whatever the recency of the sign-in.
+ * @throws ImpersonatingError
+ */
+export async function assertNotImpersonating(ctx: ActionContext, what: string): Promise<void> {
+  const by = await impersonatorOf(ctx)
+  if (by) throw new ImpersonatingError(what, by)
 }
 
 /**
@@ -30,6 +43,7 @@ export async function recentSignInRefusal(ctx: ActionContext, what: string, retu
     await assertRecentSignInIfRequired(ctx, what, returnTo)
     return undefined
   } catch (error) {
+    if (error instanceof ImpersonatingError) return failureResponse(error, ctx)
     if (!(error instanceof RecentSignInRequiredError) || error.url === undefined) throw error
     ctx.config.logger.debug('RecentSignInRequired', error.message)
     return recentSignInAnswer(ctx, error.url, options.json)

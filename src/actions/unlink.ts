@@ -16,6 +16,7 @@ import { PROVIDER_TOKENS_CLAIM, tokensClaim } from '../session/provider-tokens.j
 import { signedInUserId } from '../session/strategy.js'
 import type { Adapter, AdapterAccount } from '../types.js'
 import type { ActionContext } from './context.js'
+import { assertNotImpersonating } from './sensitive.js'
 import { emitEvent } from '../events.js'
 import { compositionOf } from '../composition/index.js'
 import { canSignInWithoutAccount, countedProviders, keepsAnotherAccount } from '../sign-in/ways.js'
@@ -50,6 +51,7 @@ async function unlinkStored(ctx: ActionContext, providerId: string, options: Unl
   }
   const userId = await signedInUserId(ctx)
   if (!userId) throw new AccountUnlinkError('not_signed_in', 'unlinkAccount(): nobody is signed in on this request.')
+  await assertNotImpersonating(ctx, 'unlinkAccount()')
 
   const accounts = await (adapter as UnlinkAdapter).getAccountsByUserId(userId)
   const matching = accounts.filter((account) => account.provider === providerId && (options.providerAccountId === undefined || account.providerAccountId === options.providerAccountId))

@@ -53,6 +53,7 @@ export type SignInErrorCode =
   | 'RateLimited'
   | 'TwoFactor'
   | 'UserBanned'
+  | 'Impersonating'
   | 'Verification'
   | 'WebAuthnVerificationError'
 

@@ -12,6 +12,7 @@ import type { AuthResponse } from '../http/respond.js'
 import type { EventObserver } from '../events.js'
 import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof, User } from '../types.js'
 import type { LoggerInstance } from '../logger.js'
+import type { SafeHtml } from '../pages/html.js'
 import type { PageScript } from '../pages/theme.js'
 import type { ResolvedRateLimit } from '../security/rate-limit-config.js'
 import type { FeatureCookie } from '../session/cookies.js'
@@ -140,6 +141,11 @@ export interface OptionInit {
  */
 export interface FeatureHooks {
   /**
+   * A notice every built-in page shows at its top for this request (the admin wing's banner during
+   * an impersonation), or undefined. Asked for each page's HTML answer.
+   */
+  pageBanner?(ctx: ActionContext): Promise<SafeHtml | undefined>
+  /**
    * A first factor proved `userId` (a password, a link, an OAuth account, a passkey): the answer that
    * asks for another factor instead of starting the session, or undefined to go on.
    */
@@ -229,6 +235,11 @@ export interface Feature {
   readonly name: string
   /** The features whose modules this one imports (the import test holds it to this list). */
   readonly requires?: readonly string[]
+  /**
+   * It starts sessions on another user's behalf (the admin wing's impersonation): the database
+   * session read then asks for the session row's `impersonatedBy` (`ResolvedConfig.sessionReadWith`).
+   */
+  readonly impersonates?: boolean
   /** The providers it serves; a feature without any is turned on by its option (`enabled`). */
   readonly providers?: ProviderMethods
   /**

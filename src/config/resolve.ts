@@ -20,7 +20,7 @@ import { COOKIE_CHUNK_SIZE, MAX_COOKIE_CHUNKS, resolveCookies } from '../session
 import { deriveKeyRing } from '../session/keys.js'
 import { DEFAULT_ADAPTER_TIMEOUTS, resolveStoreTimeouts, type StoreTimeouts } from '../session/store/deadline.js'
 import { resolveSessionStore, sharedStoreOf } from '../session/store/resolve.js'
-import type { Adapter, CookiesOptions, PagesOptions } from '../types.js'
+import type { Adapter, CookiesOptions, PagesOptions, SessionUserOptions } from '../types.js'
 import { resolveTelemetry } from './telemetry.js'
 import type { ConfiguredProvider, CookieSet, CredentialReader, PortcullisConfig, ResolvedConfig, SessionUserField } from './types.js'
 import { isProduction, redirectProxyAllowedOriginsFromEnv, redirectProxyUrlFromEnv, secretsFromEnv, trustHostFromEnv, urlFromEnv } from './env.js'
@@ -106,6 +106,7 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
     telemetry: resolveTelemetry(config.telemetry),
     credentials: composeCredentials(enabled),
     sessionUserFields: sessionUserFields(enabled),
+    sessionReadWith: sessionReadWith(enabled),
   } satisfies ResolvedConfig)
   // Each enabled feature checks what it needs of the whole config, in the registry's order.
   for (const feature of features) if (enabled.includes(feature)) feature.check?.(resolved)
@@ -134,6 +135,13 @@ function composeCredentials(enabled: readonly Feature[]): CredentialReader | und
 function sessionUserFields(enabled: readonly Feature[]): readonly SessionUserField[] | undefined {
   const fields = enabled.flatMap((feature) => (feature.hooks?.sessionUserField ? [feature.hooks.sessionUserField] : []))
   return fields.length > 0 ? fields : undefined
+}
+
+/** What the database session read asks of `getSessionAndUser` besides the user: built once, undefined when nothing. */
+function sessionReadWith(enabled: readonly Feature[]): SessionUserOptions | undefined {
+  const names = enabled.flatMap((feature) => (feature.hooks?.sessionUserField ? [feature.hooks.sessionUserField.name] : []))
+  if (enabled.some((feature) => feature.impersonates === true)) names.push('impersonatedBy')
+  return names.length > 0 ? Object.freeze({ with: Object.freeze(names) }) : undefined
 }
 
 /**

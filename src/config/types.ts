@@ -21,6 +21,7 @@ import type {
   RateLimitOptions,
   RedirectProxyOptions,
   SessionOptions,
+  SessionUserOptions,
   Theme,
   TelemetryOptions,
 } from '../types.js'
@@ -221,4 +222,10 @@ export interface ResolvedConfig {
    * is on, and then the session read carries none.
    */
   readonly sessionUserFields: readonly SessionUserField[] | undefined
+  /**
+   * What the database session read asks `getSessionAndUser` for besides the user (`{ with }`): the
+   * session user fields' names, and `impersonatedBy` when a feature starts sessions on another
+   * user's behalf (`Feature.impersonates`). Built once; undefined when nothing.
+   */
+  readonly sessionReadWith: SessionUserOptions | undefined
 }

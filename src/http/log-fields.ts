@@ -1,6 +1,7 @@
 /**
  * The fields a log line takes from the request being served (logger.ts's LogFields): its id, method,
- * path and the provider of the auth route, and the signed-in user when `auth()` has set `req.auth`.
+ * path and the provider of the auth route, and the signed-in user (and an impersonating administrator)
+ * when `auth()` has set `req.auth`.
  * Read only when a line is written, so the requests that log nothing pay nothing for them.
  */
 import { clientField, type LogFields } from '../logger.js'
@@ -28,8 +29,10 @@ export function requestLogFields(): LogFields | undefined {
     const provider = PROVIDER_ROUTE.exec(path)?.[1]
     if (provider) fields.provider = clientField(safeDecode(provider))
   }
-  const userId = (req as { auth?: { user?: { id?: unknown } } | null }).auth?.user?.id
+  const auth = (req as { auth?: { user?: { id?: unknown }; impersonatedBy?: unknown } | null }).auth
+  const userId = auth?.user?.id
   if (typeof userId === 'string') fields.userId = userId
+  if (typeof auth?.impersonatedBy === 'string') fields.impersonatedBy = auth.impersonatedBy
   return fields
 }
 

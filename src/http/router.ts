@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { callback } from '../actions/callback.js'
-import { compositionOf, type Feature, type FeatureRoute } from '../composition/index.js'
+import { compositionOf, hooksOf, type Feature, type FeatureRoute } from '../composition/index.js'
 import type { Action, ActionContext } from '../actions/context.js'
 import { csrf } from '../actions/csrf.js'
 import { errorPage } from '../actions/error.js'
@@ -156,7 +156,18 @@ async function run(req: NodeRequest, method: string | undefined, location: Locat
     query: location.query,
     body: method === 'POST' ? await readBody(req) : {},
   }
-  return found.action(ctx)
+  const response = await found.action(ctx)
+  return response.html === undefined ? response : withPageBanners(ctx, response)
+}
+
+/** A built-in page with the features' banners at its top (an impersonation's), when they have any. */
+async function withPageBanners(ctx: ActionContext, response: AuthResponse): Promise<AuthResponse> {
+  const hooks = hooksOf(ctx.config, 'pageBanner')
+  if (hooks.length === 0) return response
+  let banners = ''
+  for (const hook of hooks) banners += (await hook(ctx))?.__html ?? ''
+  if (banners === '') return response
+  return { ...response, html: response.html!.replace('<body>\n', `<body>\n${banners}\n`) }
 }
 
 /** A route as the router runs it. */

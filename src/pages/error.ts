@@ -69,6 +69,7 @@ const CONTENT = new Map<string, ErrorContent>([
     },
   ],
   ['AccessDenied', { status: 403, heading: 'Access denied', message: 'You do not have permission to sign in.' }],
+  ['Impersonating', { status: 403, heading: 'Not while impersonating', message: 'You are signed in as this user by impersonation: their password, address, second factor, passkeys and linked accounts stay as they are.' }],
   [
     'Verification',
     {

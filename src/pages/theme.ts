@@ -157,6 +157,9 @@ font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;text-align:cent
 .links{display:flex;justify-content:space-between;gap:.75rem;margin:0;font-size:.875rem}
 .home{margin:1.25rem 0 0;font-size:.875rem}
 .home a{color:var(--muted)}
+.impersonating{position:fixed;top:0;left:0;right:0;z-index:1;margin:0;padding:.5rem 1rem;text-align:center;font-size:.875rem;
+background:var(--alert-bg);color:var(--alert-text);border-bottom:1px solid var(--alert-border)}
+body:has(.impersonating){padding-top:4.5rem}
 `
 
 /** A script a page loads (the passkey script): its URL, a path or http(s) URL, and its Subresource Integrity value. */

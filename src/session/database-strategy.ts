@@ -15,7 +15,7 @@ import { isoDate } from './iso-date.js'
 import { clientDetails } from './revocation.js'
 import { methodName } from './confirmation-claims.js'
 import { fieldValues, keepSessionFields } from './user-fields.js'
-import type { SessionRequest, SessionResult } from './types.js'
+import type { Impersonation, SessionRequest, SessionResult } from './types.js'
 
 // The migrations' sessionToken column holds 255 characters; a longer cookie (garbage, most old JWT
 // session cookies) cannot be a session token and is not looked up.
@@ -38,7 +38,7 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
   if (sessionToken.length > MAX_TOKEN_LENGTH) return ended()
 
   const fields = config.sessionUserFields
-  const found = await (fields ? adapter.getSessionAndUser(sessionToken, { with: fields.map((field) => field.name) }) : adapter.getSessionAndUser(sessionToken))
+  const found = await (config.sessionReadWith ? adapter.getSessionAndUser(sessionToken, config.sessionReadWith) : adapter.getSessionAndUser(sessionToken))
   if (!found) return ended()
   const nowMs = request.now * 1000
   if (found.session.expires.getTime() <= nowMs) {
@@ -47,10 +47,12 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
   }
 
   // The row was last extended at `expires - maxAge`; extend again once `updateAge` has passed since.
+  // A session started on another's behalf (impersonation) ends at its own time: never extended.
   let { expires } = found.session
   let cookies: OutgoingCookie[] = []
+  const { impersonatedBy } = found.session
   const lastExtended = expires.getTime() - config.session.maxAge * 1000
-  if (update || nowMs - lastExtended >= config.session.updateAge * 1000) {
+  if (!impersonatedBy && (update || nowMs - lastExtended >= config.session.updateAge * 1000)) {
     expires = new Date(nowMs + config.session.maxAge * 1000)
     await adapter.updateSession({ sessionToken, expires, lastSeenAt: new Date(nowMs) })
     cookies = sessionCookie(request, sessionToken, expires)
@@ -58,6 +60,7 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
 
   const { user } = found
   let session: Session = defaultSession(user, expires)
+  if (impersonatedBy) session.impersonatedBy = impersonatedBy
   // The wings' fields (the roles) as the join read them; no callback changes them (user-fields.ts).
   if (fields) for (const field of fields) session.user[field.name] = field.fromUser(config, user[field.name])
   if (config.callbacks.session) {
@@ -66,6 +69,8 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
     const params = { session, user, ...(update ? { trigger: 'update' as const, newSession: update.data } : {}) }
     session = await config.callbacks.session(params as SessionCallbackParams)
     if (kept) session = keepSessionFields(fields!, kept, session)
+    // Nor does it hide an impersonation.
+    if (impersonatedBy && session) session = { ...session, impersonatedBy }
   }
   if (config.events.session) await emitEvent(config, 'session', { session })
   return { session, token: null, cookies }
@@ -74,25 +79,28 @@ export async function readDatabaseSession(request: SessionRequest, update?: { da
 /**
  * Starts a session for `user` (who must exist in the adapter): a fresh token on every sign-in, so
  * a token planted in the browser before sign-in never becomes a signed-in session (fixation).
- * The browser's previous session, if any, is deleted.
+ * The browser's previous session, if any, is deleted; not when `impersonation` starts this one (the
+ * administrator's own session is kept, to go back to).
+ * @param impersonation The administrator who starts it as `user`, and when it ends (seconds since the epoch).
  * @returns The session cookie.
  */
-export async function createDatabaseSession(request: SessionRequest, user: AdapterUser, method?: string): Promise<OutgoingCookie[]> {
+export async function createDatabaseSession(request: SessionRequest, user: AdapterUser, method?: string, impersonation?: Impersonation): Promise<OutgoingCookie[]> {
   const { config, cookieSet, requestCookies } = request
   const adapter = sessionAdapter(config)
   const previous = readChunkedCookie(requestCookies, cookieSet.cookies.sessionToken.name)
-  if (previous && previous.length <= MAX_TOKEN_LENGTH) await adapter.deleteSession(previous)
+  if (!impersonation && previous && previous.length <= MAX_TOKEN_LENGTH) await adapter.deleteSession(previous)
 
   const sessionToken = config.session.generateSessionToken()
   if (typeof sessionToken !== 'string' || sessionToken.length === 0 || sessionToken.length > MAX_TOKEN_LENGTH) {
     throw new InvalidConfigurationError(`session.generateSessionToken() must return a non-empty string of at most ${MAX_TOKEN_LENGTH} characters.`)
   }
-  const expires = new Date(request.now * 1000 + config.session.maxAge * 1000)
+  const expires = new Date((impersonation ? Math.min(impersonation.until, request.now + config.session.maxAge) : request.now + config.session.maxAge) * 1000)
   const { ipAddress, userAgent } = clientDetails(request.req)
   const createdAt = new Date(request.now * 1000)
   // The sign-in is the session's first confirmation (requireRecentSignIn, session/confirmation.ts).
   const confirmedWith = methodName(method)
-  await adapter.createSession({ sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, ipAddress, userAgent, confirmedAt: createdAt, confirmedWith })
+  const row = { sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, ipAddress, userAgent, confirmedAt: createdAt, confirmedWith }
+  await adapter.createSession(impersonation ? { ...row, impersonatedBy: impersonation.by } : row)
   return sessionCookie(request, sessionToken, expires)
 }
 
@@ -100,7 +108,8 @@ export async function createDatabaseSession(request: SessionRequest, user: Adapt
 export async function peekDatabaseSession(request: SessionRequest): Promise<AdapterSession | null> {
   const sessionToken = readChunkedCookie(request.requestCookies, request.cookieSet.cookies.sessionToken.name)
   if (!sessionToken || sessionToken.length > MAX_TOKEN_LENGTH) return null
-  const found = await sessionAdapter(request.config).getSessionAndUser(sessionToken)
+  const { config } = request
+  const found = await (config.sessionReadWith ? sessionAdapter(config).getSessionAndUser(sessionToken, config.sessionReadWith) : sessionAdapter(config).getSessionAndUser(sessionToken))
   return found && found.session.expires.getTime() > request.now * 1000 ? found.session : null
 }
 

@@ -17,6 +17,7 @@ import { openCachedSessionToken, ownClaims } from './token-cache.js'
 import { sealSessionToken, type OpenedToken } from './token.js'
 import { clientDetails, newSessionId, SESSION_ID_CLAIM, sessionIdOf, sessionStands } from './revocation.js'
 import { confirmationClaims } from './confirmation-claims.js'
+import { ACTOR_CLAIM, actorOf, keepActorClaim, sealedLifetime } from './actor.js'
 import { fieldValues, keepFieldClaims, keepSessionFields, setFieldsFromClaims } from './user-fields.js'
 import type { SessionStore } from './store/types.js'
 
@@ -92,6 +93,8 @@ async function readWithAppCode(
     if (!token) return { session: null, token: null, cookies: clearChunkedCookie(cookieSet.cookies.sessionToken, requestCookies) }
     // The wings' fields (the roles) stay as sealed: the callback, or the client data it copies, cannot change them.
     if (config.sessionUserFields) token = keepFieldClaims(config.sessionUserFields, opened.payload as JWT, token)
+    // Nor the impersonation's actor (actor.ts).
+    token = keepActorClaim(opened.payload as JWT, token)
   }
 
   // The plaintext is the token as it was sealed; a callback that changed anything shows up here.
@@ -133,6 +136,8 @@ async function readWithAppCode(
     const kept = config.sessionUserFields && fieldValues(config.sessionUserFields, session)
     session = await config.callbacks.session({ session, token } as SessionCallbackParams)
     if (kept) session = keepSessionFields(config.sessionUserFields!, kept, session)
+    const actor = actorOf(token)
+    if (actor && session) session = { ...session, impersonatedBy: actor.sub }
   }
   if (config.events.session) await emitEvent(config, 'session', { session, token })
   return { session, token, cookies }
@@ -162,6 +167,9 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
   if (!token) return clearJwtSession(request)
   // The sign-in is the session's first confirmation (requireRecentSignIn), whatever the callback returned.
   token = { ...token, ...confirmationClaims(details.method, request.now) }
+  // An impersonation's actor, and none otherwise, whatever the callback returned (actor.ts).
+  const { impersonation } = details
+  token = keepActorClaim(impersonation ? { [ACTOR_CLAIM]: { sub: impersonation.by, exp: impersonation.until } } : {}, token)
   // So are the wings' fields (the roles): read from where the user is stored, out of the callback's reach.
   if (config.sessionUserFields) {
     for (const field of config.sessionUserFields) token[field.name] = await field.atSignIn(config, String(token.sub ?? user.id))
@@ -169,8 +177,9 @@ export async function createJwtSession(request: SessionRequest, user: User, acco
   if (store && sid) {
     token = { ...token, [SESSION_ID_CLAIM]: sid }
     await recordSession(request, store, token, 'signIn')
-    // This browser's previous session ends with the new sign-in, as a database session's row does.
-    const replacedId = previous && sessionIdOf(previous)
+    // This browser's previous session ends with the new sign-in, as a database session's row does;
+    // not an administrator's who starts an impersonation (they go back to it).
+    const replacedId = !impersonation && previous && sessionIdOf(previous)
     if (replacedId && typeof previous.sub === 'string') await store.deleteSessions(previous.sub, { only: replacedId })
   }
   const trigger = details.isNewUser ? 'signUp' : 'signIn'
@@ -202,7 +211,7 @@ async function recordSession(request: SessionRequest, store: SessionStore, token
   const { config, now } = request
   const id = sessionIdOf(token)!
   const userId = String(token.sub)
-  const expires = (now + config.jwt.maxAge) * 1000
+  const expires = (now + sealedLifetime(token, config.jwt.maxAge, now)) * 1000
   if (created === false) return store.touchSession(id, userId, now * 1000, expires)
   const session = { id, userId, createdAt: now * 1000, lastSeenAt: now * 1000, expires, ...clientDetails(request.req) }
   // A sign-in is never checked against "valid after": set by a sign-out everywhere up to a second
@@ -301,6 +310,10 @@ function defaultSession(config: SessionRequest['config'], token: JWT, expires: s
   }
   if (token[PROVIDER_TOKENS_CLAIM] !== undefined && hasRefreshError(token)) session.error = 'RefreshAccessTokenError'
   if (config.sessionUserFields) setFieldsFromClaims(config, config.sessionUserFields, session, token)
+  if (token[ACTOR_CLAIM] !== undefined) {
+    const actor = actorOf(token)
+    if (actor) session.impersonatedBy = actor.sub
+  }
   return session
 }
 
@@ -331,7 +344,8 @@ async function decodeToken(request: SessionRequest, decode: NonNullable<SessionR
  */
 async function sealToken(request: SessionRequest, token: JWT, trigger?: 'signIn' | 'signUp' | 'update'): Promise<{ cookies: OutgoingCookie[]; expires: number }> {
   const { config, cookieSet, requestCookies, now } = request
-  const maxAge = config.jwt.maxAge
+  // An impersonation's token lives no longer than the impersonation.
+  const maxAge = sealedLifetime(token, config.jwt.maxAge, now)
   const sessionCookie = cookieSet.cookies.sessionToken
   const value = config.jwt.encode
     ? await config.jwt.encode({ token, secret: config.secrets, salt: sessionCookie.name, maxAge })

@@ -11,6 +11,7 @@ import type { SessionRequest, SessionResult, SignInDetails } from './types.js'
 import { createDatabaseSession, endDatabaseSession, peekDatabaseSession, readDatabaseSession } from './database-strategy.js'
 import { clearJwtSession, createJwtSession, peekJwtToken, readJwtSession } from './jwt-strategy.js'
 import { forgetChecks, sessionIdOf, sessionStands } from './revocation.js'
+import { actorOf } from './actor.js'
 import type { SessionStore } from './store/types.js'
 
 /**
@@ -30,7 +31,7 @@ export function readSession(request: SessionRequest, update?: { data: unknown })
 export async function startSession(request: SessionRequest, user: User | AdapterUser, account: Account | null, details?: SignInDetails): Promise<OutgoingCookie[]> {
   const started =
     request.config.session.strategy === 'database'
-      ? await createDatabaseSession(request, user as AdapterUser, account?.provider)
+      ? await createDatabaseSession(request, user as AdapterUser, account?.provider, details?.impersonation)
       : await createJwtSession(request, user, account, { ...details, method: account?.provider })
   return [...started, ...rotateCsrf(request)]
 }
@@ -80,6 +81,17 @@ async function endStoredSession(config: SessionRequest['config'], store: Session
   // A token from before the store has no record to delete: refuse the user's tokens like it.
   await store.setValidAfter(userId, now * 1000 + 1000, config.jwt.maxAge * 1000)
   forgetChecks(config, [], userId)
+}
+
+/**
+ * The administrator acting as the request's signed-in user (a session an impersonation started),
+ * or null: the user's own session, or nobody signed in. Without cookies, callbacks or extension.
+ */
+export async function impersonatorOf(request: SessionRequest): Promise<string | null> {
+  if (!request.config.sessionReadWith?.with?.includes('impersonatedBy')) return null
+  if (request.config.session.strategy === 'database') return (await peekDatabaseSession(request))?.impersonatedBy ?? null
+  const token = await peekJwtToken(request)
+  return (token && actorOf(token)?.sub) ?? null
 }
 
 /** Ends the request's session (deleting a database session's row), emits `signOut`, and returns the cookies that clear it. */

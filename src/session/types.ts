@@ -33,4 +33,14 @@ export interface SignInDetails {
   isNewUser?: boolean
   /** How the user proved who they are (the provider's id): the session's first confirmation (confirmation.ts). */
   method?: string | undefined
+  /** An administrator starts this session as the user (impersonation): it ends at `until`, never extended. */
+  impersonation?: Impersonation | undefined
+}
+
+/** Who starts a session on the user's behalf, and until when. */
+export interface Impersonation {
+  /** The administrator's user id. */
+  readonly by: string
+  /** When it ends, in seconds since the epoch. */
+  readonly until: number
 }

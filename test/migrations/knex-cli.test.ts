@@ -44,7 +44,8 @@ const ROLES = '20261231000000_portcullis_roles.js'
 const AUDIT_LOG = '20270104000000_portcullis_audit_log.js'
 /** The fourteenth: a user's ban, three nullable columns of the users table. */
 const BANS = '20270108000000_portcullis_bans.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS]
+const IMPERSONATION = '20270112000000_portcullis_impersonation.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS, IMPERSONATION]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -199,6 +200,7 @@ function expectSchema(
     credentialID: string
     sessionDetails: [createdAt: string, lastSeenAt: string, ipAddress: string, userAgent: string]
     sessionConfirmation: [confirmedAt: string, confirmedWith: string]
+    impersonatedBy: string
   },
 ): void {
   const users = shape(file, n.tables.users)
@@ -246,6 +248,8 @@ function expectSchema(
     // The ninth migration's: the session's last confirmation (requireRecentSignIn).
     [n.sessionConfirmation[0]]: { type: 'datetime', notNull: false, pk: 0 },
     [n.sessionConfirmation[1]]: { type: 'varchar(64)', notNull: false, pk: 0 },
+    // The fifteenth's: the administrator who started the session as its user (impersonation).
+    [n.impersonatedBy]: { type: 'varchar(255)', notNull: false, pk: 0 },
   })
   expect(sessions.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(sessions.unique).toEqual([[n.sessionToken]])
@@ -361,6 +365,7 @@ const DEFAULT_NAMES = {
   credentialID: 'credentialID',
   sessionDetails: ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as [string, string, string, string],
   sessionConfirmation: ['confirmedAt', 'confirmedWith'] as [string, string],
+  impersonatedBy: 'impersonatedBy',
 }
 const SNAKE_NAMES = {
   tables: {
@@ -395,6 +400,7 @@ const SNAKE_NAMES = {
   credentialID: 'credential_id',
   sessionDetails: ['created_at', 'last_seen_at', 'ip_address', 'user_agent'] as [string, string, string, string],
   sessionConfirmation: ['confirmed_at', 'confirmed_with'] as [string, string],
+  impersonatedBy: 'impersonated_by',
 }
 
 // The knexfile bodies, as the README shows them.

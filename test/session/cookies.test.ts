@@ -29,6 +29,7 @@ describe('the default cookies', () => {
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: { ...base(secure), maxAge: 300 } },
     twoFactorPending: { name: `${prefix}authjs.two-factor`, options: { ...base(secure), maxAge: 300 } },
     emailChangeCode: { name: `${prefix}authjs.email-change-code`, options: { ...base(secure), maxAge: 900 } },
+    impersonatorSession: { name: `${prefix}authjs.impersonator-session`, options: { ...base(secure), maxAge: 86_400 } },
     signUpCode: { name: `${prefix}authjs.sign-up-code`, options: { ...base(secure), maxAge: 900 } },
     signInForm: { name: `${prefix}authjs.signin-form`, options: { ...base(secure), maxAge: 300 } },
   })

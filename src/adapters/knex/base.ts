@@ -225,7 +225,8 @@ export function knexBaseMethods(
   // Its SQL (with `?` for the token and the limit) is built once: a query builder per read costs
   // more than SQLite's whole query.
   let joinSql: string | undefined
-  let joinWithRolesSql: string | undefined
+  // The same with what `{ with }` asks (the roles, a session's impersonator), by what it asks.
+  const joinSqlWith = new Map<string, string>()
   const buildJoinSql = (columns: readonly string[]): string =>
     knex(tables.sessions)
       .select(columns)
@@ -236,10 +237,22 @@ export function knexBaseMethods(
   const sessionJoinSql = (): string => (joinSql ??= buildJoinSql(joinColumns))
   // With the roles option on (`with: ['roles']`): the twelfth migration's column joins the same query.
   const rolesExist = columnCheck(knex, tables.users, roles)
-  const sessionJoinWithRolesSql = async (): Promise<string> => {
-    if (joinWithRolesSql) return joinWithRolesSql
-    if (!(await rolesExist())) throw new Error(`The roles option needs the twelfth migration (20261231000000_portcullis_roles.js): the ${tables.users} table has no ${roles} column. Run the package's migrations.`)
-    return (joinWithRolesSql = buildJoinSql([...joinColumns, `${tables.users}.${roles} as u_${roles}`]))
+  // With impersonation on (`with: ['impersonatedBy']`): the fifteenth migration's column. Before it
+  // no session can have an impersonator (createSession needs the column to start one).
+  const impersonatorExists = columnCheck(knex, tables.sessions, sessions.impersonatedBy)
+  const sessionJoinSqlWith = async (withRoles: boolean, withImpersonator: boolean): Promise<string> => {
+    const key = `${withRoles}:${withImpersonator}`
+    const cached = joinSqlWith.get(key)
+    if (cached) return cached
+    const columns = [...joinColumns]
+    if (withRoles) {
+      if (!(await rolesExist())) throw new Error(`The roles option needs the twelfth migration (20261231000000_portcullis_roles.js): the ${tables.users} table has no ${roles} column. Run the package's migrations.`)
+      columns.push(`${tables.users}.${roles} as u_${roles}`)
+    }
+    if (withImpersonator && (await impersonatorExists())) columns.push(`${tables.sessions}.${sessions.impersonatedBy} as s_${sessions.impersonatedBy}`)
+    const sql = buildJoinSql(columns)
+    joinSqlWith.set(key, sql)
+    return sql
   }
   /**
    * The user row `deleteUser` deletes. With `markedBefore`, only while it is marked deleted since
@@ -381,21 +394,34 @@ export function knexBaseMethods(
       return row ? toAccount(row) : null
     },
 
-    async createSession({ id, sessionToken, userId, expires, ...details }) {
+    async createSession({ id, sessionToken, userId, expires, impersonatedBy, ...details }) {
       const session: AdapterSession = { id: id ?? randomUUID(), sessionToken, userId, expires }
-      await knex(tables.sessions).insert(await sessionValues({ ...pick(details, [...SESSION_DETAIL_FIELDS, ...SESSION_CONFIRMATION_FIELDS]), ...session }))
+      const row = await sessionValues({ ...pick(details, [...SESSION_DETAIL_FIELDS, ...SESSION_CONFIRMATION_FIELDS]), ...session })
+      if (impersonatedBy) {
+        if (!(await impersonatorExists())) throw new Error(`Impersonation needs the fifteenth migration (20270112000000_portcullis_impersonation.js): the ${tables.sessions} table has no ${sessions.impersonatedBy} column. Run the package's migrations.`)
+        row[sessions.impersonatedBy] = impersonatedBy
+        session.impersonatedBy = impersonatedBy
+      }
+      await knex(tables.sessions).insert(row)
       return session
     },
 
     async getSessionAndUser(sessionToken, options) {
-      const withRoles = options?.with?.includes('roles') === true
-      const query = knex.raw(withRoles ? await sessionJoinWithRolesSql() : sessionJoinSql(), [sessionToken, 1])
+      const asked = options?.with
+      const withRoles = asked?.includes('roles') === true
+      const withImpersonator = asked?.includes('impersonatedBy') === true
+      const query = knex.raw(withRoles || withImpersonator ? await sessionJoinSqlWith(withRoles, withImpersonator) : sessionJoinSql(), [sessionToken, 1])
       // Raw queries take options as builders do (Knex's types leave the method out).
       const row = firstRow(await (utcText ? (query as unknown as { options(options: object): typeof query }).options({ dateStrings: true }) : query))
       if (!row) return null
       const user = toUser(row, 'u_')
       if (withRoles) user.roles = nullableString(row[`u_${roles}`])
-      return { session: toSession(row, 's_'), user }
+      const session = toSession(row, 's_')
+      if (withImpersonator) {
+        const by = nullableString(row[`s_${sessions.impersonatedBy}`])
+        if (by) session.impersonatedBy = by
+      }
+      return { session, user }
     },
 
     async updateSession({ sessionToken, ...changes }) {

@@ -288,7 +288,7 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.alterTable(tables.users, (table) => {
         table.dropIndex([users.deletedAt], tableIndex(tables.users, 'deleted'))
       })
-      await dropUserColumns(knex, tables.users, [users.deletedAt])
+      await dropColumns(knex, tables.users, [users.deletedAt])
     },
   },
   {
@@ -302,7 +302,7 @@ const MIGRATIONS: readonly Migration[] = [
       })
     },
     async down(knex, { tables, users }) {
-      await dropUserColumns(knex, tables.users, [users.roles])
+      await dropColumns(knex, tables.users, [users.roles])
     },
   },
   {
@@ -347,17 +347,31 @@ const MIGRATIONS: readonly Migration[] = [
       })
     },
     async down(knex, { tables, users }) {
-      await dropUserColumns(knex, tables.users, [users.bannedAt, users.banReason, users.banExpiresAt])
+      await dropColumns(knex, tables.users, [users.bannedAt, users.banReason, users.banExpiresAt])
+    },
+  },
+  {
+    // Impersonation (the admin API's impersonateUser, docs/admin.md): the administrator who started a
+    // session as its user, null on the user's own sessions (every existing one). On the sessions
+    // table, read in the session read's one join only when the admin option is on.
+    name: '20270112000000_portcullis_impersonation.js',
+    async up(knex, { tables, sessions }) {
+      await knex.schema.alterTable(tables.sessions, (table) => {
+        table.string(sessions.impersonatedBy, ID_LENGTH).nullable()
+      })
+    },
+    async down(knex, { tables, sessions }) {
+      await dropColumns(knex, tables.sessions, [sessions.impersonatedBy])
     },
   },
 ]
 
 /**
- * Drops columns of the users table. Knex drops a SQLite column by copying the table and dropping the
- * old one, whose foreign keys cascade: every user's sessions, accounts and passwords would go; SQLite
- * (3.35 on) drops them in place instead.
+ * Drops columns of a table. Knex drops a SQLite column by copying the table and dropping the old
+ * one, whose foreign keys cascade (of the users table: every user's sessions, accounts and passwords
+ * would go) and whose indexes go with it; SQLite (3.35 on) drops them in place instead.
  */
-async function dropUserColumns(knex: Knex, table: string, columns: readonly string[]): Promise<void> {
+async function dropColumns(knex: Knex, table: string, columns: readonly string[]): Promise<void> {
   if (knex.client.dialect === 'sqlite3') {
     for (const column of columns) await knex.raw('alter table ?? drop column ??', [table, column])
     return

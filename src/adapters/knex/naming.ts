@@ -80,6 +80,8 @@ export interface SessionColumns {
   /** From the ninth migration on (nullable): the session's last confirmation (`requireRecentSignIn`). */
   confirmedAt: string
   confirmedWith: string
+  /** From the fifteenth migration on (nullable): the administrator who started the session as its user (impersonation). */
+  impersonatedBy: string
 }
 
 export interface VerificationTokenColumns {
@@ -236,7 +238,7 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
     id_token: 'id_token',
     session_state: 'session_state',
   },
-  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires', createdAt: 'createdAt', lastSeenAt: 'lastSeenAt', ipAddress: 'ipAddress', userAgent: 'userAgent', confirmedAt: 'confirmedAt', confirmedWith: 'confirmedWith' },
+  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires', createdAt: 'createdAt', lastSeenAt: 'lastSeenAt', ipAddress: 'ipAddress', userAgent: 'userAgent', confirmedAt: 'confirmedAt', confirmedWith: 'confirmedWith', impersonatedBy: 'impersonatedBy' },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
   authenticators: {
     credentialID: 'credentialID',
@@ -305,6 +307,7 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
     userAgent: 'user_agent',
     confirmedAt: 'confirmed_at',
     confirmedWith: 'confirmed_with',
+    impersonatedBy: 'impersonated_by',
   },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
   authenticators: {

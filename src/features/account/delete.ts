@@ -21,9 +21,9 @@ import { mailAccountDeleted, type MailContext } from './mail.js'
  * Deletes `userId`, who has confirmed a recent sign-in (the caller checked it); with a grace period,
  * marks the account for deletion instead.
  *
- * Impersonation (the admin issue, not built yet) refuses here: a session an administrator holds as
- * the user must not delete the user's account. When impersonated sessions exist, their mark is read
- * before anything is deleted and this throws instead.
+ * A session an administrator holds as the user (impersonation) does not get here: the routes and
+ * `deleteAccount()` refuse it first (`assertNotImpersonating`, with the recent sign-in's check), and
+ * the admin API's `deleteUser` refuses every call made in one.
  *
  * @returns The deleted (or marked) user.
  * @throws AccountError `user_not_found`; AdapterError when the database or the session store fails.

@@ -4,6 +4,7 @@
  * confirms who they are when it was not: this wing's confirmation page, which sends them back.
  */
 import { authUrl, pageUrl, type ActionContext } from '../../actions/context.js'
+import { assertNotImpersonating } from '../../actions/sensitive.js'
 import { RecentSignInRequiredError } from '../../errors.js'
 import { isRecent, readConfirmation, type SessionConfirmation } from '../../session/confirmation.js'
 import { AccountError } from './errors.js'
@@ -47,11 +48,12 @@ export function confirmUrl(ctx: Pick<ActionContext, 'origin' | 'basePath'>, retu
 /**
  * The request's session's record, for a server-side sensitive call (`what`), when it is recent.
  * @param returnTo Where the confirmation page of the error's `url` sends the user back; without it the error has no `url`.
- * @throws AccountError `not_signed_in`; RecentSignInRequiredError
+ * @throws AccountError `not_signed_in`; RecentSignInRequiredError; ImpersonatingError (an administrator's impersonation changes no credential)
  */
 export async function assertRecentSignIn(ctx: ActionContext, maxAge: number, what: string, returnTo?: string): Promise<SessionConfirmation> {
   const confirmation = await readConfirmation(ctx)
   if (!confirmation) throw new AccountError('not_signed_in', `${what}: nobody is signed in on this request.`)
+  await assertNotImpersonating(ctx, what)
   assertRecent(ctx, confirmation, maxAge, what, returnTo)
   return confirmation
 }

@@ -2,10 +2,10 @@
  * The admin API (`admin` option): an administrator finds users (`listUsers`, `getUserDetails`),
  * sets their roles (`setUserRoles`), signs them out everywhere (`revokeUserSessions`) and bans them
  * (`banUser`, `unbanUser`: sign-ins refused before any session, by the `beforeSession` hook), deletes
- * them (`createUser`, `deleteUser`), and helps them back in (`resetUserTwoFactor`, `sendPasswordResetLink`), each
- * call checking the caller's permission through the roles wing (`user: [action]` of the
+ * them (`createUser`, `deleteUser`), helps them back in (`resetUserTwoFactor`, `sendPasswordResetLink`)
+ * and impersonates them (`impersonateUser`, `stopImpersonating`, impersonation.ts), each call
+ * checking the caller's permission through the roles wing (`user: [action]` of the
  * `adminStatements`), and the ones that change something CSRF-checked.
- * Server-side functions only, no route or page yet.
  */
 import type { Feature } from '../../composition/index.js'
 import { createBanUser, createUnbanUser, type BanUserFunction, type UnbanUserFunction } from './api/ban-user.js'
@@ -17,6 +17,7 @@ import { createResetUserTwoFactor, createSendPasswordResetLink, type ResetUserTw
 import { createListUsers, type ListUsersFunction } from './api/list-users.js'
 import { createRevokeUserSessions, type RevokeUserSessionsFunction } from './api/revoke-user-sessions.js'
 import { createSetUserRoles, type SetUserRolesFunction } from './api/set-user-roles.js'
+import { createImpersonateUser, createStopImpersonating, type ImpersonateUserFunction, type StopImpersonatingFunction } from './api/impersonate.js'
 import { assertAdmin, resolveAdmin } from './config.js'
 import { UserBannedError } from './errors.js'
 import './types.js'
@@ -43,6 +44,10 @@ export interface AdminApi {
   resetUserTwoFactor: ResetUserTwoFactorFunction
   /** Mails a user a password reset link (`user: ['send-reset-link']`, a password provider, CSRF-checked). */
   sendPasswordResetLink: SendPasswordResetLinkFunction
+  /** Signs the browser in as a user for a limited time, the administrator's own session kept (`user: ['impersonate']`, CSRF-checked). */
+  impersonateUser: ImpersonateUserFunction
+  /** Ends the request's impersonation: back to the administrator's own session (CSRF-checked). */
+  stopImpersonating: StopImpersonatingFunction
 }
 
 export const adminFeature: Feature = {
@@ -51,6 +56,14 @@ export const adminFeature: Feature = {
   requires: ['roles', 'account', 'password', 'two-factor'],
   resolve: (config) => resolveAdmin(config.admin),
   check: assertAdmin,
+  // Its impersonations are sessions on another's behalf: the database read asks for their column.
+  impersonates: true,
+  routes: [
+    { method: 'POST', path: '/admin/impersonate', csrf: true, load: async () => (await import('./routes/impersonate.js')).impersonateAction },
+    { method: 'GET', path: '/admin/impersonation', page: true, load: async () => (await import('./routes/impersonation.js')).impersonationPageAction },
+    { method: 'POST', path: '/admin/impersonation/stop', csrf: true, load: async () => (await import('./routes/impersonation.js')).stopImpersonationAction },
+  ],
+  cookies: { impersonatorSession: { name: 'authjs.impersonator-session', maxAge: 24 * 60 * 60 } },
   api: (api): AdminApi => ({
     listUsers: createListUsers(api),
     getUserDetails: createGetUserDetails(api),
@@ -62,6 +75,8 @@ export const adminFeature: Feature = {
     deleteUser: createDeleteUser(api),
     resetUserTwoFactor: createResetUserTwoFactor(api),
     sendPasswordResetLink: createSendPasswordResetLink(api),
+    impersonateUser: createImpersonateUser(api),
+    stopImpersonating: createStopImpersonating(api),
   }),
   hooks: {
     // Every sign-in method's finish, before the session: a banned user is refused (an expired ban lifts itself).
@@ -70,8 +85,10 @@ export const adminFeature: Feature = {
       if (typeof id !== 'string') return
       if (activeBan(await ctx.config.adapter!.getUserBan!(id), Date.now())) throw new UserBannedError(`User ${id} is banned: the sign-in is refused.`)
     },
+    // Every built-in page, during an impersonation: who is impersonated, and the way out.
+    pageBanner: async (ctx) => (await import('./routes/impersonation.js')).impersonationBannerOf(ctx),
   },
-  adapterMethods: ['listUsers', 'createUser', 'getUser', 'getUserByEmail', 'getAccountsByUserId', 'banUser', 'unbanUser', 'getUserBan'],
-  events: ['userBanned', 'userUnbanned'],
+  adapterMethods: ['listUsers', 'createUser', 'getUser', 'getUserByEmail', 'getAccountsByUserId', 'banUser', 'unbanUser', 'getUserBan', 'getUserRoles'],
+  events: ['userBanned', 'userUnbanned', 'impersonationStarted', 'impersonationStopped'],
   errors: ['Admin', 'UserBanned'],
 }

@@ -52,6 +52,25 @@ export interface CreateUserOptions {
   skipCsrfCheck?: boolean | undefined
 }
 
+/** The `admin` option as an object (`true` is `{}`). */
+export interface AdminOptions {
+  /** The longest impersonation, in seconds, from 60 to 86,400 (default 3600: an hour). */
+  impersonationMaxAge?: number | undefined
+  /**
+   * Whether a user whose roles grant an admin action (any of `adminStatements`) may be
+   * impersonated (default false: an administrator's account is not someone else's to act in).
+   */
+  impersonateAdmins?: boolean | undefined
+}
+
+/** What `impersonateUser` takes. */
+export interface ImpersonateUserOptions {
+  /** Seconds the impersonation lasts, at most `admin.impersonationMaxAge` (its default). */
+  expiresIn?: number | undefined
+  csrfToken?: string | undefined
+  skipCsrfCheck?: boolean | undefined
+}
+
 /** A page of users. */
 export interface AdminUserPage {
   users: AdminUser[]
@@ -86,11 +105,23 @@ declare module '../../types.js' {
     userBanned?: ((message: { userId: string; reason: string | null; expiresAt: Date | null }) => Awaitable<void>) | undefined
     /** An administrator lifted the user's ban (`unbanUser()`). */
     userUnbanned?: ((message: { userId: string }) => Awaitable<void>) | undefined
+    /** An administrator (`impersonatedBy`) started a session as the user (`impersonateUser()`), ending at `expiresAt`. */
+    impersonationStarted?: ((message: { userId: string; impersonatedBy: string; expiresAt: Date }) => Awaitable<void>) | undefined
+    /** The administrator stopped impersonating the user (`stopImpersonating()`), back in their own session. */
+    impersonationStopped?: ((message: { userId: string; impersonatedBy: string }) => Awaitable<void>) | undefined
   }
 
   // An administrator ended the user's sessions (`revokeUserSessions()`). No TSDoc: the interface's own comment is the core's.
   interface SessionRevocationCauses {
     adminRevoked: true
+  }
+
+  interface CookiesOptions {
+    /**
+     * While an administrator impersonates a user (`impersonateUser()`): the administrator's own
+     * session cookie, put back when they stop (`authjs.impersonator-session`, until the impersonation ends). Not an Auth.js cookie.
+     */
+    impersonatorSession: CookieOption
   }
 }
 
@@ -101,6 +132,6 @@ declare module '../../config/types.js' {
      * `revokeUserSessions`), each checking the caller's permission: needs the `roles` option, with
      * `adminStatements` among its statements. See docs/admin.md.
      */
-    admin?: boolean | undefined
+    admin?: boolean | AdminOptions | undefined
   }
 }

@@ -16,8 +16,9 @@ interface Message {
   user?: { id?: unknown } | null
   userId?: unknown
   account?: { provider?: unknown; type?: unknown } | null
-  token?: { sub?: unknown } | null
-  session?: { userId?: unknown } | null
+  token?: { sub?: unknown; act?: { sub?: unknown } | null } | null
+  session?: { userId?: unknown; impersonatedBy?: unknown } | null
+  impersonatedBy?: unknown
   sessionId?: unknown
   by?: unknown
   error?: unknown
@@ -63,6 +64,8 @@ const PARTS: Partial<Record<EventName, (message: Message, fields: EventFields) =
   userDeleted: () => ({ type: 'user-deleted' }),
   userBanned: (m) => ({ type: 'user-banned', details: m.expiresAt instanceof Date ? { expiresAt: m.expiresAt.toISOString() } : undefined }),
   userUnbanned: () => ({ type: 'user-unbanned' }),
+  impersonationStarted: (m) => ({ type: 'impersonation-started', details: m.expiresAt instanceof Date ? { expiresAt: m.expiresAt.toISOString() } : undefined }),
+  impersonationStopped: () => ({ type: 'impersonation-stopped' }),
   roleChanged: (m) => ({ type: 'role-changed', details: { roles: roleList(m.roles), previous: roleList(m.previous) } }),
 }
 
@@ -79,8 +82,11 @@ export function auditRecord(name: EventName, message: unknown, fields: EventFiel
   const { ipAddress, userAgent } = clientDetails(currentRequest()?.req)
   // The request's id, the provider of its auth route, and its signed-in user, as log lines carry them.
   const request = requestLogFields()
-  // Who did it, when the request's signed-in user (as auth() set req.auth) is not the user it is about: an administrator.
-  const caller = request?.userId
+  // Who did it: during an impersonation, the administrator (named by the event, or by the request's
+  // session as auth() set req.auth); else the request's signed-in user when not the user it is about.
+  const m = (message ?? {}) as Message
+  const impersonator = string(m.impersonatedBy) ?? string(m.session?.impersonatedBy) ?? string(m.token?.act?.sub) ?? request?.impersonatedBy
+  const caller = impersonator ?? request?.userId
   const userId = part.type === 'user-deleted' ? null : (fields.userId ?? null)
   const details = part.details && Object.keys(part.details).length > 0 ? part.details : null
   return {

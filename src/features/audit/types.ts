@@ -40,6 +40,8 @@ export type AuditEventType =
   | 'role-changed'
   | 'user-banned'
   | 'user-unbanned'
+  | 'impersonation-started'
+  | 'impersonation-stopped'
 
 /** One stored security event. Never a token, secret, password or provider profile. */
 export interface AuditEvent {
@@ -49,7 +51,7 @@ export interface AuditEvent {
   outcome: 'success' | 'failure'
   /** Whose account it is about; null for a refused sign-in (nobody proved who they were) and once the user is deleted. */
   userId: string | null
-  /** Who did it when not the user themselves (the request's signed-in user: an administrator), else null. */
+  /** Who did it when not the user themselves (the request's signed-in user: an administrator; during an impersonation, the impersonating administrator), else null. */
   actorId: string | null
   /** What it acted on: the session's, passkey's or API key's id, the provider account's provider. */
   target: string | null

@@ -12,6 +12,7 @@ import { signInTokenChanges } from '../../session/provider-tokens.js'
 import { signedInUserId } from '../../session/strategy.js'
 import type { AdapterUser, SecondFactorProof, User } from '../../types.js'
 import type { ActionContext } from '../../actions/context.js'
+import { assertNotImpersonating } from '../../actions/sensitive.js'
 import { askSignInCallback, finishSignIn } from '../../sign-in/finish.js'
 import { resolveUser, userWithAddress, type AccountAdapter } from '../../sign-in/users.js'
 import { addressProven, afterFirstFactor, asksFurtherFactor } from '../../sign-in/further-factor.js'
@@ -30,6 +31,8 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Verifie
   // (allowDangerousEmailAccountLinking) and nobody is signed in: the provider proved the address,
   // so an account made without that proof loses what it was given (claim.ts).
   const signedInUser = adapter && !linked ? await signedInUserId(ctx) : null
+  // Nor does an administrator's impersonation link one: it would be theirs, a way into the user's account.
+  if (signedInUser) await assertNotImpersonating(ctx, `linking a ${provider.id} account`)
   const byAddress = adapter && !linked && !signedInUser && !twoFactor ? await emailLinkedUser(adapter, signIn) : null
   if (byAddress) await addressProven(ctx, byAddress, provider.id)
 

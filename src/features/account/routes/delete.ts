@@ -14,7 +14,7 @@ import { recentOrConfirm } from './shared.js'
 export const deleteAccountAction: Action = async (ctx) => {
   assertCsrf(ctx)
   const account = accountOf(ctx.config)
-  const asking = await recentOrConfirm(ctx, account.recentSignInMaxAge)
+  const asking = await recentOrConfirm(ctx, account.recentSignInMaxAge, 'POST /account/delete')
   if ('response' in asking) return asking.response
   const { confirmation } = asking
   if (stringValue(ctx.body.confirm) !== 'yes') return renderAccount(ctx, confirmation.userId, 400, { error: 'Tick the box to confirm that you want to delete your account.' })

@@ -30,7 +30,7 @@ const REFUSALS: Partial<Record<AccountError['code'], string>> = {
 export const requestEmailChangeAction: Action = async (ctx) => {
   assertCsrf(ctx)
   const account = accountOf(ctx.config)
-  const asking = await recentOrConfirm(ctx, account.recentSignInMaxAge)
+  const asking = await recentOrConfirm(ctx, account.recentSignInMaxAge, 'POST /account/email')
   if ('response' in asking) return asking.response
   const { confirmation } = asking
   let requested: Awaited<ReturnType<typeof requestEmailChange>>

@@ -1,5 +1,7 @@
 /** What the account routes share: who is asking, and the ways they can confirm who they are. */
 import { authUrl, pageUrl, type ActionContext } from '../../../actions/context.js'
+import { failureResponse } from '../../../actions/failure.js'
+import { assertNotImpersonating } from '../../../actions/sensitive.js'
 import { hooksOf, type ConfirmationMethod } from '../../../composition/index.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { isRecent, readConfirmation, type SessionConfirmation } from '../../../session/confirmation.js'
@@ -52,11 +54,18 @@ export async function roundTrips(ctx: ActionContext, userId: string, callbackUrl
 
 /**
  * For a sensitive route: the record of a session signed in or confirmed within `maxAge`, or the
- * response that sends the user to sign in, or to confirm and come back to the account page.
+ * response that sends the user to sign in, or to confirm and come back to the account page, or
+ * the error page of an impersonation (which changes no credential).
  */
-export async function recentOrConfirm(ctx: ActionContext, maxAge: number): Promise<{ confirmation: SessionConfirmation } | { response: AuthResponse }> {
+export async function recentOrConfirm(ctx: ActionContext, maxAge: number, what: string): Promise<{ confirmation: SessionConfirmation } | { response: AuthResponse }> {
   const back = authUrl(ctx, '/account')
   const asking = await confirmationOrSignIn(ctx, back)
-  if ('response' in asking || isRecent(asking.confirmation, maxAge, ctx.now)) return asking
+  if ('response' in asking) return asking
+  try {
+    await assertNotImpersonating(ctx, what)
+  } catch (error) {
+    return { response: failureResponse(error, ctx) }
+  }
+  if (isRecent(asking.confirmation, maxAge, ctx.now)) return asking
   return { response: { redirect: confirmUrl(ctx, back) } }
 }

@@ -25,7 +25,7 @@ export type AdminAction = (typeof adminStatements.user)[number]
 /**
  * The call on `given`, once the caller may do `action`.
  * @param csrf Check the CSRF token (the functions that change something) with these options.
- * @throws TypeError, UnknownActionError (`admin` off), MissingCSRFError, AdminError `not_signed_in`, `forbidden`
+ * @throws TypeError, UnknownActionError (`admin` off), MissingCSRFError, AdminError `not_signed_in`, `forbidden`, `impersonating`
  */
 export async function adminCall(api: Api, given: unknown, what: string, action: AdminAction, csrf?: CsrfOptions): Promise<{ ctx: ActionContext; callerId: string }> {
   const { req, res } = givenRequest(given, what)
@@ -34,9 +34,13 @@ export async function adminCall(api: Api, given: unknown, what: string, action: 
   if (csrf) assertServerCsrf(api, ctx, csrf, what)
   const callerId = await signedInUserId(ctx)
   if (!callerId) throw new AdminError('not_signed_in', `${what}: nobody is signed in on this request.`)
-  if (!sessionGrants(api, await api.session(req, res), { user: [action] })) {
+  const session = await api.session(req, res)
+  if (!sessionGrants(api, session, { user: [action] })) {
     throw new AdminError('forbidden', `${what}: the signed-in user's roles do not grant user: ['${action}'].`)
   }
+  // An impersonation acts as its user, never as an administrator: with admin.impersonateAdmins, the
+  // user's roles would lend the administrator powers of theirs.
+  if (session?.impersonatedBy) throw new AdminError('impersonating', `${what}: refused in an impersonation; stop impersonating first.`)
   return { ctx, callerId }
 }
 
