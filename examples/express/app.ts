@@ -9,12 +9,13 @@
  * `createApp()` builds the app without listening, so the tests drive it directly
  * (test/examples/express.test.ts) and server.ts only adds `listen`.
  *
- * Demo user: `ada` / `lovelace`. With the dev identity provider: any name, any password.
+ * Demo users: `ada` / `lovelace`, an administrator (the admin API and pages, impersonation), and
+ * `grace` / `hopper`, a user. With the dev identity provider: any name, any password.
  */
 import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import express, { type Express } from 'express'
 import knex, { type Knex } from 'knex'
-import Portcullis, { type LoggerInstance } from 'portcullis'
+import Portcullis, { adminStatements, defineAccess, type LoggerInstance } from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import Nodemailer from 'portcullis/providers/nodemailer'
@@ -30,6 +31,8 @@ interface DemoUser {
   username: string
   name: string
   email: string
+  /** Its roles (`admin` may use the admin API and pages); none: the default `user`. */
+  roles?: ('admin' | 'user')[]
   /** base64url scrypt salt and 64-byte derived key. */
   password: { salt: string; hash: string }
 }
@@ -40,12 +43,27 @@ const users: readonly DemoUser[] = [
     username: 'ada',
     name: 'Ada Lovelace',
     email: 'ada@example.com',
+    roles: ['admin'],
     password: {
       salt: 'J9_23oYHWgeHXNd2Sa2kMg',
       hash: 'xgaGwbvrbxvj2PNk8lBVPcdbuj6aTK_lnXD6gdWQCszRwjeZPe_cXACjdNVOUs0z-oywKPcLIFZVon2dS8zymA',
     },
   },
+  {
+    username: 'grace',
+    name: 'Grace Hopper',
+    email: 'grace@example.com',
+    // crypto.scryptSync('hopper', salt, 64).
+    password: {
+      salt: 'rcRcRhQl65fIOz0mbWEXKA',
+      hash: 'qN58B8dBdoFBIbYUCIkGtjbpCJKbVxVypwGhMgJUFD0g4qdWjCOlubJLqorplyfz3lI2sb-_z3_pU-2v5JCQIQ',
+    },
+  },
 ]
+
+// Who may do what: the admin API's actions (the app adds its own resources beside them). The `admin`
+// role has every action; `user`, the default role, none of these.
+const access = defineAccess({ statements: { ...adminStatements } })
 
 // Checked against when the username is unknown, so the response time does not tell whether it exists.
 const DUMMY_PASSWORD = users[0]!.password
@@ -123,8 +141,10 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
   await db.migrate.latest({ migrationSource: migrationSource() })
   const adapter = KnexAdapter(db)
+  const demoUsers: { id: string; roles: DemoUser['roles'] }[] = []
   for (const user of users) {
-    if (!(await adapter.getUserByEmail(user.email))) await adapter.createUser({ name: user.name, email: user.email })
+    const stored = (await adapter.getUserByEmail(user.email)) ?? (await adapter.createUser({ name: user.name, email: user.email }))
+    demoUsers.push({ id: stored.id, roles: user.roles })
   }
 
   // No `secret` here: AUTH_SECRET from the environment, or in development the secret Portcullis
@@ -133,7 +153,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
   // With an adapter, sessions are database sessions: the cookie holds only a random session token.
   // An OIDC sign-in creates the user (and links the account) on first sign-in.
   const passkeys = passkeyOrigin !== undefined || process.env.AUTH_URL !== undefined
-  const { handlers, auth, requireScopes } = Portcullis({
+  const { handlers, auth, requireScopes, setRoles } = Portcullis({
     adapter,
     logger,
     providers: [
@@ -184,12 +204,19 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
     // The account page (/api/auth/account): profile, linked accounts, deleting the account after a
     // fresh sign-in; its mail goes where the e-mail provider's does.
     account: true,
+    // Roles carried in the session (`req.auth.user.roles`), and the admin API on top: ada is an
+    // administrator (set below), who can find, ban, help and impersonate users.
+    roles: access,
+    admin: true,
     callbacks: {
       // Runs wherever `auth` is mounted as middleware: here only on /dashboard.
       authorized: ({ auth }) => !!auth,
     },
     theme: { brandColor: BRAND_COLOR },
   })
+
+  // The first administrator comes from the app's own code (here: the demo user ada).
+  for (const user of demoUsers) if (user.roles) await setRoles(user.id, user.roles)
 
   const app = express()
 
@@ -216,10 +243,14 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
   app.use('/dashboard', auth)
   app.get('/dashboard', (req, res) => {
     const user = req.auth?.user
+    // During an impersonation the session says who is acting: the app's own pages can say it too.
+    const impersonated = req.auth?.impersonatedBy
+      ? `<p><strong>An administrator is signed in as this user.</strong> <a href="/api/auth/admin/impersonation">Stop impersonating</a></p>\n`
+      : ''
     res.type('html').send(
       page(
         'Dashboard',
-        `<p>Welcome, ${escapeHtml(user?.name ?? user?.email)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
+        `${impersonated}<p>Welcome, ${escapeHtml(user?.name ?? user?.email)}. Your user id is <code>${escapeHtml(user?.id)}</code>.</p>
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
 <p><a href="/">Home</a> · <a href="/api/auth/account">Your account</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/two-factor/setup?callbackUrl=%2Fdashboard">Two-step verification</a>${
           passkeys ? ' · <a href="/api/auth/passkeys">Your passkeys</a>' : ''

@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the bans, audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the impersonation, bans, audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -325,7 +325,19 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
 
         await ownAdapter.setUserRoles(user.id, ['admin'])
         expect(await ownAdapter.banUser(user.id, { at: new Date(), reason: 'spam', expiresAt: null })).toBe(true)
-        // The fourteenth (the bans') first: the users' three ban columns, and nothing else; the user stays.
+        const expires = new Date(Date.now() + 3_600_000)
+        await ownAdapter.createSession({ sessionToken: 'impersonated', userId: user.id, expires, impersonatedBy: 'admin-id' })
+        expect((await ownAdapter.getSessionAndUser('impersonated', { with: ['impersonatedBy'] }))?.session.impersonatedBy).toBe('admin-id')
+        expect((await ownAdapter.getSessionAndUser('impersonated'))?.session.impersonatedBy).toBeUndefined()
+        // The fifteenth (impersonation's) first: the sessions' column, and nothing else; the session stays,
+        // read as the user's own, and a new impersonation says which migration to run.
+        await own.knex.migrate.down(source)
+        expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.impersonatedBy)).toBe(false)
+        const unimpersonated = KnexAdapter(own.knex, { naming })
+        expect((await unimpersonated.getSessionAndUser('impersonated', { with: ['impersonatedBy'] }))?.session).toMatchObject({ userId: user.id })
+        expect((await unimpersonated.getSessionAndUser('impersonated', { with: ['impersonatedBy'] }))?.session.impersonatedBy).toBeUndefined()
+        await expect(unimpersonated.createSession({ sessionToken: 'another', userId: user.id, expires, impersonatedBy: 'admin-id' })).rejects.toThrow('20270112000000_portcullis_impersonation.js')
+        // Then the fourteenth (the bans'): the users' three ban columns, and nothing else; the user stays.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasColumn(tables.users, names.users.bannedAt)).toBe(false)
         expect(await own.knex.schema.hasColumn(tables.users, names.users.roles)).toBe(true)

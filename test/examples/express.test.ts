@@ -49,13 +49,13 @@ function setCookies(response: request.Response): string[] {
 }
 
 /** An agent signed in as the demo user (or refused), following the form's real route. */
-async function signIn(password: string, callbackUrl = '/dashboard') {
+async function signIn(password: string, callbackUrl = '/dashboard', username = 'ada') {
   const agent = request.agent(app)
   const csrf = await agent.get('/api/auth/csrf').expect(200)
   const response = await agent
     .post('/api/auth/callback/credentials')
     .type('form')
-    .send({ csrfToken: csrf.body.csrfToken, username: 'ada', password, callbackUrl })
+    .send({ csrfToken: csrf.body.csrfToken, username, password, callbackUrl })
   return { agent, response, csrfToken: csrf.body.csrfToken as string }
 }
 
@@ -109,6 +109,30 @@ describe('examples/express', () => {
 
     const home = await agent.get('/').expect(200)
     expect(home.text).toContain('Signed in as <strong>Ada Lovelace</strong>')
+  })
+
+  it('has ada as its administrator, who impersonates grace from the built-in route and comes back', async () => {
+    const { agent } = await signIn('lovelace')
+    expect((await agent.get('/api/me').expect(200)).body).toMatchObject({ id: adaId, roles: ['admin'] })
+    // The sign-in rotated the CSRF token.
+    const csrfToken = (await agent.get('/api/auth/csrf').expect(200)).body.csrfToken as string
+    const grace = await signIn('hopper', '/dashboard', 'grace')
+    const graceId = (await grace.agent.get('/api/me').expect(200)).body.id as string
+    expect((await grace.agent.get('/api/me').expect(200)).body).toMatchObject({ name: 'Grace Hopper', roles: ['user'] })
+
+    const started = await agent.post('/api/auth/admin/impersonate').type('form').send({ csrfToken, userId: graceId, callbackUrl: '/dashboard' })
+    expect([started.status, target(started.headers.location)]).toEqual([302, '/dashboard'])
+    const dashboard = await agent.get('/dashboard').expect(200)
+    expect(dashboard.text).toContain('Welcome, Grace Hopper.')
+    expect(dashboard.text).toContain('An administrator is signed in as this user.')
+    expect((await agent.get('/api/auth/account').expect(200)).text).toContain('by impersonation')
+
+    const fresh = (await agent.get('/api/auth/csrf').expect(200)).body.csrfToken as string
+    const stopped = await agent.post('/api/auth/admin/impersonation/stop').type('form').send({ csrfToken: fresh })
+    expect(stopped.status).toBe(302)
+    expect((await agent.get('/api/me').expect(200)).body).toMatchObject({ id: adaId })
+    // Grace's own session never changed.
+    expect((await grace.agent.get('/api/me').expect(200)).body).toMatchObject({ id: graceId })
   })
 
   it('makes an API key for the signed-in user, which a script with no cookie uses on /api/reports', async () => {
