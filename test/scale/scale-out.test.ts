@@ -20,7 +20,7 @@ import { migrationSource } from 'portcullis/adapters/knex'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, type TestDatabase } from '../support/databases.js'
 import { SECRET } from '../support/flow.js'
-import { signInWith, type Listener } from '../support/oauth-app.js'
+import { redirectOf, signInWith, type Listener } from '../support/oauth-app.js'
 import { findRedisServer, describeWithRedis } from '../support/redis.js'
 import { CLIENT, startRefreshIdp, type RefreshIdp } from '../support/refresh-rig.js'
 import { STEP_LIMIT_MS, TEST_LIMIT_MS } from '../support/time-limits.js'
@@ -234,6 +234,31 @@ function scaleOutSuite(strategy: 'jwt' | 'database', cluster: Cluster): void {
     expect(await setRoles('')).toMatchObject({ changed: true })
     if (strategy === 'jwt') await pause(1100)
     expect(await deleteThroughAll()).toEqual(strategy === 'jwt' ? [401, 401, 401] : [403, 403, 403])
+  })
+
+  it(`a ban through one process ends the user's sessions on the others ${strategy === 'jwt' ? 'within revocationCacheSeconds' : 'at once'}, and refuses their next sign-in`, async () => {
+    const admin = new Browser()
+    const victim = new Browser()
+    const idOf = async (browser: Browser) => ((await (await browser.request(`${cluster.url}/me`)).json()) as { user: { id: string } }).user.id
+    expect((await signInWith(admin, cluster.url, 'corp', `root-${strategy}`)).status).toBe(302)
+    await admin.request(`${cluster.url}/admin/roles`, { body: new URLSearchParams({ userId: await idOf(admin), roles: 'admin' }) })
+    if (strategy === 'jwt') {
+      // setRoles ended the JWT session: the new sign-in carries the role.
+      await pause(1100)
+      expect((await signInWith(admin, cluster.url, 'corp', `root-${strategy}`)).status).toBe(302)
+    }
+    expect((await signInWith(victim, cluster.url, 'corp', `mallory-${strategy}`)).status).toBe(302)
+    expect((await readThroughAll(cluster, victim)).map((answer) => answer.name)).toEqual(Array(PROCESSES).fill(`mallory-${strategy}`))
+
+    const banned = await admin.request(`${cluster.url}/admin/ban`, { body: new URLSearchParams({ userId: await idOf(victim) }) })
+    expect(banned.status).toBe(200)
+    if (strategy === 'jwt') await pause(1100) // revocationCacheSeconds: 1 in server.mjs
+    const after = await readThroughAll(cluster, victim)
+    expect(after.map((answer) => answer.name)).toEqual([null, null, null])
+    expect(new Set(after.map((answer) => answer.pid))).toEqual(new Set(cluster.pids))
+    // And the OAuth sign-in is refused before any session exists.
+    expect(redirectOf(await signInWith(new Browser(), cluster.url, 'corp', `mallory-${strategy}`)).error).toBe('UserBanned')
+    expect((await readThroughAll(cluster, admin, 1))[0]!.name).toBe(`root-${strategy}`)
   })
 
   it('failed sign-in attempts are counted across the processes', async () => {

@@ -4,12 +4,13 @@
  * in SCALE_CONFIG: { strategy, secret, url, issuer, clientId, clientSecret, redisUrl, keyPrefix, database }.
  * Every answer carries the process id in `x-process`, so the suite sees which process served it.
  * Prints `ready <port>` once listening. Roles are on (`DELETE /posts/1` needs `post: ['delete']`), and
- * `POST /admin/roles` stands for an app's own admin code calling `setRoles` (the rig has no other).
+ * `POST /admin/roles` stands for an app's own admin code calling `setRoles` (the rig has no other);
+ * `POST /admin/ban` calls the admin API's `banUser` as the signed-in administrator.
  */
 import express from 'express'
 import { Redis } from 'ioredis'
 import knex from 'knex'
-import Portcullis, { defineAccess, RefreshAccessTokenError } from 'portcullis'
+import Portcullis, { adminStatements, defineAccess, RefreshAccessTokenError } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import OIDC from 'portcullis/providers/oidc'
@@ -19,10 +20,11 @@ const redis = new Redis(settings.redisUrl, { lazyConnect: false })
 const db = knex(settings.database)
 const quiet = { error: (...line) => console.error(...line), warn: () => {}, debug: () => {} }
 
-const access = defineAccess({ statements: { post: ['create', 'delete'] } })
+const access = defineAccess({ statements: { ...adminStatements, post: ['create', 'delete'] } })
 
 const portcullis = Portcullis({
   roles: access,
+  admin: true,
   secret: settings.secret,
   trustHost: true,
   logger: quiet,
@@ -61,6 +63,14 @@ app.delete('/posts/1', portcullis.requirePermission({ post: ['delete'] }), (_req
 // The app's own admin code (a test rig: no check of who asks), on whichever process the proxy picks.
 app.post('/admin/roles', express.urlencoded({ extended: false }), async (req, res) => {
   res.json(await portcullis.setRoles(req.body.userId, req.body.roles ? req.body.roles.split(',') : null))
+})
+// The admin API, as the signed-in administrator (the rig's forms carry no CSRF token: the test posts directly).
+app.post('/admin/ban', express.urlencoded({ extended: false }), async (req, res) => {
+  try {
+    res.json(await portcullis.banUser(req, req.body.userId, { reason: 'scale test', skipCsrfCheck: true }))
+  } catch (error) {
+    res.status(403).json({ code: error.code ?? error.type })
+  }
 })
 app.get(
   '/token',
