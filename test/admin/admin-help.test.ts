@@ -107,6 +107,31 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(new URL((await signIn(new Browser(), url(), 'bob.link@example.com', GOOD_PASSWORD)).headers.get('location')!).searchParams.get('error')).toBe('CredentialsSignin')
     })
 
+    it('says mail_failed when the reset link cannot be mailed, the link kept out of the log', async () => {
+      const auth = mount()
+      const { root, bobId } = await people(auth, 'mailfail')
+      // The same app, its mail now going to a port where nothing listens.
+      const lines: string[] = []
+      const broken = mountPasswordApp(rig.app, db.knex, { url: 'smtp://127.0.0.1:9' }, {
+        roles: access,
+        admin: true,
+        rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } },
+        logger: { error: (...line: unknown[]) => void lines.push(line.map(String).join(' ')), warn: () => {}, debug: () => {} },
+      })
+      broken.app.use(broken.auth)
+      broken.app.use(express.urlencoded({ extended: false }))
+      broken.app.post('/admin/users/:id/reset-link', async (req, res) => {
+        try {
+          res.json({ done: await broken.sendPasswordResetLink(req, String(req.params.id), { csrfToken: req.body.csrfToken }) })
+        } catch (error) {
+          res.status(403).json({ code: (error as { code?: string }).code })
+        }
+      })
+      expect((await json(root, `/admin/users/${bobId}/reset-link`, await withCsrf(root))).body).toEqual({ code: 'mail_failed' })
+      expect(lines.length).toBeGreaterThan(0)
+      expect(lines.join('\n')).not.toMatch(/token=/)
+    })
+
     it('creates a user, who sets their own password from the mailed link; an address taken is refused', async () => {
       const auth = mount()
       const { root } = await people(auth, 'create')
