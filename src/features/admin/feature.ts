@@ -17,6 +17,7 @@ import { createResetUserTwoFactor, createSendPasswordResetLink, type ResetUserTw
 import { createListUsers, type ListUsersFunction } from './api/list-users.js'
 import { createRevokeUserSessions, type RevokeUserSessionsFunction } from './api/revoke-user-sessions.js'
 import { createSetUserRoles, type SetUserRolesFunction } from './api/set-user-roles.js'
+import { createUpdateUser, type UpdateUserFunction } from './api/update-user.js'
 import { assertAdmin, resolveAdmin } from './config.js'
 import { UserBannedError } from './errors.js'
 import './types.js'
@@ -37,6 +38,8 @@ export interface AdminApi {
   unbanUser: UnbanUserFunction
   /** Creates a user, mailed a link to set their password (`user: ['create']`, CSRF-checked). */
   createUser: CreateUserFunction
+  /** Changes a user's name or address, an address set so unverified unless vouched for (`user: ['update']`, CSRF-checked). */
+  updateUser: UpdateUserFunction
   /** Deletes a user at once, every wing's rows in one transaction (`user: ['delete']`, the `account` option, CSRF-checked). */
   deleteUser: DeleteUserFunction
   /** Removes a user's second factor (`user: ['reset-two-factor']`, the `twoFactor` option, CSRF-checked). */
@@ -59,6 +62,7 @@ export const adminFeature: Feature = {
     banUser: createBanUser(api),
     unbanUser: createUnbanUser(api),
     createUser: createCreateUser(api),
+    updateUser: createUpdateUser(api),
     deleteUser: createDeleteUser(api),
     resetUserTwoFactor: createResetUserTwoFactor(api),
     sendPasswordResetLink: createSendPasswordResetLink(api),
@@ -71,7 +75,7 @@ export const adminFeature: Feature = {
       if (activeBan(await ctx.config.adapter!.getUserBan!(id), Date.now())) throw new UserBannedError(`User ${id} is banned: the sign-in is refused.`)
     },
   },
-  adapterMethods: ['listUsers', 'createUser', 'getUser', 'getUserByEmail', 'getAccountsByUserId', 'banUser', 'unbanUser', 'getUserBan'],
-  events: ['userBanned', 'userUnbanned'],
+  adapterMethods: ['listUsers', 'createUser', 'updateUser', 'getUser', 'getUserByEmail', 'getAccountsByUserId', 'banUser', 'unbanUser', 'getUserBan'],
+  events: ['userBanned', 'userUnbanned', 'createUser', 'updateUser'],
   errors: ['Admin', 'UserBanned'],
 }
