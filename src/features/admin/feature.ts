@@ -1,11 +1,12 @@
 /**
  * The admin API (`admin` option): an administrator finds users (`listUsers`, `getUserDetails`),
  * sets their roles (`setUserRoles`), signs them out everywhere (`revokeUserSessions`) and bans them
- * (`banUser`, `unbanUser`: sign-ins refused before any session, by the `beforeSession` hook), deletes
- * them (`createUser`, `deleteUser`), and helps them back in (`resetUserTwoFactor`, `sendPasswordResetLink`), each
- * call checking the caller's permission through the roles wing (`user: [action]` of the
- * `adminStatements`), and the ones that change something CSRF-checked.
- * Server-side functions only, no route or page yet.
+ * (`banUser`, `unbanUser`: sign-ins refused before any session, by the `beforeSession` hook), adds,
+ * corrects and deletes them (`createUser`, `updateUser`, `deleteUser`), and helps them back in
+ * (`resetUserTwoFactor`, `sendPasswordResetLink`), each call checking the caller's permission
+ * through the roles wing (`user: [action]` of the `adminStatements`), and the ones that change
+ * something CSRF-checked. The built-in pages (`/admin`, `/admin/user`: routes/, pages/) are forms
+ * over those same functions.
  */
 import type { Feature } from '../../composition/index.js'
 import { createBanUser, createUnbanUser, type BanUserFunction, type UnbanUserFunction } from './api/ban-user.js'
@@ -20,6 +21,7 @@ import { createSetUserRoles, type SetUserRolesFunction } from './api/set-user-ro
 import { createUpdateUser, type UpdateUserFunction } from './api/update-user.js'
 import { assertAdmin, resolveAdmin } from './config.js'
 import { UserBannedError } from './errors.js'
+import { recordApi } from './instance.js'
 import './types.js'
 
 /** The server-side functions of this feature, as `Portcullis()` returns them. */
@@ -50,23 +52,40 @@ export interface AdminApi {
 
 export const adminFeature: Feature = {
   name: 'admin',
-  // The account, password and two-factor wings' modules are imported by the functions that reach them, when they are on.
-  requires: ['roles', 'account', 'password', 'two-factor'],
+  // The account, password, two-factor and audit wings' modules are imported by the functions and pages that reach them, when they are on.
+  requires: ['roles', 'account', 'password', 'two-factor', 'audit'],
   resolve: (config) => resolveAdmin(config.admin),
   check: assertAdmin,
-  api: (api): AdminApi => ({
-    listUsers: createListUsers(api),
-    getUserDetails: createGetUserDetails(api),
-    setUserRoles: createSetUserRoles(api),
-    revokeUserSessions: createRevokeUserSessions(api),
-    banUser: createBanUser(api),
-    unbanUser: createUnbanUser(api),
-    createUser: createCreateUser(api),
-    updateUser: createUpdateUser(api),
-    deleteUser: createDeleteUser(api),
-    resetUserTwoFactor: createResetUserTwoFactor(api),
-    sendPasswordResetLink: createSendPasswordResetLink(api),
-  }),
+  // The built-in pages: each action calls the admin function above (the permission checked there, once).
+  routes: [
+    { method: 'GET', path: '/admin', page: true, load: async () => (await import('./routes/users.js')).usersPage },
+    { method: 'GET', path: '/admin/user', page: true, load: async () => (await import('./routes/user.js')).userPageAction },
+    { method: 'POST', path: '/admin/user/update', csrf: true, load: async () => (await import('./routes/update.js')).updateUserAction },
+    { method: 'POST', path: '/admin/user/roles', csrf: true, load: async () => (await import('./routes/roles.js')).setRolesAction },
+    { method: 'POST', path: '/admin/user/sessions', csrf: true, load: async () => (await import('./routes/sessions.js')).revokeSessionsAction },
+    { method: 'POST', path: '/admin/user/ban', csrf: true, load: async () => (await import('./routes/ban.js')).banUserAction },
+    { method: 'POST', path: '/admin/user/unban', csrf: true, load: async () => (await import('./routes/unban.js')).unbanUserAction },
+    { method: 'POST', path: '/admin/user/two-factor', csrf: true, load: async () => (await import('./routes/two-factor.js')).resetTwoFactorAction },
+    { method: 'POST', path: '/admin/user/reset-link', csrf: true, load: async () => (await import('./routes/reset-link.js')).sendResetLinkAction },
+    { method: 'POST', path: '/admin/user/delete', csrf: true, load: async () => (await import('./routes/delete.js')).deleteUserAction },
+  ],
+  off: 'The admin pages are off: set admin: true (with the roles option) in the Portcullis config. See docs/admin.md.',
+  api: (given): AdminApi => {
+    const api = recordApi(given)
+    return {
+      listUsers: createListUsers(api),
+      getUserDetails: createGetUserDetails(api),
+      setUserRoles: createSetUserRoles(api),
+      revokeUserSessions: createRevokeUserSessions(api),
+      banUser: createBanUser(api),
+      unbanUser: createUnbanUser(api),
+      createUser: createCreateUser(api),
+      updateUser: createUpdateUser(api),
+      deleteUser: createDeleteUser(api),
+      resetUserTwoFactor: createResetUserTwoFactor(api),
+      sendPasswordResetLink: createSendPasswordResetLink(api),
+    }
+  },
   hooks: {
     // Every sign-in method's finish, before the session: a banned user is refused (an expired ban lifts itself).
     beforeSession: async (ctx, user) => {
