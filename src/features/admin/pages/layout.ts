@@ -10,21 +10,25 @@ import { isSafePageUrl, renderLayout } from '../../../pages/theme.js'
 // these rules widen the card and lay those out, in the theme's own colours (its CSS variables).
 const ADMIN_CSS = raw(`<style>
 main{max-width:68rem}
-.admin h1{text-align:left}
+.admin{overflow-wrap:break-word}
+.admin h1{text-align:left;overflow-wrap:anywhere}
 .admin p{text-align:left}
 .admin .scroll{overflow-x:auto;margin:0 0 1rem}
 .admin table{width:100%;border-collapse:collapse;font-size:.875rem}
-.admin th,.admin td{padding:.5rem;border-top:1px solid var(--border);text-align:left;vertical-align:top;overflow-wrap:anywhere}
+.admin th,.admin td{padding:.5rem;border-top:1px solid var(--border);text-align:left;vertical-align:top;overflow-wrap:break-word}
 .admin th{font-weight:600;color:var(--muted);white-space:nowrap}
-.admin td.address{min-width:12rem}
+.admin td.address{min-width:12rem;overflow-wrap:anywhere}
+.admin td.when{white-space:nowrap}
 .admin form.search{flex-direction:row;align-items:flex-end;margin:0 0 1rem}
 .admin form.search div{flex:1}
 .admin button{width:auto;align-self:flex-start}
+.admin form.search button{align-self:flex-end;padding:.625rem 1.25rem;border:1px solid transparent}
 .admin .pager{display:flex;justify-content:space-between;gap:1rem;font-size:.875rem}
 .admin dl{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0 0 1.5rem}
 .admin dt{font-weight:600;color:var(--muted)}
 .admin dd{margin:0;overflow-wrap:anywhere}
-.admin .actions{display:grid;grid-template-columns:repeat(auto-fill,minmax(19rem,1fr));gap:1rem;margin:0 0 1.5rem}
+@media (max-width:30rem){.admin dl{grid-template-columns:1fr;gap:0}.admin dd{margin-bottom:.5rem}}
+.admin .actions{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(19rem,100%),1fr));gap:1rem;margin:0 0 1.5rem}
 .admin .actions section{border:1px solid var(--border);border-radius:.5rem;padding:1rem}
 .admin .actions h2{margin:0 0 .5rem}
 .admin .actions p{font-size:.875rem}

@@ -91,7 +91,7 @@ function details(user: AdminUser): SafeHtml {
 <dt>Sign-in methods</dt><dd>${user.signInMethods.length === 0 ? html`<span class="muted">none yet</span>` : user.signInMethods.join(', ')}</dd>
 <dt>Sessions</dt><dd>${user.sessions ?? html`<span class="muted">not recorded (JWT sessions)</span>`}</dd>
 <dt>Second factor</dt><dd>${user.twoFactor ? 'on' : 'off'}</dd>
-<dt>Ban</dt><dd>${user.ban ? `banned since ${shownDate(user.ban.bannedAt)}, ${user.ban.expiresAt ? `until ${shownDate(user.ban.expiresAt)}` : 'until lifted'}` : html`<span class="muted">none</span>`}</dd>
+<dt>Ban</dt><dd>${user.ban ? `Banned since ${shownDate(user.ban.bannedAt)}, ${user.ban.expiresAt ? `until ${shownDate(user.ban.expiresAt)}` : 'until lifted'}` : html`<span class="muted">none</span>`}</dd>
 </dl>`
 }
 
@@ -167,7 +167,7 @@ function auditSection(audit: AdminUserPageProps['audit']): SafeHtml | '' {
   return html`<h2>Recent events</h2><div class="scroll"><table>
 <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Outcome</th><th scope="col">Method</th><th scope="col">By</th><th scope="col">From</th></tr></thead>
 <tbody>${audit.events.map(
-    (event) => html`<tr><td>${shownDate(event.at)}</td><td>${event.type}${event.reason ? html` <span class="muted">(${event.reason})</span>` : ''}</td><td>${event.outcome}</td><td>${event.method ?? ''}</td><td>${event.actorId ? html`<code>${event.actorId}</code>` : html`<span class="muted">the user</span>`}</td><td>${event.ipAddress ?? ''}</td></tr>`,
+    (event) => html`<tr><td class="when">${shownDate(event.at)}</td><td>${event.type}${event.reason ? html` <span class="muted">(${event.reason})</span>` : ''}</td><td>${event.outcome}</td><td>${event.method ?? ''}</td><td>${event.actorId ? html`<code>${event.actorId}</code>` : html`<span class="muted">the user</span>`}</td><td>${event.ipAddress ?? ''}</td></tr>`,
   )}</tbody>
 </table></div>`
 }
