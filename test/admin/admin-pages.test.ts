@@ -302,7 +302,8 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       const app = mount()
       const { root } = await people(app, 'list')
       const adapter = KnexAdapter(db.knex)
-      for (let i = 0; i < 27; i++) await adapter.createUser!({ email: `member${String(i).padStart(2, '0')}.list@example.com`, name: `Member ${i}`, emailVerified: null })
+      for (let i = 0; i < 26; i++) await adapter.createUser!({ email: `member${String(i).padStart(2, '0')}.list@example.com`, name: `Member ${i}`, emailVerified: null })
+      await adapter.createUser!({ email: 'member26.list@example.com', name: '<img src=x onerror=alert(1)>', emailVerified: null })
       const first = (await page(root, '/admin')).text
       expect(first).toContain('Users 1–25 of 30.')
       expect(first).toContain('ada.list@example.com')
@@ -313,11 +314,17 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(second).toContain('root.list@example.com')
       expect(second).toMatch(/rel="prev"/)
       expect(second).not.toMatch(/rel="next"/)
+      // What users typed is text on the page, never markup.
+      expect(second).toContain('&lt;img src=x onerror=alert(1)&gt;')
+      expect(second).not.toContain('<img src=x')
       const found = (await page(root, '/admin?q=MEMBER1')).text
       expect(found).toContain('Users 1–10 of 10 matching.')
       expect(found).not.toContain('ada.list@example.com')
       expect((await page(root, '/admin?q=nobody-at-all')).text).toContain('No user matches.')
       expect((await page(root, '/admin?offset=-3')).text).toContain('Users 1–25 of 30.')
+      const past = (await page(root, '/admin?offset=500')).text
+      expect(past).toContain('No users on this page: 30 in all.')
+      expect(past).toContain('<a href="/api/auth/admin?offset=25" rel="prev">')
     })
 
     it('shows the user’s recent audit events to a caller who may read them', async () => {
@@ -337,6 +344,17 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(text).toContain('sign-in')
       // Support may list users, not read their events.
       expect((await page(ada, `/admin/user?id=${bobId}`)).text).toContain('needs the audit: [&#39;read&#39;] permission')
+    })
+
+    it('has no admin pages with the admin option off', async () => {
+      const app = mount({ admin: false })
+      const root = new Browser()
+      await verifiedUser(root, url(), rig.smtp, 'root.off@example.com')
+      await app.setRoles((await userRow('root.off@example.com'))!.id, ['admin'])
+      const answer = await page(root, '/admin')
+      expect(answer.status).toBe(400)
+      expect(JSON.parse(answer.text)).toMatchObject({ error: 'UnknownAction', message: expect.stringContaining('admin: true') })
+      expect((await postAction(root, 'ban', { id: 'anyone' })).status).toBe(400)
     })
 
     it('with JWT sessions (and the store the password provider needs): the ban ends the session and refuses the sign-in', async () => {

@@ -121,7 +121,7 @@ function profileForm(props: AdminUserPageProps): SafeHtml {
 ${hidden(props)}
 <div><label for="admin-name">Name</label><input id="admin-name" name="name" value="${user.name ?? ''}" maxlength="200" autocomplete="off"></div>
 <div><label for="admin-email">E-mail address</label><input id="admin-email" type="email" name="email" value="${user.email ?? ''}" autocomplete="off" required></div>
-<div class="checks"><label><input type="checkbox" name="emailVerified" value="yes"> A new address is confirmed (I checked it)</label></div>
+<div class="checks"><label><input type="checkbox" name="emailVerified" value="yes"> The address is confirmed (I checked it myself)</label></div>
 <button type="submit" class="secondary">Save name and address</button>
 </form></section>`
 }

@@ -46,7 +46,7 @@ ${props.notice ? html`<div class="alert" role="status">${props.notice}</div>` : 
 <input id="admin-search" type="search" name="q" value="${props.search}" maxlength="255"></div>
 <button type="submit">Search</button>
 </form>
-<p class="muted">${props.total === 0 ? (props.search ? 'No user matches.' : 'No users yet.') : `Users ${first}–${last} of ${props.total}${props.search ? ' matching' : ''}.`}</p>
+<p class="muted">${summary(props, first, last)}</p>
 ${props.users.length === 0 ? '' : html`<div class="scroll"><table>
 <thead><tr><th scope="col">Address</th><th scope="col">Name</th><th scope="col">Roles</th><th scope="col">Sign-in methods</th><th scope="col">Sessions</th><th scope="col">Second factor</th><th scope="col">Ban</th></tr></thead>
 <tbody>${props.users.map(
@@ -61,6 +61,19 @@ ${props.users.length === 0 ? '' : html`<div class="scroll"><table>
 </tr>`,
   )}</tbody>
 </table></div>`}
-<nav class="pager" aria-label="Pages">${props.offset > 0 ? html`<a href="${pageLink(Math.max(0, props.offset - props.limit))}" rel="prev">← Previous page</a>` : html`<span></span>`}${last < props.total ? html`<a href="${pageLink(last)}" rel="next">Next page →</a>` : ''}</nav>`
+<nav class="pager" aria-label="Pages">${props.offset > 0 ? html`<a href="${pageLink(previousOffset(props))}" rel="prev">← Previous page</a>` : html`<span></span>`}${last < props.total ? html`<a href="${pageLink(last)}" rel="next">Next page →</a>` : ''}</nav>`
   return renderAdminLayout({ title: 'Users', theme: props.theme, body, homeUrl: props.homeUrl })
+}
+
+/** The line above the table: how many match, and which of them this page shows. */
+function summary(props: AdminUsersPageProps, first: number, last: number): string {
+  if (props.total === 0) return props.search ? 'No user matches.' : 'No users yet.'
+  if (props.users.length === 0) return `No users on this page: ${props.total} in all.`
+  return `Users ${first}–${last} of ${props.total}${props.search ? ' matching' : ''}.`
+}
+
+/** Where "previous" goes: the page before, or the last page for an offset past the end (an edited URL). */
+function previousOffset(props: AdminUsersPageProps): number {
+  const lastPage = Math.floor(Math.max(0, props.total - 1) / props.limit) * props.limit
+  return Math.max(0, Math.min(props.offset - props.limit, lastPage))
 }
