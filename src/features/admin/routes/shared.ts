@@ -14,6 +14,7 @@ import { createGetUserDetails } from '../api/get-user-details.js'
 import type { AdminAction, AdminCallContext } from '../api/context.js'
 import { sessionGrants } from '../../roles/api/has-permission.js'
 import { AdminError } from '../errors.js'
+import type { AdminUser } from '../types.js'
 import { apiOf } from '../instance.js'
 import { renderAdminMessagePage } from '../pages/layout.js'
 import { renderAdminUserPage } from '../pages/user.js'
@@ -54,7 +55,7 @@ export function messagePage(ctx: ActionContext, status: number, heading: string,
 /** What the user page says after an action (`?notice=`): fixed texts, so no link can make it say anything else. */
 export const NOTICES: Readonly<Record<string, string>> = Object.freeze({
   updated: 'Name and address saved.',
-  roles: 'Roles saved. The user’s sessions carry them now.',
+  roles: 'Roles saved.',
   sessions: 'Every session of the user was ended.',
   banned: 'The user is banned: their sessions were ended, and every sign-in is refused.',
   unbanned: 'The ban is lifted. The user can sign in again.',
@@ -69,7 +70,7 @@ export const NOTICES: Readonly<Record<string, string>> = Object.freeze({
  */
 export async function userPage(ctx: ActionContext, userId: string, status: number, messages: { error?: string; notice?: string } = {}): Promise<AuthResponse> {
   const { api, call } = adminRequest(ctx)
-  let user: Awaited<ReturnType<ReturnType<typeof createGetUserDetails>>>
+  let user: AdminUser | null
   try {
     user = await createGetUserDetails(api)(call, userId)
   } catch (error) {
@@ -115,9 +116,9 @@ async function callerMay(api: Api, call: AdminCallContext): Promise<(action: Adm
 
 /**
  * What an action's refusal shows: the visitor's and the forbidden caller's answers, no such user,
- * the user's page with what was wrong (403 for a caller whose roles do not grant the action, 400
- * for another AdminError or a TypeError (a field the admin
- * function refused: `invalid` says it for people); anything else is rethrown.
+ * the user's page with what was wrong (403 for a caller whose roles do not grant the action; 400
+ * for another AdminError, or for a field the admin function refused, which `invalid` words for
+ * people); anything else is rethrown.
  */
 export async function actionRefusal(ctx: ActionContext, userId: string, error: unknown, invalid: string): Promise<AuthResponse> {
   if (error instanceof AdminError && error.code === 'forbidden') return userPage(ctx, userId, 403, { error: 'Your roles do not grant this action.' })
@@ -127,8 +128,19 @@ export async function actionRefusal(ctx: ActionContext, userId: string, error: u
     if (error.code === 'not_found') return userPage(ctx, userId, 404)
     return userPage(ctx, userId, 400, { error: REFUSALS[error.code] ?? invalid })
   }
-  if (error instanceof TypeError) return userPage(ctx, userId, 400, { error: invalid })
+  if (isArgumentRefusal(error)) {
+    ctx.config.logger.debug('AdminFormRefused', error.message)
+    return userPage(ctx, userId, 400, { error: invalid })
+  }
   throw error
+}
+
+/**
+ * A server-side function's refusal of an argument (a field of the form): a TypeError whose message
+ * names the function, `banUser(): reason must be …`. Any other TypeError is a bug, and stays one.
+ */
+function isArgumentRefusal(error: unknown): error is TypeError {
+  return error instanceof TypeError && /^\w+\(/.test(error.message)
 }
 
 const REFUSALS: Partial<Record<AdminError['code'], string>> = {

@@ -3,6 +3,7 @@ import { authUrl, type Action } from '../../../actions/context.js'
 import { homeUrl } from '../../../actions/home.js'
 import { createListUsers } from '../api/list-users.js'
 import { renderAdminUsersPage } from '../pages/users.js'
+import type { AdminUserPage } from '../types.js'
 import { adminRequest, NOTICES, refusedCaller } from './shared.js'
 
 /** Users a page. */
@@ -14,11 +15,11 @@ export const usersPage: Action = async (ctx) => {
   // A page number in the URL is anyone's to edit: anything but plain digits is the first page.
   const offset = /^\d{1,9}$/.test(given) ? Number(given) : 0
   const { api, call } = adminRequest(ctx)
-  let page: Awaited<ReturnType<ReturnType<typeof createListUsers>>>
+  let page: AdminUserPage
   try {
     page = await createListUsers(api)(call, { search: search || undefined, limit: PAGE_SIZE, offset })
   } catch (error) {
-    const refused = refusedCaller(ctx, error, `${authUrl(ctx, '/admin')}${search || offset ? `?${ctx.query}` : ''}`)
+    const refused = refusedCaller(ctx, error, `${authUrl(ctx, '/admin')}${ctx.query.size > 0 ? `?${ctx.query}` : ''}`)
     if (refused) return refused
     throw error
   }
