@@ -201,17 +201,27 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
           req.on('error', reject)
           req.end(body)
         })
-      const spellings = ['/api/auth/admin', '/api/auth/admin/', '/api/auth//admin', '/api/auth/./admin', '/api/auth/x/../admin', '/api/auth/x/%2e%2e/admin', '/api/auth/%61dmin', '/api/auth/ADMIN']
-      for (const path of spellings) {
+      // As the router answers every route: dot segments are resolved (the URL parser's reading), a trailing slash
+      // trimmed; a doubled slash, an escaped letter or another letter case is no route (400). Never a crash, and
+      // never the list without the permission.
+      const expected: Record<string, number> = {
+        '/api/auth/admin': 200,
+        '/api/auth/admin/': 200,
+        '/api/auth/./admin': 200,
+        '/api/auth/admin/../admin': 200,
+        '/api/auth/x/../admin': 200,
+        '/api/auth/x/%2e%2e/admin': 200,
+        '/api/auth//admin': 400,
+        '/api/auth/%61dmin': 400,
+        '/api/auth/ADMIN': 400,
+      }
+      for (const [path, status] of Object.entries(expected)) {
         const asRoot = await raw(path, 'GET', { cookie: cookieOf(root), ...HTML })
         const asBob = await raw(path, 'GET', { cookie: cookieOf(bob), ...HTML })
-        // The list, behind its permission, or no route at all: never a crash, never the list without the permission.
-        expect([path, asRoot.status === 200 ? asRoot.body.includes('bob.raw@example.com') : asRoot.status]).toEqual([path, asRoot.status === 200 ? true : 400])
-        expect([path, asBob.status]).toEqual([path, asRoot.status === 200 ? 403 : 400])
+        expect([path, asRoot.status, asBob.status]).toEqual([path, status, status === 200 ? 403 : 400])
+        if (status === 200) expect(asRoot.body).toContain('bob.raw@example.com')
+        expect(asBob.body).not.toContain('root.raw@example.com')
       }
-      // Express normalises the dot segments as the URL parser does; a doubled slash or an escaped letter is no route.
-      expect((await raw('/api/auth/x/../admin', 'GET', { cookie: cookieOf(root), ...HTML })).status).toBe(200)
-      expect((await raw('/api/auth//admin', 'GET', { cookie: cookieOf(root), ...HTML })).status).toBe(400)
       for (const path of ['/api/auth//admin/user/ban', '/api/auth/admin/user/%62an', '/api/auth/admin//user/ban', '/api/auth/admin/user/ban/..']) {
         await raw(path, 'POST', { cookie: cookieOf(root), origin: url(), 'content-type': 'application/x-www-form-urlencoded' }, `id=${bobId}`)
       }
