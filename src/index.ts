@@ -82,6 +82,7 @@ export type { SetUserRolesFunction } from './features/admin/api/set-user-roles.j
 export type { RevokeUserSessionsFunction } from './features/admin/api/revoke-user-sessions.js'
 export type { BanUserFunction, UnbanUserFunction } from './features/admin/api/ban-user.js'
 export type { CreateUserFunction } from './features/admin/api/create-user.js'
+export type { UpdateUserFunction } from './features/admin/api/update-user.js'
 export type { DeleteUserFunction } from './features/admin/api/delete-user.js'
 export type { ResetUserTwoFactorFunction, SendPasswordResetLinkFunction } from './features/admin/api/help-user.js'
 export type { ImpersonateUserFunction, StopImpersonatingFunction } from './features/admin/api/impersonate.js'

@@ -254,7 +254,9 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
 <p><a href="/">Home</a> · <a href="/api/auth/account">Your account</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/two-factor/setup?callbackUrl=%2Fdashboard">Two-step verification</a>${
           passkeys ? ' · <a href="/api/auth/passkeys">Your passkeys</a>' : ''
-        } · <a href="/api/auth/api-keys">Your API keys</a> · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
+        } · <a href="/api/auth/api-keys">Your API keys</a>${
+          user?.roles?.includes('admin') ? ' · <a href="/api/auth/admin">Users (admin)</a>' : ''
+        } · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),
     )
   })

@@ -173,6 +173,7 @@ export interface PageScript {
  *
  * @param opts.title The document title (escaped).
  * @param opts.theme The theme from the configuration; invalid values fall back to the defaults.
+ * @param opts.css A page's own rules after the shared ones (a constant of the library's, never user input: it is not escaped).
  * @param opts.body The page content, built with `html`.
  * @param opts.script A script to load (the passkey script), deferred, with its integrity value.
  * @param opts.home The app's page to link back to under the card ("Back to …"); an unsafe URL is left out.
@@ -180,14 +181,15 @@ export interface PageScript {
  * @example
  * renderLayout({ title: 'Sign out', theme: {}, body: html`<h1>Sign out</h1>`, home: 'https://example.com/' })
  */
-export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml; script?: PageScript | undefined; home?: string | undefined }): string {
+export function renderLayout(opts: { title: string; theme: Theme; body: SafeHtml; script?: PageScript | undefined; home?: string | undefined; css?: string | undefined }): string {
   if (opts.script !== undefined && !isSafePageUrl(opts.script.src)) throw new TypeError('Page script: src must be a path or an http(s) URL.')
   const theme = resolveTheme(opts.theme)
   // Safe as raw CSS: every interpolated value passed isSafeCssColor, which admits no `<`, `;` or `}`.
   const css =
     `:root{--brand:${theme.brandColor};--button-text:${theme.buttonText}}` +
     schemeCss(theme.colorScheme) +
-    BASE_CSS
+    BASE_CSS +
+    (opts.css ?? '')
   const metaScheme = theme.colorScheme === 'auto' ? 'light dark' : theme.colorScheme
   return html`<!doctype html>
 <html lang="en">

@@ -187,15 +187,19 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       const auth = mount('database')
       const { root, bob, rootId, bobId } = await people(auth, 'routes')
       // Bob may not; a visitor may not; a post without the token changes nothing.
-      const refused = await post(bob, url(), 'admin/impersonate', { userId: rootId })
+      const refused = await post(bob, url(), 'admin/user/impersonate', { id: rootId })
       expect(refused.status).toBe(403)
-      expect(await refused.text()).toContain('You may not impersonate users.')
-      expect((await post(new Browser(), url(), 'admin/impersonate', { userId: bobId })).status).toBe(403)
-      const forged = await root.request(`${url()}/api/auth/admin/impersonate`, { body: new URLSearchParams({ userId: bobId }) })
+      expect(await refused.text()).toContain('Access denied')
+      const visitor = await post(new Browser(), url(), 'admin/user/impersonate', { id: bobId })
+      // A script's post (no Accept: text/html): 401, as requirePermission answers.
+      expect(visitor.status).toBe(401)
+      const forged = await root.request(`${url()}/api/auth/admin/user/impersonate`, { body: new URLSearchParams({ id: bobId }) })
       expect(forged.status).toBeGreaterThanOrEqual(300)
       expect(await whoami(root)).toMatchObject({ user: { id: rootId } })
 
-      const started = await post(root, url(), 'admin/impersonate', { userId: bobId, callbackUrl: `${url()}/whoami` })
+      // The user's admin page offers it.
+      expect(await (await root.request(`${url()}/api/auth/admin/user?id=${bobId}`)).text()).toContain('action="/api/auth/admin/user/impersonate"')
+      const started = await post(root, url(), 'admin/user/impersonate', { id: bobId, callbackUrl: `${url()}/whoami` })
       expect([started.status, started.headers.get('location')]).toEqual([302, `${url()}/whoami`])
       expect(await whoami(root)).toMatchObject({ user: { id: bobId }, impersonatedBy: rootId })
       const page = await (await root.request(`${url()}/api/auth/admin/impersonation`)).text()
@@ -209,6 +213,10 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect([stopped.status, stopped.headers.get('location')]).toEqual([302, `${url()}/api/auth/admin`])
       expect(await whoami(root)).toMatchObject({ user: { id: rootId } })
       expect(await (await root.request(`${url()}/api/auth/admin/impersonation`)).text()).toContain('You are not impersonating anyone.')
+      // A refusal shows the user's page saying why: ada, support, may impersonate, not an administrator.
+      const adminRefused = await post(root, url(), 'admin/user/impersonate', { id: (await idOf('ada.routes@example.com'))! })
+      expect(adminRefused.status).toBe(400)
+      expect(await adminRefused.text()).toContain('impersonating administrators is off')
       // Bob's own session was never touched.
       expect(await whoami(bob)).toMatchObject({ user: { id: bobId } })
       expect((await whoami(bob))?.impersonatedBy).toBeUndefined()

@@ -116,11 +116,13 @@ describe('examples/express', () => {
     expect((await agent.get('/api/me').expect(200)).body).toMatchObject({ id: adaId, roles: ['admin'] })
     // The sign-in rotated the CSRF token.
     const csrfToken = (await agent.get('/api/auth/csrf').expect(200)).body.csrfToken as string
+    expect((await agent.get('/dashboard').expect(200)).text).toContain('<a href="/api/auth/admin">Users (admin)</a>')
     const grace = await signIn('hopper', '/dashboard', 'grace')
+    expect((await grace.agent.get('/dashboard').expect(200)).text).not.toContain('/api/auth/admin')
     const graceId = (await grace.agent.get('/api/me').expect(200)).body.id as string
     expect((await grace.agent.get('/api/me').expect(200)).body).toMatchObject({ name: 'Grace Hopper', roles: ['user'] })
 
-    const started = await agent.post('/api/auth/admin/impersonate').type('form').send({ csrfToken, userId: graceId, callbackUrl: '/dashboard' })
+    const started = await agent.post('/api/auth/admin/user/impersonate').type('form').send({ csrfToken, id: graceId, callbackUrl: '/dashboard' })
     expect([started.status, target(started.headers.location)]).toEqual([302, '/dashboard'])
     const dashboard = await agent.get('/dashboard').expect(200)
     expect(dashboard.text).toContain('Welcome, Grace Hopper.')

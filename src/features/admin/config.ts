@@ -10,7 +10,7 @@ import './types.js'
  * The admin API's actions, to put among the `roles` option's statements:
  * `defineAccess({ statements: { ...adminStatements, post: ['create'] } })`. The `admin` role has them all.
  */
-export const adminStatements = Object.freeze({ user: Object.freeze(['list', 'create', 'set-role', 'revoke-sessions', 'ban', 'delete', 'reset-two-factor', 'send-reset-link', 'impersonate'] as const) })
+export const adminStatements = Object.freeze({ user: Object.freeze(['list', 'create', 'update', 'set-role', 'revoke-sessions', 'ban', 'delete', 'reset-two-factor', 'send-reset-link', 'impersonate'] as const) })
 
 /** The `admin` option as resolved at init. */
 export interface ResolvedAdmin {

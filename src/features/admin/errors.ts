@@ -19,7 +19,7 @@ declare module '../../errors.js' {
  * - `not_found`: no such user;
  * - `no_address`: the user has no e-mail address to send a reset link to;
  * - `mail_failed`: the reset link could not be mailed (the transport's error is logged, the link redacted);
- * - `email_taken`: `createUser` with the address of an existing user;
+ * - `email_taken`: `createUser` or `updateUser` with the address of another user;
  * - `impersonate_admin`: impersonating a user whose roles grant an admin action, without `admin.impersonateAdmins`;
  * - `banned`: impersonating a banned user (no session of theirs starts while the ban holds);
  * - `impersonating`: an admin call in a session that is itself an impersonation (stop it first);

@@ -71,6 +71,18 @@ export interface ImpersonateUserOptions {
   skipCsrfCheck?: boolean | undefined
 }
 
+/** What `updateUser` takes: the fields to change (left out: unchanged). */
+export interface UpdateUserOptions {
+  /** Their new name (at most 200 characters); `null` or `''` removes it. */
+  name?: string | null | undefined
+  /** Their new address (normalised as every sign-in does); not verified unless `emailVerified` is true. */
+  email?: string | undefined
+  /** The administrator vouches for the address: it counts as verified now. Default false. */
+  emailVerified?: boolean | undefined
+  csrfToken?: string | undefined
+  skipCsrfCheck?: boolean | undefined
+}
+
 /** A page of users. */
 export interface AdminUserPage {
   users: AdminUser[]
@@ -129,7 +141,8 @@ declare module '../../config/types.js' {
   interface PortcullisConfig {
     /**
      * Off by default. The admin API (`listUsers`, `getUserDetails`, `setUserRoles`,
-     * `revokeUserSessions`), each checking the caller's permission: needs the `roles` option, with
+     * `revokeUserSessions`, `banUser`, `createUser`, `updateUser`, …) and the built-in admin pages
+     * (`/admin`), each checking the caller's permission: needs the `roles` option, with
      * `adminStatements` among its statements. See docs/admin.md.
      */
     admin?: boolean | AdminOptions | undefined

@@ -1,7 +1,7 @@
 /**
  * GET /admin/impersonation: the impersonation in progress and its "stop" button; POST
  * /admin/impersonation/stop `{ csrfToken }`: back to the administrator's own session, then to the
- * admin pages.
+ * admin pages (the users list).
  */
 import { assertCsrf, authUrl, issueCsrf, type Action, type ActionContext } from '../../../actions/context.js'
 import { homeUrl } from '../../../actions/home.js'
