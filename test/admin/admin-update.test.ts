@@ -21,7 +21,14 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
 
     const mount = (extra: Partial<PortcullisConfig> = {}) => {
       const updated: string[] = []
-      const auth = mountPasswordApp(rig.app, db.knex, rig.smtp, { roles: access, admin: true, rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } }, events: { updateUser: ({ user }) => void updated.push(String(user.email)) }, ...extra })
+      const changed: string[] = []
+      const auth = mountPasswordApp(rig.app, db.knex, rig.smtp, {
+        roles: access,
+        admin: true,
+        rateLimit: { ip: { attempts: 1_000, windowSeconds: 900 } },
+        events: { updateUser: ({ user }) => void updated.push(String(user.email)), emailChanged: ({ user, previousEmail }) => void changed.push(`${previousEmail} -> ${user.email}`) },
+        ...extra,
+      })
       auth.app.use(auth.auth)
       auth.app.use(express.urlencoded({ extended: false }))
       auth.app.post('/admin/users/:id', async (req, res) => {
@@ -32,7 +39,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
           res.status(403).json({ type: (error as { type?: string }).type, code: (error as { code?: string }).code })
         }
       })
-      return { auth, updated }
+      return { auth, updated, changed }
     }
     const userRow = async (email: string) => (await db.knex('User').where({ email }).first('id', 'name', 'email', 'emailVerified')) as { id: string; name: string | null; emailVerified: unknown } | undefined
     const update = async (browser: Browser, id: string, body: Record<string, string>) => {
@@ -92,6 +99,8 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       expect(done).toMatchObject({ email: 'robert.email@example.com', emailVerified: null })
       expect(await userRow('bob.email@example.com')).toBeUndefined()
       expect(updated).toEqual(['robert.email@example.com'])
+      // A changed address, as the account wing's change emits it (the audit log's email-changed).
+      expect(app.changed).toEqual(['bob.email@example.com -> robert.email@example.com'])
       // The password signs in with the new address, and no longer with the old one.
       expect(new URL((await signIn(new Browser(), url(), 'robert.email@example.com')).headers.get('location')!).searchParams.get('error')).toBeNull()
       expect(new URL((await signIn(new Browser(), url(), 'bob.email@example.com')).headers.get('location')!).searchParams.get('error')).toBe('CredentialsSignin')

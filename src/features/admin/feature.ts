@@ -111,6 +111,6 @@ export const adminFeature: Feature = {
     pageBanner: async (ctx) => (await import('./routes/impersonation.js')).impersonationBannerOf(ctx),
   },
   adapterMethods: ['listUsers', 'createUser', 'updateUser', 'getUser', 'getUserByEmail', 'getAccountsByUserId', 'banUser', 'unbanUser', 'getUserBan', 'getUserRoles'],
-  events: ['userBanned', 'userUnbanned', 'createUser', 'updateUser', 'impersonationStarted', 'impersonationStopped'],
+  events: ['userBanned', 'userUnbanned', 'createUser', 'updateUser', 'emailChanged', 'impersonationStarted', 'impersonationStopped'],
   errors: ['Admin', 'UserBanned'],
 }

@@ -44,6 +44,8 @@ export function createUpdateUser(api: Api): UpdateUserFunction {
     }
     const changed = Object.keys(update).length > 1 ? await write(adapter, update) : user
     if (changed !== user) await emitEvent(api.config, 'updateUser', { user: changed })
+    // A new address is a changed address, whoever changed it: the audit log keeps it (the administrator its actor).
+    if (update.email !== undefined) await emitEvent(api.config, 'emailChanged', { user: changed, previousEmail: user.email ?? null })
     return adminUser(api, ctx, changed)
   }
 }
