@@ -37,6 +37,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       auth.app.use(express.urlencoded({ extended: false }))
       auth.app.get('/admin/users', answer((req) => auth.listUsers(req, { search: req.query.q as string | undefined, limit: Number(req.query.limit ?? 50), offset: Number(req.query.offset ?? 0) })))
       auth.app.get('/admin/users/:id', answer((req) => auth.getUserDetails(req, String(req.params.id))))
+      auth.app.get('/admin/users/:id/sessions', answer((req) => auth.listUserSessions(req, String(req.params.id))))
       auth.app.post('/admin/users/:id/roles', answer((req) => auth.setUserRoles(req, String(req.params.id), req.body.role ? [req.body.role] : null, { csrfToken: req.body.csrfToken })))
       auth.app.post('/admin/users/:id/sign-out', answer((req) => auth.revokeUserSessions(req, String(req.params.id), { csrfToken: req.body.csrfToken })))
       auth.app.post('/admin/users/:id/ban', answer((req) => auth.banUser(req, String(req.params.id), { reason: req.body.reason, ...(req.body.expiresIn && { expiresIn: Number(req.body.expiresIn) }), csrfToken: req.body.csrfToken })))
@@ -177,10 +178,16 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
       const bobId = await idOf('bob_out@example.com')
       const session = async (browser: Browser) => ((await (await browser.request(`${url()}/api/auth/session`)).json()) as { user?: { email?: string } } | null)?.user?.email
       expect(await session(bob)).toBe('bob_out@example.com')
+      // Listed first: when and from where, none of them the administrator's "current" one; bob may not list them.
+      const listed = (await json(root, `/admin/users/${bobId}/sessions`)).body.done as { id: string; current: boolean; userAgent: string | null }[]
+      expect(listed.length).toBeGreaterThanOrEqual(1)
+      expect(listed.every((entry) => entry.current === false && typeof entry.id === 'string')).toBe(true)
+      expect((await json(bob, `/admin/users/${bobId}/sessions`)).body).toMatchObject({ code: 'forbidden' })
       expect((await json(root, `/admin/users/${bobId}/sign-out`, {})).body.type).toBe('MissingCSRF')
       expect(await session(bob)).toBe('bob_out@example.com')
       expect((await json(root, `/admin/users/${bobId}/sign-out`, { csrfToken: await csrfOf(root, url()) })).body).toEqual({ done: 1 })
       expect(await session(bob)).toBeUndefined()
+      expect((await json(root, `/admin/users/${bobId}/sessions`)).body).toEqual({ done: [] })
       expect(await session(root)).toBe('root.out@example.com')
     })
   })

@@ -290,7 +290,10 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as const) {
     it('ends the sessions, mails a reset link, and deletes (only with the box ticked) through the forms', async () => {
       const app = mount()
       const { root, bob, bobId } = await people(app, 'help')
-      expect((await page(root, `/admin/user?id=${bobId}`)).text).toContain('1 session.')
+      const before = (await page(root, `/admin/user?id=${bobId}`)).text
+      expect(before).toContain('1 session.')
+      // Each session listed, with where it was signed in from.
+      expect(before).toMatch(/<ul class="sessions"><li>[^<]*<small>[^<]*(127\.0\.0\.1|::1|unknown address)/)
       expect((await submit(root, bobId, 'sessions')).text).toContain('Every session of the user was ended.')
       expect(await sessionOf(bob)).toBeUndefined()
 

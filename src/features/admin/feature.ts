@@ -17,6 +17,7 @@ import { createDeleteUser, type DeleteUserFunction } from './api/delete-user.js'
 import { createGetUserDetails, type GetUserDetailsFunction } from './api/get-user-details.js'
 import { createResetUserTwoFactor, createSendPasswordResetLink, type ResetUserTwoFactorFunction, type SendPasswordResetLinkFunction } from './api/help-user.js'
 import { createListUsers, type ListUsersFunction } from './api/list-users.js'
+import { createListUserSessions, type ListUserSessionsFunction } from './api/list-user-sessions.js'
 import { createRevokeUserSessions, type RevokeUserSessionsFunction } from './api/revoke-user-sessions.js'
 import { createSetUserRoles, type SetUserRolesFunction } from './api/set-user-roles.js'
 import { createImpersonateUser, createStopImpersonating, type ImpersonateUserFunction, type StopImpersonatingFunction } from './api/impersonate.js'
@@ -32,6 +33,8 @@ export interface AdminApi {
   listUsers: ListUsersFunction
   /** One user, with how they sign in, their sessions and the second factor (`user: ['list']`). */
   getUserDetails: GetUserDetailsFunction
+  /** A user's unexpired sessions, when and where from (`user: ['list']`); null when nothing records them. */
+  listUserSessions: ListUserSessionsFunction
   /** Sets another user's roles (`user: ['set-role']`, CSRF-checked). */
   setUserRoles: SetUserRolesFunction
   /** Ends every session of a user (`user: ['revoke-sessions']`, CSRF-checked). */
@@ -87,6 +90,7 @@ export const adminFeature: Feature = {
     return {
       listUsers: createListUsers(api),
       getUserDetails: createGetUserDetails(api),
+      listUserSessions: createListUserSessions(api),
       setUserRoles: createSetUserRoles(api),
       revokeUserSessions: createRevokeUserSessions(api),
       banUser: createBanUser(api),

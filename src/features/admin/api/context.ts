@@ -65,10 +65,13 @@ export async function adminUser(api: Api, ctx: ActionContext, user: AdapterUser)
 
 /** The user's unexpired sessions; null when they cannot be counted (JWT sessions without `session.store`). */
 async function sessionCount(api: Api, ctx: ActionContext, userId: string): Promise<number | null> {
-  const { config } = api
-  if (config.session.strategy === 'jwt' && !config.session.store) return null
-  if (config.session.strategy === 'database' && typeof config.adapter?.listSessionsByUserId !== 'function') return null
-  return (await listOwnSessions(ctx, { userId, sessionId: undefined })).length
+  return sessionsRecorded(api) ? (await listOwnSessions(ctx, { userId, sessionId: undefined })).length : null
+}
+
+/** Whether a user's sessions can be listed: database sessions (an adapter that lists them), or JWT sessions with `session.store`. */
+export function sessionsRecorded({ config }: Api): boolean {
+  if (config.session.strategy === 'jwt') return config.session.store !== undefined
+  return typeof config.adapter?.listSessionsByUserId === 'function'
 }
 
 /** `ban` while it holds at `now`: an expired one lifts itself (it is read as none). */

@@ -4,7 +4,7 @@
  * removing their second factor, mailing a reset link, deleting them), and, with the audit log on,
  * their recent events. Every button is a CSRF-checked POST form; it works without JavaScript.
  */
-import type { Theme } from '../../../types.js'
+import type { SessionInfo, Theme } from '../../../types.js'
 import { html, type SafeHtml } from '../../../pages/html.js'
 import { isSafePageUrl } from '../../../pages/theme.js'
 import type { AdminUser } from '../types.js'
@@ -32,6 +32,8 @@ export interface AdminUserPageProps {
   roleNames: readonly string[]
   /** The forms the page shows: the caller's roles grant the action, the wing it needs is on, the sessions are countable. */
   offers: { update: boolean; setRoles: boolean; endSessions: boolean; ban: boolean; resetTwoFactor: boolean; resetLink: boolean; delete: boolean; impersonate?: boolean | undefined }
+  /** The user's sessions (`listUserSessions`), shown in the sessions section; undefined: not listed. */
+  sessions?: readonly SessionInfo[] | undefined
   /** The user's recent audit events (the audit option), or why they cannot be shown; undefined: the log is off. */
   audit?: { events: readonly AdminAuditLine[] } | { unavailable: string } | undefined
   /** What was wrong with the last action. */
@@ -73,7 +75,7 @@ function actionSections(props: AdminUserPageProps): (SafeHtml | '')[] {
   return [
     offers.update ? profileForm(props) : '',
     offers.setRoles ? rolesForm(props) : '',
-    offers.endSessions ? actionForm(props, 'sessions', 'Sessions', html`<p>${sessionsText(user.sessions)} Ending them signs the user out on every device.</p>`, 'End every session') : '',
+    offers.endSessions ? actionForm(props, 'sessions', 'Sessions', html`<p>${sessionsText(user.sessions)} Ending them signs the user out on every device.</p>${sessionList(props.sessions)}`, 'End every session') : '',
     offers.ban ? banSection(props) : '',
     !offers.resetTwoFactor ? '' : user.twoFactor ? actionForm(props, 'two-factor', 'Second factor', html`<p>For a user who lost their authenticator app: their password alone signs them in until they set it up again.</p>`, 'Remove the second factor') : html`<section><h2>Second factor</h2><p class="muted">Not set up.</p></section>`,
     offers.resetLink && user.email ? actionForm(props, 'reset-link', 'Password', html`<p>Mails the user a link to set a new password. You never see the link.</p>`, 'Mail a password reset link') : '',
@@ -93,6 +95,14 @@ function details(user: AdminUser): SafeHtml {
 <dt>Second factor</dt><dd>${user.twoFactor ? 'on' : 'off'}</dd>
 <dt>Ban</dt><dd>${user.ban ? `Banned since ${shownDate(user.ban.bannedAt)}, ${user.ban.expiresAt ? `until ${shownDate(user.ban.expiresAt)}` : 'until lifted'}` : html`<span class="muted">none</span>`}</dd>
 </dl>`
+}
+
+/** Each session: the browser, from where, since and last seen. */
+function sessionList(sessions: readonly SessionInfo[] | undefined): SafeHtml | '' {
+  if (!sessions || sessions.length === 0) return ''
+  return html`<ul class="sessions">${sessions.map(
+    (session) => html`<li>${session.userAgent ?? 'Unknown browser'}<small>${session.ipAddress ?? 'unknown address'} · ${session.lastSeenAt ? `last seen ${shownDate(session.lastSeenAt)}` : `until ${shownDate(session.expires)}`}</small></li>`,
+  )}</ul>`
 }
 
 function sessionsText(sessions: number | null): string {

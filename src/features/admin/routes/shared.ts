@@ -11,6 +11,7 @@ import { compositionOf } from '../../../composition/index.js'
 import { InvalidRequestError } from '../../../errors.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { createGetUserDetails } from '../api/get-user-details.js'
+import { createListUserSessions } from '../api/list-user-sessions.js'
 import type { AdminAction, AdminCallContext } from '../api/context.js'
 import { sessionGrants } from '../../roles/api/has-permission.js'
 import { AdminError } from '../errors.js'
@@ -97,6 +98,7 @@ export async function userPage(ctx: ActionContext, userId: string, status: numbe
       delete: may('delete') && on.has('account'),
       impersonate: may('impersonate'),
     },
+    sessions: user.sessions ? ((await createListUserSessions(api)(call, userId)) ?? undefined) : undefined,
     audit: on.has('audit') ? await userAudit(api, call, userId) : undefined,
     ...messages,
     theme: ctx.config.theme,
