@@ -2,7 +2,9 @@
  * The built-in sensitive actions' fresh sign-in (docs/account.md): changing the password, the second
  * factor or the passkeys asks the `sensitiveAction` hook first, which the account wing gives when
  * its option is on. The wings that own those actions call these two functions and import no other
- * wing: without the account wing there is no hook, and nothing changes.
+ * wing: without the account wing there is no hook, and nothing changes. Before the hook, a session an
+ * administrator started as the user (impersonation, session/actor.ts) is refused outright: those
+ * changes are the user's own to make.
  */
 import { hooksOf } from '../composition/index.js'
 import { ImpersonatingError, RecentSignInRequiredError } from '../errors.js'

@@ -6,7 +6,8 @@
 import { assertCsrf, authUrl, issueCsrf, type Action, type ActionContext } from '../../../actions/context.js'
 import { homeUrl } from '../../../actions/home.js'
 import type { AuthResponse } from '../../../http/respond.js'
-import { impersonatorOf, readSession } from '../../../session/strategy.js'
+import { readSession } from '../../../session/strategy.js'
+import type { Session } from '../../../types.js'
 import { AdminError } from '../errors.js'
 import { stopImpersonation } from '../impersonation.js'
 import type { SafeHtml } from '../../../pages/html.js'
@@ -26,15 +27,14 @@ export const stopImpersonationAction: Action = async (ctx) => {
 }
 
 /** The page for the request's session, with a message. */
-export async function impersonationPage(ctx: ActionContext, status: number, error?: string): Promise<AuthResponse> {
-  const by = await impersonatorOf(ctx)
-  const session = by ? (await readSession(ctx)).session : null
+async function impersonationPage(ctx: ActionContext, status: number, error?: string): Promise<AuthResponse> {
+  const impersonated = await impersonatedSession(ctx)
   const csrf = issueCsrf(ctx)
   const html = renderImpersonationPage({
     basePath: ctx.basePath,
     csrfToken: csrf.token,
-    who: session ? (session.user.email ?? session.user.name ?? session.user.id) : undefined,
-    expires: session ? new Date(session.expires) : undefined,
+    who: impersonated ? shownUser(impersonated) : undefined,
+    expires: impersonated ? new Date(impersonated.expires) : undefined,
     error,
     theme: ctx.config.theme,
     homeUrl: homeUrl(ctx),
@@ -44,7 +44,15 @@ export async function impersonationPage(ctx: ActionContext, status: number, erro
 
 /** The banner of every built-in page during an impersonation (the `pageBanner` hook). */
 export async function impersonationBannerOf(ctx: ActionContext): Promise<SafeHtml | undefined> {
-  const { session } = await readSession(ctx)
-  if (!session?.impersonatedBy) return undefined
-  return impersonationBanner(ctx.basePath, session.user.email ?? session.user.name ?? session.user.id)
+  const impersonated = await impersonatedSession(ctx)
+  return impersonated ? impersonationBanner(ctx.basePath, shownUser(impersonated)) : undefined
 }
+
+/** The request's session when it is an impersonation, else null. */
+async function impersonatedSession(ctx: ActionContext): Promise<Session | null> {
+  const { session } = await readSession(ctx)
+  return session?.impersonatedBy ? session : null
+}
+
+/** The impersonated user as the pages name them: their address, else their name, else their id. */
+const shownUser = ({ user }: Session): string => user.email ?? user.name ?? user.id
