@@ -11,6 +11,8 @@ import { emitEvent } from '../../events.js'
 import { readChunkedCookie, writeChunkedCookie, clearChunkedCookie, type OutgoingCookie } from '../../session/cookies.js'
 import { endSession, impersonatorOf, signedInUserId, startSession } from '../../session/strategy.js'
 import type { AdapterUser } from '../../types.js'
+import type { Api } from '../../api/context.js'
+import { createGetRoles } from '../roles/api/set-roles.js'
 import type { ResolvedRoles } from '../roles/config.js'
 import { activeBan } from './api/context.js'
 import { adminOf, adminStatements } from './config.js'
@@ -28,7 +30,7 @@ export interface StartedImpersonation {
  * @param expiresIn Seconds, at most `admin.impersonationMaxAge` (the default).
  * @throws AdminError `own_roles`, `not_found`, `banned`, `impersonate_admin`; TypeError for a bad `expiresIn`
  */
-export async function startImpersonation(ctx: ActionContext, callerId: string, userId: string, expiresIn: number | undefined): Promise<StartedImpersonation> {
+export async function startImpersonation(api: Api, ctx: ActionContext, callerId: string, userId: string, expiresIn: number | undefined): Promise<StartedImpersonation> {
   const { impersonationMaxAge, impersonateAdmins } = adminOf(ctx.config)
   const seconds = expiresIn ?? impersonationMaxAge
   if (!Number.isInteger(seconds) || seconds < 1 || seconds > impersonationMaxAge) {
@@ -39,7 +41,7 @@ export async function startImpersonation(ctx: ActionContext, callerId: string, u
   const user = await adapter.getUser!(userId)
   if (!user) throw new AdminError('not_found', `impersonateUser(): there is no user ${userId}.`)
   if (activeBan(await adapter.getUserBan!(userId), Date.now())) throw new AdminError('banned', `impersonateUser(): user ${userId} is banned; no session of theirs starts while the ban holds.`)
-  if (!impersonateAdmins && isAdministrator(ctx, (await adapter.getUserRoles!(userId)) ?? rolesOf(ctx).defaultRoles)) {
+  if (!impersonateAdmins && isAdministrator(ctx, await createGetRoles(api)(userId))) {
     throw new AdminError('impersonate_admin', `impersonateUser(): user ${userId}'s roles grant admin actions; set admin.impersonateAdmins to impersonate administrators.`)
   }
   const until = ctx.now + seconds

@@ -47,7 +47,7 @@ export function createImpersonateUser(api: Api): ImpersonateUserFunction {
     assertUserId(userId, 'impersonateUser')
     const res = responseOf(given, 'impersonateUser()')
     const { ctx, callerId } = await adminCall(api, given, 'impersonateUser()', 'impersonate', options)
-    const started = await startImpersonation(ctx, callerId, userId, options.expiresIn)
+    const started = await startImpersonation(api, ctx, callerId, userId, options.expiresIn)
     send(api, ctx.req, res, started.cookies)
     return { userId, expires: started.expires }
   }

@@ -16,7 +16,7 @@ export const impersonateAction: Action = async (ctx) => {
   const { api, call } = adminRequest(ctx)
   try {
     const { callerId } = await adminCall(api, call, 'POST /admin/user/impersonate', 'impersonate', { csrfToken: stringValue(ctx.body.csrfToken) })
-    const started = await startImpersonation(ctx, callerId, userId, undefined)
+    const started = await startImpersonation(api, ctx, callerId, userId, undefined)
     return { redirect: await redirectTarget(ctx, stringValue(ctx.body.callbackUrl) ?? homeUrl(ctx)), cookies: started.cookies }
   } catch (error) {
     return actionRefusal(ctx, userId, error, 'The impersonation was refused.')
