@@ -5,9 +5,11 @@
  * one in its `feature.ts`, and `src/features/index.ts` lists them. A feature's code past its
  * declaration loads on its first use: routes and provider methods are loaders, not modules.
  */
+import type { ServerResponse } from 'node:http'
 import type { Action, ActionContext } from '../actions/context.js'
 import type { Api } from '../api/context.js'
 import type { ConfiguredProvider, CredentialReader, PortcullisConfig, ResolvedConfig, SessionUserField } from '../config/types.js'
+import type { NodeRequest } from '../http/request.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { EventObserver } from '../events.js'
 import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof, User } from '../types.js'
@@ -19,6 +21,13 @@ import type { FeatureCookie } from '../session/cookies.js'
 
 /** An action, loaded on the route's first request. */
 export type ActionLoader = () => Promise<Action>
+
+/**
+ * What answers every request under a feature's mount (`Feature.mount`) with Node's request and
+ * response: `url` is the request's path and query below the mount, `mountPath` the path of the
+ * mount itself as the site sees it (e.g. `/api/auth/oauth`).
+ */
+export type MountHandler = (req: NodeRequest, res: ServerResponse, at: { readonly config: ResolvedConfig; readonly url: string; readonly mountPath: string }) => Promise<void>
 
 /** One route a feature adds under the base path. */
 export interface FeatureRoute {
@@ -199,6 +208,13 @@ export interface FeatureHooks {
    * wing's ban).
    */
   beforeSession?(ctx: ActionContext, user: User | AdapterUser): Promise<void>
+  /**
+   * Every session of `userId` was ended at once (`signOutEverywhere()`, an administrator's revocation
+   * or ban, the account's deletion, an address change): for what a feature keeps that acts for the
+   * user beyond a session (the authorization server's grants). Composed at init into
+   * `ResolvedConfig.everySessionEnded`. Errors are logged.
+   */
+  everySessionEnded?(config: ResolvedConfig, userId: string): Promise<void>
   /** An administrator banned `userId` (every session ended) or lifted the ban: for what a feature keeps elsewhere (a cache). Errors are logged. */
   banChanged?(config: ResolvedConfig, userId: string): Promise<void>
   /**
@@ -258,6 +274,12 @@ export interface Feature {
   readonly routes?: readonly FeatureRoute[]
   /** Why its routes are unknown when it is off, and how to turn it on. */
   readonly off?: string
+  /**
+   * A path below the base path (`/oauth`) under which the feature answers every request itself, with
+   * Node's request and response: the endpoints of a protocol a library serves with its own router
+   * (the authorization server's oidc-provider). Loaded on its first request; unknown while the feature is off.
+   */
+  readonly mount?: { readonly path: string; readonly load: () => Promise<MountHandler> }
   /** Its server-side functions, merged into what `Portcullis()` returns (whether on or off: each says what it needs). */
   api?(api: Api): object
   readonly hooks?: FeatureHooks

@@ -104,9 +104,7 @@ export function resolveConfig(config: PortcullisConfig, features: readonly Featu
     rateLimit,
     features: options,
     telemetry: resolveTelemetry(config.telemetry),
-    credentials: composeCredentials(enabled),
-    sessionUserFields: sessionUserFields(enabled),
-    sessionReadWith: sessionReadWith(enabled),
+    ...composedHooks(enabled),
   } satisfies ResolvedConfig)
   // Each enabled feature checks what it needs of the whole config, in the registry's order.
   for (const feature of features) if (enabled.includes(feature)) feature.check?.(resolved)
@@ -128,6 +126,16 @@ function composeCredentials(enabled: readonly Feature[]): CredentialReader | und
   return {
     carries: (config, req) => claiming(config, req) !== undefined,
     read: (config, req) => claiming(config, req)!.read(config, req),
+  }
+}
+
+/** What the core asks of the enabled features' hooks on its own paths (the session read, ending sessions), composed once. */
+function composedHooks(enabled: readonly Feature[]): Pick<ResolvedConfig, 'credentials' | 'sessionUserFields' | 'sessionReadWith' | 'everySessionEnded'> {
+  return {
+    credentials: composeCredentials(enabled),
+    sessionUserFields: sessionUserFields(enabled),
+    sessionReadWith: sessionReadWith(enabled),
+    everySessionEnded: Object.freeze(enabled.flatMap((feature) => (feature.hooks?.everySessionEnded ? [feature.hooks.everySessionEnded] : []))),
   }
 }
 

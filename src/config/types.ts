@@ -228,4 +228,9 @@ export interface ResolvedConfig {
    * user's behalf (`Feature.impersonates`). Built once; undefined when nothing.
    */
   readonly sessionReadWith: SessionUserOptions | undefined
+  /**
+   * The enabled features' `everySessionEnded` hooks (the authorization server ends the user's grants
+   * with them), run when every session of a user is ended; empty when none is on.
+   */
+  readonly everySessionEnded: readonly ((config: ResolvedConfig, userId: string) => Promise<void>)[]
 }

@@ -8,6 +8,7 @@ import { apiKeysFeature } from './api-keys/feature.js'
 import { accountFeature } from './account/feature.js'
 import { adminFeature } from './admin/feature.js'
 import { auditFeature } from './audit/feature.js'
+import { authorizationServerFeature } from './authorization-server/feature.js'
 import { credentialsFeature } from './credentials/feature.js'
 import { emailFeature } from './email/feature.js'
 import { emailCodeFeature } from './email-code/feature.js'
@@ -33,5 +34,6 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   accountFeature,
   rolesFeature,
   adminFeature,
+  authorizationServerFeature,
   auditFeature,
 ])

@@ -5,7 +5,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import { callback } from '../actions/callback.js'
-import { compositionOf, hooksOf, type Feature, type FeatureRoute } from '../composition/index.js'
+import { compositionOf, hooksOf, type Feature, type FeatureRoute, type MountHandler } from '../composition/index.js'
 import type { Action, ActionContext } from '../actions/context.js'
 import { csrf } from '../actions/csrf.js'
 import { errorPage } from '../actions/error.js'
@@ -59,6 +59,9 @@ export function createHandlers(config: ResolvedConfig, requestScope: RequestScop
     const method = req.method === 'HEAD' ? 'GET' : req.method
     if (only && method !== only) return next ? next() : sendResponse(req, res, unknownRoute(req))
 
+    const mounted = mountAt(routes, location.actionPath)
+    if (mounted) return serveMount(req, res, location, mounted)
+
     let response: AuthResponse
     try {
       // A failure is answered inside the route's scope too, so that its log line carries the request's fields.
@@ -76,6 +79,20 @@ export function createHandlers(config: ResolvedConfig, requestScope: RequestScop
     sendResponse(req, res, response)
   }
 
+  // A feature's mount answers its requests itself (with Node's req and res), inside the route's scope.
+  const serveMount = async (req: NodeRequest, res: ServerResponse, location: Location, mounted: { path: string; handler: MountEntry }): Promise<void> => {
+    const url = `${location.actionPath.slice(mounted.path.length) || '/'}${location.search}`
+    try {
+      await requestScope.runRoute({ req, res }, () => mounted.handler(req, res, { config, url, mountPath: location.basePath + mounted.path }))
+    } catch (error) {
+      if (res.headersSent) {
+        config.logger.error('InternalError', describeError(error))
+        return void res.end()
+      }
+      sendResponse(req, res, errorResponse(error, req, config, location.basePath))
+    }
+  }
+
   const handlers = ((req, res, next) => serve(req, res, next)) as Handlers
   handlers.GET = (req, res, next) => serve(req, res, next, 'GET')
   handlers.POST = (req, res, next) => serve(req, res, next, 'POST')
@@ -87,6 +104,8 @@ interface Location {
   /** The path below the base path, e.g. `/callback/credentials`. */
   actionPath: string
   query: URLSearchParams
+  /** The query as sent (`?a=b`, or empty). */
+  search: string
   /** True when Express/Connect stripped the mount path from `req.url`. */
   mounted: boolean
 }
@@ -98,11 +117,11 @@ function locate(req: NodeRequest, config: ResolvedConfig): Location | undefined 
   if (!url || !original) return null
   if (original.pathname !== url.pathname) {
     // Mounted with app.use(path, handlers): the mount path is what was stripped.
-    return { basePath: mountPath(req, config, original, url), actionPath: url.pathname, query: url.searchParams, mounted: true }
+    return { basePath: mountPath(req, config, original, url), actionPath: url.pathname, query: url.searchParams, search: url.search, mounted: true }
   }
   const { basePath } = config
   if (url.pathname !== basePath && !url.pathname.startsWith(`${basePath}/`)) return undefined
-  return { basePath, actionPath: url.pathname.slice(basePath.length), query: url.searchParams, mounted: false }
+  return { basePath, actionPath: url.pathname.slice(basePath.length), query: url.searchParams, search: url.search, mounted: false }
 }
 
 /**
@@ -177,10 +196,15 @@ interface RouteEntry {
   readonly page: boolean
 }
 
+/** A feature's mount, as the router runs it: its handler loaded on the first request (or why the feature is off). */
+type MountEntry = (req: NodeRequest, res: ServerResponse, at: Parameters<MountHandler>[2]) => Promise<void>
+
 interface RouteTables {
+  /** The features' mounts (`Feature.mount`) by path, e.g. `/oauth`. */
+  readonly mounts: ReadonlyMap<string, MountEntry>
   readonly GET: ReadonlyMap<string, RouteEntry>
   readonly POST: ReadonlyMap<string, RouteEntry>
-  /** `/<name>/:provider` routes: the name, e.g. `webauthn-options`, and the action for a provider id. */
+  /** `/<name>/:provider` routes by method and name, e.g. `POST webauthn-options`: the action for a provider id (or another id in the path). */
   readonly byProvider: ReadonlyMap<string, { readonly method: 'GET' | 'POST'; readonly action: (providerId: string) => Action }>
 }
 
@@ -206,22 +230,45 @@ function routeTables(config: ResolvedConfig): RouteTables {
     ['/signout', { action: signOut, page: false }],
   ])
   const byProvider = new Map<string, { method: 'GET' | 'POST'; action: (providerId: string) => Action }>()
+  const mounts = new Map<string, MountEntry>()
   const { registered, enabled } = compositionOf(config)
   for (const feature of registered) {
     const on = enabled.includes(feature)
+    if (feature.mount) mounts.set(feature.mount.path, on ? lazyMount(feature.mount.load) : offMount(feature))
     for (const declared of feature.routes ?? []) {
       const provider = /^\/([^/]+)\/:provider$/.exec(declared.path)
       if (provider) {
         const off = offAction(feature)
         const forProvider = lazyProviderAction(declared)
-        byProvider.set(provider[1]!, { method: declared.method, action: on ? forProvider : () => off })
+        byProvider.set(`${declared.method} ${provider[1]!}`, { method: declared.method, action: on ? forProvider : () => off })
         continue
       }
       const table = declared.method === 'GET' ? GET : POST
       table.set(declared.path, { action: on ? lazyAction(declared) : offAction(feature), page: declared.page === true })
     }
   }
-  return { GET, POST, byProvider }
+  return { mounts, GET, POST, byProvider }
+}
+
+/** A feature's mount handler, imported on its first request and kept. */
+function lazyMount(load: () => Promise<MountHandler>): MountEntry {
+  let loaded: Promise<MountHandler> | undefined
+  return async (req, res, at) => (await (loaded ??= load()))(req, res, at)
+}
+
+/** The mount of a feature the config leaves off: unknown, and why. */
+function offMount(feature: Feature): MountEntry {
+  return async () => {
+    throw new UnknownActionError(feature.off ?? `The ${feature.name} feature is off.`)
+  }
+}
+
+/** The mount the action path falls under (`/oauth`, `/oauth/token`), if any. */
+function mountAt(routes: RouteTables, actionPath: string): { path: string; handler: MountEntry } | undefined {
+  for (const [path, handler] of routes.mounts) {
+    if (actionPath === path || actionPath.startsWith(`${path}/`)) return { path, handler }
+  }
+  return undefined
 }
 
 /** A feature's action, imported on the route's first request and kept. */
@@ -267,8 +314,8 @@ function route(routes: RouteTables, method: 'GET' | 'POST', actionPath: string):
   if (kind === 'callback') return { action: callback(providerId), page: false }
   if (kind === 'signin') return method === 'POST' ? { action: signInWithProvider(providerId), page: false } : undefined
   // A feature's, such as webauthn-options: it stores a challenge, so it is no page (HEAD does not run it).
-  const byProvider = routes.byProvider.get(kind!)
-  return byProvider && byProvider.method === method ? { action: byProvider.action(providerId), page: false } : undefined
+  const byProvider = routes.byProvider.get(`${method} ${kind!}`)
+  return byProvider ? { action: byProvider.action(providerId), page: false } : undefined
 }
 
 function unknownRoute(req: NodeRequest): AuthResponse {

@@ -6,7 +6,8 @@
  */
 import type { SessionAdapter } from '../config/adapter.js'
 import { InvalidConfigurationError } from '../errors.js'
-import { emitEvent } from '../events.js'
+import { describeError, emitEvent } from '../events.js'
+import { logValue } from '../logger.js'
 import type { SessionInfo, SessionRevocationCauses } from '../types.js'
 import { peekDatabaseSession } from './database-strategy.js'
 import { isoDate } from './iso-date.js'
@@ -110,7 +111,19 @@ export async function revokeOwnSessions(request: SessionRequest, owner: SessionO
     forgetChecks(config, ids, everyToken ? owner.userId : undefined)
   }
   for (const sessionId of ids) await emitEvent(config, 'sessionRevoked', { userId: owner.userId, sessionId, by })
+  if (everyToken && !('only' in which) && which.except === undefined) await everySessionEnded(config, owner.userId)
   return ids
+}
+
+/** The features' `everySessionEnded` hooks (the authorization server's grants); errors logged, the sessions stay ended. */
+async function everySessionEnded(config: SessionRequest['config'], userId: string): Promise<void> {
+  for (const hook of config.everySessionEnded) {
+    try {
+      await hook(config, userId)
+    } catch (error) {
+      config.logger.error('EverySessionEndedHookFailed', `A feature's everySessionEnded hook failed for user ${logValue(userId)}: ${describeError(error)}`)
+    }
+  }
 }
 
 /**

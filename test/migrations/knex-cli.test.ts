@@ -45,7 +45,8 @@ const AUDIT_LOG = '20270104000000_portcullis_audit_log.js'
 /** The fourteenth: a user's ban, three nullable columns of the users table. */
 const BANS = '20270108000000_portcullis_bans.js'
 const IMPERSONATION = '20270112000000_portcullis_impersonation.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS, IMPERSONATION]
+const AUTHORIZATION_SERVER = '20270116000000_portcullis_authorization_server.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS, IMPERSONATION, AUTHORIZATION_SERVER]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -160,8 +161,8 @@ function migrationRows(file: string, tableName = 'knex_migrations'): { name: str
 }
 
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
-const DEFAULT_TABLES = ['Account', 'ApiKey', 'AuditEvent', 'Authenticator', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'Username', 'VerificationToken']
-const SNAKE_TABLES = ['accounts', 'api_keys', 'audit_events', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', 'users', 'verificationtokens']
+const DEFAULT_TABLES = ['Account', 'ApiKey', 'AuditEvent', 'Authenticator', 'OAuthRecord', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'Username', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'api_keys', 'audit_events', 'authenticators', 'oauth_records', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', 'users', 'verificationtokens']
 const sorted = (names: string[]) => [...names].sort()
 
 // The eleven tables, column by column, with the names of one naming.
@@ -345,6 +346,7 @@ const DEFAULT_NAMES = {
     apiKeys: 'ApiKey',
     usernames: 'Username',
     auditEvents: 'AuditEvent',
+    oauthRecords: 'OAuthRecord',
   },
   usernameKey: 'usernameKey',
   keyHash: 'keyHash',
@@ -380,6 +382,7 @@ const SNAKE_NAMES = {
     apiKeys: 'api_keys',
     usernames: 'usernames',
     auditEvents: 'audit_events',
+    oauthRecords: 'oauth_records',
   },
   usernameKey: 'username_key',
   keyHash: 'key_hash',
@@ -627,7 +630,7 @@ describe('switching between the directory and migrationSource', () => {
     const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
     programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
     expect(userTables(db)).toEqual(
-      sorted(['accounts', 'api_keys', 'audit_events', 'auth_users', 'auth_verification_tokens', 'authenticators', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', ...KNEX_TABLES]),
+      sorted(['accounts', 'api_keys', 'audit_events', 'auth_users', 'auth_verification_tokens', 'authenticators', 'oauth_records', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', ...KNEX_TABLES]),
     )
     expect(shape(db, 'authenticators').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'passwords').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])

@@ -1,5 +1,5 @@
 /**
- * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes, usernames, second factors, API keys and roles in SQLite, PostgreSQL or
+ * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes, usernames, second factors, API keys, roles, the audit log and the authorization server's records in SQLite, PostgreSQL or
  * MySQL/MariaDB through the app's own Knex instance. The base (`base.ts`) and each feature's methods
  * (`src/features/<name>/knex.ts`) are composed here into one adapter. Create the tables with the package's
  * migrations (`migrations/`, or `migrationSource` from this module).
@@ -20,6 +20,7 @@ import type { Knex } from 'knex'
 import { knexAccountDeletionMethods, type KnexAccountDeletionMethods } from '../../features/account/knex.js'
 import { knexAdminMethods, type KnexAdminMethods } from '../../features/admin/knex.js'
 import { knexAuditMethods, knexAuditUserRows, type KnexAuditMethods } from '../../features/audit/knex.js'
+import { knexOAuthRecordMethods, knexOAuthRecordUserRows, type KnexOAuthRecordMethods } from '../../features/authorization-server/knex.js'
 import { knexApiKeyMethods, knexApiKeyUserRows, type KnexApiKeyMethods } from '../../features/api-keys/knex.js'
 import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from '../../features/passkey/knex.js'
 import { knexPasswordMethods, knexPasswordUserRows, knexUsernameMethods, knexUsernameUserRows, type KnexPasswordMethods, type KnexUsernameMethods } from '../../features/password/knex.js'
@@ -36,10 +37,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -54,7 +55,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   const naming = resolveNaming(options.naming)
   const codec = rowCodec(knex)
   // deleteUser deletes the features' rows of the user in this order, before the user's own row.
-  const userRows = [knexPasskeyUserRows(knex, naming), knexPasswordUserRows(knex, naming), knexTwoFactorUserRows(knex, naming), knexApiKeyUserRows(knex, naming), knexUsernameUserRows(knex, naming), knexAuditUserRows(knex, naming)]
+  const userRows = [knexPasskeyUserRows(knex, naming), knexPasswordUserRows(knex, naming), knexTwoFactorUserRows(knex, naming), knexApiKeyUserRows(knex, naming), knexUsernameUserRows(knex, naming), knexAuditUserRows(knex, naming), knexOAuthRecordUserRows(knex, naming)]
   const base = knexBaseMethods(knex, naming, codec, options, userRows)
   const adapter: KnexAdapterInstance = {
     ...base,
@@ -68,6 +69,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexRoleMethods(knex, naming),
     ...knexAuditMethods(knex, naming, codec),
     ...knexAdminMethods(knex, naming, codec),
+    ...knexOAuthRecordMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter
 }

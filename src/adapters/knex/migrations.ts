@@ -364,6 +364,35 @@ const MIGRATIONS: readonly Migration[] = [
       await dropColumns(knex, tables.sessions, [sessions.impersonatedBy])
     },
   },
+  {
+    // The authorization server (the `authorizationServer` option, docs/authorization-server.md):
+    // oidc-provider's records (grants, authorization and device codes, refresh tokens, interactions,
+    // its sessions, stored clients), one row per model and id, the payload as JSON. The fields it
+    // looks records up by are columns of their own, indexed: a grant's tokens (revoking the grant),
+    // a device flow's user code, a session's uid, a user's grants (the "apps with access" page,
+    // deleting the user). No foreign key to the users table: machine clients' grants have no user,
+    // and deleteUser removes a user's rows itself. Access tokens are JWTs and have no row.
+    name: '20270116000000_portcullis_authorization_server.js',
+    async up(knex, { tables, oauthRecords: c }) {
+      await knex.schema.createTable(tables.oauthRecords, (table) => {
+        table.string(c.model, 64).notNullable()
+        caseSensitive(table.string(c.id, ID_LENGTH)).notNullable()
+        table.text(c.payload, 'mediumtext').notNullable()
+        caseSensitive(table.string(c.grantId, ID_LENGTH)).nullable().index(tableIndex(tables.oauthRecords, 'grant'))
+        caseSensitive(table.string(c.userCode, 64)).nullable().index(tableIndex(tables.oauthRecords, 'user_code'))
+        caseSensitive(table.string(c.uid, ID_LENGTH)).nullable().index(tableIndex(tables.oauthRecords, 'uid'))
+        table.string(c.accountId, ID_LENGTH).nullable()
+        table.string(c.clientId, ID_LENGTH).nullable()
+        dateColumn(table, c.expiresAt).nullable().index(tableIndex(tables.oauthRecords, 'expires'))
+        dateColumn(table, c.consumedAt).nullable()
+        table.primary([c.model, c.id])
+        table.index([c.accountId, c.model], tableIndex(tables.oauthRecords, 'account'))
+      })
+    },
+    async down(knex, { tables }) {
+      await knex.schema.dropTableIfExists(tables.oauthRecords)
+    },
+  },
 ]
 
 /**
@@ -382,7 +411,7 @@ async function dropColumns(knex: Knex, table: string, columns: readonly string[]
 }
 
 /** `session_expires_index`, `apikey_owner_index`, `user_deleted_index`: one identifier, whatever the table's schema. */
-function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted' | 'at' | 'user'): string {
+function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted' | 'at' | 'user' | 'grant' | 'user_code' | 'uid' | 'account'): string {
   return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_${what}_index`
 }
 

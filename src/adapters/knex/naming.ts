@@ -25,6 +25,11 @@ export interface TableNames {
   usernames: string
   /** The audit log (the `audit` option), one row per security event, from the audit migration on. */
   auditEvents: string
+  /**
+   * The authorization server's records (the `authorizationServer` option): its grants, codes, refresh
+   * tokens, device codes, interactions and stored clients, one row each, from the authorization server migration on.
+   */
+  oauthRecords: string
 }
 
 export interface UserColumns {
@@ -180,6 +185,23 @@ export interface AuditEventColumns {
   details: string
 }
 
+/**
+ * One record of the authorization server (oidc-provider's models): the model and its id, the payload
+ * as JSON, and the payload's fields it is looked up by copied into columns of their own.
+ */
+export interface OAuthRecordColumns {
+  model: string
+  id: string
+  payload: string
+  grantId: string
+  userCode: string
+  uid: string
+  accountId: string
+  clientId: string
+  expiresAt: string
+  consumedAt: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -194,6 +216,7 @@ export interface KnexNaming {
   apiKeys: ApiKeyColumns
   usernames: UsernameColumns
   auditEvents: AuditEventColumns
+  oauthRecords: OAuthRecordColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -212,6 +235,7 @@ export interface KnexNamingOverrides {
   apiKeys?: Partial<ApiKeyColumns>
   usernames?: Partial<UsernameColumns>
   auditEvents?: Partial<AuditEventColumns>
+  oauthRecords?: Partial<OAuthRecordColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -220,9 +244,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username` and `AuditEvent`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username`, `AuditEvent` and `OAuthRecord`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent', oauthRecords: 'OAuthRecord' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image', deletedAt: 'deletedAt', roles: 'roles', bannedAt: 'bannedAt', banReason: 'banReason', banExpiresAt: 'banExpiresAt' },
   accounts: {
     id: 'id',
@@ -276,11 +300,12 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
   },
   usernames: { userId: 'userId', username: 'username', usernameKey: 'usernameKey', updatedAt: 'updatedAt' },
   auditEvents: { id: 'id', at: 'at', type: 'type', outcome: 'outcome', userId: 'userId', actorId: 'actorId', target: 'target', method: 'method', reason: 'reason', ipAddress: 'ipAddress', userAgent: 'userAgent', requestId: 'requestId', details: 'details' },
+  oauthRecords: { model: 'model', id: 'id', payload: 'payload', grantId: 'grantId', userCode: 'userCode', uid: 'uid', accountId: 'accountId', clientId: 'clientId', expiresAt: 'expiresAt', consumedAt: 'consumedAt' },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events', oauthRecords: 'oauth_records' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image', deletedAt: 'deleted_at', roles: 'roles', bannedAt: 'banned_at', banReason: 'ban_reason', banExpiresAt: 'ban_expires_at' },
   accounts: {
     id: 'id',
@@ -346,10 +371,11 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
   },
   usernames: { userId: 'user_id', username: 'username', usernameKey: 'username_key', updatedAt: 'updated_at' },
   auditEvents: { id: 'id', at: 'at', type: 'type', outcome: 'outcome', userId: 'user_id', actorId: 'actor_id', target: 'target', method: 'method', reason: 'reason', ipAddress: 'ip_address', userAgent: 'user_agent', requestId: 'request_id', details: 'details' },
+  oauthRecords: { model: 'model', id: 'id', payload: 'payload', grantId: 'grant_id', userCode: 'user_code', uid: 'uid', accountId: 'account_id', clientId: 'client_id', expiresAt: 'expires_at', consumedAt: 'consumed_at' },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords'] as const
 
 /**
  * The full, frozen naming for an option.

@@ -1,0 +1,120 @@
+/**
+ * The `authorizationServer` option at init: its settings and what it needs (the site's URL, for a
+ * fixed issuer; an adapter with the record methods), each with an error saying what to change. The
+ * clients' metadata is checked by oidc-provider itself when the server starts (its first request).
+ */
+import { InvalidConfigurationError } from '../../errors.js'
+import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js'
+import type { Adapter } from '../../types.js'
+import type { AuthorizationServerClient, AuthorizationServerOptions } from './types.js'
+
+/** The `authorizationServer` option, resolved. */
+export interface ResolvedAuthorizationServer {
+  readonly clients: readonly Readonly<AuthorizationServerClient>[]
+  /** This app's own API's scopes. */
+  readonly scopes: readonly string[]
+  /** Other APIs, by resource indicator. */
+  readonly resources: Readonly<Record<string, { readonly scopes: readonly string[]; readonly accessTokenTtl: number }>>
+  readonly accessTokenTtl: number
+  readonly refreshTokenTtl: number
+  readonly deviceFlow: boolean
+}
+
+/** The adapter methods the authorization server calls. */
+export const AUTHORIZATION_SERVER_ADAPTER_METHODS = ['getUser', 'upsertOAuthRecord', 'findOAuthRecord', 'findOAuthRecordBy', 'consumeOAuthRecord', 'deleteOAuthRecord', 'deleteOAuthGrant', 'listOAuthRecords', 'deleteOAuthAccount'] as const
+
+/** The scopes OpenID Connect defines, which every client may ask for. */
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const
+
+/** The issuer of `config`'s server: the site's origin, the base path, `/oauth` (e.g. `https://app.example.com/api/auth/oauth`). */
+export function issuerOf(config: ResolvedConfig): string {
+  return `${config.url!.origin}${config.basePath}/oauth`
+}
+
+/** The resource indicator of this app's own API: its origin (RFC 8707 §2), e.g. `https://app.example.com/`. */
+export function ownResourceOf(config: ResolvedConfig): string {
+  return new URL('/', config.url!).href
+}
+
+/** The resolved `authorizationServer` option of `config`; undefined when it is off. */
+export function authorizationServerOf(config: ResolvedConfig): ResolvedAuthorizationServer | undefined {
+  return config.features['authorization-server'] as ResolvedAuthorizationServer | undefined
+}
+
+// RFC 6749 §3.3 scope tokens.
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/
+
+function positiveSeconds(value: unknown, name: string, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) throw new InvalidConfigurationError(`authorizationServer.${name} must be a whole number of seconds above 0; got ${JSON.stringify(value)}.`)
+  return value
+}
+
+function scopeList(value: unknown, name: string): readonly string[] {
+  if (value === undefined) return Object.freeze([])
+  if (!Array.isArray(value) || value.some((scope) => typeof scope !== 'string' || !SCOPE_TOKEN.test(scope))) {
+    throw new InvalidConfigurationError(`${name} must be an array of scope names (printable ASCII without spaces, quotes or backslashes), e.g. ["reports:read"].`)
+  }
+  const reserved = value.find((scope: string) => (OIDC_SCOPES as readonly string[]).includes(scope))
+  if (reserved) throw new InvalidConfigurationError(`${name}: "${reserved}" is OpenID Connect's own scope, always known; list only your API's scopes.`)
+  return Object.freeze([...new Set(value as string[])])
+}
+
+/**
+ * Resolves `authorizationServer`: undefined when it is off.
+ * @throws InvalidConfigurationError when it cannot work.
+ */
+export function resolveAuthorizationServer(input: PortcullisConfig['authorizationServer'], adapter: Adapter | undefined): ResolvedAuthorizationServer | undefined {
+  if (input === undefined || input === false) return undefined
+  if (input !== true && (input === null || typeof input !== 'object')) throw new InvalidConfigurationError('authorizationServer must be true or an object { clients?, scopes?, resources?, … }.')
+  const options: AuthorizationServerOptions = input === true ? {} : input
+  if (!adapter) throw new InvalidConfigurationError('authorizationServer stores its grants, codes and refresh tokens: it needs an adapter, e.g. adapter: KnexAdapter(knex) from "portcullis/adapters/knex" (run its migrations; the authorization server migration creates the OAuthRecord table).')
+  const missing = AUTHORIZATION_SERVER_ADAPTER_METHODS.filter((method) => typeof adapter[method] !== 'function')
+  if (missing.length > 0) throw new InvalidConfigurationError(`authorizationServer: the adapter has no ${missing.join(', ')}. KnexAdapter has them all (after the portcullis_authorization_server migration); another adapter must implement them.`)
+  const accessTokenTtl = positiveSeconds(options.accessTokenTtl, 'accessTokenTtl', 600)
+  const resources: Record<string, { scopes: readonly string[]; accessTokenTtl: number }> = {}
+  for (const [indicator, resource] of Object.entries(options.resources ?? {})) {
+    let url: URL
+    try {
+      url = new URL(indicator)
+    } catch {
+      throw new InvalidConfigurationError(`authorizationServer.resources: "${indicator}" is no absolute URL; a resource indicator is the API's URL (RFC 8707 §2), e.g. "https://api.example.com/".`)
+    }
+    if (url.hash || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new InvalidConfigurationError(`authorizationServer.resources: "${indicator}" must be an http(s) URL without a fragment (RFC 8707 §2).`)
+    resources[url.href] = Object.freeze({ scopes: scopeList(resource?.scopes, `authorizationServer.resources["${indicator}"].scopes`), accessTokenTtl: positiveSeconds(resource?.accessTokenTtl, `resources["${indicator}"].accessTokenTtl`, accessTokenTtl) })
+  }
+  return Object.freeze({
+    clients: Object.freeze(clientList(options.clients)),
+    scopes: scopeList(options.scopes, 'authorizationServer.scopes'),
+    resources: Object.freeze(resources),
+    accessTokenTtl,
+    refreshTokenTtl: positiveSeconds(options.refreshTokenTtl, 'refreshTokenTtl', 14 * 24 * 3600),
+    deviceFlow: options.deviceFlow !== false,
+  })
+}
+
+function clientList(given: unknown): Readonly<AuthorizationServerClient>[] {
+  if (given === undefined) return []
+  if (!Array.isArray(given)) throw new InvalidConfigurationError('authorizationServer.clients must be an array of client metadata objects ({ client_id, redirect_uris, … }).')
+  const seen = new Set<string>()
+  return given.map((client: AuthorizationServerClient, index) => {
+    if (!client || typeof client !== 'object' || typeof client.client_id !== 'string' || client.client_id.length === 0) {
+      throw new InvalidConfigurationError(`authorizationServer.clients[${index}] needs a client_id (a non-empty string).`)
+    }
+    if (seen.has(client.client_id)) throw new InvalidConfigurationError(`authorizationServer.clients: two clients have the client_id "${client.client_id}".`)
+    seen.add(client.client_id)
+    if (client.first_party !== undefined && typeof client.first_party !== 'boolean') throw new InvalidConfigurationError(`authorizationServer.clients[${index}].first_party must be true or false.`)
+    if (typeof client.client_secret === 'string' && client.client_secret.length < 32) {
+      throw new InvalidConfigurationError(`authorizationServer.clients[${index}].client_secret is shorter than 32 characters: use a random one (openssl rand -base64 32), or none for a public client (token_endpoint_auth_method: "none").`)
+    }
+    return Object.freeze(structuredClone(client))
+  })
+}
+
+/** The checks that need the resolved config: a fixed site URL for the issuer. */
+export function checkAuthorizationServer(config: ResolvedConfig): void {
+  if (!authorizationServerOf(config)) return
+  if (!config.url) {
+    throw new InvalidConfigurationError('authorizationServer needs the site\'s URL, so that its issuer (which every token names) is fixed: set AUTH_URL, e.g. https://app.example.com/api/auth.')
+  }
+}

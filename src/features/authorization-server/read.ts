@@ -1,0 +1,93 @@
+/**
+ * Reading an access token this server issued (`auth()`, its middleware, `requireScopes()`), loaded on
+ * the first request that carries one. The token is a JWT (RFC 9068) signed by one of the server's
+ * own keys (keys.ts), so it is verified in this process: the signature (ES256, on node:crypto), the
+ * type, the issuer, the audience (this app's own API), the expiry; then the grant it was issued
+ * under still stands (grants.ts: one lookup per grant every few seconds, not per request). Nothing
+ * here logs the token.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9068 JWT profile for OAuth 2.0 access tokens
+ * @see https://www.rfc-editor.org/rfc/rfc6750 bearer token usage
+ */
+import { verify, type KeyObject } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import type { CredentialRead, ResolvedConfig } from '../../config/types.js'
+import type { Session } from '../../types.js'
+import { issuerOf, ownResourceOf } from './config.js'
+import { grantUser } from './grants.js'
+import { signingKeyOf } from './keys.js'
+import { bearerToken } from './sent-token.js'
+import type { BearerAuth } from './types.js'
+
+interface Verifier {
+  readonly issuer: string
+  readonly audience: string
+  readonly keys: ReadonlyMap<string, KeyObject>
+}
+
+const verifiers = new WeakMap<ResolvedConfig, Verifier>()
+
+// The keys are derived here from the secrets (as provider.ts derives them), so that a read never
+// waits for oidc-provider to load: a process that only serves the API verifies tokens without it.
+function verifierOf(config: ResolvedConfig): Verifier {
+  let verifier = verifiers.get(config)
+  if (!verifier) {
+    const keys = new Map(config.secrets.map((secret) => { const key = signingKeyOf(secret); return [key.kid, key.publicKey] as const }))
+    verifier = { issuer: issuerOf(config), audience: ownResourceOf(config), keys }
+    verifiers.set(config, verifier)
+  }
+  return verifier
+}
+
+function refused(description: string): CredentialRead {
+  return { auth: null, refusal: { error: 'invalid_token', description } }
+}
+
+function part(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8')) as unknown
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Reads the request's access token: who it acts for, or why it is refused. */
+// Long: the checks of RFC 9068 §4 in order, each refusal with its reason, read top to bottom.
+export async function readAccessToken(config: ResolvedConfig, req: IncomingMessage): Promise<CredentialRead> {
+  const token = bearerToken(req)
+  if (token === undefined) return refused('The access token is malformed.')
+  const [headerPart, payloadPart, signaturePart] = token.split('.') as [string, string, string]
+  const header = part(headerPart)
+  const claims = part(payloadPart)
+  if (!header || !claims) return refused('The access token is malformed.')
+  const { issuer, audience, keys } = verifierOf(config)
+  const key = typeof header['kid'] === 'string' ? keys.get(header['kid']) : undefined
+  if (header['alg'] !== 'ES256' || !key) return refused('The access token was not issued by this server.')
+  const signature = Buffer.from(signaturePart, 'base64url')
+  if (signature.length !== 64 || !verify('sha256', Buffer.from(`${headerPart}.${payloadPart}`), { key, dsaEncoding: 'ieee-p1363' }, signature)) {
+    return refused('The access token was not issued by this server.')
+  }
+  // Signed by this server: from here on its claims are the server's own.
+  if (typeof header['typ'] !== 'string' || header['typ'].toLowerCase() !== 'at+jwt' || claims['iss'] !== issuer) return refused('The token is no access token of this server.')
+  const aud = claims['aud']
+  if (!(aud === audience || (Array.isArray(aud) && aud.includes(audience)))) return refused('The access token is for another API.')
+  const now = Date.now()
+  const exp = claims['exp']
+  if (typeof exp !== 'number' || exp * 1000 <= now) return refused('The access token has expired.')
+  // A DPoP-bound token (RFC 9449) proves its holder with a proof per request: as a bearer token it is refused.
+  if (claims['cnf'] !== undefined) return refused('The access token is bound to a key (DPoP): this API accepts bearer tokens only.')
+  const clientId = typeof claims['client_id'] === 'string' ? claims['client_id'] : undefined
+  const sub = claims['sub']
+  if (!clientId || typeof sub !== 'string') return refused('The token is no access token of this server.')
+  const scopes = typeof claims['scope'] === 'string' && claims['scope'] ? claims['scope'].split(' ') : []
+  const base = { type: 'bearer' as const, client: { id: clientId }, scopes, expires: new Date(exp * 1000).toISOString(), tokenId: String(claims['jti'] ?? '') }
+  const gid = claims['gid']
+  // Client credentials: the client acts for itself, under no grant of a user's.
+  // Its `user` is null (BearerAuth): the one credential whose session has no user, so the cast.
+  if (gid === undefined) return sub === clientId ? { auth: { ...base, user: null } satisfies BearerAuth as unknown as Session } : refused('The token is no access token of this server.')
+  if (typeof gid !== 'string') return refused('The token is no access token of this server.')
+  const user = await grantUser(config, gid, sub, now)
+  if (!user) return refused('The access token was revoked: its grant ended, or its user is gone.')
+  return { auth: { ...base, user: { id: user.id, name: user.name ?? null, email: user.email ?? null, image: user.image ?? null } } satisfies BearerAuth }
+}

@@ -1,0 +1,34 @@
+/**
+ * GET /oauth-interaction/:uid: where oidc-provider sends the browser when an authorization needs the
+ * user. Not signed in to the site: to the site's sign-in page (any method, the second factor
+ * included), and back here. Signed in: the sign-in is given to oidc-provider; its consent step shows
+ * the consent page, or is given at once for a first-party client.
+ */
+import { authUrl, issueCsrf, type ActionContext, type Action } from '../../../actions/context.js'
+import type { AdapterUser } from '../../../types.js'
+import { renderConsentPage } from '../pages/consent.js'
+import { askedScopes, grantAsked, interactionOf, signIn, userOrSignIn } from './shared.js'
+
+export const interactionPage = (uid: string): Action => async (ctx: ActionContext) => {
+  const found = await interactionOf(ctx, uid)
+  if ('response' in found) return found.response
+  const { server, interaction } = found
+  const asking = await userOrSignIn(ctx, uid)
+  if ('response' in asking) return asking.response
+  // Sign-in, or the site's user changed since the provider's session began: that user signs in.
+  if (interaction.prompt.name === 'login' || interaction.session?.accountId !== asking.userId) return signIn(ctx, server, asking.userId)
+  const client = await server.provider.Client.find(String(interaction.params['client_id']))
+  if (!client) return signIn(ctx, server, asking.userId)
+  if ((client.metadata() as { first_party?: boolean }).first_party === true) return grantAsked(ctx, server, interaction, asking.userId)
+  const user = (await ctx.config.adapter!.getUser!(asking.userId)) as AdapterUser | null
+  const csrf = issueCsrf(ctx)
+  const html = renderConsentPage({
+    clientName: client.clientName ?? client.clientId,
+    scopes: askedScopes(interaction),
+    signedInAs: user?.email ?? user?.name ?? asking.userId,
+    action: new URL(authUrl(ctx, `/oauth-interaction/${encodeURIComponent(uid)}`)).pathname,
+    csrfToken: csrf.token,
+    theme: ctx.config.theme,
+  })
+  return { html, cookies: csrf.cookies, headers: { 'Cache-Control': 'no-store' } }
+}
