@@ -81,4 +81,120 @@ describe('the authorization server', () => {
     expect(write.status).toBe(403)
     expect(write.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
   })
+
+  it('remembers the consent per user and client: the next authorization goes straight back, in another browser too', async () => {
+    const config = await relyingParty(app, 'web', WEB_SECRET)
+    const request = async () => oauth.buildAuthorizationUrl(config, { redirect_uri: WEB_REDIRECT, scope: 'openid email', code_challenge: (await pkce()).challenge, code_challenge_method: 'S256' })
+    await authorize(await signedInBrowser(app, 'grace@example.com'), await request())
+    const back = await authorize(await signedInBrowser(app, 'grace@example.com'), await request(), { consent: 'none' })
+    expect(back.searchParams.get('code')).toEqual(expect.any(String))
+  })
+
+  it('asks a native public client for consent every time (RFC 8252 §8.6: another app can claim its redirect)', async () => {
+    const browser = await signedInBrowser(app, 'grace@example.com')
+    await authorize(browser, (await nativeRequest(app)).url)
+    await expect(authorize(browser, (await nativeRequest(app)).url, { consent: 'none' })).rejects.toThrow('Allow Acme CLI?')
+  })
+
+  it('rotates the refresh token on each use; the old one replayed ends the whole grant', async () => {
+    const browser = await signedInBrowser(app, 'ada@example.com')
+    const request = await nativeRequest(app)
+    const tokens = await oauth.authorizationCodeGrant(request.config, await authorize(browser, request.url), { pkceCodeVerifier: request.verifier, expectedState: request.state })
+    const refreshed = await oauth.refreshTokenGrant(request.config, tokens.refresh_token!)
+    expect(refreshed.refresh_token).toEqual(expect.any(String))
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
+    expect((await fetch(`${app.origin}/api/reports`, { headers: { authorization: `Bearer ${refreshed.access_token}` } })).status).toBe(200)
+    // The first refresh token again (stolen, say): refused, and the grant ends with everything issued under it.
+    await expect(oauth.refreshTokenGrant(request.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
+    await expect(oauth.refreshTokenGrant(request.config, refreshed.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
+    const after = await fetch(`${app.origin}/api/reports`, { headers: { authorization: `Bearer ${refreshed.access_token}` } })
+    expect(after.status).toBe(401)
+    expect(after.headers.get('www-authenticate')).toContain('error="invalid_token"')
+  })
+
+  it('asks no consent of a first-party client', async () => {
+    const browser = await signedInBrowser(app, 'ada@example.com')
+    const config = await relyingParty(app, 'first', WEB_SECRET)
+    const { verifier, challenge } = await pkce()
+    const url = oauth.buildAuthorizationUrl(config, { redirect_uri: 'https://dashboard.example.com/callback', scope: 'openid profile', code_challenge: challenge, code_challenge_method: 'S256' })
+    const back = await authorize(browser, url, { consent: 'none' })
+    const tokens = await oauth.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier })
+    const ada = await app.adapter.getUserByEmail('ada@example.com')
+    expect(tokens.claims()).toMatchObject({ aud: 'first', sub: ada!.id })
+    expect(await oauth.fetchUserInfo(config, tokens.access_token, ada!.id)).toMatchObject({ name: 'ada' })
+  })
+
+  it('sends access_denied back when the user presses Deny', async () => {
+    const browser = await signedInBrowser(app, 'deny@example.com')
+    const config = await relyingParty(app, 'web', WEB_SECRET)
+    const { challenge } = await pkce()
+    const state = oauth.randomState()
+    const back = await authorize(browser, oauth.buildAuthorizationUrl(config, { redirect_uri: WEB_REDIRECT, scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256', state }), { consent: 'deny' })
+    expect(`${back.origin}${back.pathname}`).toBe(WEB_REDIRECT)
+    expect(back.searchParams.get('error')).toBe('access_denied')
+    expect(back.searchParams.get('state')).toBe(state)
+  })
+
+  it('gives a machine client its own token by client credentials: req.auth has its client and no user', async () => {
+    const config = await relyingParty(app, 'machine', MACHINE_SECRET)
+    const tokens = await oauth.clientCredentialsGrant(config, { scope: 'reports:read', resource: `${app.origin}/` })
+    const reports = await fetch(`${app.origin}/api/reports`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    expect(reports.status).toBe(200)
+    expect(((await reports.json()) as { auth: unknown }).auth).toMatchObject({ type: 'bearer', client: { id: 'machine' }, user: null, scopes: ['reports:read'] })
+  })
+
+  it('signs a CLI in with the device flow: the user enters its code on the site, signs in, consents; the CLI polls for its tokens', async () => {
+    const config = await relyingParty(app, 'cli')
+    const device = await oauth.initiateDeviceAuthorization(config, { scope: 'openid reports:read' })
+    expect(device.verification_uri).toBe(`${app.issuer}/device`)
+    const browser = await signedInBrowser(app, 'ada@example.com')
+    const page = await browser.request(device.verification_uri)
+    expect(page.status).toBe(200)
+    const entered = await browser.submitForm(page, { user_code: device.user_code })
+    expect(entered.status).toBe(200)
+    const confirmed = await browser.submitForm(entered)
+    const done = await browser.follow(confirmed)
+    // The consent page (the CLI is no first-party client), then the device's success page.
+    const form = await browser.formOf(done)
+    form.body.set('decision', 'allow')
+    const success = await browser.follow(await browser.navigate(form))
+    expect(success.status).toBe(200)
+    expect(await success.text()).toContain('Device connected')
+    const tokens = await oauth.pollDeviceAuthorizationGrant(config, device)
+    const reports = await fetch(`${app.origin}/api/reports`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    expect(((await reports.json()) as { auth: unknown }).auth).toMatchObject({ type: 'bearer', client: { id: 'cli' }, user: { email: 'ada@example.com' } })
+  })
+
+  it('answers userinfo for a token of OpenID Connect scopes alone', async () => {
+    const browser = await signedInBrowser(app, 'ada@example.com')
+    const request = await nativeRequest(app, 'openid email')
+    const tokens = await oauth.authorizationCodeGrant(request.config, await authorize(browser, request.url), { pkceCodeVerifier: request.verifier, expectedState: request.state })
+    const ada = await app.adapter.getUserByEmail('ada@example.com')
+    expect(await oauth.fetchUserInfo(request.config, tokens.access_token, ada!.id)).toMatchObject({ sub: ada!.id, email: 'ada@example.com' })
+  })
+
+  it('lists the apps with access on /oauth-apps and removes one: its tokens stop at once', async () => {
+    const browser = await signedInBrowser(app, 'apps@example.com')
+    const request = await nativeRequest(app)
+    const tokens = await oauth.authorizationCodeGrant(request.config, await authorize(browser, request.url), { pkceCodeVerifier: request.verifier, expectedState: request.state })
+    const listed = (await (await browser.request(`${app.origin}/api/auth/oauth-apps`, { headers: { accept: 'application/json' } })).json()) as { apps: { clientId: string; name: string; scopes: string[] }[] }
+    expect(listed.apps).toEqual([expect.objectContaining({ clientId: 'cli', name: 'Acme CLI', scopes: expect.arrayContaining(['openid', 'email', 'reports:read']) })])
+    const page = await browser.request(`${app.origin}/api/auth/oauth-apps`)
+    expect(await page.text()).toContain('Acme CLI')
+    const removed = await browser.request(`${app.origin}/api/auth/oauth-apps/revoke`, { body: new URLSearchParams({ csrfToken: await csrfOf(browser, app.origin), clientId: 'cli' }) })
+    expect(removed.headers.get('location')).toContain('/api/auth/oauth-apps?notice=removed')
+    expect((await fetch(`${app.origin}/api/reports`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
+    await expect(oauth.refreshTokenGrant(request.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
+  })
+
+  it('ends the apps\' access when the user signs out everywhere', async () => {
+    const browser = await signedInBrowser(app, 'everywhere@example.com')
+    const request = await nativeRequest(app)
+    const tokens = await oauth.authorizationCodeGrant(request.config, await authorize(browser, request.url), { pkceCodeVerifier: request.verifier, expectedState: request.state })
+    expect((await fetch(`${app.origin}/api/reports`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(200)
+    const ended = await browser.request(`${app.origin}/api/auth/sessions/signout-everywhere`, { body: new URLSearchParams({ csrfToken: await csrfOf(browser, app.origin) }) })
+    expect(ended.status).toBeLessThan(400)
+    expect((await fetch(`${app.origin}/api/reports`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
+    await expect(oauth.refreshTokenGrant(request.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
+  })
 })

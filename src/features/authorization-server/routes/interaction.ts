@@ -19,7 +19,10 @@ export const interactionPage = (uid: string): Action => async (ctx: ActionContex
   if (interaction.prompt.name === 'login' || interaction.session?.accountId !== asking.userId) return signIn(ctx, server, asking.userId)
   const client = await server.provider.Client.find(String(interaction.params['client_id']))
   if (!client) return signIn(ctx, server, asking.userId)
-  if ((client.metadata() as { first_party?: boolean }).first_party === true) return grantAsked(ctx, server, interaction, asking.userId)
+  // A first-party client is given what it asks without a page, unless it is public: any app on the
+  // device can claim a native app's redirect (RFC 8252 §8.6), so the user says yes each time.
+  const metadata = client.metadata() as { first_party?: boolean; token_endpoint_auth_method?: string }
+  if (metadata.first_party === true && metadata.token_endpoint_auth_method !== 'none') return grantAsked(ctx, server, interaction, asking.userId)
   const user = (await ctx.config.adapter!.getUser!(asking.userId)) as AdapterUser | null
   const csrf = issueCsrf(ctx)
   const html = renderConsentPage({
