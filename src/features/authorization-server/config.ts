@@ -6,7 +6,7 @@
 import { InvalidConfigurationError } from '../../errors.js'
 import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js'
 import type { Adapter } from '../../types.js'
-import type { AuthorizationServerClient, AuthorizationServerOptions } from './types.js'
+import type { AuthorizationServerClient, AuthorizationServerOptions, OAuthRecordStore } from './types.js'
 
 /** The `authorizationServer` option, resolved. */
 export interface ResolvedAuthorizationServer {
@@ -18,10 +18,29 @@ export interface ResolvedAuthorizationServer {
   readonly accessTokenTtl: number
   readonly refreshTokenTtl: number
   readonly deviceFlow: boolean
+  /** Where the records are kept: the adapter's methods, or the `store` option's. */
+  readonly records: OAuthRecordStore
 }
 
 /** The adapter methods the authorization server calls. */
 export const AUTHORIZATION_SERVER_ADAPTER_METHODS = ['getUser', 'upsertOAuthRecord', 'findOAuthRecord', 'findOAuthRecordBy', 'consumeOAuthRecord', 'deleteOAuthRecord', 'deleteOAuthGrant', 'listOAuthRecords', 'deleteOAuthAccount'] as const
+
+const RECORD_METHODS = ['upsertOAuthRecord', 'findOAuthRecord', 'findOAuthRecordBy', 'consumeOAuthRecord', 'deleteOAuthRecord', 'deleteOAuthGrant', 'listOAuthRecords', 'deleteOAuthAccount', 'pruneOAuthRecords'] as const
+
+/** Where `config`'s authorization server keeps its records. */
+export function recordsOf(config: ResolvedConfig): OAuthRecordStore {
+  return authorizationServerOf(config)!.records
+}
+
+/** The adapter's record methods as a store, bound to it. */
+function adapterRecords(adapter: Adapter): OAuthRecordStore {
+  const store: Record<string, unknown> = {}
+  for (const method of RECORD_METHODS) {
+    const implementation = adapter[method] as ((...args: never[]) => unknown) | undefined
+    if (implementation) store[method] = implementation.bind(adapter)
+  }
+  return Object.freeze(store) as unknown as OAuthRecordStore
+}
 
 /** The scopes OpenID Connect defines, which every client may ask for. */
 export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const
@@ -90,6 +109,7 @@ export function resolveAuthorizationServer(input: PortcullisConfig['authorizatio
     accessTokenTtl,
     refreshTokenTtl: positiveSeconds(options.refreshTokenTtl, 'refreshTokenTtl', 14 * 24 * 3600),
     deviceFlow: options.deviceFlow !== false,
+    records: adapterRecords(adapter),
   })
 }
 

@@ -9,15 +9,15 @@
  */
 import type { Feature } from '../../composition/index.js'
 import type { ResolvedConfig } from '../../config/types.js'
-import { AUTHORIZATION_SERVER_ADAPTER_METHODS, checkAuthorizationServer, resolveAuthorizationServer } from './config.js'
+import { AUTHORIZATION_SERVER_ADAPTER_METHODS, checkAuthorizationServer, recordsOf, resolveAuthorizationServer } from './config.js'
 import { accessTokenCredential } from './credential.js'
 import './types.js'
 
 /** Ends every grant of the user: their rows go, and this process refuses their tokens at once. */
 async function endAccount(config: ResolvedConfig, userId: string): Promise<void> {
-  const ended = (await import('./grants.js')).forgetAccount
-  await config.adapter!.deleteOAuthAccount!(userId)
-  ended(config, userId)
+  const { forgetAccount } = await import('./grants.js')
+  await recordsOf(config).deleteOAuthAccount(userId)
+  forgetAccount(config, userId)
 }
 
 export const authorizationServerFeature: Feature = {
@@ -35,14 +35,15 @@ export const authorizationServerFeature: Feature = {
   off: 'The authorization server is off: set the authorizationServer option (and run its migration) to use its routes.',
   hooks: {
     readCredential: accessTokenCredential,
-    // deleteUser removed the user's records in its transaction; this process forgets their grants here.
-    userDeleted: async (config, user) => (await import('./grants.js')).forgetAccount(config, user.id),
+    // deleteUser removed the user's records in its transaction (KnexAdapter); a store of its own (Redis)
+    // deletes them here, and this process forgets their grants.
+    userDeleted: (config, user) => endAccount(config, user.id),
     // Signing out everywhere, an administrator's revocation, an address change: the apps' access ends too.
     everySessionEnded: endAccount,
     // A ban ends every grant (the hook cannot tell a ban from its lifting: lifting one ends none that stand, the ban ended them).
     banChanged: endAccount,
     // The records whose time is over (codes, refresh tokens, interactions, sessions), with the other tables.
-    prune: async (config) => ({ oauthRecords: (await config.adapter!.pruneOAuthRecords?.(new Date())) ?? 0 }),
+    prune: async (config) => ({ oauthRecords: (await recordsOf(config).pruneOAuthRecords?.(new Date())) ?? 0 }),
   },
   adapterMethods: [...AUTHORIZATION_SERVER_ADAPTER_METHODS],
   events: ['oauthConsentGiven', 'oauthAccessRevoked'],

@@ -8,7 +8,7 @@
  */
 import type { ResolvedConfig } from '../../config/types.js'
 import type { AdapterUser } from '../../types.js'
-import type { OAuthRecordAdapter } from './store.js'
+import { recordsOf } from './config.js'
 
 /** How long a process trusts what it last learned of a grant. */
 export const GRANT_CHECK_MS = 5000
@@ -44,10 +44,9 @@ export async function grantUser(config: ResolvedConfig, grantId: string, account
   const known = checksOf(config)
   const cached = known.get(grantId)
   if (cached && (cached.user === null || now - cached.at < GRANT_CHECK_MS)) return cached.user?.id === accountId ? cached.user : null
-  const adapter = config.adapter as OAuthRecordAdapter
-  const grant = await adapter.findOAuthRecord('Grant', grantId)
+  const grant = await recordsOf(config).findOAuthRecord('Grant', grantId)
   const owner = grant?.payload['accountId']
-  const user = typeof owner === 'string' && owner === accountId ? await adapter.getUser(owner) : null
+  const user = typeof owner === 'string' && owner === accountId ? await config.adapter!.getUser!(owner) : null
   remember(known, grantId, { user, accountId, at: now })
   return user
 }

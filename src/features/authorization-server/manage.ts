@@ -5,14 +5,9 @@
  */
 import type { ResolvedConfig } from '../../config/types.js'
 import { emitEvent } from '../../events.js'
-import { authorizationServerOf } from './config.js'
+import { authorizationServerOf, recordsOf } from './config.js'
 import { forgetGrant } from './grants.js'
-import type { OAuthRecordAdapter } from './store.js'
 import type { AdapterOAuthRecord, AuthorizedApp } from './types.js'
-
-function adapterOf(config: ResolvedConfig): OAuthRecordAdapter {
-  return config.adapter as OAuthRecordAdapter
-}
 
 /** The scopes a grant's payload gives, OpenID Connect's and every API's. */
 function grantedScopes(payload: Record<string, unknown>): string[] {
@@ -25,7 +20,7 @@ function grantedScopes(payload: Record<string, unknown>): string[] {
 async function clientName(config: ResolvedConfig, clientId: string): Promise<string> {
   const declared = authorizationServerOf(config)!.clients.find((client) => client.client_id === clientId)
   if (declared) return declared.client_name ?? clientId
-  const stored = await adapterOf(config).findOAuthRecord('Client', clientId)
+  const stored = await recordsOf(config).findOAuthRecord('Client', clientId)
   const name = stored?.payload['client_name']
   return typeof name === 'string' && name ? name : clientId
 }
@@ -33,7 +28,7 @@ async function clientName(config: ResolvedConfig, clientId: string): Promise<str
 /** The user's grants, by client. */
 async function grantsByClient(config: ResolvedConfig, userId: string): Promise<Map<string, AdapterOAuthRecord[]>> {
   const byClient = new Map<string, AdapterOAuthRecord[]>()
-  for (const grant of await adapterOf(config).listOAuthRecords(userId, 'Grant')) {
+  for (const grant of await recordsOf(config).listOAuthRecords(userId, 'Grant')) {
     const clientId = grant.payload['clientId']
     if (typeof clientId !== 'string') continue
     byClient.set(clientId, [...(byClient.get(clientId) ?? []), grant])
@@ -55,7 +50,7 @@ export async function listApps(config: ResolvedConfig, userId: string): Promise<
 export async function revokeApp(config: ResolvedConfig, userId: string, clientId: string): Promise<boolean> {
   const grants = (await grantsByClient(config, userId)).get(clientId) ?? []
   for (const grant of grants) {
-    await adapterOf(config).deleteOAuthGrant(grant.id)
+    await recordsOf(config).deleteOAuthGrant(grant.id)
     forgetGrant(config, grant.id)
   }
   if (grants.length > 0) await emitEvent(config, 'oauthAccessRevoked', { userId, clientId })

@@ -15,11 +15,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ResolvedConfig } from '../../config/types.js'
 import { sessionRequestFor } from '../../http/request.js'
 import { signedInUserId } from '../../session/strategy.js'
-import { authorizationServerOf, issuerOf, OIDC_SCOPES, ownResourceOf, type ResolvedAuthorizationServer } from './config.js'
+import { authorizationServerOf, issuerOf, OIDC_SCOPES, ownResourceOf, recordsOf, type ResolvedAuthorizationServer } from './config.js'
 import { forgetGrant } from './grants.js'
 import { serverKeys, type ServerKeys } from './keys.js'
 import { renderDeviceDonePage, renderLoggedOutPage, renderLogoutPage, renderProtocolErrorPage, renderUserCodeConfirmPage, renderUserCodePage } from './pages/protocol.js'
-import { modelStores, type OAuthRecordAdapter } from './store.js'
+import { modelStores } from './store.js'
+import type { OAuthRecordStore } from './types.js'
 
 type OidcProvider = import('oidc-provider').default
 type KoaContext = import('oidc-provider').KoaContextWithOIDC
@@ -54,7 +55,8 @@ export function serverOf(config: ResolvedConfig): Promise<AuthorizationServer> {
 async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer> {
   const { default: Provider, errors, interactionPolicy } = await import('oidc-provider')
   const options = authorizationServerOf(config)!
-  const adapter = config.adapter as OAuthRecordAdapter
+  const records = recordsOf(config)
+  const users = config.adapter!
   const issuer = issuerOf(config)
   const ownResource = ownResourceOf(config)
   const keys = serverKeys(config.secrets)
@@ -76,7 +78,7 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
   )
 
   const provider = new Provider(issuer, {
-    adapter: modelStores(adapter, (grantId) => forgetGrant(config, grantId), () => new errors.InvalidGrant('grant request is invalid')) as never,
+    adapter: modelStores(records, (grantId) => forgetGrant(config, grantId), () => new errors.InvalidGrant('grant request is invalid')) as never,
     clients: options.clients.map((client) => ({ ...client })) as never,
     jwks: { keys: keys.signing.map((key) => ({ ...key.jwk })) as never },
     cookies: {
@@ -86,7 +88,7 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
       short: { signed: true, httpOnly: true, sameSite: 'lax', secure },
     },
     async findAccount(_ctx: KoaContext, sub: string) {
-      const user = await adapter.getUser(sub)
+      const user = await users.getUser!(sub)
       if (!user) return undefined
       return {
         accountId: user.id,
@@ -134,7 +136,7 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
       const accountId = ctx.oidc.session?.accountId
       const clientId = ctx.oidc.client?.clientId
       if (!accountId || !clientId) return undefined
-      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(clientId) ?? (await latestGrantId(adapter, accountId, clientId))
+      const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(clientId) ?? (await latestGrantId(records, accountId, clientId))
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined
     },
     features: {
@@ -211,8 +213,8 @@ function sendPage(ctx: KoaContext, page: string, status = 200): void {
 }
 
 /** The user's newest grant for the client, if any. */
-async function latestGrantId(adapter: OAuthRecordAdapter, accountId: string, clientId: string): Promise<string | undefined> {
-  const grants = await adapter.listOAuthRecords(accountId, 'Grant')
+async function latestGrantId(records: OAuthRecordStore, accountId: string, clientId: string): Promise<string | undefined> {
+  const grants = await records.listOAuthRecords(accountId, 'Grant')
   let newest: { id: string; iat: number } | undefined
   for (const grant of grants) {
     const iat = Number(grant.payload['iat'] ?? 0)

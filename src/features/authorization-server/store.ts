@@ -1,13 +1,9 @@
 /**
  * oidc-provider's storage (its `adapter` option: one object per model with upsert, find, consume,
- * destroy, …) on the app's adapter: the OAuthRecord methods (KnexAdapter's authorization server
- * migration). Ending a grant here also tells this process's bearer read at once (`grantEnded`), and a
+ * destroy, …) on the authorization server's record store (the adapter's OAuthRecord methods, or Redis). Ending a grant here also tells this process's bearer read at once (`grantEnded`), and a
  * code or refresh token is consumed once even by requests that race.
  */
-import type { Adapter } from '../../types.js'
-
-/** An adapter with the authorization server's record methods (checked at init). */
-export type OAuthRecordAdapter = Adapter & Required<Pick<Adapter, 'getUser' | 'upsertOAuthRecord' | 'findOAuthRecord' | 'findOAuthRecordBy' | 'consumeOAuthRecord' | 'deleteOAuthRecord' | 'deleteOAuthGrant' | 'listOAuthRecords' | 'deleteOAuthAccount'>>
+import type { OAuthRecordStore } from './types.js'
 
 /** What oidc-provider calls on each model's storage. */
 export interface ModelStore {
@@ -27,7 +23,7 @@ function asPayload(found: { payload: Record<string, unknown>; consumedAt: Date |
 }
 
 /** oidc-provider's `adapter` option: a factory of each model's storage. */
-export function modelStores(adapter: OAuthRecordAdapter, grantEnded: (grantId: string) => void, replayed: () => Error): (model: string) => ModelStore {
+export function modelStores(adapter: OAuthRecordStore, grantEnded: (grantId: string) => void, replayed: () => Error): (model: string) => ModelStore {
   return (model) => ({
     async upsert(id, payload, expiresIn) {
       const expiresAt = typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000) : null

@@ -89,6 +89,22 @@ export interface BearerAuth {
   [key: string]: unknown
 }
 
+/**
+ * Where the authorization server keeps its records: the adapter's methods of these names (KnexAdapter's
+ * sixteenth migration) by default, or Redis (`store: { redis }`). See the `Adapter` methods for each.
+ */
+export interface OAuthRecordStore {
+  upsertOAuthRecord(record: AdapterOAuthRecord): Promise<void>
+  findOAuthRecord(model: string, id: string): Promise<{ payload: Record<string, unknown>; consumedAt: Date | null } | null>
+  findOAuthRecordBy(model: string, field: 'uid' | 'userCode', value: string): Promise<{ payload: Record<string, unknown>; consumedAt: Date | null } | null>
+  consumeOAuthRecord(model: string, id: string, at: Date): Promise<boolean>
+  deleteOAuthRecord(model: string, id: string): Promise<void>
+  deleteOAuthGrant(grantId: string): Promise<void>
+  listOAuthRecords(accountId: string, model: string): Promise<AdapterOAuthRecord[]>
+  deleteOAuthAccount(accountId: string): Promise<number>
+  pruneOAuthRecords?(before: Date): Promise<number>
+}
+
 /** One stored record of the authorization server (an oidc-provider model instance). */
 export interface AdapterOAuthRecord {
   model: string
