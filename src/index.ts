@@ -22,6 +22,7 @@ import { hooksOf } from './composition/index.js'
 import { FEATURES } from './features/index.js'
 import type { AccountApi } from './features/account/feature.js'
 import type { ApiKeysApi } from './features/api-keys/feature.js'
+import type { AuthorizationServerApi } from './features/authorization-server/feature.js'
 import type { AuditApi } from './features/audit/feature.js'
 import type { AdminApi } from './features/admin/feature.js'
 import type { OAuthApi } from './features/oauth/feature.js'
@@ -41,7 +42,7 @@ import type { PortcullisConfig } from './config/types.js'
  * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's; the roles' checks typed by the
  * `roles` option's definition (`A`).
  */
-export interface PortcullisResult<A extends AccessControl = AccessControl> extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi, RolesApi<A>, AuditApi, AdminApi {
+export interface PortcullisResult<A extends AccessControl = AccessControl> extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi, RolesApi<A>, AuditApi, AdminApi, AuthorizationServerApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
 }
@@ -159,5 +160,11 @@ export type { ListApiKeysFunction } from './features/api-keys/api/list-api-keys.
 export type { RevokeApiKeyFunction } from './features/api-keys/api/revoke-api-key.js'
 export type { RotateApiKeyFunction, RotateApiKeyOptions } from './features/api-keys/api/rotate-api-key.js'
 export type { NewApiKey } from './features/api-keys/manage.js'
+export type { AuthorizationServerApi } from './features/authorization-server/feature.js'
+export type { AuthorizationServerCallContext } from './features/authorization-server/api/context.js'
+export type { ListAuthorizedAppsFunction } from './features/authorization-server/api/list-authorized-apps.js'
+export type { RegisterOAuthClientFunction } from './features/authorization-server/api/register-oauth-client.js'
+export type { RemoveOAuthClientFunction } from './features/authorization-server/api/remove-oauth-client.js'
+export type { RevokeAuthorizedAppFunction } from './features/authorization-server/api/revoke-authorized-app.js'
 export type { NodeRequest } from './http/request.js'
 export type { AccessTokenOptions } from './features/oauth/access-token.js'

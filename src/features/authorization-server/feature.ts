@@ -10,8 +10,24 @@
 import type { Feature } from '../../composition/index.js'
 import type { ResolvedConfig } from '../../config/types.js'
 import { AUTHORIZATION_SERVER_ADAPTER_METHODS, checkAuthorizationServer, recordsOf, resolveAuthorizationServer } from './config.js'
+import { createListAuthorizedApps, type ListAuthorizedAppsFunction } from './api/list-authorized-apps.js'
+import { createRegisterOAuthClient, type RegisterOAuthClientFunction } from './api/register-oauth-client.js'
+import { createRemoveOAuthClient, type RemoveOAuthClientFunction } from './api/remove-oauth-client.js'
+import { createRevokeAuthorizedApp, type RevokeAuthorizedAppFunction } from './api/revoke-authorized-app.js'
 import { accessTokenCredential } from './credential.js'
 import './types.js'
+
+/** The server-side functions of this feature, as `Portcullis()` returns them. */
+export interface AuthorizationServerApi {
+  /** The apps with access to the signed-in user's account. */
+  listAuthorizedApps: ListAuthorizedAppsFunction
+  /** Removes an app's access to the signed-in user's account, with its tokens (CSRF-checked). */
+  revokeAuthorizedApp: RevokeAuthorizedAppFunction
+  /** Stores a new client (an administrator's function: it checks nobody). */
+  registerOAuthClient: RegisterOAuthClientFunction
+  /** Removes a stored client. */
+  removeOAuthClient: RemoveOAuthClientFunction
+}
 
 /** Ends every grant of the user: their rows go, and this process refuses their tokens at once. */
 async function endAccount(config: ResolvedConfig, userId: string): Promise<void> {
@@ -45,6 +61,13 @@ export const authorizationServerFeature: Feature = {
     // The records whose time is over (codes, refresh tokens, interactions, sessions), with the other tables.
     prune: async (config) => ({ oauthRecords: (await recordsOf(config).pruneOAuthRecords?.(new Date())) ?? 0 }),
   },
+  api: (api): AuthorizationServerApi => ({
+    listAuthorizedApps: createListAuthorizedApps(api),
+    revokeAuthorizedApp: createRevokeAuthorizedApp(api),
+    registerOAuthClient: createRegisterOAuthClient(api),
+    removeOAuthClient: createRemoveOAuthClient(api),
+  }),
   adapterMethods: [...AUTHORIZATION_SERVER_ADAPTER_METHODS],
+  errors: ['AuthorizationServer'],
   events: ['oauthConsentGiven', 'oauthAccessRevoked'],
 }
