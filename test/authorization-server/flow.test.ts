@@ -197,4 +197,21 @@ describe('the authorization server', () => {
     expect((await fetch(`${app.origin}/api/reports`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status).toBe(401)
     await expect(oauth.refreshTokenGrant(request.config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' })
   })
+
+  it('asks for a new sign-in when the client says prompt=login, and gives the ID token that sign-in\'s auth_time', async () => {
+    const browser = await signedInBrowser(app, 'fresh@example.com')
+    const config = await relyingParty(app, 'web', WEB_SECRET)
+    const { verifier, challenge } = await pkce()
+    await new Promise((resolve) => setTimeout(resolve, 1100))
+    const url = oauth.buildAuthorizationUrl(config, { redirect_uri: WEB_REDIRECT, scope: 'openid', prompt: 'login', code_challenge: challenge, code_challenge_method: 'S256' })
+    const signInPage = await browser.follow(await browser.request(url.href))
+    expect(signInPage.url).toContain('/api/auth/signin?callbackUrl=')
+    const callbackUrl = new URL(signInPage.url).searchParams.get('callbackUrl')!
+    const before = Math.floor(Date.now() / 1000)
+    const signedIn = await browser.request(`${app.origin}/api/auth/callback/credentials`, { body: new URLSearchParams({ csrfToken: await csrfOf(browser, app.origin), email: 'fresh@example.com', password: 'pw', callbackUrl }) })
+    expect(signedIn.headers.get('location')).toBe(callbackUrl)
+    const back = await authorize(browser, callbackUrl)
+    const tokens = await oauth.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier })
+    expect(tokens.claims()!.auth_time).toBeGreaterThanOrEqual(before)
+  })
 })

@@ -49,9 +49,14 @@ export async function finish(ctx: ActionContext, server: AuthorizationServer, re
   return { redirect: returnTo, headers: { 'Cache-Control': 'no-store' } }
 }
 
-/** Signs the interaction in as `userId` (the site's session is the sign-in). */
-export function signIn(ctx: ActionContext, server: AuthorizationServer, userId: string): Promise<AuthResponse> {
-  return finish(ctx, server, { login: { accountId: userId } })
+/** Signs the interaction in as `userId` (the site's session is the sign-in), proved at `confirmedAt` (seconds; 0: unknown). */
+export function signIn(ctx: ActionContext, server: AuthorizationServer, userId: string, confirmedAt: number): Promise<AuthResponse> {
+  return finish(ctx, server, { login: { accountId: userId, ...(confirmedAt > 0 && { ts: confirmedAt }) } })
+}
+
+/** To the sign-in page although signed in (the client asked for a new sign-in), and back here. */
+export function signInAgain(ctx: ActionContext, uid: string): AuthResponse {
+  return { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl: authUrl(ctx, `/oauth-interaction/${encodeURIComponent(uid)}`) }), headers: { 'Cache-Control': 'no-store' } }
 }
 
 /** Grants what the client asked for and the user has not granted yet, and finishes the interaction. */
