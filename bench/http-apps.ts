@@ -17,6 +17,10 @@
  *   api-key-cached     the same with the opened-key cache (`cacheSeconds: 3600`, room for every key)
  *   api-key-raw        the same tables and keys, no Portcullis: a route hashing the header's key and
  *                      running the adapter's indexed lookup and join by hand (the floor of a key read)
+ *   bearer             Portcullis with `authorizationServer`, reading access tokens it issued from the
+ *                      Authorization header (JWTs verified in process once, each grant checked once for the
+ *                      run: `grantCheckSeconds: 3600`): one grant per user in the OAuthRecord table on
+ *                      better-sqlite3 (in memory)
  *   authjs             @auth/express: `ExpressAuth` mounted, `await getSession(req, config)` in the route
  *   passport           Passport (passport-local) over express-session's MemoryStore, the user
  *                      deserialised by id from an in-memory map
@@ -35,11 +39,11 @@ import type { SessionData } from 'express-session'
 import { dist, portcullisBenchApp, referenceRoutes } from './http-portcullis-app.js'
 import { seedSessions } from './seed.js'
 import { displayOf } from '../src/features/api-keys/format.js'
-import { API_KEY_PREFIX, benchApiKey, benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, storeSessionId, type BenchUser } from './http-sessions.js'
+import { API_KEY_PREFIX, BEARER_CLIENT, BEARER_SITE, benchApiKey, benchUser, databaseSessionToken, MAX_AGE, passportSessionId, SECRET, storeSessionId, type BenchUser } from './http-sessions.js'
 
 type KnexAdapterModule = typeof import('../src/adapters/knex/index.js')
 
-export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'api-key-raw', 'authjs', 'passport'] as const
+export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'api-key-raw', 'bearer', 'authjs', 'passport'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 
 export interface BenchApp {
@@ -78,6 +82,8 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
       return apiKeyApp(await sqlite(), options, 3600)
     case 'api-key-raw':
       return rawKeyApp(await sqlite(), options)
+    case 'bearer':
+      return bearerApp(await sqlite(), options)
     case 'authjs':
       return authjsApp()
     case 'passport':
@@ -124,6 +130,31 @@ async function storeApp({ sessions }: BenchAppOptions): Promise<BenchApp> {
 async function apiKeyApp(db: Knex, options: BenchAppOptions, cacheSeconds: number): Promise<BenchApp> {
   const { KnexAdapter } = await seedApiKeys(db, options)
   const app = portcullisBenchApp({ adapter: KnexAdapter(db), apiKeys: { rateLimit: false, cacheSeconds, cacheSize: options.sessions } })
+  return { app, close: () => db.destroy() }
+}
+
+/**
+ * The `bearer` app: Portcullis's `auth(req)` reads the access token (signature, claims, then the grant,
+ * from the process's grant cache after its first lookup). Users `0 … sessions - 1`, each with grant `grant-i`
+ * of client bench-cli, as the authorization server stores a grant; the tokens are bench/http-sessions.ts's.
+ */
+async function bearerApp(db: Knex, { sessions }: BenchAppOptions): Promise<BenchApp> {
+  const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as KnexAdapterModule
+  await db.migrate.latest({ migrationSource: migrationSource() })
+  const now = Math.floor(Date.now() / 1000)
+  for (let i = 0; i < sessions; i += 400) {
+    const batch = Array.from({ length: Math.min(400, sessions - i) }, (_, j) => i + j)
+    await db('User').insert(batch.map((n) => ({ id: benchUser(n).id, name: benchUser(n).name, email: benchUser(n).email, image: benchUser(n).image })))
+    await db('OAuthRecord').insert(
+      batch.map((n) => ({ model: 'Grant', id: `grant-${n}`, payload: JSON.stringify({ accountId: benchUser(n).id, clientId: BEARER_CLIENT, openid: { scope: 'openid' }, resources: { [`${BEARER_SITE}/`]: 'reports:read' }, iat: now, jti: `grant-${n}`, kind: 'Grant' }), accountId: benchUser(n).id, clientId: BEARER_CLIENT })),
+    )
+  }
+  // The issuer (and so the tokens' iss and aud) is fixed by AUTH_URL, read at init.
+  process.env.AUTH_URL = `${BEARER_SITE}/api/auth`
+  // The grants are checked once each (the first request) for the whole run, as the API keys' cached row opens each key
+  // once: the row times the token read, not a stream of grant lookups that a few rounds over 5,000 tokens would make.
+  const app = portcullisBenchApp({ adapter: KnexAdapter(db), authorizationServer: { scopes: ['reports:read'], grantCheckSeconds: 3600 } })
+  delete process.env.AUTH_URL
   return { app, close: () => db.destroy() }
 }
 

@@ -85,7 +85,7 @@ export function referenceRoutes(app: Express): Express {
  * `extraRoutes` go on that route too (bench/steady-split-server.ts's parts of `/me`).
  */
 export function portcullisBenchApp(
-  config: Pick<PortcullisConfig, 'adapter' | 'session' | 'apiKeys'> = {},
+  config: Pick<PortcullisConfig, 'adapter' | 'session' | 'apiKeys' | 'authorizationServer'> = {},
   { Portcullis, Credentials }: PortcullisBuild = distBuild,
   extraRoutes: Record<string, RequestHandler> = {},
 ): Express {

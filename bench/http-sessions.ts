@@ -5,11 +5,12 @@
  * so nothing but a port crosses between the processes. Also the auth route a Portcullis server
  * answers before it is measured.
  */
-import { createHash, randomUUID } from 'node:crypto'
+import { createHash, createPrivateKey, sign, randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { deriveKeyRing } from '../src/session/keys.js'
 import { sealSessionToken } from '../src/session/token.js'
 import { checksum, RANDOM_LENGTH } from '../src/features/api-keys/format.js'
+import { signingKeyOf } from '../src/features/authorization-server/keys.js'
 
 export const SECRET = 'bench-secret-0123456789abcdef0123456789abcdef'
 /** Portcullis's and Auth.js's session cookie on http: the same name, so both read the same cookies. */
@@ -124,4 +125,27 @@ export async function answerAuthRouteFirst(origin: string, cookie: string): Prom
   const response = await fetch(`${origin}/api/auth/session`, { headers: { cookie } })
   await response.body?.cancel()
   if (response.status !== 200) throw new Error(`${origin}: GET /api/auth/session answered ${response.status}`)
+}
+
+/** The bench's site URL when an app issues or reads access tokens: AUTH_URL fixes the issuer, whatever Host a request sends. */
+export const BEARER_SITE = 'http://bench.example'
+/** The client the bench's access tokens were issued to. */
+export const BEARER_CLIENT = 'bench-cli'
+
+/**
+ * `Authorization` headers of `count` access tokens as the authorization server issues them (RFC 9068
+ * JWTs signed with the key derived from SECRET, for the app's own API, an hour left), token `i` for
+ * user `i` under grant `grant-i` (bench/http-apps.ts stores the grants).
+ */
+export function bearerHeaders(count: number): string[] {
+  const key = signingKeyOf(SECRET)
+  const privateKey = createPrivateKey({ key: { ...key.jwk }, format: 'jwk' })
+  const now = Math.floor(Date.now() / 1000)
+  const header = Buffer.from(JSON.stringify({ alg: 'ES256', typ: 'at+jwt', kid: key.kid })).toString('base64url')
+  return Array.from({ length: count }, (_, i) => {
+    const claims = { jti: `bench-token-${i}`, sub: benchUser(i).id, iat: now, exp: now + 3600, scope: 'reports:read', client_id: BEARER_CLIENT, iss: `${BEARER_SITE}/api/auth/oauth`, aud: `${BEARER_SITE}/`, gid: `grant-${i}` }
+    const payload = Buffer.from(JSON.stringify(claims)).toString('base64url')
+    const signature = sign('sha256', Buffer.from(`${header}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')
+    return `Bearer ${header}.${payload}.${signature}`
+  })
 }

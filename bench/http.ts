@@ -53,7 +53,7 @@ import { loadavg } from 'node:os'
 import autocannon from 'autocannon'
 import type { Scenario } from './http-apps.js'
 import type { ServerMessage } from './http-server.js'
-import { answerAuthRouteFirst, apiKeyHeaders, databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
+import { answerAuthRouteFirst, apiKeyHeaders, bearerHeaders, databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
 import { benchFile, CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
@@ -126,12 +126,13 @@ const allRows: Row[] = [
   { name: `Portcullis API key, no cache (${thousands(SESSIONS)} keys)`, scenario: 'api-key', path: '/me', header: 'authorization', cookies: () => apiKeyHeaders(SESSIONS) },
   { name: `Portcullis API key, opened-key cache (${thousands(SESSIONS)} keys)`, scenario: 'api-key-cached', path: '/me', header: 'authorization', cookies: () => apiKeyHeaders(SESSIONS) },
   { name: `raw indexed key lookup + join, no Portcullis (${thousands(SESSIONS)} keys)`, scenario: 'api-key-raw', path: '/me', header: 'authorization', cookies: () => apiKeyHeaders(SESSIONS) },
+  { name: `Portcullis OAuth access token (${thousands(SESSIONS)} tokens)`, scenario: 'bearer', path: '/me', header: 'authorization', cookies: () => bearerHeaders(SESSIONS) },
   { name: '@auth/express getSession', scenario: 'authjs', path: '/me', cookies: () => coldCookies },
   { name: 'Passport + express-session', scenario: 'passport', path: '/me', cookies: () => passportSessionCookies(SESSIONS) },
 ]
 const noSqlite = sqliteUnavailable()
 // Both of these open a better-sqlite3 database: the session store's table is on in-memory SQLite too.
-const sqliteScenarios: Scenario[] = ['database-sqlite', 'jwt-store', 'api-key', 'api-key-cached', 'api-key-raw']
+const sqliteScenarios: Scenario[] = ['database-sqlite', 'jwt-store', 'api-key', 'api-key-cached', 'api-key-raw', 'bearer']
 const rows = allRows.filter((row) => !(noSqlite && sqliteScenarios.includes(row.scenario)))
 for (const row of allRows) if (!rows.includes(row)) console.log(`${noSqlite}: the row "${row.name}" is skipped.`)
 
@@ -183,7 +184,7 @@ rows.forEach((row, i) => {
 
 // Every server must answer its row's first cookie with a session before it is timed; a Portcullis
 // server answers an auth route first (answerAuthRouteFirst says why).
-const PORTCULLIS_SCENARIOS: Scenario[] = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached']
+const PORTCULLIS_SCENARIOS: Scenario[] = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'bearer']
 for (const row of running) {
   const header = row.header ?? 'cookie'
   for (const { server, url } of row.servers) {
@@ -193,7 +194,7 @@ for (const row of running) {
     if (response.status !== 200 || !body.user?.name) throw new Error(`${row.name}: ${response.status} ${JSON.stringify(body)}`)
     // The cache's row times reads from the cache: every key is opened once before the clock starts
     // (a few rounds would otherwise use most keys for the first time, and time the database's reads).
-    if (row.scenario === 'api-key-cached') for (const key of row.cookieList) await (await fetch(url, { headers: { [header]: key } })).arrayBuffer()
+    if (row.scenario === 'api-key-cached' || row.scenario === 'bearer') for (const key of row.cookieList) await (await fetch(url, { headers: { [header]: key } })).arrayBuffer()
   }
 }
 
@@ -280,4 +281,5 @@ console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / 
 const rawKey = rateOf('raw indexed key lookup')
 console.log(`API key, no cache = ${(rawKey / rateOf('Portcullis API key, no cache')).toFixed(2)}x the raw indexed lookup's time per request (target <= 1.1x; server CPU ${extra('Portcullis API key, no cache', 'raw indexed key lookup')} over it)`)
 console.log(`API key = ${(rateOf('Portcullis API key, no cache') / plain).toFixed(2)}x plain, ${(rateOf('Portcullis API key, no cache') / rateOf('Portcullis database, SQLite')).toFixed(2)}x the database session on SQLite; with the opened-key cache ${(rateOf('Portcullis API key, opened-key cache') / plain).toFixed(2)}x plain (target: within JWT warm's ${(warm / plain).toFixed(2)}x)`)
+console.log(`OAuth access token = ${(rateOf('Portcullis OAuth access token') / plain).toFixed(2)}x plain (target: within JWT warm's ${(warm / plain).toFixed(2)}x; server CPU ${extra('Portcullis OAuth access token', 'plain')} over plain, JWT warm ${extra('Portcullis JWT, warm', 'plain')})`)
 console.log(`Server CPU per request: JWT warm ${extra('Portcullis JWT, warm', 'plain')} over plain (${extra('Portcullis JWT, warm', 'plain route with an await')} over plain with an await), GET /api/auth/session ${extra('Portcullis GET /api/auth/session', 'plain')}, JWT cold ${extra('Portcullis JWT, cold', 'floor')} over the floor`)

@@ -18,6 +18,8 @@ export interface ResolvedAuthorizationServer {
   readonly accessTokenTtl: number
   readonly refreshTokenTtl: number
   readonly deviceFlow: boolean
+  /** Milliseconds a process trusts a grant check (`grantCheckSeconds`). */
+  readonly grantCheckMs: number
   /** Where the records are kept: the adapter's methods, or the `store` option's. */
   readonly records: OAuthRecordStore
 }
@@ -109,6 +111,7 @@ export function resolveAuthorizationServer(input: PortcullisConfig['authorizatio
     accessTokenTtl,
     refreshTokenTtl: positiveSeconds(options.refreshTokenTtl, 'refreshTokenTtl', 14 * 24 * 3600),
     deviceFlow: options.deviceFlow !== false,
+    grantCheckMs: (options.grantCheckSeconds === 0 ? 0 : positiveSeconds(options.grantCheckSeconds, 'grantCheckSeconds', 5)) * 1000,
     records: adapterRecords(adapter),
   })
 }

@@ -1,17 +1,15 @@
 /**
  * Whether the grant an access token was issued under still stands, for the bearer read: the
- * grant's record, asked at most once per `GRANT_CHECK_MS` per grant in each process, with the
- * user it acts for. A grant ended in this process (revoked, its refresh token replayed, the app
- * removed by the user, every session of the user ended, the user deleted) is refused here at once;
- * another process learns it within `GRANT_CHECK_MS`, and the token itself expires within
+ * grant's record with the user it acts for, asked at most once per `grantCheckSeconds` (default 5)
+ * per grant in each process. A grant ended in this process (revoked, its refresh token replayed,
+ * the app removed by the user, every session of the user ended, the user deleted) is refused at once;
+ * another process learns it within `grantCheckSeconds`, and the token itself expires within
  * `accessTokenTtl`.
  */
 import type { ResolvedConfig } from '../../config/types.js'
 import type { AdapterUser } from '../../types.js'
-import { recordsOf } from './config.js'
+import { authorizationServerOf, recordsOf } from './config.js'
 
-/** How long a process trusts what it last learned of a grant. */
-export const GRANT_CHECK_MS = 5000
 /** Grants a process keeps answers for; past it the oldest are asked again. */
 const MAX_GRANTS = 50_000
 
@@ -43,7 +41,7 @@ function remember(known: Map<string, GrantCheck>, grantId: string, check: GrantC
 export async function grantUser(config: ResolvedConfig, grantId: string, accountId: string, now: number): Promise<AdapterUser | null> {
   const known = checksOf(config)
   const cached = known.get(grantId)
-  if (cached && (cached.user === null || now - cached.at < GRANT_CHECK_MS)) return cached.user?.id === accountId ? cached.user : null
+  if (cached && (cached.user === null || now - cached.at < authorizationServerOf(config)!.grantCheckMs)) return cached.user?.id === accountId ? cached.user : null
   const grant = await recordsOf(config).findOAuthRecord('Grant', grantId)
   const owner = grant?.payload['accountId']
   const user = typeof owner === 'string' && owner === accountId ? await config.adapter!.getUser!(owner) : null

@@ -2,9 +2,9 @@
  * Reading an access token this server issued (`auth()`, its middleware, `requireScopes()`), loaded on
  * the first request that carries one. The token is a JWT (RFC 9068) signed by one of the server's
  * own keys (keys.ts), so it is verified in this process: the signature (ES256, on node:crypto), the
- * type, the issuer, the audience (this app's own API), the expiry; then the grant it was issued
- * under still stands (grants.ts: one lookup per grant every few seconds, not per request). Nothing
- * here logs the token.
+ * type, the issuer, the audience (this app's own API), once per token (then kept, verified, in a
+ * bounded map), and the expiry on each request; then the grant it was issued under still stands
+ * (grants.ts: one lookup per grant every few seconds, not per request). Nothing here logs the token.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9068 JWT profile for OAuth 2.0 access tokens
  * @see https://www.rfc-editor.org/rfc/rfc6750 bearer token usage
@@ -52,29 +52,51 @@ function part(segment: string): Record<string, unknown> | undefined {
   }
 }
 
+// Tokens whose signature and static claims (type, issuer, audience) verified, by their whole text:
+// an ES256 verification costs some 75 µs, and a client sends the same token for its whole life.
+// Only verified tokens are kept, so a flood of forged ones cannot fill it.
+const MAX_VERIFIED = 10_000
+const verifiedTokens = new WeakMap<ResolvedConfig, Map<string, Record<string, unknown>>>()
+
+/** The claims of `token` once its signature, type, issuer and audience are verified; else why it is refused. */
+function verifiedClaims(config: ResolvedConfig, token: string): Record<string, unknown> | string {
+  let cache = verifiedTokens.get(config)
+  if (!cache) verifiedTokens.set(config, (cache = new Map()))
+  const cached = cache.get(token)
+  if (cached) return cached
+  const [headerPart, payloadPart, signaturePart] = token.split('.') as [string, string, string]
+  const header = part(headerPart)
+  const claims = part(payloadPart)
+  if (!header || !claims) return 'The access token is malformed.'
+  const { issuer, audience, keys } = verifierOf(config)
+  const key = typeof header['kid'] === 'string' ? keys.get(header['kid']) : undefined
+  if (header['alg'] !== 'ES256' || !key) return 'The access token was not issued by this server.'
+  const signature = Buffer.from(signaturePart, 'base64url')
+  if (signature.length !== 64 || !verify('sha256', Buffer.from(`${headerPart}.${payloadPart}`), { key, dsaEncoding: 'ieee-p1363' }, signature)) {
+    return 'The access token was not issued by this server.'
+  }
+  // Signed by this server: from here on its claims are the server's own.
+  if (typeof header['typ'] !== 'string' || header['typ'].toLowerCase() !== 'at+jwt' || claims['iss'] !== issuer) return 'The token is no access token of this server.'
+  const aud = claims['aud']
+  if (!(aud === audience || (Array.isArray(aud) && aud.includes(audience)))) return 'The access token is for another API.'
+  if (cache.size >= MAX_VERIFIED) cache.delete(cache.keys().next().value!)
+  cache.set(token, claims)
+  return claims
+}
+
 /** Reads the request's access token: who it acts for, or why it is refused. */
 // Long: the checks of RFC 9068 §4 in order, each refusal with its reason, read top to bottom.
 export async function readAccessToken(config: ResolvedConfig, req: IncomingMessage): Promise<CredentialRead> {
   const token = bearerToken(req)
   if (token === undefined) return refused('The access token is malformed.')
-  const [headerPart, payloadPart, signaturePart] = token.split('.') as [string, string, string]
-  const header = part(headerPart)
-  const claims = part(payloadPart)
-  if (!header || !claims) return refused('The access token is malformed.')
-  const { issuer, audience, keys } = verifierOf(config)
-  const key = typeof header['kid'] === 'string' ? keys.get(header['kid']) : undefined
-  if (header['alg'] !== 'ES256' || !key) return refused('The access token was not issued by this server.')
-  const signature = Buffer.from(signaturePart, 'base64url')
-  if (signature.length !== 64 || !verify('sha256', Buffer.from(`${headerPart}.${payloadPart}`), { key, dsaEncoding: 'ieee-p1363' }, signature)) {
-    return refused('The access token was not issued by this server.')
-  }
-  // Signed by this server: from here on its claims are the server's own.
-  if (typeof header['typ'] !== 'string' || header['typ'].toLowerCase() !== 'at+jwt' || claims['iss'] !== issuer) return refused('The token is no access token of this server.')
-  const aud = claims['aud']
-  if (!(aud === audience || (Array.isArray(aud) && aud.includes(audience)))) return refused('The access token is for another API.')
+  const claims = verifiedClaims(config, token)
+  if (typeof claims === 'string') return refused(claims)
   const now = Date.now()
   const exp = claims['exp']
-  if (typeof exp !== 'number' || exp * 1000 <= now) return refused('The access token has expired.')
+  if (typeof exp !== 'number' || exp * 1000 <= now) {
+    verifiedTokens.get(config)?.delete(token)
+    return refused('The access token has expired.')
+  }
   // A DPoP-bound token (RFC 9449) proves its holder with a proof per request: as a bearer token it is refused.
   if (claims['cnf'] !== undefined) return refused('The access token is bound to a key (DPoP): this API accepts bearer tokens only.')
   const clientId = typeof claims['client_id'] === 'string' ? claims['client_id'] : undefined

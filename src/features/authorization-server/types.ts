@@ -57,6 +57,12 @@ export interface AuthorizationServerOptions {
   accessTokenTtl?: number | undefined
   /** Seconds a refresh token lives (each use gives a new one). Default 14 days. */
   refreshTokenTtl?: number | undefined
+  /**
+   * Seconds a process trusts what it last learned of a grant before an access token issued under it
+   * is checked against the store again (a grant ended in this process is refused at once; another
+   * process may accept its tokens this long). Default 5; 0 checks on every request.
+   */
+  grantCheckSeconds?: number | undefined
   /** The device authorization grant (RFC 8628) for CLIs and TVs. Default true. */
   deviceFlow?: boolean | undefined
 }
