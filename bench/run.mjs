@@ -15,7 +15,7 @@ import { rmSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 
-const GROUPS = ['session', 'roles', 'database', 'api-keys', 'signin', 'password', 'http', 'startup', 'memory']
+const GROUPS = ['session', 'roles', 'database', 'api-keys', 'authorization-server', 'signin', 'password', 'http', 'startup', 'memory']
 /** Files a group starts in child processes of their own (settings.ts's benchFile). */
 const CHILDREN = { http: ['http-server'] }
 
