@@ -14,7 +14,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ResolvedConfig } from '../../config/types.js'
 import { sessionRequestFor } from '../../http/request.js'
-import { signedInUserId } from '../../session/strategy.js'
+import { appendCookies } from '../../http/respond.js'
+import { endSession, signedInUserId } from '../../session/strategy.js'
 import { authorizationServerOf, issuerOf, OIDC_SCOPES, ownResourceOf, recordsOf, type ResolvedAuthorizationServer } from './config.js'
 import { forgetGrant } from './grants.js'
 import { serverKeys, type ServerKeys } from './keys.js'
@@ -195,6 +196,13 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
   } as never)
   // Behind the app's proxy the request's host and scheme are the issuer's (mount.ts sets them).
   provider.proxy = true
+  // Signing out at the provider (RP-initiated logout, the user said yes) signs out of the site too:
+  // the site's session is the provider's sign-in, and would otherwise sign the next request in again.
+  provider.use(async (ctx, next) => {
+    await next()
+    const { oidc } = ctx as KoaContext
+    if (oidc?.route === 'end_session_confirm' && oidc.params?.['logout'] && ctx.status === 303) appendCookies(ctx.res, await endSession(sessionRequestFor(ctx.req, config)))
+  })
   provider.on('server_error', (_ctx: unknown, error: Error) => config.logger.error('AuthorizationServerError', `oidc-provider: ${error.name}: ${error.message}`))
   // Koa's own errors (a client that hung up): logged like the rest, never on the console.
   ;(provider as unknown as NodeJS.EventEmitter).on('error', (error: Error) => config.logger.error('AuthorizationServerError', `oidc-provider: ${error.name}: ${error.message}`))
