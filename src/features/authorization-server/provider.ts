@@ -13,6 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { ResolvedConfig } from '../../config/types.js'
+import { InvalidConfigurationError } from '../../errors.js'
 import { sessionRequestFor } from '../../http/request.js'
 import { appendCookies } from '../../http/respond.js'
 import { endSession, signedInUserId } from '../../session/strategy.js'
@@ -54,7 +55,7 @@ export function serverOf(config: ResolvedConfig): Promise<AuthorizationServer> {
 
 // Long: oidc-provider's configuration, one option after another, each with why.
 async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer> {
-  const { default: Provider, errors, interactionPolicy } = await import('oidc-provider')
+  const { default: Provider, errors, interactionPolicy } = await importProvider()
   const options = authorizationServerOf(config)!
   const records = recordsOf(config)
   const users = config.adapter!
@@ -207,6 +208,16 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
   // Koa's own errors (a client that hung up): logged like the rest, never on the console.
   ;(provider as unknown as NodeJS.EventEmitter).on('error', (error: Error) => config.logger.error('AuthorizationServerError', `oidc-provider: ${error.name}: ${error.message}`))
   return Object.freeze({ provider, issuer, ownResource, keys, callback: provider.callback() as unknown as AuthorizationServer['callback'] })
+}
+
+/** oidc-provider, an optional peer dependency: when it is not installed, an error that says so. */
+async function importProvider(): Promise<typeof import('oidc-provider')> {
+  try {
+    return await import('oidc-provider')
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_MODULE_NOT_FOUND' && (error as { code?: string }).code !== 'MODULE_NOT_FOUND') throw error
+    throw new InvalidConfigurationError('authorizationServer runs oidc-provider, which is not installed: npm install oidc-provider (a peer dependency of Portcullis, needed only with this option).')
+  }
 }
 
 /** A themed page as oidc-provider's answer, with the headers of the site's other pages. */
