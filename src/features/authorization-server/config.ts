@@ -6,6 +6,7 @@
 import { InvalidConfigurationError } from '../../errors.js'
 import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js'
 import type { Adapter } from '../../types.js'
+import { redisRecords } from './redis.js'
 import type { AuthorizationServerClient, AuthorizationServerOptions, OAuthRecordStore } from './types.js'
 
 /** The `authorizationServer` option, resolved. */
@@ -90,8 +91,9 @@ export function resolveAuthorizationServer(input: PortcullisConfig['authorizatio
   if (input !== true && (input === null || typeof input !== 'object')) throw new InvalidConfigurationError('authorizationServer must be true or an object { clients?, scopes?, resources?, … }.')
   const options: AuthorizationServerOptions = input === true ? {} : input
   if (!adapter) throw new InvalidConfigurationError('authorizationServer stores its grants, codes and refresh tokens: it needs an adapter, e.g. adapter: KnexAdapter(knex) from "portcullis/adapters/knex" (run its migrations; the authorization server migration creates the OAuthRecord table).')
-  const missing = AUTHORIZATION_SERVER_ADAPTER_METHODS.filter((method) => typeof adapter[method] !== 'function')
-  if (missing.length > 0) throw new InvalidConfigurationError(`authorizationServer: the adapter has no ${missing.join(', ')}. KnexAdapter has them all (after the portcullis_authorization_server migration); another adapter must implement them.`)
+  const redis = redisStoreOf(options.store)
+  const missing = (redis ? (['getUser'] as const) : AUTHORIZATION_SERVER_ADAPTER_METHODS).filter((method) => typeof adapter[method] !== 'function')
+  if (missing.length > 0) throw new InvalidConfigurationError(`authorizationServer: the adapter has no ${missing.join(', ')}. KnexAdapter has them all (after the portcullis_authorization_server migration); another adapter must implement them, or keep the records in Redis (store: { redis }).`)
   const accessTokenTtl = positiveSeconds(options.accessTokenTtl, 'accessTokenTtl', 600)
   const resources: Record<string, { scopes: readonly string[]; accessTokenTtl: number }> = {}
   for (const [indicator, resource] of Object.entries(options.resources ?? {})) {
@@ -112,7 +114,7 @@ export function resolveAuthorizationServer(input: PortcullisConfig['authorizatio
     refreshTokenTtl: positiveSeconds(options.refreshTokenTtl, 'refreshTokenTtl', 14 * 24 * 3600),
     deviceFlow: options.deviceFlow !== false,
     grantCheckMs: (options.grantCheckSeconds === 0 ? 0 : positiveSeconds(options.grantCheckSeconds, 'grantCheckSeconds', 5)) * 1000,
-    records: adapterRecords(adapter),
+    records: redis ?? adapterRecords(adapter),
   })
 }
 
@@ -132,6 +134,19 @@ function clientList(given: unknown): Readonly<AuthorizationServerClient>[] {
     }
     return Object.freeze(structuredClone(client))
   })
+}
+
+/** The Redis store of the `store` option, or undefined for the adapter's table. */
+function redisStoreOf(store: AuthorizationServerOptions['store']): OAuthRecordStore | undefined {
+  if (store === undefined) return undefined
+  const client = (store as { redis?: { eval?: unknown; hgetall?: unknown } } | null)?.redis
+  // hgetall in lower case tells ioredis from node-redis (hGetAll), whose eval takes other arguments.
+  if (!client || typeof client.eval !== 'function' || typeof client.hgetall !== 'function') {
+    throw new InvalidConfigurationError('authorizationServer.store must be { redis } with an ioredis client, e.g. { redis: new Redis(process.env.REDIS_URL) } from ioredis; leave it out to keep the records in the adapter\'s OAuthRecord table.')
+  }
+  const prefix = store.keyPrefix ?? 'portcullis:oauth'
+  if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 100) throw new InvalidConfigurationError('authorizationServer.store.keyPrefix must be a non-empty string of at most 100 characters.')
+  return redisRecords(store.redis, prefix)
 }
 
 /** The checks that need the resolved config: a fixed site URL for the issuer. */

@@ -65,6 +65,12 @@ export interface AuthorizationServerOptions {
   grantCheckSeconds?: number | undefined
   /** The device authorization grant (RFC 8628) for CLIs and TVs. Default true. */
   deviceFlow?: boolean | undefined
+  /**
+   * Where the records (grants, codes, refresh tokens, interactions, stored clients) are kept: the
+   * adapter's OAuthRecord table by default, or Redis, `{ redis: new Redis(process.env.REDIS_URL) }`
+   * (ioredis; each record expires by Redis's TTL). `keyPrefix` default `portcullis:oauth`.
+   */
+  store?: { redis: import('./redis.js').OAuthRecordRedis; keyPrefix?: string | undefined } | undefined
 }
 
 /** One app with access to the user's account (the "apps with access" page, `listAuthorizedApps()`). */
