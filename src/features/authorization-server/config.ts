@@ -7,7 +7,7 @@ import { InvalidConfigurationError } from '../../errors.js'
 import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js'
 import type { Adapter } from '../../types.js'
 import { redisRecords } from './redis.js'
-import type { AuthorizationServerClient, AuthorizationServerOptions, OAuthRecordStore } from './types.js'
+import type { AuthorizationServerClient, AuthorizationServerOptions, OAuthRecordRedis, OAuthRecordStore } from './types.js'
 
 /** The `authorizationServer` option, resolved. */
 export interface ResolvedAuthorizationServer {
@@ -146,7 +146,7 @@ function redisStoreOf(store: AuthorizationServerOptions['store']): OAuthRecordSt
   }
   const prefix = store.keyPrefix ?? 'portcullis:oauth'
   if (typeof prefix !== 'string' || prefix.length === 0 || prefix.length > 100) throw new InvalidConfigurationError('authorizationServer.store.keyPrefix must be a non-empty string of at most 100 characters.')
-  return redisRecords(store.redis, prefix)
+  return redisRecords(store.redis as unknown as OAuthRecordRedis, prefix)
 }
 
 /** The checks that need the resolved config: a fixed site URL for the issuer. */

@@ -12,12 +12,7 @@
  * dropped when it is next read. Every change of several keys is one script (atomic): a consume is
  * won by one caller, a grant or a user's records go at once. Redis 6.2 or later.
  */
-import type { AdapterOAuthRecord, OAuthRecordStore } from './types.js'
-
-/** The ioredis method the store uses. */
-export interface OAuthRecordRedis {
-  eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>
-}
+import type { AdapterOAuthRecord, OAuthRecordRedis, OAuthRecordStore } from './types.js'
 
 // KEYS: record, grant set, account set, uid key, user code key ('' for none).
 // ARGV: payload JSON, expiry (ms since the epoch, '' for none), now (ms).

@@ -41,6 +41,11 @@ export interface AuthorizationServerResource {
   accessTokenTtl?: number | undefined
 }
 
+/** What the Redis store uses of an ioredis client (`store: { redis }`). */
+export interface OAuthRecordRedis {
+  eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>
+}
+
 /**
  * The `authorizationServer` option: Portcullis as an OAuth 2.1 authorization server and OpenID
  * Provider (oidc-provider inside), for native apps, CLIs, services and the company's other apps.
@@ -70,7 +75,7 @@ export interface AuthorizationServerOptions {
    * adapter's OAuthRecord table by default, or Redis, `{ redis: new Redis(process.env.REDIS_URL) }`
    * (ioredis; each record expires by Redis's TTL). `keyPrefix` default `portcullis:oauth`.
    */
-  store?: { redis: import('./redis.js').OAuthRecordRedis; keyPrefix?: string | undefined } | undefined
+  store?: { redis: import('../../types.js').SessionStoreRedis; keyPrefix?: string | undefined } | undefined
 }
 
 /** One app with access to the user's account (the "apps with access" page, `listAuthorizedApps()`). */
