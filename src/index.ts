@@ -23,6 +23,7 @@ import { FEATURES } from './features/index.js'
 import type { AccountApi } from './features/account/feature.js'
 import type { ApiKeysApi } from './features/api-keys/feature.js'
 import type { AuthorizationServerApi } from './features/authorization-server/feature.js'
+import type { McpApi } from './features/mcp/feature.js'
 import type { AuditApi } from './features/audit/feature.js'
 import type { AdminApi } from './features/admin/feature.js'
 import type { OAuthApi } from './features/oauth/feature.js'
@@ -42,7 +43,7 @@ import type { PortcullisConfig } from './config/types.js'
  * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's; the roles' checks typed by the
  * `roles` option's definition (`A`).
  */
-export interface PortcullisResult<A extends AccessControl = AccessControl> extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi, RolesApi<A>, AuditApi, AdminApi, AuthorizationServerApi {
+export interface PortcullisResult<A extends AccessControl = AccessControl> extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi, RolesApi<A>, AuditApi, AdminApi, AuthorizationServerApi, McpApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
 }
@@ -161,6 +162,9 @@ export type { RevokeApiKeyFunction } from './features/api-keys/api/revoke-api-ke
 export type { RotateApiKeyFunction, RotateApiKeyOptions } from './features/api-keys/api/rotate-api-key.js'
 export type { NewApiKey } from './features/api-keys/manage.js'
 export type { AuthorizationServerApi } from './features/authorization-server/feature.js'
+export type { McpApi } from './features/mcp/feature.js'
+export type { McpAuthFunction, McpAuthOptions, McpMiddleware } from './features/mcp/api/mcp-auth.js'
+export type { McpAuth } from './features/mcp/guard.js'
 export type { AuthorizationServerCallContext } from './features/authorization-server/api/context.js'
 export type { ListAuthorizedAppsFunction } from './features/authorization-server/api/list-authorized-apps.js'
 export type { RegisterOAuthClientFunction } from './features/authorization-server/api/register-oauth-client.js'

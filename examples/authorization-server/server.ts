@@ -18,13 +18,13 @@
  *
  * Demo users: `ada` / `lovelace` and `grace` / `hopper`.
  */
-import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import express from 'express'
 import knex from 'knex'
 import Portcullis, { type BearerAuth, type Session } from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
+import { demoUsers as users, verifyDemoUser as verifyUser } from '../demo-users.js'
 
 const port = Number(process.env.PORT ?? 3000)
 const host = process.env.HOST ?? 'localhost'
@@ -39,34 +39,6 @@ process.env.AUTH_URL = `http://localhost:${port}/api/auth`
 // machine only: in production each comes from the environment, and the client keeps its copy as secret.
 const REPORT_JOB_SECRET = process.env.REPORT_JOB_SECRET ?? 'report-job-development-secret-not-for-production'
 const SECOND_APP_CLIENT_SECRET = process.env.SECOND_APP_CLIENT_SECRET ?? 'second-app-development-secret-not-for-production'
-
-/** A demo account: Portcullis's users table holds the profile; the password stays here, as a salted scrypt hash. */
-interface DemoUser {
-  username: string
-  name: string
-  email: string
-  /** base64url scrypt salt and 64-byte derived key (scrypt defaults N=16384, r=8, p=1). */
-  password: { salt: string; hash: string }
-}
-
-const users: readonly DemoUser[] = [
-  // crypto.scryptSync('lovelace', salt, 64)
-  { username: 'ada', name: 'Ada Lovelace', email: 'ada@example.com', password: { salt: 'J9_23oYHWgeHXNd2Sa2kMg', hash: 'xgaGwbvrbxvj2PNk8lBVPcdbuj6aTK_lnXD6gdWQCszRwjeZPe_cXACjdNVOUs0z-oywKPcLIFZVon2dS8zymA' } },
-  // crypto.scryptSync('hopper', salt, 64)
-  { username: 'grace', name: 'Grace Hopper', email: 'grace@example.com', password: { salt: 'rcRcRhQl65fIOz0mbWEXKA', hash: 'qN58B8dBdoFBIbYUCIkGtjbpCJKbVxVypwGhMgJUFD0g4qdWjCOlubJLqorplyfz3lI2sb-_z3_pU-2v5JCQIQ' } },
-]
-
-function scryptKey(password: BinaryLike, salt: BinaryLike): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password, salt, 64, (error, key) => (error ? reject(error) : resolve(key))))
-}
-
-/** The user whose password matches, or null. An unknown name is checked against a real hash too, so timing tells nothing. */
-async function verifyUser(username: string, password: string): Promise<DemoUser | null> {
-  const user = users.find((candidate) => candidate.username === username)
-  const stored = (user ?? users[0]!).password
-  const actual = await scryptKey(password, Buffer.from(stored.salt, 'base64url'))
-  return user && timingSafeEqual(actual, Buffer.from(stored.hash, 'base64url')) ? user : null
-}
 
 const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
 // Portcullis's tables, the authorization server's records (its sixteenth migration) among them.

@@ -46,6 +46,11 @@ export interface Api {
    * the next read sees the request's cookies with them applied, as the browser will hold them.
    */
   forgetSession(req: NodeRequest, cookies: readonly OutgoingCookie[]): void
+  /**
+   * Gives the request the session a feature's own read found (the MCP guard's token for an MCP
+   * server): `auth()` on it returns that, and reads nothing.
+   */
+  settleSession(req: NodeRequest, session: Session): void
 }
 
 /** Makes the API state of a resolved config. */
@@ -102,6 +107,10 @@ export function createApi(config: ResolvedConfig, requestScope: RequestScope): A
       const all = [...(sent.get(req) ?? []), ...cookies]
       sent.set(req, all)
       memo.set(req, all)
+    },
+    settleSession: (req, session) => {
+      setRequestAuth(req, session)
+      memo.set(req, Promise.resolve(session))
     },
   }
 }

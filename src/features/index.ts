@@ -12,6 +12,7 @@ import { authorizationServerFeature } from './authorization-server/feature.js'
 import { credentialsFeature } from './credentials/feature.js'
 import { emailFeature } from './email/feature.js'
 import { emailCodeFeature } from './email-code/feature.js'
+import { mcpFeature } from './mcp/feature.js'
 import { oauthFeature } from './oauth/feature.js'
 import { passkeyFeature } from './passkey/feature.js'
 import { passwordFeature } from './password/feature.js'
@@ -35,5 +36,6 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   rolesFeature,
   adminFeature,
   authorizationServerFeature,
+  mcpFeature,
   auditFeature,
 ])

@@ -6,7 +6,8 @@
  *   file after file in one process, and each file loads its own copy of the modules (Portcullis's
  *   request scope, oidc-provider's): on Node 20 and 22 an instance left enabled is visited each time
  *   any promise is created, so every later file in the worker ran slower (a whole run in one process
- *   spent a third of its CPU time there, in AsyncLocalStorage's _propagate).
+ *   spent a third of its CPU time there, in AsyncLocalStorage's _propagate);
+ * - Node's undici global dispatcher is visible on the test's global, as on the process's.
  */
 'use strict'
 const { AsyncLocalStorage } = require('node:async_hooks')
@@ -128,6 +129,14 @@ class PortcullisEnvironment extends TestEnvironment {
 
   async setup() {
     await super.setup()
+    // Node's fetch is the process's, and so is its undici: the global dispatcher it keeps on the
+    // process's global object is shown to the test's too, as code that reads it expects (oidc-provider
+    // builds its guard against private addresses from it; without it, that guard is off in tests).
+    void Response
+    for (const name of ['undici.globalDispatcher.1', 'undici.globalDispatcher.2']) {
+      const symbol = Symbol.for(name)
+      if (globalThis[symbol] !== undefined) this.global[symbol] = globalThis[symbol]
+    }
     this.aliveBefore = aliveCounts()
     this.handlesBefore = new Set(process._getActiveHandles())
     currentFile = this.testPath

@@ -7,7 +7,18 @@ import { InvalidConfigurationError } from '../../errors.js'
 import type { PortcullisConfig, ResolvedConfig } from '../../config/types.js'
 import type { Adapter } from '../../types.js'
 import { redisRecords } from './redis.js'
-import type { AuthorizationServerClient, AuthorizationServerOptions, OAuthRecordRedis, OAuthRecordStore } from './types.js'
+import type { AuthorizationServerClient, AuthorizationServerMcp, AuthorizationServerOptions, OAuthRecordRedis, OAuthRecordStore } from './types.js'
+
+/** An MCP server of the app (`mcp` option), resolved: its path, and what its resource is. */
+export interface ResolvedMcpServer {
+  /** `/mcp`: no trailing slash, no query. */
+  readonly path: string
+  readonly scopes: readonly string[]
+  /** `resource_name`; undefined: the resource's URL. */
+  readonly name: string | undefined
+  readonly documentation: string | undefined
+  readonly accessTokenTtl: number
+}
 
 /** The `authorizationServer` option, resolved. */
 export interface ResolvedAuthorizationServer {
@@ -23,6 +34,16 @@ export interface ResolvedAuthorizationServer {
   readonly grantCheckMs: number
   /** Where the records are kept: the adapter's methods, or the `store` option's. */
   readonly records: OAuthRecordStore
+  /** The app's MCP servers, each a resource of its own (their URLs: `mcpResourceOf`). */
+  readonly mcp: readonly ResolvedMcpServer[]
+  /** Client ID metadata documents. */
+  readonly clientIdMetadataDocuments: boolean
+  /** RFC 7591 dynamic registration. */
+  readonly registration: boolean
+  /** The server's own requests may reach private addresses (development only). */
+  readonly allowPrivateAddresses: boolean
+  /** The fetch of the server's own requests; undefined: the global one. */
+  readonly fetch: AuthorizationServerOptions['fetch']
 }
 
 /** The adapter methods the authorization server calls. */
@@ -56,6 +77,16 @@ export function issuerOf(config: ResolvedConfig): string {
 /** The resource indicator of this app's own API: its origin (RFC 8707 §2), e.g. `https://app.example.com/`. */
 export function ownResourceOf(config: ResolvedConfig): string {
   return new URL('/', config.url!).href
+}
+
+/** The resource indicator of an MCP server of the app: the site's origin and its path, e.g. `https://app.example.com/mcp`. */
+export function mcpResourceOf(config: ResolvedConfig, server: ResolvedMcpServer): string {
+  return `${config.url!.origin}${server.path}`
+}
+
+/** Where an MCP server's protected resource metadata is (RFC 9728 §3.1): `https://app.example.com/.well-known/oauth-protected-resource/mcp`. */
+export function mcpMetadataUrlOf(config: ResolvedConfig, server: ResolvedMcpServer): string {
+  return `${config.url!.origin}/.well-known/oauth-protected-resource${server.path}`
 }
 
 /** The resolved `authorizationServer` option of `config`; undefined when it is off. */
@@ -115,7 +146,56 @@ export function resolveAuthorizationServer(input: PortcullisConfig['authorizatio
     deviceFlow: options.deviceFlow !== false,
     grantCheckMs: (options.grantCheckSeconds === 0 ? 0 : positiveSeconds(options.grantCheckSeconds, 'grantCheckSeconds', 5)) * 1000,
     records: redis ?? adapterRecords(adapter),
+    mcp: mcpList(options.mcp, accessTokenTtl),
+    clientIdMetadataDocuments: booleanOption(options.clientIdMetadataDocuments, 'clientIdMetadataDocuments'),
+    registration: booleanOption(options.registration, 'registration'),
+    allowPrivateAddresses: privateAddressesOption(options.allowPrivateAddressesInDevelopment),
+    fetch: fetchOption(options.fetch),
   })
+}
+
+function booleanOption(value: unknown, name: string): boolean {
+  if (value !== undefined && typeof value !== 'boolean') throw new InvalidConfigurationError(`authorizationServer.${name} must be true or false; got ${JSON.stringify(value)}.`)
+  return value === true
+}
+
+// A path of the site: `/` and segments of URL path characters, no query, fragment, dot segment or trailing slash.
+const MCP_PATH = /^(\/[A-Za-z0-9\-._~!$&'()*+,;=:@%]+)+$/
+
+function mcpList(given: AuthorizationServerOptions['mcp'], accessTokenTtl: number): readonly ResolvedMcpServer[] {
+  if (given === undefined) return Object.freeze([])
+  const list = Array.isArray(given) ? given : [given]
+  const seen = new Set<string>()
+  return Object.freeze(list.map((server: AuthorizationServerMcp, index) => {
+    const name = `authorizationServer.mcp${Array.isArray(given) ? `[${index}]` : ''}`
+    if (!server || typeof server !== 'object') throw new InvalidConfigurationError(`${name} must be { path: '/mcp', scopes?, name? }.`)
+    const path = typeof server.path === 'string' ? server.path.replace(/\/+$/, '') : server.path
+    if (typeof path !== 'string' || !MCP_PATH.test(path) || path.split('/').some((segment) => segment === '.' || segment === '..')) {
+      throw new InvalidConfigurationError(`${name}.path must be the MCP server's path on this site, e.g. "/mcp" (no query, fragment or dot segment); got ${JSON.stringify(server.path)}.`)
+    }
+    if (seen.has(path)) throw new InvalidConfigurationError(`authorizationServer.mcp: two MCP servers have the path "${path}".`)
+    seen.add(path)
+    for (const key of ['name', 'documentation'] as const) {
+      if (server[key] !== undefined && (typeof server[key] !== 'string' || server[key].length === 0)) throw new InvalidConfigurationError(`${name}.${key} must be a non-empty string.`)
+    }
+    if (server.documentation !== undefined && !/^https?:\/\//.test(server.documentation)) throw new InvalidConfigurationError(`${name}.documentation must be an http(s) URL.`)
+    const scopes = server.scopes === undefined ? Object.freeze(['mcp']) : scopeList(server.scopes, `${name}.scopes`)
+    if (scopes.length === 0) throw new InvalidConfigurationError(`${name}.scopes must name at least one scope, e.g. ["mcp"] (the default).`)
+    return Object.freeze({ path, scopes, name: server.name, documentation: server.documentation, accessTokenTtl: positiveSeconds(server.accessTokenTtl, `${name.replace('authorizationServer.', '')}.accessTokenTtl`, accessTokenTtl) })
+  }))
+}
+
+function privateAddressesOption(value: unknown): boolean {
+  if (!booleanOption(value, 'allowPrivateAddressesInDevelopment')) return false
+  if (process.env['NODE_ENV'] === 'production') {
+    throw new InvalidConfigurationError('authorizationServer.allowPrivateAddressesInDevelopment is on while NODE_ENV is "production": a client\'s metadata URL could then make this server fetch addresses of your own network. Turn it off in production.')
+  }
+  return true
+}
+
+function fetchOption(value: unknown): AuthorizationServerOptions['fetch'] {
+  if (value !== undefined && typeof value !== 'function') throw new InvalidConfigurationError('authorizationServer.fetch must be a function (url, init) => Promise<Response>, e.g. one that passes init on to the global fetch.')
+  return value as AuthorizationServerOptions['fetch']
 }
 
 function clientList(given: unknown): Readonly<AuthorizationServerClient>[] {

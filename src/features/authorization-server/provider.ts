@@ -17,7 +17,8 @@ import { InvalidConfigurationError } from '../../errors.js'
 import { sessionRequestFor } from '../../http/request.js'
 import { appendCookies } from '../../http/respond.js'
 import { endSession, signedInUserId } from '../../session/strategy.js'
-import { authorizationServerOf, issuerOf, OIDC_SCOPES, ownResourceOf, recordsOf, type ResolvedAuthorizationServer } from './config.js'
+import { authorizationServerOf, issuerOf, mcpResourceOf, OIDC_SCOPES, ownResourceOf, recordsOf, type ResolvedAuthorizationServer } from './config.js'
+import { dynamicClientFeatures, dynamicClientMetadataCheck } from './dynamic-clients.js'
 import { forgetGrant } from './grants.js'
 import { serverKeys, type ServerKeys } from './keys.js'
 import { renderDeviceDonePage, renderLoggedOutPage, renderLogoutPage, renderProtocolErrorPage, renderUserCodeConfirmPage, renderUserCodePage } from './pages/protocol.js'
@@ -64,7 +65,8 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
   const keys = serverKeys(config.secrets)
   const secure = config.url!.protocol === 'https:'
   const theme = config.theme
-  const resources = { [ownResource]: { scopes: options.scopes, accessTokenTtl: options.accessTokenTtl }, ...options.resources }
+  const mcpResources = Object.fromEntries(options.mcp.map((server) => [mcpResourceOf(config, server), { scopes: server.scopes, accessTokenTtl: server.accessTokenTtl }]))
+  const resources = { [ownResource]: { scopes: options.scopes, accessTokenTtl: options.accessTokenTtl }, ...options.resources, ...mcpResources }
   const apiScopes = [...new Set(Object.values(resources).flatMap((resource) => resource.scopes))]
 
   const policy = interactionPolicy.base()
@@ -79,6 +81,8 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
     }),
   )
 
+  const dynamic = dynamicClientFeatures(options)
+  const declared = new Set(options.clients.map((client) => client.client_id))
   const provider = new Provider(issuer, {
     adapter: modelStores(records, (grantId) => forgetGrant(config, grantId), () => new errors.InvalidGrant('grant request is invalid')) as never,
     clients: options.clients.map((client) => ({ ...client })) as never,
@@ -107,8 +111,9 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
     enabledJWA: { idTokenSigningAlgValues: ['ES256'], userinfoSigningAlgValues: ['ES256'], introspectionSigningAlgValues: ['ES256'] } as never,
     extraClientMetadata: {
       properties: ['first_party'],
-      validator(_ctx: unknown, key: string, value: unknown) {
+      validator(ctx: KoaContext | undefined, key: string, value: unknown, metadata: Record<string, unknown>) {
         if (key === 'first_party' && value !== undefined && typeof value !== 'boolean') throw new errors.InvalidClientMetadata('first_party must be a boolean')
+        dynamicClientMetadataCheck(ctx, key, value, metadata, declared, errors)
       },
     },
     rotateRefreshToken: true,
@@ -141,7 +146,9 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
       const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(clientId) ?? (await latestGrantId(records, accountId, clientId))
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined
     },
+    fetch: dynamic.fetch,
     features: {
+      ...dynamic.features,
       devInteractions: { enabled: false },
       deviceFlow: {
         enabled: options.deviceFlow,

@@ -21,6 +21,7 @@ import type { BearerAuth } from './types.js'
 
 interface Verifier {
   readonly issuer: string
+  /** This app's own API: the audience `auth()` accepts. */
   readonly audience: string
   readonly keys: ReadonlyMap<string, KeyObject>
 }
@@ -52,13 +53,13 @@ function part(segment: string): Record<string, unknown> | undefined {
   }
 }
 
-// Tokens whose signature and static claims (type, issuer, audience) verified, by their whole text:
+// Tokens whose signature and static claims (type, issuer) verified, by their whole text:
 // an ES256 verification costs some 75 µs, and a client sends the same token for its whole life.
 // Only verified tokens are kept, so a flood of forged ones cannot fill it.
 const MAX_VERIFIED = 10_000
 const verifiedTokens = new WeakMap<ResolvedConfig, Map<string, Record<string, unknown>>>()
 
-/** The claims of `token` once its signature, type, issuer and audience are verified; else why it is refused. */
+/** The claims of `token` once its signature, type and issuer are verified; else why it is refused. */
 function verifiedClaims(config: ResolvedConfig, token: string): Record<string, unknown> | string {
   let cache = verifiedTokens.get(config)
   if (!cache) verifiedTokens.set(config, (cache = new Map()))
@@ -68,7 +69,7 @@ function verifiedClaims(config: ResolvedConfig, token: string): Record<string, u
   const header = part(headerPart)
   const claims = part(payloadPart)
   if (!header || !claims) return 'The access token is malformed.'
-  const { issuer, audience, keys } = verifierOf(config)
+  const { issuer, keys } = verifierOf(config)
   const key = typeof header['kid'] === 'string' ? keys.get(header['kid']) : undefined
   if (header['alg'] !== 'ES256' || !key) return 'The access token was not issued by this server.'
   const signature = Buffer.from(signaturePart, 'base64url')
@@ -77,20 +78,24 @@ function verifiedClaims(config: ResolvedConfig, token: string): Record<string, u
   }
   // Signed by this server: from here on its claims are the server's own.
   if (typeof header['typ'] !== 'string' || header['typ'].toLowerCase() !== 'at+jwt' || claims['iss'] !== issuer) return 'The token is no access token of this server.'
-  const aud = claims['aud']
-  if (!(aud === audience || (Array.isArray(aud) && aud.includes(audience)))) return 'The access token is for another API.'
   if (cache.size >= MAX_VERIFIED) cache.delete(cache.keys().next().value!)
   cache.set(token, claims)
   return claims
 }
 
-/** Reads the request's access token: who it acts for, or why it is refused. */
+/**
+ * Reads the request's access token: who it acts for, or why it is refused. `audience` is the API
+ * the request is for: this app's own by default (`auth()`), an MCP server's URL for its middleware;
+ * a token for any other is refused, so that no token is good at two APIs.
+ */
 // Long: the checks of RFC 9068 §4 in order, each refusal with its reason, read top to bottom.
-export async function readAccessToken(config: ResolvedConfig, req: IncomingMessage): Promise<CredentialRead> {
+export async function readAccessToken(config: ResolvedConfig, req: IncomingMessage, audience = verifierOf(config).audience): Promise<CredentialRead> {
   const token = bearerToken(req)
   if (token === undefined) return refused('The access token is malformed.')
   const claims = verifiedClaims(config, token)
   if (typeof claims === 'string') return refused(claims)
+  const aud = claims['aud']
+  if (!(aud === audience || (Array.isArray(aud) && aud.includes(audience)))) return refused('The access token is for another API.')
   const now = Date.now()
   const exp = claims['exp']
   if (typeof exp !== 'number' || exp * 1000 <= now) {

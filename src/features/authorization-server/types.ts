@@ -41,6 +41,23 @@ export interface AuthorizationServerResource {
   accessTokenTtl?: number | undefined
 }
 
+/**
+ * An MCP server of this app (a path such as `/mcp`): an OAuth protected resource of its own (RFC 9728),
+ * whose tokens carry its URL as their audience (RFC 8707) and are accepted nowhere else. See docs/mcp.md.
+ */
+export interface AuthorizationServerMcp {
+  /** Its path on this site, e.g. `/mcp`: the resource is the site's origin and this path. */
+  path: string
+  /** The scopes its tokens may carry. Default `['mcp']`. The first 401 asks for all of them. */
+  scopes?: string[] | undefined
+  /** What the consent page and its metadata (`resource_name`) call it. Default the site's host and the path. */
+  name?: string | undefined
+  /** A page about it for developers (`resource_documentation`). */
+  documentation?: string | undefined
+  /** Seconds its access tokens live. Default the server's `accessTokenTtl`. */
+  accessTokenTtl?: number | undefined
+}
+
 /** What the Redis store uses of an ioredis client (`store: { redis }`). */
 export interface OAuthRecordRedis {
   eval(script: string, numKeys: number, ...args: Array<string | number>): Promise<unknown>
@@ -76,6 +93,30 @@ export interface AuthorizationServerOptions {
    * (ioredis; each record expires by Redis's TTL). `keyPrefix` default `portcullis:oauth`.
    */
   store?: { redis: import('../../types.js').SessionStoreRedis; keyPrefix?: string | undefined } | undefined
+  /** This app's MCP servers, each a protected resource with its own audience (docs/mcp.md). */
+  mcp?: AuthorizationServerMcp | AuthorizationServerMcp[] | undefined
+  /**
+   * Client ID metadata documents: a client whose `client_id` is an `https` URL is described by the JSON
+   * document served there, fetched when it first asks (no private addresses, 5 KB, 2.5 s, cached as its
+   * headers say). MCP clients use them. Default false.
+   */
+  clientIdMetadataDocuments?: boolean | undefined
+  /**
+   * RFC 7591 dynamic client registration at `<issuer>/reg`: anyone may register a client (it is never
+   * first-party, and `application_type` is required). Default false.
+   */
+  registration?: boolean | undefined
+  /**
+   * Let the server's own requests (client ID metadata documents, back-channel logout tokens) reach
+   * loopback and private network addresses (an MCP client or a second app on the developer's machine).
+   * Refused when NODE_ENV is `production`. Default false: oidc-provider refuses such addresses.
+   */
+  allowPrivateAddressesInDevelopment?: boolean | undefined
+  /**
+   * The fetch of the server's own requests (default the global one). Its `init.dispatcher` is
+   * oidc-provider's, which refuses private addresses: pass it on.
+   */
+  fetch?: ((url: string, init: RequestInit & { dispatcher?: unknown }) => Promise<Response>) | undefined
 }
 
 /** One app with access to the user's account (the "apps with access" page, `listAuthorizedApps()`). */

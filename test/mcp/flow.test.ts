@@ -1,0 +1,66 @@
+/**
+ * The MCP example (examples/mcp) with the MCP TypeScript SDK's own client, end to end on SQLite: it
+ * finds the authorization server from the first 401, becomes a client by its client ID metadata
+ * document (served here over https) or by registration when that is on, signs the user in with PKCE,
+ * calls a tool, refreshes its token, steps up to a wider scope when a tool asks for one, and signs the
+ * user in again once the user has removed its access.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
+import type { Client } from '@modelcontextprotocol/client'
+import { closeAll } from '../support/app-rig.js'
+import { findDatabaseServer, type TestDatabase } from '../support/databases.js'
+import { Browser, connected, httpsServer, signedIn, startMcpApp, TestOAuthProvider, withUser, transportOf, type McpApp } from './mcp-app.js'
+
+const server = await findDatabaseServer('sqlite')
+const REDIRECT = 'http://127.0.0.1:43117/callback'
+
+/** The text of a tool's answer. */
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = (await client.callTool({ name, arguments: args })) as { content: { text: string }[]; isError?: boolean }
+  if (result.isError) throw new Error(`${name}: ${result.content[0]?.text}`)
+  return result.content[0]!.text
+}
+
+describe('an MCP server on Express, with the MCP SDK client', () => {
+  let db: TestDatabase
+  let documents: Awaited<ReturnType<typeof httpsServer>>
+  let app: McpApp
+  let clientId: string
+  beforeAll(async () => {
+    db = await server.createDatabase()
+    documents = await httpsServer((path) => (path === '/agent.json' ? { status: 200, body: { client_id: clientId, client_name: 'Test Agent', client_uri: 'https://agent.example/', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' }, headers: { 'cache-control': 'max-age=60' } } : { status: 404 }))
+    clientId = `${documents.origin}/agent.json`
+    // The document is on this machine's loopback address: let the server reach it, as in development.
+    app = await startMcpApp(db.knex, { allowPrivateAddressesInDevelopment: true, fetch: documents.fetch })
+  })
+  afterAll(async () => {
+    await closeAll()
+    await documents.close()
+    await db.destroy()
+  })
+
+  it('answers an unauthenticated request with the way to its metadata, which leads to the authorization server', async () => {
+    const refused = await fetch(app.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${app.metadataUrl}", scope="notes:read"`)
+    const resource = (await (await fetch(app.metadataUrl)).json()) as Record<string, unknown>
+    expect(resource).toEqual({ resource: app.mcpUrl, authorization_servers: [app.issuer], scopes_supported: ['notes:read', 'notes:write'], bearer_methods_supported: ['header'], resource_name: 'Acme notes' })
+    // RFC 8414's address at the site's root, which MCP clients try first.
+    const metadata = (await (await fetch(`${app.origin}/.well-known/oauth-authorization-server/api/auth/oauth`)).json()) as Record<string, unknown>
+    expect(metadata).toMatchObject({ issuer: app.issuer, code_challenge_methods_supported: ['S256'], client_id_metadata_document_supported: true, authorization_response_iss_parameter_supported: true })
+    expect(metadata['registration_endpoint']).toBeUndefined()
+  })
+
+  it('signs the user in for a client described by its metadata document, and the tool acts for them', async () => {
+    const browser = await signedIn(app)
+    const provider = new TestOAuthProvider(REDIRECT, { clientMetadataUrl: clientId })
+    const { client, asked } = await connected(app, provider, browser)
+    expect(asked).toBe(true)
+    expect(provider.client?.client_id).toBe(clientId)
+    expect(await call(client, 'list_notes')).toBe('[]')
+    // The token is for the MCP server alone (RFC 8707), with the scope the first 401 asked for.
+    const claims = JSON.parse(Buffer.from(provider.saved!.access_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
+    expect(claims).toMatchObject({ aud: app.mcpUrl, scope: 'notes:read', client_id: clientId })
+    await client.close()
+  })
+})
