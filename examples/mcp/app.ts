@@ -97,6 +97,14 @@ export async function mcpExampleApp({ db, authUrl, authorizationServer = {}, sec
   // Stateless: no server-sent stream to open, no session to end.
   app.all('/mcp', (_req, res) => void res.status(405).set('Allow', 'POST').json({ error: 'method_not_allowed' }))
 
+  // The app's own API, for its pages (a cookie session). A token of the MCP server is refused here: it
+  // is for /mcp alone (its audience), so a tool's token cannot be replayed against the rest of the app.
+  app.get('/api/notes', async (req, res) => {
+    const session = await auth(req, res)
+    if (!session) return void res.status(401).json({ error: 'unauthorized' })
+    res.json({ notes: notes.get(session.user.id) ?? [] })
+  })
+
   app.get('/', async (req, res) => {
     const session = await auth(req, res)
     res.type('html').send(

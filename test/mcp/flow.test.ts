@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import type { Client } from '@modelcontextprotocol/client'
 import { closeAll } from '../support/app-rig.js'
 import { findDatabaseServer, type TestDatabase } from '../support/databases.js'
-import { Browser, connected, httpsServer, signedIn, startMcpApp, TestOAuthProvider, withUser, transportOf, type McpApp } from './mcp-app.js'
+import { UnauthorizedError } from '@modelcontextprotocol/client'
+import { authorize, claimsOf, connected, httpsServer, signedIn, startMcpApp, TestOAuthProvider, type McpApp } from './mcp-app.js'
 
 const server = await findDatabaseServer('sqlite')
 const REDIRECT = 'http://127.0.0.1:43117/callback'
@@ -59,8 +60,83 @@ describe('an MCP server on Express, with the MCP SDK client', () => {
     expect(provider.client?.client_id).toBe(clientId)
     expect(await call(client, 'list_notes')).toBe('[]')
     // The token is for the MCP server alone (RFC 8707), with the scope the first 401 asked for.
-    const claims = JSON.parse(Buffer.from(provider.saved!.access_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
-    expect(claims).toMatchObject({ aud: app.mcpUrl, scope: 'notes:read', client_id: clientId })
+    expect(claimsOf(provider.saved!.access_token)).toMatchObject({ aud: app.mcpUrl, scope: 'notes:read', client_id: clientId })
+    await client.close()
+  })
+
+  it('refreshes a refused access token without the user', async () => {
+    const browser = await signedIn(app)
+    const provider = new TestOAuthProvider(REDIRECT, { clientMetadataUrl: clientId })
+    const { client } = await connected(app, provider, browser)
+    const first = provider.saved!
+    // The server refuses the token (as it would an expired one): the SDK redeems its refresh token and tries again.
+    provider.saved = { ...first, access_token: `${first.access_token.slice(0, -8)}AAAAAAAA` }
+    expect(await call(client, 'list_notes')).toBe('[]')
+    expect(provider.authorizationUrl).toBeUndefined()
+    expect(provider.saved.refresh_token).not.toBe(first.refresh_token)
+    expect(claimsOf(provider.saved.access_token)).toMatchObject({ aud: app.mcpUrl, scope: 'notes:read' })
+    await client.close()
+  })
+
+  it('steps up to a wider scope when a tool needs one: the user is asked for that scope alone', async () => {
+    const browser = await signedIn(app)
+    const provider = new TestOAuthProvider(REDIRECT, { clientMetadataUrl: clientId })
+    const { client, transport } = await connected(app, provider, browser)
+    // add_note needs notes:write: the server answers 403 insufficient_scope, the SDK asks for more.
+    await expect(call(client, 'add_note', { text: 'buy milk' })).rejects.toThrow(UnauthorizedError)
+    const consent = await browser.follow(await browser.request(String(provider.authorizationUrl)))
+    const page = await consent.clone().text()
+    expect(page).toContain('Test Agent')
+    expect(page).toContain('notes:write')
+    expect(page).not.toContain('notes:read')
+    const form = await browser.formOf(consent)
+    form.body.set('decision', 'allow')
+    const back = await browser.follow(await browser.navigate(form), new URL(consent.url).origin)
+    await transport.finishAuth(new URL(back.headers.get('location')!).searchParams)
+    await client.close()
+    const wider = await connected(app, provider, browser)
+    expect(wider.asked).toBe(false)
+    expect(await call(wider.client, 'add_note', { text: 'buy milk' })).toBe('Added. You have 1 notes.')
+    expect(claimsOf(provider.saved!.access_token)).toMatchObject({ aud: app.mcpUrl, scope: 'notes:read notes:write' })
+    await wider.client.close()
+  })
+
+  it('asks the user again once they removed its access', async () => {
+    const browser = await signedIn(app)
+    const provider = new TestOAuthProvider(REDIRECT, { clientMetadataUrl: clientId })
+    const { client } = await connected(app, provider, browser)
+    const apps = await browser.request(`${app.origin}/api/auth/oauth-apps`)
+    const removal = await browser.formOf(apps)
+    expect(removal.body.get('clientId')).toBe(clientId)
+    expect((await browser.navigate(removal)).status).toBe(302)
+    // Its token and its refresh token stopped working: the SDK sends the user to the authorization server again.
+    await expect(call(client, 'list_notes')).rejects.toThrow(UnauthorizedError)
+    expect(provider.authorizationUrl).toBeDefined()
+    await client.close()
+  })
+})
+
+describe('an MCP server with registration on (RFC 7591)', () => {
+  let db: TestDatabase
+  let app: McpApp
+  beforeAll(async () => {
+    db = await server.createDatabase()
+    app = await startMcpApp(db.knex, { registration: true, clientIdMetadataDocuments: false })
+  })
+  afterAll(async () => {
+    await closeAll()
+    await db.destroy()
+  })
+
+  it('lets a client without a metadata document register, sign the user in and call a tool', async () => {
+    const metadata = (await (await fetch(`${app.origin}/.well-known/oauth-authorization-server/api/auth/oauth`)).json()) as Record<string, unknown>
+    expect(metadata['registration_endpoint']).toBe(`${app.issuer}/reg`)
+    const browser = await signedIn(app)
+    const provider = new TestOAuthProvider(REDIRECT)
+    const { client, asked } = await connected(app, provider, browser)
+    expect(asked).toBe(true)
+    expect(provider.client?.client_id).toMatch(/^[\w-]{20,}$/)
+    expect(await call(client, 'list_notes')).toBe('[]')
     await client.close()
   })
 })

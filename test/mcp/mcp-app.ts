@@ -94,6 +94,11 @@ export class TestOAuthProvider implements OAuthClientProvider {
   codeVerifier() {
     return this.verifier
   }
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'tokens') this.saved = undefined
+    if (scope === 'all' || scope === 'client') this.client = undefined
+    if (scope === 'all' || scope === 'discovery') this.discovery = undefined
+  }
   saveDiscoveryState(state: unknown) {
     this.discovery = state
   }
@@ -127,13 +132,18 @@ export async function withUser<T>(provider: TestOAuthProvider, browser: Browser,
 }
 
 /** An MCP client connected to the app through `provider`, the user asked in `browser` when needed. */
-export async function connected(app: McpApp, provider: TestOAuthProvider, browser: Browser): Promise<{ client: Client; asked: boolean }> {
+export async function connected(app: McpApp, provider: TestOAuthProvider, browser: Browser): Promise<{ client: Client; transport: StreamableHTTPClientTransport; asked: boolean }> {
   const { result, asked } = await withUser(provider, browser, () => transportOf(app, provider), async (transport) => {
     const client = new Client({ name: 'test-agent', version: '1.0.0' })
     await client.connect(transport)
-    return client
+    return { client, transport }
   })
-  return { client: result, asked }
+  return { ...result, asked }
+}
+
+/** The claims of a JWT access token (read, not verified: the server verified it). */
+export function claimsOf(token: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
 }
 
 /** An https server on 127.0.0.1 answering `answer(path)`; `fetch` trusts its certificate. */
