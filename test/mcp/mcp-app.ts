@@ -5,6 +5,7 @@
  * the callback back to the SDK; an https server on 127.0.0.1 serving a client ID metadata document.
  */
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Knex } from 'knex'
 import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client'
@@ -14,12 +15,27 @@ import { listenApp } from '../support/app-rig.js'
 import { SECRET } from '../support/flow.js'
 import { Browser } from '../support/browser.js'
 import { selfSignedCertificate, trustingDispatcher } from '../support/tls.js'
-import { authorize } from '../authorization-server/as-app.js'
+import { authorize, oauth, pkce } from '../authorization-server/as-app.js'
 
 export { Browser, authorize }
 
+/**
+ * A token by the code flow with openid-client, for `clientId` (public, PKCE S256), `scope` and
+ * `resource`, the user allowing in `browser`: what an MCP client would get, asked for as a test wants.
+ */
+export async function tokenFor(app: McpApp, browser: Browser, { clientId, redirectUri, scope, resource }: { clientId: string; redirectUri: string; scope: string; resource: string }): Promise<string> {
+  const config = await oauth.discovery(new URL(app.issuer), clientId, undefined, oauth.None(), { execute: [oauth.allowInsecureRequests] })
+  const { verifier, challenge } = await pkce()
+  const state = oauth.randomState()
+  const url = oauth.buildAuthorizationUrl(config, { redirect_uri: redirectUri, scope, resource, code_challenge: challenge, code_challenge_method: 'S256', state })
+  const back = await authorize(browser, url)
+  const tokens = await oauth.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier, expectedState: state }, { resource })
+  return tokens.access_token
+}
+
 /** The example app, where it listens, and the URLs MCP clients know it by. */
 export interface McpApp {
+  server: Server
   origin: string
   mcpUrl: string
   issuer: string
@@ -30,13 +46,13 @@ export interface McpApp {
 /** The example app on `knex`, with `authorizationServer` options beyond the example's. */
 export async function startMcpApp(knex: Knex, authorizationServer: Partial<AuthorizationServerOptions> = {}): Promise<McpApp> {
   let handler: (req: never, res: never) => void = () => undefined
-  const { origin } = await listenApp((req, res) => handler(req as never, res as never))
+  const { server, origin } = await listenApp((req, res) => handler(req as never, res as never))
   const previous = process.env['AUTH_URL']
   const { app, portcullis } = await mcpExampleApp({ db: knex, authUrl: `${origin}/api/auth`, authorizationServer, secret: SECRET })
   if (previous === undefined) delete process.env['AUTH_URL']
   else process.env['AUTH_URL'] = previous
   handler = app as never
-  return { origin, mcpUrl: `${origin}/mcp`, issuer: `${origin}/api/auth/oauth`, metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`, portcullis }
+  return { server, origin, mcpUrl: `${origin}/mcp`, issuer: `${origin}/api/auth/oauth`, metadataUrl: `${origin}/.well-known/oauth-protected-resource/mcp`, portcullis }
 }
 
 /** A browser signed in to the example as `username` (its password is the demo's). */
