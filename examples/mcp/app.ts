@@ -29,7 +29,7 @@ export interface McpExampleOptions {
   /** The authorization server's options beyond the example's (registration, private addresses in development). */
   authorizationServer?: Partial<AuthorizationServerOptions>
   /** AUTH_SECRET; without it Portcullis keeps a development secret in .portcullis/dev-secret. */
-  secret?: string
+  secret?: string | undefined
 }
 
 /** The example's Express app, its database migrated and its demo users created. */
@@ -91,8 +91,9 @@ export async function mcpExampleApp({ db, authUrl, authorizationServer = {}, sec
     const server = notesServer()
     res.on('close', () => void transport.close().then(() => server.close()))
     await server.connect(transport)
-    // mcpAuth() set req.auth to the token's McpAuth, which is the SDK's AuthInfo (Portcullis types req.auth wider: Session | null).
-    await transport.handleRequest(req as IncomingMessage & { auth?: McpAuth }, res, req.body)
+    // mcpAuth() set req.auth to the token's McpAuth, which is the SDK's AuthInfo; Portcullis types req.auth
+    // as any request's (a Session or null), hence the cast.
+    await transport.handleRequest(req as unknown as IncomingMessage & { auth?: McpAuth }, res, req.body)
   })
   // Stateless: no server-sent stream to open, no session to end.
   app.all('/mcp', (_req, res) => void res.status(405).set('Allow', 'POST').json({ error: 'method_not_allowed' }))

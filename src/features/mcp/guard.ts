@@ -23,7 +23,7 @@ import { issuerOf, mcpMetadataUrlOf, mcpResourceOf, type ResolvedMcpServer } fro
 import { readAccessToken } from '../authorization-server/read.js'
 import { bearerToken } from '../authorization-server/sent-token.js'
 import type { BearerAuth } from '../authorization-server/types.js'
-import type { McpMiddleware } from './api/mcp-auth.js'
+import type { McpAuth, McpMiddleware } from './types.js'
 import { protectedResourceMetadata, sendAuthorizationServerMetadata, sendDocument } from './metadata.js'
 
 interface Guarded {
@@ -33,18 +33,6 @@ interface Guarded {
   readonly resource: string
   readonly metadataUrl: string
   readonly metadataPath: string
-}
-
-/** `req.auth` on a request `mcpAuth()` let through: the bearer read's, with the MCP SDK's `AuthInfo`. */
-export interface McpAuth extends BearerAuth {
-  /** The access token, as the SDK's `AuthInfo` carries it. It is good at this MCP server only: never send it on. */
-  token: string
-  clientId: string
-  /** Seconds since the epoch. */
-  expiresAt: number
-  /** The MCP server's resource indicator. */
-  resource: URL
-  resourceMetadataUrl: string
 }
 
 /** The middleware for `servers`, each request to them needing `required` scopes. */

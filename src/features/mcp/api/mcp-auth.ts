@@ -1,19 +1,14 @@
 /** The server-side `mcpAuth()`. */
-import type { ServerResponse } from 'node:http'
 import type { Api } from '../../../api/context.js'
 import { UnknownActionError } from '../../../errors.js'
-import type { NodeRequest } from '../../../http/request.js'
-import type { NextFunction } from '../../../http/router.js'
 import { authorizationServerOf } from '../../authorization-server/config.js'
+import type { McpMiddleware } from '../types.js'
 
 /** What `mcpAuth()` takes. */
 export interface McpAuthOptions {
   /** Scopes every request to an MCP server needs (403 `insufficient_scope` without them). A tool's own: the SDK's `scopeChallenge`. */
   scopes?: string[] | undefined
 }
-
-/** Express/Connect middleware from `mcpAuth()`. */
-export type McpMiddleware = (req: NodeRequest, res: ServerResponse, next: NextFunction) => void
 
 /**
  * The middleware of the app's MCP servers (`authorizationServer.mcp`), to mount at the app's root
