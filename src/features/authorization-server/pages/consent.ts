@@ -6,12 +6,10 @@
 import { html, type SafeHtml } from '../../../pages/html.js'
 import { isSafePageUrl, renderLayout } from '../../../pages/theme.js'
 import type { Theme } from '../../../types.js'
+import type { ConsentDetails } from '../consent-details.js'
 
-/** What the consent page needs. */
-export interface ConsentPageProps {
-  clientName: string
-  /** The scopes asked for that the user has not granted yet, OpenID Connect's and every API's. */
-  scopes: readonly string[]
+/** What the consent page needs: the request's details (consent-details.ts), and the page's own. */
+export interface ConsentPageProps extends ConsentDetails {
   /** Who is signed in: their address or name. */
   signedInAs: string
   /** Where the form posts: `/api/auth/oauth-interaction/<uid>`. */
@@ -32,13 +30,17 @@ const OIDC_SCOPE_TEXT: Readonly<Record<string, string>> = {
  * Renders the consent page.
  * @throws {TypeError} If `action` is not a `/` path or an http(s) URL.
  * @example
- * renderConsentPage({ clientName: 'Acme CLI', scopes: ['openid'], signedInAs: 'ada@example.com', action: '/api/auth/oauth-interaction/x', csrfToken: 't', theme: {} })
+ * renderConsentPage({ clientName: 'Acme CLI', homepage: undefined, documentUrl: undefined, returnsTo: 'an app on this device', identity: ['openid'], apis: [], granted: [], signedInAs: 'ada@example.com', action: '/api/auth/oauth-interaction/x', csrfToken: 't', theme: {} })
  */
 export function renderConsentPage(props: ConsentPageProps): string {
   if (!isSafePageUrl(props.action)) throw new TypeError('Consent page: action must be a path or an http(s) URL.')
   const body = html`<h1>${props.clientName} wants to use your account</h1>
+${props.documentUrl ? html`<p>It is described by <code>${props.documentUrl}</code>: its name is its own claim, <strong>${new URL(props.documentUrl).host}</strong> is who vouches for it. Allow it only if you know it.</p>` : html``}
+${props.homepage ? html`<p><a href="${props.homepage}" rel="noopener noreferrer" target="_blank">${props.clientName}'s page</a></p>` : html``}
 <p>Signed in as <strong>${props.signedInAs}</strong>. It asks to:</p>
-<ul class="sessions">${props.scopes.map(scopeItem)}</ul>
+<ul class="sessions">${props.identity.map(scopeItem)}${props.apis.flatMap((api) => api.scopes.map((scope) => apiScopeItem(api.name, scope)))}</ul>
+${props.granted.length > 0 ? html`<p><small>You allowed it before: ${props.granted.join(', ')}.</small></p>` : html``}
+<p>After you answer, you go back to <strong>${props.returnsTo}</strong>.</p>
 <form method="post" action="${props.action}">
 <input type="hidden" name="csrfToken" value="${props.csrfToken}">
 <button type="submit" name="decision" value="allow" autofocus>Allow</button>
@@ -49,6 +51,9 @@ export function renderConsentPage(props: ConsentPageProps): string {
 }
 
 function scopeItem(scope: string): SafeHtml {
-  const text = OIDC_SCOPE_TEXT[scope]
-  return text ? html`<li>${text}</li>` : html`<li>Use <code>${scope}</code> on this site's API</li>`
+  return html`<li>${OIDC_SCOPE_TEXT[scope] ?? scope}</li>`
+}
+
+function apiScopeItem(api: string, scope: string): SafeHtml {
+  return html`<li>Use <code>${scope}</code> on ${api}</li>`
 }

@@ -6,9 +6,10 @@
  */
 import { authUrl, issueCsrf, type ActionContext, type Action } from '../../../actions/context.js'
 import type { AdapterUser } from '../../../types.js'
+import { consentDetails } from '../consent-details.js'
 import { renderConsentPage } from '../pages/consent.js'
 import { readConfirmation } from '../../../session/confirmation.js'
-import { askedScopes, grantAsked, interactionOf, signIn, signInAgain, userOrSignIn } from './shared.js'
+import { grantAsked, interactionOf, signIn, signInAgain, userOrSignIn } from './shared.js'
 
 export const interactionPage = (uid: string): Action => async (ctx: ActionContext) => {
   const found = await interactionOf(ctx, uid)
@@ -36,8 +37,7 @@ export const interactionPage = (uid: string): Action => async (ctx: ActionContex
   const user = (await ctx.config.adapter!.getUser!(asking.userId)) as AdapterUser | null
   const csrf = issueCsrf(ctx)
   const html = renderConsentPage({
-    clientName: client.clientName ?? client.clientId,
-    scopes: askedScopes(interaction),
+    ...(await consentDetails(ctx.config, server, interaction, client)),
     signedInAs: user?.email ?? user?.name ?? asking.userId,
     action: new URL(authUrl(ctx, `/oauth-interaction/${encodeURIComponent(uid)}`)).pathname,
     csrfToken: csrf.token,
