@@ -141,6 +141,15 @@ describe('attacks on an MCP server and its authorization server', () => {
     expect(registered.status).toBe(201)
   })
 
+  it('limits registrations from one address: 20 an hour, then 429 with Retry-After', async () => {
+    const fresh = await startMcpApp(db.knex, { registration: true })
+    const register = () => fetch(`${fresh.issuer}/reg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', application_type: 'native' }) })
+    for (let count = 0; count < 20; count++) expect((await register()).status).toBe(201)
+    const limited = await register()
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(3000)
+  })
+
   it('guards every spelling of the MCP path a router could take for it, HEAD and a bare OPTIONS included', async () => {
     for (const [method, path] of [['POST', '/MCP'], ['POST', '/mcp/'], ['POST', '/%6dcp'], ['POST', '//mcp'], ['POST', '/mcp/anything'], ['POST', '/mcp?x=1'], ['HEAD', '/mcp'], ['GET', '/Mcp'], ['OPTIONS', '/mcp']] as const) {
       const answer = await rawRequest(open.server, path, { method })

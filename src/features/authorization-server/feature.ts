@@ -69,5 +69,6 @@ export const authorizationServerFeature: Feature = {
   }),
   adapterMethods: [...AUTHORIZATION_SERVER_ADAPTER_METHODS],
   errors: ['AuthorizationServer'],
+  rateLimitBuckets: ['oauth-registration'],
   events: ['oauthConsentGiven', 'oauthAccessRevoked'],
 }
