@@ -120,6 +120,11 @@ describe('an MCP server on Express, with the MCP SDK client', () => {
     expect(provider.authorizationUrl).toBeDefined()
     await client.close()
   })
+
+  // Last: after the tests above, each of which had the document read for its authorizations.
+  it('fetched the metadata document once for all of them, as its Cache-Control (max-age=60) allows', () => {
+    expect(documents.requests.filter((path) => path === '/agent.json')).toEqual(['/agent.json'])
+  })
 })
 
 describe('an MCP server with registration on (RFC 7591)', () => {
