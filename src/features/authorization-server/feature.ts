@@ -36,6 +36,12 @@ async function endAccount(config: ResolvedConfig, userId: string): Promise<void>
   forgetAccount(config, userId)
 }
 
+/** Signs the user out of the apps they signed in to through the provider (back-channel logout), then ends every grant. */
+async function endEverySession(config: ResolvedConfig, userId: string): Promise<void> {
+  await (await import('./logout.js')).logoutEverywhere(config, userId)
+  await endAccount(config, userId)
+}
+
 export const authorizationServerFeature: Feature = {
   name: 'authorization-server',
   enabled: (config) => config.authorizationServer !== undefined && config.authorizationServer !== false,
@@ -55,9 +61,10 @@ export const authorizationServerFeature: Feature = {
     // deletes them here, and this process forgets their grants.
     userDeleted: (config, user) => endAccount(config, user.id),
     // Signing out everywhere, an administrator's revocation, an address change: the apps' access ends too.
-    everySessionEnded: endAccount,
+    // The apps that registered a back-channel logout URI are told first.
+    everySessionEnded: endEverySession,
     // A ban ends every grant (the hook cannot tell a ban from its lifting: lifting one ends none that stand, the ban ended them).
-    banChanged: endAccount,
+    banChanged: endEverySession,
     // The records whose time is over (codes, refresh tokens, interactions, sessions), with the other tables.
     prune: async (config) => ({ oauthRecords: (await recordsOf(config).pruneOAuthRecords?.(new Date())) ?? 0 }),
   },
