@@ -160,11 +160,14 @@ async function bearerApp(db: Knex, { sessions }: BenchAppOptions): Promise<Bench
 
 /**
  * The floor of a key read over HTTP: the same tables and keys, and a route that hashes the header's
- * key and runs the indexed lookup and join the adapter runs, written by hand (no format or checksum
- * check, no expiry, no cache, no `req.auth`), answering the user as JSON. It writes the key's last
- * use at most once a minute, as the issue asks of a key read and Portcullis does (not awaited, only
- * when the row's is older): without it, the rounds that fall a minute after the keys' last use
- * timed Portcullis's writes against a floor that wrote nothing.
+ * key and runs the indexed lookup and join the adapter runs, written by hand, answering the user as
+ * JSON. It decides as any correct key read must, and no more: the key's expiry and revocation, its
+ * owner gone (the account's deletion mark) or banned, from the columns those need; no format or
+ * checksum check, no constant-time compare, no rate limit or quota, no cache, no `req.auth`. It writes
+ * the key's last use at most once a minute, as the issue asks of a key read and Portcullis does (not
+ * awaited, only when the row's is older): without it, the rounds that fall a minute after the keys'
+ * last use timed Portcullis's writes against a floor that wrote nothing. (Until 2026-12-04 it
+ * selected 8 columns and checked none of those: a floor no correct read can stand on.)
  */
 async function rawKeyApp(db: Knex, options: BenchAppOptions): Promise<BenchApp> {
   await seedApiKeys(db, options)
@@ -175,18 +178,21 @@ async function rawKeyApp(db: Knex, options: BenchAppOptions): Promise<BenchApp> 
       .join('User as u', 'u.id', 'k.ownerId')
       .where('k.keyHash', createHash('sha256').update(key).digest('hex'))
       .andWhere('k.ownerType', 'user')
-      .first('k.id', 'k.name', 'k.scopes', 'k.lastUsedAt', 'u.id as uid', 'u.name as uname', 'u.email as uemail', 'u.image as uimage')) as Record<string, string> | undefined
-    if (!row) return void res.status(401).json({ message: 'Not authenticated' })
+      .whereNull('u.deletedAt')
+      .first('k.id', 'k.name', 'k.scopes', 'k.lastUsedAt', 'k.expiresAt', 'k.revokedAt', 'u.id as uid', 'u.name as uname', 'u.email as uemail', 'u.image as uimage', 'u.bannedAt as ubannedAt', 'u.banExpiresAt as ubanExpiresAt')) as Record<string, string | number | null> | undefined
     const now = Date.now()
-    if (now - new Date(row.lastUsedAt!).getTime() >= 60_000) {
+    const until = (value: string | number | null | undefined) => (value === null || value === undefined ? undefined : new Date(value).getTime())
+    const banEnds = until(row?.ubanExpiresAt) ?? Infinity
+    if (!row || row.revokedAt !== null || (until(row.expiresAt) ?? Infinity) <= now || (row.ubannedAt !== null && banEnds > now)) return void res.status(401).json({ message: 'Not authenticated' })
+    if (now - until(row.lastUsedAt)! >= 60_000) {
       const before = new Date(now - 60_000)
       void db('ApiKey')
-        .where('id', row.id)
+        .where('id', row.id!)
         .andWhere((q) => q.whereNull('lastUsedAt').orWhere('lastUsedAt', '<', before))
         .update({ lastUsedAt: new Date(now) })
         .catch(() => {})
     }
-    res.json({ user: { id: row.uid, name: row.uname, email: row.uemail, image: row.uimage }, key: { id: row.id, name: row.name, scopes: JSON.parse(row.scopes!) as string[] } })
+    res.json({ user: { id: row.uid, name: row.uname, email: row.uemail, image: row.uimage }, key: { id: row.id, name: row.name, scopes: JSON.parse(String(row.scopes)) as string[] } })
   })
   return { app, close: () => db.destroy() }
 }
