@@ -1,9 +1,9 @@
 /**
  * Back-channel logout when the site ends a user's every session: an app the user signed in to through
  * the provider, with a `backchannel_logout_uri`, is sent a logout token (signed by the server, for that
- * app, naming the user and the provider session's sid) when the user signs out everywhere; an app
- * without one is sent nothing, and the provider's guard keeps its requests off private addresses
- * unless that is allowed (in development).
+ * app, naming the user and the provider session's sid) when the user signs out everywhere. The
+ * provider's guard keeps its requests off private addresses: the logout URI of a client declared in
+ * the config (the company's intranet app) is let through it, a stored client's is not.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { createServer, type Server } from 'node:http'
@@ -22,7 +22,6 @@ describe('back-channel logout', () => {
   let receiver: Server
   let received: URLSearchParams[]
   let uri: string
-  const apps: ServerApp[] = []
   beforeAll(async () => {
     received = []
     receiver = createServer((req, res) => {
@@ -42,21 +41,19 @@ describe('back-channel logout', () => {
     await new Promise((resolve) => receiver.close(resolve))
   })
 
-  async function appWith(allowPrivateAddressesInDevelopment: boolean): Promise<ServerApp> {
+  async function appWith(): Promise<ServerApp> {
     const app = await startServerApp(db.knex, {
       authorizationServer: {
-        allowPrivateAddressesInDevelopment,
         clients: [{ client_id: 'intranet', client_name: 'Intranet', client_secret: WEB_SECRET, redirect_uris: [REDIRECT], backchannel_logout_uri: uri, backchannel_logout_session_required: true, first_party: true }],
       },
     })
-    apps.push(app)
     return app
   }
 
-  /** ada signs in to the intranet through the provider, then signs out everywhere on the site. */
-  async function signInThenOutEverywhere(app: ServerApp): Promise<string> {
+  /** ada signs in to `clientId` through the provider, then signs out everywhere on the site. */
+  async function signInThenOutEverywhere(app: ServerApp, clientId = 'intranet', secret = WEB_SECRET): Promise<string> {
     const browser = await signedInBrowser(app, 'ada@example.com')
-    const config = await relyingParty(app, 'intranet', WEB_SECRET)
+    const config = await relyingParty(app, clientId, secret)
     const { verifier, challenge } = await pkce()
     const back = await authorize(browser, oauth.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: challenge, code_challenge_method: 'S256' }))
     await oauth.authorizationCodeGrant(config, back, { pkceCodeVerifier: verifier })
@@ -66,8 +63,8 @@ describe('back-channel logout', () => {
     return user.id
   }
 
-  it('sends the app a logout token for the user when they sign out everywhere', async () => {
-    const app = await appWith(true)
+  it('sends a declared app a logout token for the user when they sign out everywhere, on a private address too', async () => {
+    const app = await appWith()
     received.length = 0
     const userId = await signInThenOutEverywhere(app)
     expect(received).toHaveLength(1)
@@ -79,10 +76,11 @@ describe('back-channel logout', () => {
     expect(payload['nonce']).toBeUndefined()
   })
 
-  it('sends nothing to an address on a private network unless that is allowed (the provider\'s guard)', async () => {
-    const app = await appWith(false)
+  it('sends nothing to a stored client\'s logout URI on a private address (the provider\'s guard)', async () => {
+    const app = await appWith()
+    const stored = await app.registerOAuthClient({ client_name: 'Partner', redirect_uris: [REDIRECT], backchannel_logout_uri: `${uri}/partner` })
     received.length = 0
-    await signInThenOutEverywhere(app)
+    await signInThenOutEverywhere(app, stored.client_id, String(stored.client_secret))
     expect(received).toHaveLength(0)
     expect(app.logger.codes('warn')).toContain('AuthorizationServerLogoutFailed')
   })

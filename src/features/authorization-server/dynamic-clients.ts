@@ -9,8 +9,8 @@
  * are not taken for a web site's).
  *
  * oidc-provider fetches a document over https only, with redirects refused, within 2.5 seconds and
- * 5 KB, and through a dispatcher that refuses loopback and private addresses (an SSRF guard), and
- * caches it as its headers say (30 seconds to a day).
+ * 5 KB, and through a dispatcher that refuses loopback and private addresses (an SSRF guard:
+ * outgoing.ts), and caches it as its headers say (30 seconds to a day).
  *
  * @see https://datatracker.ietf.org/doc/draft-ietf-oauth-client-id-metadata-document/
  * @see https://www.rfc-editor.org/rfc/rfc7591
@@ -23,20 +23,12 @@ type KoaContext = import('oidc-provider').KoaContextWithOIDC
 // The grants a self-described client may use: the user's consent is in each of them.
 const DYNAMIC_GRANTS = new Set(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'])
 
-/** oidc-provider's `fetch` and the features that admit such clients, as `options` asks. */
+/** The oidc-provider features that admit such clients, as `options` asks. */
 export function dynamicClientFeatures(options: ResolvedAuthorizationServer) {
-  const fetch = options.fetch ?? globalThis.fetch
   return {
-    async fetch(url: string, init: RequestInit & { dispatcher?: unknown }): Promise<Response> {
-      // oidc-provider's dispatcher is its SSRF guard: in development, a client on this machine is let through.
-      if (options.allowPrivateAddresses) delete init.dispatcher
-      return fetch(url, init)
-    },
-    features: {
-      // The draft's version is acknowledged: an oidc-provider that implements another one refuses to start until this is read again.
-      clientIdMetadataDocument: options.clientIdMetadataDocuments ? { enabled: true, ack: 'draft-02' } : { enabled: false },
-      registration: options.registration ? { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false } : { enabled: false },
-    },
+    // The draft's version is acknowledged: an oidc-provider that implements another one refuses to start until this is read again.
+    clientIdMetadataDocument: options.clientIdMetadataDocuments ? { enabled: true, ack: 'draft-02' } : { enabled: false },
+    registration: options.registration ? { enabled: true, initialAccessToken: false, issueRegistrationAccessToken: false } : { enabled: false },
   }
 }
 

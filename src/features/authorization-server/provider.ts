@@ -19,6 +19,7 @@ import { appendCookies } from '../../http/respond.js'
 import { endSession, signedInUserId } from '../../session/strategy.js'
 import { authorizationServerOf, issuerOf, mcpResourceOf, OIDC_SCOPES, ownResourceOf, recordsOf, type ResolvedAuthorizationServer } from './config.js'
 import { dynamicClientFeatures, dynamicClientMetadataCheck } from './dynamic-clients.js'
+import { outgoingFetch } from './outgoing.js'
 import { forgetGrant } from './grants.js'
 import { serverKeys, type ServerKeys } from './keys.js'
 import { renderDeviceDonePage, renderLoggedOutPage, renderLogoutPage, renderProtocolErrorPage, renderUserCodeConfirmPage, renderUserCodePage } from './pages/protocol.js'
@@ -81,7 +82,6 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
     }),
   )
 
-  const dynamic = dynamicClientFeatures(options)
   const declared = new Set(options.clients.map((client) => client.client_id))
   const provider = new Provider(issuer, {
     adapter: modelStores(records, (grantId) => forgetGrant(config, grantId), () => new errors.InvalidGrant('grant request is invalid')) as never,
@@ -146,9 +146,9 @@ async function buildServer(config: ResolvedConfig): Promise<AuthorizationServer>
       const grantId = ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(clientId) ?? (await latestGrantId(records, accountId, clientId))
       return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined
     },
-    fetch: dynamic.fetch,
+    fetch: outgoingFetch(options),
     features: {
-      ...dynamic.features,
+      ...dynamicClientFeatures(options),
       devInteractions: { enabled: false },
       deviceFlow: {
         enabled: options.deviceFlow,

@@ -109,7 +109,8 @@ export interface AuthorizationServerOptions {
   /**
    * Let the server's own requests (client ID metadata documents, back-channel logout tokens) reach
    * loopback and private network addresses (an MCP client or a second app on the developer's machine).
-   * Refused when NODE_ENV is `production`. Default false: oidc-provider refuses such addresses.
+   * Refused when NODE_ENV is `production`. Default false: oidc-provider refuses such addresses, but for
+   * the back-channel logout URIs of the clients declared in `clients`.
    */
   allowPrivateAddressesInDevelopment?: boolean | undefined
   /**
