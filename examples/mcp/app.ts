@@ -10,7 +10,6 @@
  * - `add_note` needs `notes:write` too: a token without it gets a 403 that asks for it, and the
  *   client asks the user again for the wider scope (step-up).
  */
-import type { IncomingMessage } from 'node:http'
 import express from 'express'
 import type { Knex } from 'knex'
 import { McpServer, requireScopes as toolNeeds } from '@modelcontextprotocol/server'
@@ -61,7 +60,7 @@ export async function mcpExampleApp({ db, authUrl, authorizationServer = {}, sec
       ...authorizationServer,
     },
   })
-  const { handlers, auth, mcpAuth } = portcullis
+  const { handlers, auth, mcpAuth, mcpRequest } = portcullis
 
   const notes = new Map<string, string[]>()
   /** One MCP server per request (stateless): its tools act for the user the token was issued for. */
@@ -91,9 +90,8 @@ export async function mcpExampleApp({ db, authUrl, authorizationServer = {}, sec
     const server = notesServer()
     res.on('close', () => void transport.close().then(() => server.close()))
     await server.connect(transport)
-    // mcpAuth() set req.auth to the token's McpAuth, which is the SDK's AuthInfo; Portcullis types req.auth
-    // as any request's (a Session or null), hence the cast.
-    await transport.handleRequest(req as unknown as IncomingMessage & { auth?: McpAuth }, res, req.body)
+    // mcpAuth() set req.auth to the token's McpAuth, the SDK's AuthInfo: mcpRequest(req) says so to TypeScript.
+    await transport.handleRequest(mcpRequest(req), res, req.body)
   })
   // Stateless: no server-sent stream to open, no session to end.
   app.all('/mcp', (_req, res) => void res.status(405).set('Allow', 'POST').json({ error: 'method_not_allowed' }))

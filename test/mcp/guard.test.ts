@@ -44,6 +44,24 @@ describe('mcpAuth() in an app', () => {
     expect(viaAuth).toEqual(reqAuth)
   })
 
+  it('types a guarded request for the SDK with mcpRequest(), and refuses one the guard did not pass', async () => {
+    app.app.post('/not-mcp', (req, res) => {
+      try {
+        app.mcpRequest(req)
+        res.json({ typed: true })
+      } catch (error) {
+        res.status(500).json({ error: (error as Error).message })
+      }
+    })
+    app.app.post('/mcp/typed', (req, res) => void res.json({ clientId: app.mcpRequest(req).auth.clientId }))
+    const token = await tokenFor(`${app.origin}/mcp`, 'tools')
+    const typed = await fetch(`${app.origin}/mcp/typed`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+    expect(await typed.json()).toEqual({ clientId: 'agent' })
+    // Another path: the guard did not run there.
+    const refused = await fetch(`${app.origin}/not-mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}` } })
+    expect(((await refused.json()) as { error: string }).error).toContain('mcpRequest(): this request did not pass mcpAuth()')
+  })
+
   it('keeps two MCP servers apart: each has its metadata, and a token of one is refused by the other', async () => {
     const admin = (await (await fetch(`${app.origin}/.well-known/oauth-protected-resource/admin-mcp`)).json()) as Record<string, unknown>
     expect(admin).toMatchObject({ resource: `${app.origin}/admin-mcp`, scopes_supported: ['admin'], resource_name: 'Admin tools' })

@@ -10,15 +10,18 @@
  */
 import type { Feature } from '../../composition/index.js'
 import { createMcpAuth, type McpAuthFunction } from './api/mcp-auth.js'
+import { mcpRequest, type McpRequestFunction } from './api/mcp-request.js'
 
 /** The server-side functions of this feature, as `Portcullis()` returns them. */
 export interface McpApi {
   /** The middleware of the app's MCP servers: their metadata, and their guard. */
   mcpAuth: McpAuthFunction
+  /** The request of a route behind `mcpAuth()`, typed as the MCP SDK's transports take it. */
+  mcpRequest: McpRequestFunction
 }
 
 export const mcpFeature: Feature = {
   name: 'mcp',
   requires: ['authorization-server'],
-  api: (api): McpApi => ({ mcpAuth: createMcpAuth(api) }),
+  api: (api): McpApi => ({ mcpAuth: createMcpAuth(api), mcpRequest }),
 }

@@ -23,7 +23,8 @@ import { issuerOf, mcpMetadataUrlOf, mcpResourceOf, type ResolvedMcpServer } fro
 import { readAccessToken } from '../authorization-server/read.js'
 import { bearerToken } from '../authorization-server/sent-token.js'
 import type { BearerAuth } from '../authorization-server/types.js'
-import type { McpAuth, McpMiddleware } from './types.js'
+import { markMcpAuth } from './guard-mark.js'
+import type { McpMiddleware } from './types.js'
 import { protectedResourceMetadata, sendAuthorizationServerMetadata, sendDocument } from './metadata.js'
 
 interface Guarded {
@@ -79,7 +80,7 @@ async function guardRequest(api: Api, target: Guarded, required: readonly string
   if (missing.length > 0) {
     return refuse(res, 403, `Bearer error="insufficient_scope", scope="${required.join(' ')}", ${metadata}`, 'insufficient_scope', `This token lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`)
   }
-  const mcpAuth: McpAuth = { ...auth, token, clientId: auth.client.id, expiresAt: Math.floor(Date.parse(auth.expires) / 1000), resource: new URL(target.resource), resourceMetadataUrl: target.metadataUrl }
+  const mcpAuth = markMcpAuth({ ...auth, token, clientId: auth.client.id, expiresAt: Math.floor(Date.parse(auth.expires) / 1000), resource: new URL(target.resource), resourceMetadataUrl: target.metadataUrl })
   api.settleSession(req, mcpAuth as unknown as Session)
   api.requestScope.runUntilClosed({ req, res }, () => next())
 }

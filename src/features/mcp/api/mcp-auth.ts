@@ -30,7 +30,7 @@ export interface McpAuthOptions {
  * app.post('/mcp', express.json(), async (req, res) => {
  *   const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: undefined })
  *   await mcpServer().connect(transport)
- *   await transport.handleRequest(req, res, req.body)
+ *   await transport.handleRequest(mcpRequest(req), res, req.body)
  * })
  * ```
  * @see https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization
