@@ -20,6 +20,8 @@
  *   jose             jwtDecrypt with the key derived once (WebCrypto, async)
  *   @auth/core/jwt   decode (derives the key on every call, then jose)
  *   getSession       @auth/express getSession (builds a Request and runs Auth.js's /session route)
+ *   better-auth      its getSession, reading the database (in-memory SQLite, its own tables), and with
+ *                    its cookie cache (the signed session_data cookie, never stale here): bench/better-auth.ts
  *
  * Method: the rows take turns within each of 5 rounds (BENCH_ROUNDS), the first row rotating, so a
  * slow spell of the machine is spread over all of them; 1,000 untimed reads each first (slow rows 100).
@@ -43,6 +45,7 @@ import Credentials from '../src/providers/credentials.js'
 import { deriveKeyRing } from '../src/session/keys.js'
 import { ensureStoreTable } from '../src/session/store/knex.js'
 import { openSessionToken, sealSessionToken } from '../src/session/token.js'
+import { betterAuthSessions } from './better-auth.js'
 import { floorDecryptFor } from './floor.js'
 import { QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
@@ -113,6 +116,13 @@ const { auth: authRoles } = Portcullis({
   logger: { warn: () => {} },
 })
 const authjsConfig = { secret: SECRET, trustHost: true, providers: [CredentialsAuthjs({ authorize: () => null })] }
+
+// better-auth's sessions, one per token (its own cookies: token i → its session i), unless better-sqlite3 cannot load.
+const BETTER_AUTH_ROW = 'better-auth getSession (SQLite)'
+const BETTER_AUTH_CACHED_ROW = 'better-auth getSession, cookie cache'
+const betterAuth = noSqlite ? undefined : await betterAuthSessions(SECRET, TOKENS)
+if (!betterAuth) console.log(`${noSqlite}: the better-auth rows are skipped.`)
+const tokenIndex = new Map(tokens.map((token, i) => [token, i]))
 
 /** A real Node request carrying the session cookie, as Express hands it to a route. */
 function requestWithCookie(token: string): IncomingMessage & { protocol: string } {
@@ -240,8 +250,18 @@ const allCandidates: Candidate[] = [
       return { sub: (session?.user as { email?: string } | undefined)?.email ?? session?.user?.name }
     },
   },
+  { name: BETTER_AUTH_ROW, ops: SLOW_OPS, run: async (token) => ({ sub: await betterAuth!.read(tokenIndex.get(token)!) }) },
+  {
+    name: BETTER_AUTH_CACHED_ROW,
+    ops: SLOW_OPS,
+    // Each cookie's session_data made before the clock starts: the cache at its best, never stale.
+    setup: async () => {
+      for (let i = 0; i < Math.min(TOKENS, SLOW_OPS * ROUNDS + WARMUP); i++) await betterAuth!.readCached(i)
+    },
+    run: async (token) => ({ sub: await betterAuth!.readCached(tokenIndex.get(token)!) }),
+  },
 ]
-const candidates = allCandidates.filter((candidate) => !(storeDb === undefined && candidate.name === STORE_ROW))
+const candidates = allCandidates.filter((candidate) => !(storeDb === undefined && candidate.name === STORE_ROW) && !(betterAuth === undefined && candidate.name.startsWith('better-auth')))
 
 /** `count` reads from token `offset` on, in µs per read. */
 async function measure(run: (token: string) => unknown, offset: number, count: number): Promise<number> {
@@ -289,6 +309,10 @@ const authUs = medianOf('portcullis auth(req, res)')
 console.log(`\nauth(req, res) = ${(authUs / floorUs).toFixed(2)}x the floor (target <= 3x)`)
 console.log(`auth(req, res) on a cookie seen before = ${(medianOf('portcullis auth(req, res), warm') / floorUs).toFixed(2)}x the floor`)
 console.log(`auth(req, res) is ${(medianOf('@auth/express getSession') / authUs).toFixed(0)}x faster than @auth/express getSession (target >= 30x)`)
+if (betterAuth) {
+  console.log(`auth(req, res) is ${(medianOf(BETTER_AUTH_ROW) / authUs).toFixed(0)}x faster than better-auth's getSession on SQLite, ${(medianOf(BETTER_AUTH_CACHED_ROW) / authUs).toFixed(0)}x faster than with its cookie cache`)
+  betterAuth.close()
+}
 console.log(`auth(req, res) on a cookie seen before, with roles in it = ${(medianOf(ROLES_ROW) / medianOf('portcullis auth(req, res), warm')).toFixed(2)}x the same without (the warm row's ratio to the floor: ${(medianOf('portcullis auth(req, res), warm') / floorUs).toFixed(2)}x)`)
 if (storeDb) {
   console.log(
