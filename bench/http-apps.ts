@@ -24,6 +24,8 @@
  *   authjs             @auth/express: `ExpressAuth` mounted, `await getSession(req, config)` in the route
  *   passport           Passport (passport-local) over express-session's MemoryStore, the user
  *                      deserialised by id from an in-memory map
+ *   better-auth        better-auth 1.x on Express as its guide shows (bench/better-auth.ts), SQLite in
+ *                      memory; better-auth-cached the same with its cookie cache
  *
  * The sessions exist before the first request (bench/http-sessions.ts says which): database rows
  * through the adapter, Passport sessions written into the MemoryStore as express-session stores them.
@@ -43,7 +45,7 @@ import { API_KEY_PREFIX, BEARER_CLIENT, BEARER_SITE, benchApiKey, benchUser, dat
 
 type KnexAdapterModule = typeof import('../src/adapters/knex/index.js')
 
-export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'api-key-raw', 'bearer', 'authjs', 'passport'] as const
+export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'api-key-raw', 'bearer', 'authjs', 'passport', 'better-auth', 'better-auth-cached'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 
 export interface BenchApp {
@@ -88,6 +90,10 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
       return authjsApp()
     case 'passport':
       return passportApp(options)
+    case 'better-auth':
+      return betterAuthApp(options, false)
+    case 'better-auth-cached':
+      return betterAuthApp(options, true)
   }
 }
 
@@ -270,6 +276,26 @@ async function authjsApp(): Promise<BenchApp> {
     res.json(current)
   })
   return { app, close: async () => {} }
+}
+
+/**
+ * better-auth as its Express guide shows it: its handler on `/api/auth/*splat`, `auth.api.getSession`
+ * with the request's headers in the route, on SQLite in memory (bench/better-auth.ts seeds its
+ * sessions). With its cookie cache the browser holds the `session_data` cookie its client gets from
+ * `GET /api/auth/get-session` (bench/http.ts asks for it for every cookie before the clock starts).
+ */
+async function betterAuthApp({ sessions }: BenchAppOptions, cached: boolean): Promise<BenchApp> {
+  const [{ betterAuthSessions }, { toNodeHandler, fromNodeHeaders }] = await Promise.all([import('./better-auth.js'), import('better-auth/node')])
+  const seeded = await betterAuthSessions(SECRET, sessions)
+  const auth = cached ? seeded.cached : seeded.plain
+  const app = referenceRoutes(express())
+  app.all('/api/auth/*splat', toNodeHandler(auth))
+  app.get('/me', async (req, res) => {
+    const current = await auth.api.getSession({ headers: fromNodeHeaders(req.headers) })
+    if (!current) return void res.status(401).json({ message: 'Not authenticated' })
+    res.json(current)
+  })
+  return { app, close: async () => seeded.close() }
 }
 
 /**

@@ -7,6 +7,7 @@
  */
 import { createHash, createPrivateKey, sign, randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
+import { betterAuthCookie } from './better-auth.js'
 import { deriveKeyRing } from '../src/session/keys.js'
 import { sealSessionToken } from '../src/session/token.js'
 import { checksum, RANDOM_LENGTH } from '../src/features/api-keys/format.js'
@@ -103,6 +104,31 @@ export function passportSessionId(i: number): string {
 // express-session signs its cookie with cookie-signature (untyped); take the copy it loads itself.
 const requireFromSession = createRequire(createRequire(import.meta.url).resolve('express-session'))
 const cookieSignature = requireFromSession('cookie-signature') as { sign(value: string, secret: string): string }
+
+/** Cookie headers for better-auth's sessions `0 … count - 1` (bench/better-auth.ts), its session token only. */
+export function betterAuthCookies(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => betterAuthCookie(SECRET, i))
+}
+
+/**
+ * `cookies` with better-auth's `session_data` cookie beside each session token, as a browser holds them
+ * after its client's `GET /api/auth/get-session` on the server at `origin` (a cookie that has one is kept).
+ */
+export async function withSessionData(origin: string, cookies: readonly string[]): Promise<string[]> {
+  const held: string[] = []
+  for (const cookie of cookies) {
+    if (cookie.includes('better-auth.session_data=')) {
+      held.push(cookie)
+      continue
+    }
+    const response = await fetch(`${origin}/api/auth/get-session`, { headers: { cookie } })
+    await response.arrayBuffer()
+    const data = response.headers.getSetCookie().find((line) => line.startsWith('better-auth.session_data='))
+    if (!data) throw new Error(`better-auth's get-session set no session_data cookie (${response.status})`)
+    held.push(`${cookie}; ${data.split(';')[0]!}`)
+  }
+  return held
+}
 
 /** Cookie headers for database sessions `0 … count - 1`. */
 export function databaseSessionCookies(count: number): string[] {

@@ -33,6 +33,9 @@
  *   @auth/express      getSession in the route, on the cold row's cookies (Auth.js caches nothing)
  *   Passport           passport.session() over express-session's MemoryStore, 5,000 sessions in
  *                      turn, the user deserialised by id from a Map
+ *   better-auth        its getSession in the route as its Express guide shows, 5,000 sessions in its own
+ *                      tables on SQLite in memory, read from the database; and with its cookie cache,
+ *                      each cookie with the session_data its get-session set before the clock starts
  *
  * Method: every server starts first (and creates its sessions), then each gets a 0.5 s warm-up, then
  * each row runs 6 rounds (BENCH_ROUNDS) of 0.8 s (BENCH_ROUND_SECONDS) at 50 connections, its
@@ -53,7 +56,7 @@ import { loadavg } from 'node:os'
 import autocannon from 'autocannon'
 import type { Scenario } from './http-apps.js'
 import type { ServerMessage } from './http-server.js'
-import { answerAuthRouteFirst, apiKeyHeaders, bearerHeaders, databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies } from './http-sessions.js'
+import { answerAuthRouteFirst, apiKeyHeaders, bearerHeaders, betterAuthCookies, databaseSessionCookies, jwtStoreSessionCookies, HOST, jwtSessionCookies, passportSessionCookies, withSessionData } from './http-sessions.js'
 import { benchFile, CPU_PROFILE_DIR, ensureBuilt, numberSetting, QUICK, rounds, sqliteUnavailable } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
@@ -129,10 +132,12 @@ const allRows: Row[] = [
   { name: `Portcullis OAuth access token (${thousands(SESSIONS)} tokens)`, scenario: 'bearer', path: '/me', header: 'authorization', cookies: () => bearerHeaders(SESSIONS) },
   { name: '@auth/express getSession', scenario: 'authjs', path: '/me', cookies: () => coldCookies },
   { name: 'Passport + express-session', scenario: 'passport', path: '/me', cookies: () => passportSessionCookies(SESSIONS) },
+  { name: `better-auth getSession, SQLite (${thousands(SESSIONS)} sessions)`, scenario: 'better-auth', path: '/me', cookies: () => betterAuthCookies(SESSIONS) },
+  { name: `better-auth getSession, cookie cache (${thousands(SESSIONS)} sessions)`, scenario: 'better-auth-cached', path: '/me', cookies: () => betterAuthCookies(SESSIONS) },
 ]
 const noSqlite = sqliteUnavailable()
 // Both of these open a better-sqlite3 database: the session store's table is on in-memory SQLite too.
-const sqliteScenarios: Scenario[] = ['database-sqlite', 'jwt-store', 'api-key', 'api-key-cached', 'api-key-raw', 'bearer']
+const sqliteScenarios: Scenario[] = ['database-sqlite', 'jwt-store', 'api-key', 'api-key-cached', 'api-key-raw', 'bearer', 'better-auth', 'better-auth-cached']
 const rows = allRows.filter((row) => !(noSqlite && sqliteScenarios.includes(row.scenario)))
 for (const row of allRows) if (!rows.includes(row)) console.log(`${noSqlite}: the row "${row.name}" is skipped.`)
 
@@ -195,6 +200,8 @@ for (const row of running) {
     // The cache's row times reads from the cache: every key is opened once before the clock starts
     // (a few rounds would otherwise use most keys for the first time, and time the database's reads).
     if (row.scenario === 'api-key-cached' || row.scenario === 'bearer') for (const key of row.cookieList) await (await fetch(url, { headers: { [header]: key } })).arrayBuffer()
+    // better-auth's cookie cache: each browser holds the session_data cookie its client's get-session call set.
+    if (row.scenario === 'better-auth-cached') row.cookieList = await withSessionData(`http://${HOST}:${server.port}`, row.cookieList)
   }
 }
 
@@ -278,6 +285,11 @@ console.log(`JWT warm = ${(warm / plainAwait).toFixed(2)}x the plain route with 
 const warmStore = rateOf('Portcullis JWT + session.store')
 console.log(`JWT warm with session.store = ${(warmStore / plain).toFixed(2)}x plain, ${((warm - warmStore) / plain * 100).toFixed(1)} points under JWT warm (target: within 3)`)
 console.log(`JWT warm = ${(warm / authjs).toFixed(1)}x and JWT cold = ${(cold / authjs).toFixed(1)}x @auth/express getSession on the same cookies (target >= 5x)`)
+if (rows.some((row) => row.scenario === 'better-auth')) {
+  const betterAuth = rateOf('better-auth getSession, SQLite')
+  const betterAuthCached = rateOf('better-auth getSession, cookie cache')
+  console.log(`JWT cold = ${(cold / betterAuthCached).toFixed(1)}x better-auth's getSession with its cookie cache, ${(cold / betterAuth).toFixed(1)}x on SQLite; the database session on SQLite = ${(rateOf('Portcullis database, SQLite') / betterAuth).toFixed(1)}x better-auth's on SQLite`)
+}
 const rawKey = rateOf('raw indexed key lookup')
 console.log(`API key, no cache = ${(rawKey / rateOf('Portcullis API key, no cache')).toFixed(2)}x the raw indexed lookup's time per request (target <= 1.1x; server CPU ${extra('Portcullis API key, no cache', 'raw indexed key lookup')} over it)`)
 console.log(`API key = ${(rateOf('Portcullis API key, no cache') / plain).toFixed(2)}x plain, ${(rateOf('Portcullis API key, no cache') / rateOf('Portcullis database, SQLite')).toFixed(2)}x the database session on SQLite; with the opened-key cache ${(rateOf('Portcullis API key, opened-key cache') / plain).toFixed(2)}x plain (target: within JWT warm's ${(warm / plain).toFixed(2)}x)`)
