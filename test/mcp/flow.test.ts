@@ -44,10 +44,16 @@ describe('an MCP server on Express, with the MCP SDK client', () => {
     const refused = await fetch(app.mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
     expect(refused.status).toBe(401)
     expect(refused.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${app.metadataUrl}", scope="notes:read"`)
-    const resource = (await (await fetch(app.metadataUrl)).json()) as Record<string, unknown>
+    expect(refused.headers.get('access-control-expose-headers')).toBe('WWW-Authenticate')
+    const resourceResponse = await fetch(app.metadataUrl, { headers: { origin: 'https://agent.example' } })
+    expect(resourceResponse.headers.get('access-control-allow-origin')).toBe('*')
+    const resource = (await resourceResponse.json()) as Record<string, unknown>
     expect(resource).toEqual({ resource: app.mcpUrl, authorization_servers: [app.issuer], scopes_supported: ['notes:read', 'notes:write'], bearer_methods_supported: ['header'], resource_name: 'Acme notes' })
     // RFC 8414's address at the site's root, which MCP clients try first.
-    const metadata = (await (await fetch(`${app.origin}/.well-known/oauth-authorization-server/api/auth/oauth`)).json()) as Record<string, unknown>
+    const metadataResponse = await fetch(`${app.origin}/.well-known/oauth-authorization-server/api/auth/oauth`, { headers: { origin: 'https://agent.example' } })
+    // oidc-provider answers any origin with that origin.
+    expect(metadataResponse.headers.get('access-control-allow-origin')).toBe('https://agent.example')
+    const metadata = (await metadataResponse.json()) as Record<string, unknown>
     expect(metadata).toMatchObject({ issuer: app.issuer, code_challenge_methods_supported: ['S256'], client_id_metadata_document_supported: true, authorization_response_iss_parameter_supported: true })
     expect(metadata['registration_endpoint']).toBeUndefined()
   })
