@@ -64,7 +64,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { callgrindControl } from './callgrind.js'
 import { jwtSessionCookies } from './http-sessions.js'
-import { rowCookies, sendRequests, steadyRows, warmServer, type SteadyRow } from './steady-server.js'
+import { credentialRows, rowCookies, sendRequests, serverArgs, steadyRows, warmServer, type SteadyRow } from './steady-server.js'
 import { ensureBuilt, QUICK } from './settings.js'
 import { printTable, thousands } from './table.js'
 
@@ -96,7 +96,8 @@ for (const tool of ['valgrind', 'callgrind_control', 'callgrind_annotate']) {
 ensureBuilt()
 // Over HTTP autocannon sends cookies sealed here; in process, bench/instructions-pipeline.ts seals its own.
 const cold = PIPELINE ? [] : jwtSessionCookies(0, WARMUP + WINDOW)
-const rows = steadyRows(WARMUP + WINDOW)
+// The credential rows (issue 68) over HTTP only: the pipeline drives the JWT app alone. BENCH_CREDENTIALS=0 leaves them out.
+const rows = [...steadyRows(WARMUP + WINDOW), ...(PIPELINE || process.env.BENCH_CREDENTIALS === '0' ? [] : credentialRows())]
 
 const server = fileURLToPath(new URL('instructions-server.ts', import.meta.url))
 const pipeline = fileURLToPath(new URL('instructions-pipeline.ts', import.meta.url))
@@ -158,7 +159,7 @@ function collectorInstructions(dir: string): number {
 /** The instructions the server executes over `WINDOW` requests of `row`, after `WARMUP` uncounted ones. */
 async function countHttp(row: Row, dir: string): Promise<Record<string, number>> {
   const cookies = rowCookies(row, cold)
-  const { port, child, exited } = await warmServer('valgrind', callgrind(dir, server), row, cookies, WARMUP, `; callgrind's log: ${join(dir, 'log')}`)
+  const { port, child, exited } = await warmServer('valgrind', callgrind(dir, server, ...serverArgs(row)), row, cookies, WARMUP, `; callgrind's log: ${join(dir, 'log')}`)
   try {
     await callgrindControl(child.pid!, '--instr=on')
     await sendRequests(port, row, cookies, WARMUP, WINDOW)
@@ -205,6 +206,13 @@ console.log(`${thousands(warmMe - plainAwait)} over the plain route with an awai
 console.log(`cold ${thousands(coldMe - floor)} over the floor (${((100 * (coldMe - floor)) / floor).toFixed(1)}%), GET /api/auth/session warm ${thousands(sessionRoute - plain)} over plain.`)
 const [, plainAwaitWithout, floorWithout, coldWithout, warmWithout] = without as [number, number, number, number, number]
 console.log(`Without the collector's functions: warm ${(warmWithout / plainAwaitWithout).toFixed(3)}× the plain route with an await, cold ${(coldWithout / floorWithout).toFixed(3)}× the floor.`)
+// The credential rows against the plain route of their own app (the same app, the read left out).
+for (let i = 0; i + 1 < rows.length; i++) {
+  const [route, read] = [rows[i]!, rows[i + 1]!]
+  if (route.credential && route.path === '/plain' && read.credential === route.credential) {
+    console.log(`${read.name}: ${thousands(perRequest[i + 1]! - perRequest[i]!)} instructions a request over its plain route, ${(perRequest[i + 1]! / perRequest[i]!).toFixed(3)}× (target ≤ 1.053×); without the collector's ${(without[i + 1]! / without[i]!).toFixed(3)}×`)
+  }
+}
 if (CACHE_SIM) {
   // Misses of the simulated caches and predictors a request (callgrind's model, BENCH_CACHE_SIM=1), each x plain's.
   const columns: [string, number[]][] = [

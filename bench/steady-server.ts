@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import autocannon from 'autocannon'
 import { RETURNING_COOKIES } from './callgrind.js'
-import { answerAuthRouteFirst, HOST } from './http-sessions.js'
+import { answerAuthRouteFirst, apiKeyHeaders, bearerHeaders, HOST } from './http-sessions.js'
 import { thousands } from './table.js'
 
 export interface SteadyRow {
@@ -15,13 +15,39 @@ export interface SteadyRow {
   path: string
   /** The cookies sent in turn: each once (`cold`), or the first `WARM_COOKIES` over and over (`warm`). */
   kind: 'cold' | 'warm'
+  /**
+   * A row whose requests carry a credential in the Authorization header instead of a cookie, on the HTTP
+   * bench's app of that scenario (bench/http-apps.ts): `WARM_COOKIES` access tokens or API keys in turn.
+   */
+  credential?: 'bearer' | 'api-key-cached'
 }
 
 const WARM_COOKIES = 1_000
 
-/** The cookies `row` sends in turn, of `cold` (distinct cookies, as many as its requests). */
+/** The cookies (or Authorization headers) `row` sends in turn, of `cold` (distinct cookies, as many as its requests). */
 export function rowCookies(row: SteadyRow, cold: readonly string[]): readonly string[] {
+  if (row.credential === 'bearer') return bearerHeaders(WARM_COOKIES)
+  if (row.credential === 'api-key-cached') return apiKeyHeaders(WARM_COOKIES)
   return row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES)
+}
+
+/**
+ * The rows of the read paths that take a credential instead of a cookie (issue 68: each within 1.053× the route it
+ * guards, as the session read): an access token of the authorization server, and an API key from the opened-key cache,
+ * both on `/me`, against the plain route of the same app.
+ */
+export function credentialRows(): SteadyRow[] {
+  return [
+    { name: 'plain route, the access token app (no read)', path: '/plain', kind: 'warm', credential: 'bearer' },
+    { name: `Portcullis OAuth access token, warm (${thousands(WARM_COOKIES)} tokens)`, path: '/me', kind: 'warm', credential: 'bearer' },
+    { name: 'plain route, the API key app (no read)', path: '/plain', kind: 'warm', credential: 'api-key-cached' },
+    { name: `Portcullis API key, opened-key cache (${thousands(WARM_COOKIES)} keys)`, path: '/me', kind: 'warm', credential: 'api-key-cached' },
+  ]
+}
+
+/** The server arguments after the script for `row`: its scenario when it has one (bench/instructions-server.ts). */
+export function serverArgs(row: SteadyRow): string[] {
+  return row.credential ? [row.credential, String(WARM_COOKIES)] : []
 }
 
 /** The rows, the cold one named with how many cookies it sends (`coldCookies`). */
@@ -56,7 +82,7 @@ export async function sendRequests(port: number, row: SteadyRow, cookies: readon
     amount,
     // A bound on a hang: under valgrind on a loaded machine an answer took over autocannon's 10 s default.
     timeout: 120,
-    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, cookie: cookies[next++ % cookies.length]! } }) }],
+    requests: [{ setupRequest: (request) => ({ ...request, headers: { ...request.headers, [row.credential ? 'authorization' : 'cookie']: cookies[next++ % cookies.length]! } }) }],
   })
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${row.name}: ${result.non2xx} answers not 2xx, ${result.errors} errors`)
 }
@@ -85,7 +111,7 @@ export async function warmServer(
       child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve())
       void exited.then((code) => reject(new Error(`instructions-server.ts exited (${code}) before it listened${failure}`)))
     })
-    await answerAuthRouteFirst(`http://${HOST}:${port}`, cookies[0]!)
+    await answerAuthRouteFirst(`http://${HOST}:${port}`, row.credential ? '' : cookies[0]!)
     if (row.kind === 'cold') await sendRequests(port, row, cookies, 0, Math.min(RETURNING_COOKIES, warmup))
     await sendRequests(port, row, cookies, 0, warmup)
   } catch (error) {
