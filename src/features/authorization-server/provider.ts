@@ -8,7 +8,8 @@
  * each use (a replayed one ends its grant), the device authorization grant, client credentials,
  * revocation, introspection, resource indicators with JWT access tokens, DPoP (for clients that
  * send it), RFC 9207's `iss`, userinfo, discovery, RP-initiated and back-channel logout.
- * Off: the implicit and hybrid flows (OAuth 2.1 drops them), dynamic registration (the MCP issue),
+ * Opt-in: client ID metadata documents and dynamic registration (dynamic-clients.ts: MCP's clients).
+ * Off: the implicit and hybrid flows (OAuth 2.1 drops them), registration management (RFC 7592),
  * PAR/JAR/CIBA/mTLS (no caller asks for them yet; each is one option of oidc-provider's to turn on).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
