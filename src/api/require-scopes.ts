@@ -50,8 +50,8 @@ export function credentialScopes(auth: Session): readonly string[] | undefined {
   return typeof type === 'string' && Array.isArray(scopes) ? scopes : undefined
 }
 
-// RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
+/** RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ). */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
 
 export function createRequireScopes(api: Api): RequireScopesFunction {
   return (...scopes) => {
@@ -70,7 +70,7 @@ export function createRequireScopes(api: Api): RequireScopesFunction {
       const granted = credentialScopes(auth)
       const missing = granted ? needed.filter((scope) => !granted.includes(scope)) : []
       if (missing.length > 0) {
-        return answer(res, 403, `Bearer error="insufficient_scope", scope="${needed.join(' ')}"`, {
+        return answerBearer(res, 403, `Bearer error="insufficient_scope", scope="${needed.join(' ')}"`, {
           error: 'insufficient_scope',
           message: `This credential lacks the scope${missing.length > 1 ? 's' : ''} ${missing.join(', ')}.`,
           scopes: needed,
@@ -83,17 +83,18 @@ export function createRequireScopes(api: Api): RequireScopesFunction {
 
 function refuseSignedOut(req: NodeRequest, res: ServerResponse): void {
   const refusal = credentialRefusalOf(req)
-  if (!refusal) return answer(res, 401, 'Bearer', { error: 'unauthorized', message: 'Sign in, or send a credential in the Authorization header.' })
+  if (!refusal) return answerBearer(res, 401, 'Bearer', { error: 'unauthorized', message: 'Sign in, or send a credential in the Authorization header.' })
   const description = refusal.description.replace(/["\\]/g, '')
   if (refusal.error === 'rate_limited') {
     res.setHeader('Retry-After', String(refusal.retryAfter ?? 1))
-    return answer(res, 429, undefined, { error: 'rate_limited', message: refusal.description })
+    return answerBearer(res, 429, undefined, { error: 'rate_limited', message: refusal.description })
   }
   const status = refusal.error === 'invalid_request' ? 400 : 401
-  answer(res, status, `Bearer error="${refusal.error}", error_description="${description}"`, { error: refusal.error, message: refusal.description })
+  answerBearer(res, status, `Bearer error="${refusal.error}", error_description="${description}"`, { error: refusal.error, message: refusal.description })
 }
 
-function answer(res: ServerResponse, status: number, challenge: string | undefined, body: Record<string, unknown>): void {
+/** Answers a protected resource's refusal: `status`, the `WWW-Authenticate` challenge if any, a JSON body, never cached. */
+export function answerBearer(res: ServerResponse, status: number, challenge: string | undefined, body: Record<string, unknown>): void {
   if (res.headersSent) return void res.end()
   res.statusCode = status
   if (challenge) res.setHeader('WWW-Authenticate', challenge)

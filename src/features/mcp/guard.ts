@@ -16,6 +16,7 @@
  */
 import type { ServerResponse } from 'node:http'
 import type { Api } from '../../api/context.js'
+import { answerBearer } from '../../api/require-scopes.js'
 import type { NodeRequest } from '../../http/request.js'
 import type { NextFunction } from '../../http/router.js'
 import type { Session } from '../../types.js'
@@ -86,14 +87,9 @@ async function guardRequest(api: Api, target: Guarded, required: readonly string
 }
 
 function refuse(res: ServerResponse, status: number, challenge: string, error: string, message: string): void {
-  if (res.headersSent) return void res.end()
-  res.statusCode = status
-  res.setHeader('WWW-Authenticate', challenge)
   // A browser-based MCP client must be able to read the challenge.
-  res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate')
-  res.setHeader('Content-Type', 'application/json; charset=utf-8')
-  res.setHeader('Cache-Control', 'no-store')
-  res.end(JSON.stringify({ error, message }))
+  if (!res.headersSent) res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate')
+  answerBearer(res, status, challenge, { error, message })
 }
 
 /** A request path as the guard compares it: its path part, percent-decoded, lower case, repeated and trailing slashes dropped. */

@@ -45,6 +45,5 @@ export function sendDocument(req: NodeRequest, res: ServerResponse, document: Re
 /** Answers RFC 8414's address with the issuer's metadata, which oidc-provider serves (loaded on this first request). */
 export async function sendAuthorizationServerMetadata(config: ResolvedConfig, req: NodeRequest, res: ServerResponse): Promise<void> {
   const { authorizationServerMount } = await import('../authorization-server/mount.js')
-  req.method = req.method === 'HEAD' ? 'HEAD' : req.method === 'OPTIONS' ? 'OPTIONS' : 'GET'
   await authorizationServerMount(req, res, { config, url: '/.well-known/openid-configuration', mountPath: `${config.basePath}/oauth` })
 }

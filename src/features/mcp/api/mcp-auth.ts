@@ -1,5 +1,6 @@
 /** The server-side `mcpAuth()`. */
 import type { Api } from '../../../api/context.js'
+import { SCOPE_TOKEN } from '../../../api/require-scopes.js'
 import { UnknownActionError } from '../../../errors.js'
 import { authorizationServerOf } from '../../authorization-server/config.js'
 import type { McpMiddleware } from '../types.js'
@@ -37,9 +38,6 @@ export interface McpAuthOptions {
  * @see https://www.rfc-editor.org/rfc/rfc9728
  */
 export type McpAuthFunction = (options?: McpAuthOptions) => McpMiddleware
-
-// RFC 6749 §3.3 scope tokens.
-const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/
 
 export function createMcpAuth(api: Api): McpAuthFunction {
   return (options = {}) => {
