@@ -10,16 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals'
 import { closeAll } from '../support/app-rig.js'
 import { findDatabaseServer, type TestDatabase } from '../support/databases.js'
 import { rawRequest } from '../support/raw-http.js'
-import { httpsServer, signedIn, startMcpApp, tokenFor, type McpApp } from './mcp-app.js'
+import { clientDocument, httpsServer, signedIn, startMcpApp, tokenFor, type McpApp } from './mcp-app.js'
 
 const server = await findDatabaseServer('sqlite')
 const REDIRECT = 'http://127.0.0.1:43117/callback'
 const OTHER_API = 'https://other.example/'
 
 /** A client ID metadata document for `clientId`, with `changes`. */
-function documentOf(clientId: string, changes: Record<string, unknown> = {}): Record<string, unknown> {
-  return { client_id: clientId, client_name: 'Test Agent', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native', ...changes }
-}
+const documentOf = (clientId: string, changes: Record<string, unknown> = {}) => clientDocument(clientId, REDIRECT, changes)
 
 describe('attacks on an MCP server and its authorization server', () => {
   let db: TestDatabase

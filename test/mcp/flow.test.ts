@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/client'
 import { closeAll } from '../support/app-rig.js'
 import { findDatabaseServer, type TestDatabase } from '../support/databases.js'
 import { UnauthorizedError } from '@modelcontextprotocol/client'
-import { authorize, claimsOf, connected, httpsServer, signedIn, startMcpApp, TestOAuthProvider, type McpApp } from './mcp-app.js'
+import { claimsOf, clientDocument, connected, httpsServer, signedIn, startMcpApp, TestOAuthProvider, type McpApp } from './mcp-app.js'
 
 const server = await findDatabaseServer('sqlite')
 const REDIRECT = 'http://127.0.0.1:43117/callback'
@@ -29,7 +29,7 @@ describe('an MCP server on Express, with the MCP SDK client', () => {
   let clientId: string
   beforeAll(async () => {
     db = await server.createDatabase()
-    documents = await httpsServer((path) => (path === '/agent.json' ? { status: 200, body: { client_id: clientId, client_name: 'Test Agent', client_uri: 'https://agent.example/', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native' }, headers: { 'cache-control': 'max-age=60' } } : { status: 404 }))
+    documents = await httpsServer((path) => (path === '/agent.json' ? { status: 200, body: clientDocument(clientId, REDIRECT, { client_uri: 'https://agent.example/' }), headers: { 'cache-control': 'max-age=60' } } : { status: 404 }))
     clientId = `${documents.origin}/agent.json`
     // The document is on this machine's loopback address: let the server reach it, as in development.
     app = await startMcpApp(db.knex, { allowPrivateAddressesInDevelopment: true, fetch: documents.fetch })

@@ -162,6 +162,11 @@ export function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>
 }
 
+/** The client ID metadata document of a native MCP client `clientId` redirecting to `redirectUri`, with `changes`. */
+export function clientDocument(clientId: string, redirectUri: string, changes: Record<string, unknown> = {}): Record<string, unknown> {
+  return { client_id: clientId, client_name: 'Test Agent', redirect_uris: [redirectUri], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', application_type: 'native', ...changes }
+}
+
 /** An https server on 127.0.0.1 answering `answer(path)`; `fetch` trusts its certificate. */
 export async function httpsServer(answer: (path: string) => { status: number; body?: unknown; headers?: Record<string, string> }): Promise<{ origin: string; requests: string[]; fetch: NonNullable<AuthorizationServerOptions['fetch']>; close(): Promise<void> }> {
   const { cert, key } = selfSignedCertificate()
