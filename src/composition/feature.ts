@@ -12,7 +12,7 @@ import type { ConfiguredProvider, CredentialReader, PortcullisConfig, ResolvedCo
 import type { NodeRequest } from '../http/request.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { EventObserver } from '../events.js'
-import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof, User } from '../types.js'
+import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof, Session, User } from '../types.js'
 import type { LoggerInstance } from '../logger.js'
 import type { SafeHtml } from '../pages/html.js'
 import type { PageScript } from '../pages/theme.js'
@@ -243,6 +243,19 @@ export interface FeatureHooks {
    * roles): composed at init into `ResolvedConfig.sessionUserFields`, applied by both session strategies.
    */
   sessionUserField?: SessionUserField
+  /**
+   * Roles of the session's user that `hasPermission` and `requirePermission` check besides the
+   * `roles` option's (the organizations wing: the user's roles in the session's active organization).
+   */
+  permissionSource?: PermissionSource
+}
+
+/** Where a permission check finds roles, and what they grant (`FeatureHooks.permissionSource`). */
+export interface PermissionSource {
+  /** The statements and the check of these roles (an `AccessControl` of `defineAccess`). */
+  access(config: ResolvedConfig): { readonly statements: Readonly<Record<string, readonly string[]>>; can(roles: readonly string[], permissions: Readonly<Record<string, readonly string[] | undefined>>): boolean }
+  /** The session's roles here, or undefined for none. Synchronous and cheap: no I/O. */
+  rolesOf(session: Session): readonly string[] | undefined
 }
 
 /** One feature. */

@@ -12,6 +12,7 @@ import type { SessionStore } from '../session/store/types.js'
 import type { StoreTimeouts } from '../session/store/deadline.js'
 import type {
   Adapter,
+  AdapterSession,
   CallbacksOptions,
   CookiesOptions,
   EventsOptions,
@@ -140,6 +141,11 @@ export interface SessionUserField {
   fromUser(config: ResolvedConfig, value: unknown): unknown
   /** The claim's value for a new JWT session of `userId` (one adapter read at sign-in). */
   atSignIn(config: ResolvedConfig, userId: string): Promise<unknown>
+  /**
+   * Set for a field of the session rather than of its user (the active organization): with database
+   * sessions, `atSignIn`'s value is stored on the new session row as these fields, and the join reads it back.
+   */
+  perSession?(value: unknown): Partial<AdapterSession>
 }
 
 /** What reading a credential found: who it authenticates, or why it was refused (RFC 6750 §3.1). */

@@ -14,6 +14,7 @@ import { emailFeature } from './email/feature.js'
 import { emailCodeFeature } from './email-code/feature.js'
 import { mcpFeature } from './mcp/feature.js'
 import { oauthFeature } from './oauth/feature.js'
+import { organizationsFeature } from './organizations/feature.js'
 import { passkeyFeature } from './passkey/feature.js'
 import { passwordFeature } from './password/feature.js'
 import { pruneFeature } from './prune/feature.js'
@@ -34,6 +35,7 @@ export const FEATURES: readonly Feature[] = Object.freeze([
   apiKeysFeature,
   accountFeature,
   rolesFeature,
+  organizationsFeature,
   adminFeature,
   authorizationServerFeature,
   mcpFeature,

@@ -99,7 +99,11 @@ export async function createDatabaseSession(request: SessionRequest, user: Adapt
   const createdAt = new Date(request.now * 1000)
   // The sign-in is the session's first confirmation (requireRecentSignIn, session/confirmation.ts).
   const confirmedWith = methodName(method)
-  const row = { sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, ipAddress, userAgent, confirmedAt: createdAt, confirmedWith }
+  const row: AdapterSession = { sessionToken, userId: user.id, expires, createdAt, lastSeenAt: createdAt, ipAddress, userAgent, confirmedAt: createdAt, confirmedWith }
+  // The wings' fields of the session itself (the active organization), as of the sign-in.
+  if (config.sessionUserFields) {
+    for (const field of config.sessionUserFields) if (field.perSession) Object.assign(row, field.perSession(await field.atSignIn(config, user.id)))
+  }
   await adapter.createSession(impersonation ? { ...row, impersonatedBy: impersonation.by } : row)
   return sessionCookie(request, sessionToken, expires)
 }

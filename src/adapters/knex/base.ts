@@ -240,8 +240,14 @@ export function knexBaseMethods(
   // With impersonation on (`with: ['impersonatedBy']`): the fifteenth migration's column. Before it
   // no session can have an impersonator (createSession needs the column to start one).
   const impersonatorExists = columnCheck(knex, tables.sessions, sessions.impersonatedBy)
-  const sessionJoinSqlWith = async (withRoles: boolean, withImpersonator: boolean): Promise<string> => {
-    const key = `${withRoles}:${withImpersonator}`
+  // With organizations on (`with: ['activeOrganization']`): the organizations migration's column of
+  // the sessions table, and the member's roles in that organization (none once they are removed).
+  const activeOrganizationExists = columnCheck(knex, tables.sessions, sessions.activeOrganizationId)
+  const assertActiveOrganization = async (): Promise<void> => {
+    if (!(await activeOrganizationExists())) throw new Error(`The organizations option needs the organizations migration (20270120000000_portcullis_organizations.js): the ${tables.sessions} table has no ${sessions.activeOrganizationId} column. Run the package's migrations.`)
+  }
+  const sessionJoinSqlWith = async (withRoles: boolean, withImpersonator: boolean, withOrganization: boolean): Promise<string> => {
+    const key = `${withRoles}:${withImpersonator}:${withOrganization}`
     const cached = joinSqlWith.get(key)
     if (cached) return cached
     const columns = [...joinColumns]
@@ -250,7 +256,23 @@ export function knexBaseMethods(
       columns.push(`${tables.users}.${roles} as u_${roles}`)
     }
     if (withImpersonator && (await impersonatorExists())) columns.push(`${tables.sessions}.${sessions.impersonatedBy} as s_${sessions.impersonatedBy}`)
-    const sql = buildJoinSql(columns)
+    let sql: string
+    if (withOrganization) {
+      await assertActiveOrganization()
+      const { members } = naming
+      columns.push(`${tables.sessions}.${sessions.activeOrganizationId} as s_${sessions.activeOrganizationId}`, `${tables.members}.${members.role} as m_${members.role}`)
+      sql = knex(tables.sessions)
+        .select(columns)
+        .join(tables.users, `${tables.users}.${users.id}`, `${tables.sessions}.${sessions.userId}`)
+        .leftJoin(tables.members, function () {
+          this.on(`${tables.members}.${members.organizationId}`, '=', `${tables.sessions}.${sessions.activeOrganizationId}`).andOn(`${tables.members}.${members.userId}`, '=', `${tables.sessions}.${sessions.userId}`)
+        })
+        .where(`${tables.sessions}.${sessions.sessionToken}`, '')
+        .limit(1)
+        .toSQL().sql
+    } else {
+      sql = buildJoinSql(columns)
+    }
     joinSqlWith.set(key, sql)
     return sql
   }
@@ -394,9 +416,14 @@ export function knexBaseMethods(
       return row ? toAccount(row) : null
     },
 
-    async createSession({ id, sessionToken, userId, expires, impersonatedBy, ...details }) {
+    async createSession({ id, sessionToken, userId, expires, impersonatedBy, activeOrganizationId, ...details }) {
       const session: AdapterSession = { id: id ?? randomUUID(), sessionToken, userId, expires }
       const row = await sessionValues({ ...pick(details, [...SESSION_DETAIL_FIELDS, ...SESSION_CONFIRMATION_FIELDS]), ...session })
+      if (activeOrganizationId) {
+        await assertActiveOrganization()
+        row[sessions.activeOrganizationId] = activeOrganizationId
+        session.activeOrganizationId = activeOrganizationId
+      }
       if (impersonatedBy) {
         if (!(await impersonatorExists())) throw new Error(`Impersonation needs the fifteenth migration (20270112000000_portcullis_impersonation.js): the ${tables.sessions} table has no ${sessions.impersonatedBy} column. Run the package's migrations.`)
         row[sessions.impersonatedBy] = impersonatedBy
@@ -410,7 +437,8 @@ export function knexBaseMethods(
       const asked = options?.with
       const withRoles = asked?.includes('roles') === true
       const withImpersonator = asked?.includes('impersonatedBy') === true
-      const query = knex.raw(withRoles || withImpersonator ? await sessionJoinSqlWith(withRoles, withImpersonator) : sessionJoinSql(), [sessionToken, 1])
+      const withOrganization = asked?.includes('activeOrganization') === true
+      const query = knex.raw(withRoles || withImpersonator || withOrganization ? await sessionJoinSqlWith(withRoles, withImpersonator, withOrganization) : sessionJoinSql(), [sessionToken, 1])
       // Raw queries take options as builders do (Knex's types leave the method out).
       const row = firstRow(await (utcText ? (query as unknown as { options(options: object): typeof query }).options({ dateStrings: true }) : query))
       if (!row) return null
@@ -421,11 +449,20 @@ export function knexBaseMethods(
         const by = nullableString(row[`s_${sessions.impersonatedBy}`])
         if (by) session.impersonatedBy = by
       }
+      if (withOrganization) {
+        const organizationId = nullableString(row[`s_${sessions.activeOrganizationId}`])
+        session.activeOrganizationId = organizationId
+        user.activeOrganization = organizationId ? { id: organizationId, roles: nullableString(row[`m_${naming.members.role}`]) } : null
+      }
       return { session, user }
     },
 
     async updateSession({ sessionToken, ...changes }) {
       const changed = await sessionValues(pick(changes, ['userId', 'expires', 'lastSeenAt', ...SESSION_CONFIRMATION_FIELDS]))
+      if (changes.activeOrganizationId !== undefined) {
+        await assertActiveOrganization()
+        changed[sessions.activeOrganizationId] = changes.activeOrganizationId
+      }
       const where = { [sessions.sessionToken]: sessionToken }
       if (Object.keys(changed).length > 0) {
         const updated = await knex(tables.sessions).update(changed).where(where)

@@ -1,5 +1,5 @@
 /**
- * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes, usernames, second factors, API keys, roles, the audit log and the authorization server's records in SQLite, PostgreSQL or
+ * `KnexAdapter`: users, accounts, sessions, verification tokens, WebAuthn credentials, password hashes, usernames, second factors, API keys, roles, the audit log, the authorization server's records and organizations in SQLite, PostgreSQL or
  * MySQL/MariaDB through the app's own Knex instance. The base (`base.ts`) and each feature's methods
  * (`src/features/<name>/knex.ts`) are composed here into one adapter. Create the tables with the package's
  * migrations (`migrations/`, or `migrationSource` from this module).
@@ -24,6 +24,7 @@ import { knexOAuthRecordMethods, knexOAuthRecordUserRows, type KnexOAuthRecordMe
 import { knexApiKeyMethods, knexApiKeyUserRows, type KnexApiKeyMethods } from '../../features/api-keys/knex.js'
 import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from '../../features/passkey/knex.js'
 import { knexPasswordMethods, knexPasswordUserRows, knexUsernameMethods, knexUsernameUserRows, type KnexPasswordMethods, type KnexUsernameMethods } from '../../features/password/knex.js'
+import { knexOrganizationMethods, knexOrganizationUserRows, type KnexOrganizationMethods } from '../../features/organizations/knex.js'
 import { knexPruneMethods, type KnexPruneMethods } from '../../features/prune/knex.js'
 import { knexRoleMethods, type KnexRoleMethods } from '../../features/roles/knex.js'
 import { knexTwoFactorMethods, knexTwoFactorUserRows, type KnexTwoFactorMethods } from '../../features/two-factor/knex.js'
@@ -37,10 +38,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexOrganizationMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods, KnexOrganizationMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -55,7 +56,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
   const naming = resolveNaming(options.naming)
   const codec = rowCodec(knex)
   // deleteUser deletes the features' rows of the user in this order, before the user's own row.
-  const userRows = [knexPasskeyUserRows(knex, naming), knexPasswordUserRows(knex, naming), knexTwoFactorUserRows(knex, naming), knexApiKeyUserRows(knex, naming), knexUsernameUserRows(knex, naming), knexAuditUserRows(knex, naming), knexOAuthRecordUserRows(knex, naming)]
+  const userRows = [knexPasskeyUserRows(knex, naming), knexPasswordUserRows(knex, naming), knexTwoFactorUserRows(knex, naming), knexApiKeyUserRows(knex, naming), knexUsernameUserRows(knex, naming), knexAuditUserRows(knex, naming), knexOAuthRecordUserRows(knex, naming), knexOrganizationUserRows(knex, naming)]
   const base = knexBaseMethods(knex, naming, codec, options, userRows)
   const adapter: KnexAdapterInstance = {
     ...base,
@@ -70,6 +71,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexAuditMethods(knex, naming, codec),
     ...knexAdminMethods(knex, naming, codec),
     ...knexOAuthRecordMethods(knex, naming, codec),
+    ...knexOrganizationMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter
 }

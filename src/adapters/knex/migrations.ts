@@ -393,6 +393,66 @@ const MIGRATIONS: readonly Migration[] = [
       await knex.schema.dropTableIfExists(tables.oauthRecords)
     },
   },
+  {
+    // Organizations (the `organizations` option, docs/organizations.md): the organizations, their
+    // members with their roles there, the invitations by e-mail (the SHA-256 of each token, unique:
+    // an invitation is found by its token's hash alone), and the optional teams. Deleting an
+    // organization or a user deletes their memberships and invitations (foreign keys, and
+    // deleteUser). The sessions table gains the session's active organization, read in the session
+    // read's one join (with the member's roles) only when the option is on.
+    name: '20270120000000_portcullis_organizations.js',
+    async up(knex, { tables, users, sessions, organizations: o, members: m, invitations: i, teams: t, teamMembers: tm }) {
+      await knex.schema.createTable(tables.organizations, (table) => {
+        table.string(o.id, ID_LENGTH).notNullable().primary()
+        table.string(o.name, 255).notNullable()
+        caseSensitive(table.string(o.slug, 64)).notNullable().unique()
+        table.text(o.logo).nullable()
+        table.text(o.metadata).nullable()
+        dateColumn(table, o.createdAt).notNullable()
+      })
+      await knex.schema.createTable(tables.members, (table) => {
+        table.string(m.id, ID_LENGTH).notNullable().primary()
+        table.string(m.organizationId, ID_LENGTH).notNullable().references(o.id).inTable(tables.organizations).onDelete('CASCADE')
+        table.string(m.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE').index(tableIndex(tables.members, 'user'))
+        table.string(m.role, 255).notNullable()
+        dateColumn(table, m.createdAt).notNullable()
+        table.unique([m.organizationId, m.userId])
+      })
+      await knex.schema.createTable(tables.teams, (table) => {
+        table.string(t.id, ID_LENGTH).notNullable().primary()
+        table.string(t.organizationId, ID_LENGTH).notNullable().references(o.id).inTable(tables.organizations).onDelete('CASCADE').index(tableIndex(tables.teams, 'organization'))
+        table.string(t.name, 255).notNullable()
+        dateColumn(table, t.createdAt).notNullable()
+      })
+      await knex.schema.createTable(tables.teamMembers, (table) => {
+        table.string(tm.teamId, ID_LENGTH).notNullable().references(t.id).inTable(tables.teams).onDelete('CASCADE')
+        table.string(tm.userId, ID_LENGTH).notNullable().references(users.id).inTable(tables.users).onDelete('CASCADE').index(tableIndex(tables.teamMembers, 'user'))
+        dateColumn(table, tm.createdAt).notNullable()
+        table.primary([tm.teamId, tm.userId])
+      })
+      await knex.schema.createTable(tables.invitations, (table) => {
+        table.string(i.id, ID_LENGTH).notNullable().primary()
+        table.string(i.organizationId, ID_LENGTH).notNullable().references(o.id).inTable(tables.organizations).onDelete('CASCADE')
+        table.string(i.email, 255).notNullable().index(tableIndex(tables.invitations, 'email'))
+        table.string(i.role, 255).notNullable()
+        table.string(i.teamId, ID_LENGTH).nullable()
+        caseSensitive(table.string(i.tokenHash, 64)).notNullable().unique()
+        table.string(i.status, 16).notNullable()
+        table.string(i.inviterId, ID_LENGTH).nullable()
+        dateColumn(table, i.createdAt).notNullable()
+        dateColumn(table, i.expiresAt).notNullable().index(tableIndex(tables.invitations, 'expires'))
+        dateColumn(table, i.sentAt).notNullable()
+        table.index([i.organizationId, i.status], tableIndex(tables.invitations, 'organization'))
+      })
+      await knex.schema.alterTable(tables.sessions, (table) => {
+        table.string(sessions.activeOrganizationId, ID_LENGTH).nullable()
+      })
+    },
+    async down(knex, { tables, sessions }) {
+      await dropColumns(knex, tables.sessions, [sessions.activeOrganizationId])
+      for (const table of [tables.invitations, tables.teamMembers, tables.teams, tables.members, tables.organizations]) await knex.schema.dropTableIfExists(table)
+    },
+  },
 ]
 
 /**
@@ -411,7 +471,7 @@ async function dropColumns(knex: Knex, table: string, columns: readonly string[]
 }
 
 /** `session_expires_index`, `apikey_owner_index`, `user_deleted_index`: one identifier, whatever the table's schema. */
-function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted' | 'at' | 'user' | 'grant' | 'user_code' | 'uid' | 'account'): string {
+function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted' | 'at' | 'user' | 'grant' | 'user_code' | 'uid' | 'account' | 'organization' | 'email'): string {
   return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_${what}_index`
 }
 

@@ -30,6 +30,16 @@ export interface TableNames {
    * tokens, device codes, interactions and stored clients, one row each, from the authorization server migration on.
    */
   oauthRecords: string
+  /** Organizations (the `organizations` option), from the organizations migration on. */
+  organizations: string
+  /** Members of organizations: a user's role in one, one row per organization and user. */
+  members: string
+  /** Invitations to organizations, by e-mail address. */
+  invitations: string
+  /** Teams inside organizations (`organizations.teams`). */
+  teams: string
+  /** Members of teams, one row per team and user. */
+  teamMembers: string
 }
 
 export interface UserColumns {
@@ -87,6 +97,8 @@ export interface SessionColumns {
   confirmedWith: string
   /** From the fifteenth migration on (nullable): the administrator who started the session as its user (impersonation). */
   impersonatedBy: string
+  /** From the organizations migration on (nullable): the session's active organization (`organizations` option). */
+  activeOrganizationId: string
 }
 
 export interface VerificationTokenColumns {
@@ -202,6 +214,55 @@ export interface OAuthRecordColumns {
   consumedAt: string
 }
 
+/** An organization: its display name, its slug (unique), a logo's URL and the app's metadata (JSON). */
+export interface OrganizationColumns {
+  id: string
+  name: string
+  slug: string
+  logo: string
+  metadata: string
+  createdAt: string
+}
+
+/** A user's membership of an organization and their roles there (comma-separated). */
+export interface MemberColumns {
+  id: string
+  organizationId: string
+  userId: string
+  role: string
+  createdAt: string
+}
+
+/** An invitation: to whom (a lower-cased address), with what role, the SHA-256 of its token, and where it stands. */
+export interface InvitationColumns {
+  id: string
+  organizationId: string
+  email: string
+  role: string
+  teamId: string
+  tokenHash: string
+  status: string
+  inviterId: string
+  createdAt: string
+  expiresAt: string
+  sentAt: string
+}
+
+/** A team inside an organization. */
+export interface TeamColumns {
+  id: string
+  organizationId: string
+  name: string
+  createdAt: string
+}
+
+/** A user in a team. */
+export interface TeamMemberColumns {
+  teamId: string
+  userId: string
+  createdAt: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -217,6 +278,11 @@ export interface KnexNaming {
   usernames: UsernameColumns
   auditEvents: AuditEventColumns
   oauthRecords: OAuthRecordColumns
+  organizations: OrganizationColumns
+  members: MemberColumns
+  invitations: InvitationColumns
+  teams: TeamColumns
+  teamMembers: TeamMemberColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -236,6 +302,11 @@ export interface KnexNamingOverrides {
   usernames?: Partial<UsernameColumns>
   auditEvents?: Partial<AuditEventColumns>
   oauthRecords?: Partial<OAuthRecordColumns>
+  organizations?: Partial<OrganizationColumns>
+  members?: Partial<MemberColumns>
+  invitations?: Partial<InvitationColumns>
+  teams?: Partial<TeamColumns>
+  teamMembers?: Partial<TeamMemberColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -244,9 +315,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username`, `AuditEvent` and `OAuthRecord`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username`, `AuditEvent`, `OAuthRecord`, `Organization`, `Member`, `Invitation`, `Team` and `TeamMember`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent', oauthRecords: 'OAuthRecord' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent', oauthRecords: 'OAuthRecord', organizations: 'Organization', members: 'Member', invitations: 'Invitation', teams: 'Team', teamMembers: 'TeamMember' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image', deletedAt: 'deletedAt', roles: 'roles', bannedAt: 'bannedAt', banReason: 'banReason', banExpiresAt: 'banExpiresAt' },
   accounts: {
     id: 'id',
@@ -262,7 +333,7 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
     id_token: 'id_token',
     session_state: 'session_state',
   },
-  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires', createdAt: 'createdAt', lastSeenAt: 'lastSeenAt', ipAddress: 'ipAddress', userAgent: 'userAgent', confirmedAt: 'confirmedAt', confirmedWith: 'confirmedWith', impersonatedBy: 'impersonatedBy' },
+  sessions: { id: 'id', sessionToken: 'sessionToken', userId: 'userId', expires: 'expires', createdAt: 'createdAt', lastSeenAt: 'lastSeenAt', ipAddress: 'ipAddress', userAgent: 'userAgent', confirmedAt: 'confirmedAt', confirmedWith: 'confirmedWith', impersonatedBy: 'impersonatedBy', activeOrganizationId: 'activeOrganizationId' },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
   authenticators: {
     credentialID: 'credentialID',
@@ -301,11 +372,16 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
   usernames: { userId: 'userId', username: 'username', usernameKey: 'usernameKey', updatedAt: 'updatedAt' },
   auditEvents: { id: 'id', at: 'at', type: 'type', outcome: 'outcome', userId: 'userId', actorId: 'actorId', target: 'target', method: 'method', reason: 'reason', ipAddress: 'ipAddress', userAgent: 'userAgent', requestId: 'requestId', details: 'details' },
   oauthRecords: { model: 'model', id: 'id', payload: 'payload', grantId: 'grantId', userCode: 'userCode', uid: 'uid', accountId: 'accountId', clientId: 'clientId', expiresAt: 'expiresAt', consumedAt: 'consumedAt' },
+  organizations: { id: 'id', name: 'name', slug: 'slug', logo: 'logo', metadata: 'metadata', createdAt: 'createdAt' },
+  members: { id: 'id', organizationId: 'organizationId', userId: 'userId', role: 'role', createdAt: 'createdAt' },
+  invitations: { id: 'id', organizationId: 'organizationId', email: 'email', role: 'role', teamId: 'teamId', tokenHash: 'tokenHash', status: 'status', inviterId: 'inviterId', createdAt: 'createdAt', expiresAt: 'expiresAt', sentAt: 'sentAt' },
+  teams: { id: 'id', organizationId: 'organizationId', name: 'name', createdAt: 'createdAt' },
+  teamMembers: { teamId: 'teamId', userId: 'userId', createdAt: 'createdAt' },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events', oauthRecords: 'oauth_records' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events', oauthRecords: 'oauth_records', organizations: 'organizations', members: 'members', invitations: 'invitations', teams: 'teams', teamMembers: 'team_members' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image', deletedAt: 'deleted_at', roles: 'roles', bannedAt: 'banned_at', banReason: 'ban_reason', banExpiresAt: 'ban_expires_at' },
   accounts: {
     id: 'id',
@@ -333,6 +409,7 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
     confirmedAt: 'confirmed_at',
     confirmedWith: 'confirmed_with',
     impersonatedBy: 'impersonated_by',
+    activeOrganizationId: 'active_organization_id',
   },
   verificationTokens: { identifier: 'identifier', token: 'token', expires: 'expires' },
   authenticators: {
@@ -372,10 +449,15 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
   usernames: { userId: 'user_id', username: 'username', usernameKey: 'username_key', updatedAt: 'updated_at' },
   auditEvents: { id: 'id', at: 'at', type: 'type', outcome: 'outcome', userId: 'user_id', actorId: 'actor_id', target: 'target', method: 'method', reason: 'reason', ipAddress: 'ip_address', userAgent: 'user_agent', requestId: 'request_id', details: 'details' },
   oauthRecords: { model: 'model', id: 'id', payload: 'payload', grantId: 'grant_id', userCode: 'user_code', uid: 'uid', accountId: 'account_id', clientId: 'client_id', expiresAt: 'expires_at', consumedAt: 'consumed_at' },
+  organizations: { id: 'id', name: 'name', slug: 'slug', logo: 'logo', metadata: 'metadata', createdAt: 'created_at' },
+  members: { id: 'id', organizationId: 'organization_id', userId: 'user_id', role: 'role', createdAt: 'created_at' },
+  invitations: { id: 'id', organizationId: 'organization_id', email: 'email', role: 'role', teamId: 'team_id', tokenHash: 'token_hash', status: 'status', inviterId: 'inviter_id', createdAt: 'created_at', expiresAt: 'expires_at', sentAt: 'sent_at' },
+  teams: { id: 'id', organizationId: 'organization_id', name: 'name', createdAt: 'created_at' },
+  teamMembers: { teamId: 'team_id', userId: 'user_id', createdAt: 'created_at' },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords', 'organizations', 'members', 'invitations', 'teams', 'teamMembers'] as const
 
 /**
  * The full, frozen naming for an option.

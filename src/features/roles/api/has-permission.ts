@@ -5,16 +5,19 @@
  */
 import { givenRequest, type Api } from '../../../api/context.js'
 import type { SessionsCallContext } from '../../../api/sessions-context.js'
+import { hooksOf, type PermissionSource } from '../../../composition/index.js'
+import type { ResolvedConfig } from '../../../config/types.js'
 import type { Session } from '../../../types.js'
 import type { AccessControl, Permissions } from '../access.js'
 import { rolesOf } from '../config.js'
 
 /**
- * Whether the request's user may do every action of `permissions`: `false` when signed out, and
- * for a session read from a credential (an API key), which carries no roles.
+ * Whether the request's user may do every action of `permissions`: their roles (the `roles` option)
+ * or their roles in the session's active organization (the `organizations` option) grant them all.
+ * `false` when signed out, and for a session read from a credential (an API key), which carries no roles.
  *
  * @param req The request (or `{ req, res }`).
- * @throws InvalidConfigurationError when the `roles` option is off.
+ * @throws InvalidConfigurationError when neither the `roles` nor the `organizations` option is on.
  * @example
  * ```ts
  * app.delete('/posts/:id', async (req, res) => {
@@ -28,13 +31,42 @@ export type HasPermissionFunction<A extends AccessControl = AccessControl> = (re
 /** What the request's session grants: the check on its roles, for `hasPermission` and `requirePermission`. */
 export function sessionGrants(api: Api, session: Session | null, permissions: Permissions): boolean {
   if (!session) return false
-  const roles = session.user?.roles
-  return Array.isArray(roles) && rolesOf(api.config, 'hasPermission()').access.can(roles, permissions)
+  for (const source of permissionSources(api.config, 'hasPermission()')) {
+    const roles = source.rolesOf(session)
+    if (roles && roles.length > 0 && source.access(api.config).can(roles, permissions)) return true
+  }
+  return false
+}
+
+// The roles option's own roles: the session user's `roles`.
+const userRoles: PermissionSource = {
+  access: (config) => rolesOf(config, 'hasPermission()').access,
+  rolesOf: (session) => {
+    const roles = session.user?.roles
+    return Array.isArray(roles) ? roles : undefined
+  },
+}
+
+const sources = new WeakMap<ResolvedConfig, readonly PermissionSource[]>()
+
+/**
+ * Where the checks find roles: the `roles` option's (the user's), and the enabled wings' (the
+ * organizations': the user's roles in the active organization). Composed once per config.
+ * @throws InvalidConfigurationError when there is none.
+ */
+export function permissionSources(config: ResolvedConfig, what: string): readonly PermissionSource[] {
+  let found = sources.get(config)
+  if (!found) {
+    found = Object.freeze([...(config.features.roles ? [userRoles] : []), ...hooksOf(config, 'permissionSource')])
+    sources.set(config, found)
+  }
+  if (found.length === 0) rolesOf(config, what)
+  return found
 }
 
 export function createHasPermission(api: Api): HasPermissionFunction {
   return async (given, permissions) => {
-    rolesOf(api.config, 'hasPermission()')
+    permissionSources(api.config, 'hasPermission()')
     if (!permissions || typeof permissions !== 'object') throw new TypeError('hasPermission(req, permissions): permissions is an object of resource → actions, e.g. { post: ["delete"] }.')
     const { req, res } = givenRequest(given, 'hasPermission()')
     return sessionGrants(api, await api.session(req, res), permissions)

@@ -6,15 +6,15 @@
  */
 import type { ServerResponse } from 'node:http'
 import type { Api } from '../../../api/context.js'
+import type { ResolvedConfig } from '../../../config/types.js'
 import { acceptsHtml, refuse } from '../../../api/middleware.js'
 import { wantsJson, type NodeRequest } from '../../../http/request.js'
 import { sendResponse } from '../../../http/respond.js'
 import type { NextFunction } from '../../../http/router.js'
 import { escapeHtml } from '../../../pages/html.js'
 import type { Session } from '../../../types.js'
-import { checkedPermissions, type AccessControl, type Permissions } from '../access.js'
-import { rolesOf } from '../config.js'
-import { sessionGrants } from './has-permission.js'
+import { checkedPermissions, type AccessControl, type Permissions, type Statements } from '../access.js'
+import { permissionSources, sessionGrants } from './has-permission.js'
 
 /** Express/Connect middleware from `requirePermission()`. */
 export type PermissionMiddleware = (req: NodeRequest, res: ServerResponse, next: NextFunction) => Promise<void>
@@ -23,7 +23,7 @@ export type PermissionMiddleware = (req: NodeRequest, res: ServerResponse, next:
  * Builds middleware that refuses a request whose user is signed out (401, or the sign-in page for a
  * browser) or lacks one of the actions of `permissions` (403).
  *
- * @throws InvalidConfigurationError when the `roles` option is off; TypeError for permissions the statements do not have.
+ * @throws InvalidConfigurationError when neither the `roles` nor the `organizations` option is on; TypeError for permissions the statements do not have.
  * @example
  * ```ts
  * app.delete('/posts/:id', requirePermission({ post: ['delete'] }), (req, res) => res.status(204).end())
@@ -33,9 +33,8 @@ export type RequirePermissionFunction<A extends AccessControl = AccessControl> =
 
 export function createRequirePermission(api: Api): RequirePermissionFunction {
   return (permissions) => {
-    const { access } = rolesOf(api.config, 'requirePermission()')
     // Checked once, here: a JavaScript caller's misspelt action fails at start-up, not as a 403 forever.
-    const needed = checkedPermissions(access.statements, permissions, 'requirePermission()')
+    const needed = checkedPermissions(knownStatements(api.config), permissions, 'requirePermission()')
     return async (req, res, next) => {
       let session: Session | null
       try {
@@ -54,4 +53,13 @@ function refuseForbidden(req: NodeRequest, res: ServerResponse): void {
   const message = 'You do not have permission to do this.'
   if (!acceptsHtml(req) || wantsJson(req)) return sendResponse(req, res, { status: 403, json: { error: 'Forbidden', message } })
   sendResponse(req, res, { status: 403, html: `<!doctype html><html lang="en"><meta charset="utf-8"><title>Forbidden</title><h1>Forbidden</h1><p>${escapeHtml(message)}</p></html>` })
+}
+
+/** Every source's statements together: an action is known when one of them has it. */
+function knownStatements(config: ResolvedConfig): Statements {
+  const known: Record<string, string[]> = {}
+  for (const source of permissionSources(config, 'requirePermission()')) {
+    for (const [resource, actions] of Object.entries(source.access(config).statements)) known[resource] = [...new Set([...(known[resource] ?? []), ...actions])]
+  }
+  return known
 }

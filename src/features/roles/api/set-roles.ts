@@ -11,9 +11,10 @@
  * token until it expires (`jwt.maxAge`) — nothing on the server can reach a cookie.
  */
 import type { Api } from '../../../api/context.js'
+import type { ResolvedConfig } from '../../../config/types.js'
 import { InvalidConfigurationError } from '../../../errors.js'
 import { emitEvent } from '../../../events.js'
-import { revokeOwnSessions } from '../../../session/devices.js'
+import { revokeOwnSessions, type RevokedBy } from '../../../session/devices.js'
 import type { SessionRequest } from '../../../session/types.js'
 import type { Adapter } from '../../../types.js'
 import type { AccessControl } from '../access.js'
@@ -57,7 +58,7 @@ export function createSetRoles(api: Api): SetRolesFunction {
     const previous = await adapter.getUserRoles(userId)
     if (!(await adapter.setUserRoles(userId, wanted))) return { found: false, changed: false, sessionsEnded: 0 }
     if (sameRoles(previous, wanted)) return { found: true, changed: false, sessionsEnded: 0 }
-    const sessionsEnded = await endJwtSessions(api, userId)
+    const sessionsEnded = await endJwtSessions(api.config, userId, 'rolesChanged')
     await emitEvent(api.config, 'roleChanged', { userId, roles: wanted, previous })
     return { found: true, changed: true, sessionsEnded }
   }
@@ -74,13 +75,14 @@ export function createGetRoles(api: Api): GetRolesFunction {
  * With JWT sessions and a store: ends every session of the user, tokens from before the store
  * included (by their age), as `signOutEverywhere` does; the store's change reaches every process
  * within `revocationCacheSeconds`. Refused rather than refreshed: a refresh would have every
- * process read the user's roles again on a session read that costs no query today.
+ * process read the user's roles again on a session read that costs no query today. The
+ * organizations wing ends a member's sessions so after a change of their membership.
+ * @returns How many sessions ended (0 with database sessions, whose read sees the change at once).
  */
-async function endJwtSessions(api: Api, userId: string): Promise<number> {
-  const { config } = api
+export async function endJwtSessions(config: ResolvedConfig, userId: string, by: RevokedBy): Promise<number> {
   if (config.session.strategy !== 'jwt' || !config.session.store) return 0
   const request: SessionRequest = { config, cookieSet: config.cookieSets.secure, requestCookies: {}, now: Math.floor(Date.now() / 1000) }
-  return (await revokeOwnSessions(request, { userId, sessionId: undefined }, {}, 'rolesChanged', { everyToken: true })).length
+  return (await revokeOwnSessions(request, { userId, sessionId: undefined }, {}, by, { everyToken: true })).length
 }
 
 function checkedRoles({ access }: ResolvedRoles, roles: readonly string[] | null): string[] | null {

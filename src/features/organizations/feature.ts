@@ -1,0 +1,74 @@
+/**
+ * Organizations (`organizations` option): users belong to several, with roles in each (permission
+ * sets of the roles wing's engine, access.ts); the session's active organization (session-field.ts)
+ * answers `hasPermission` (`permissionSource`) with no query beyond the session read; invitations by
+ * e-mail; teams. The engine (manage.ts) loads on the first call that changes something.
+ */
+import type { Feature, PermissionSource } from '../../composition/index.js'
+import { InvalidConfigurationError } from '../../errors.js'
+import { createGetActiveOrganization, createSetActiveOrganization, type GetActiveOrganizationFunction, type SetActiveOrganizationFunction } from './api/active-organization.js'
+import { createAddMember, type AddMemberFunction } from './api/add-member.js'
+import { createCreateOrganization, type CreateOrganizationFunction } from './api/create-organization.js'
+import { createGetOrganization, createListOrganizations, type GetOrganizationFunction, type ListOrganizationsFunction } from './api/list-organizations.js'
+import { createLeaveOrganization, createListMembers, createRemoveMember, createUpdateMemberRoles, type LeaveOrganizationFunction, type ListMembersFunction, type RemoveMemberFunction, type UpdateMemberRolesFunction } from './api/members.js'
+import { createDeleteOrganization, createUpdateOrganization, type DeleteOrganizationFunction, type UpdateOrganizationFunction } from './api/update-organization.js'
+import { ORGANIZATION_ADAPTER_METHODS, organizationsOf, resolveOrganizations, type ResolvedOrganizations } from './config.js'
+import { activeOrganizationField } from './session-field.js'
+import './types.js'
+
+/** The server-side functions of this feature, as `Portcullis()` returns them. */
+export interface OrganizationsApi {
+  createOrganization: CreateOrganizationFunction
+  listOrganizations: ListOrganizationsFunction
+  getOrganization: GetOrganizationFunction
+  updateOrganization: UpdateOrganizationFunction
+  deleteOrganization: DeleteOrganizationFunction
+  setActiveOrganization: SetActiveOrganizationFunction
+  getActiveOrganization: GetActiveOrganizationFunction
+  listMembers: ListMembersFunction
+  updateMemberRoles: UpdateMemberRolesFunction
+  removeMember: RemoveMemberFunction
+  leaveOrganization: LeaveOrganizationFunction
+  addMember: AddMemberFunction
+}
+
+// The user's roles in the active organization, as the session carries them.
+const activeRoles: PermissionSource = {
+  access: (config) => (organizationsOf(config) as ResolvedOrganizations).access,
+  rolesOf: (session) => (session.user?.activeOrganization as { roles?: readonly string[] } | null | undefined)?.roles,
+}
+
+export const organizationsFeature: Feature = {
+  name: 'organizations',
+  requires: ['roles'],
+  resolve: (config) => resolveOrganizations(config.organizations),
+  check(config) {
+    if (!config.adapter) throw new InvalidConfigurationError('The organizations option needs an adapter (KnexAdapter, after the organizations migration). See docs/organizations.md.')
+    if (config.session.strategy === 'jwt' && !config.session.store) {
+      config.logger.warn(
+        'OrganizationsWithoutStore',
+        'organizations with JWT sessions and no session.store: a member removed or given lesser roles keeps the roles of their session token in its active organization until it expires (jwt.maxAge). Configure session.store to end such sessions at once, or use database sessions. See docs/organizations.md.',
+      )
+    }
+  },
+  routes: [],
+  off: 'Organizations are off: set the organizations option (and run the organizations migration) to use their routes.',
+  api: (api): OrganizationsApi => ({
+    createOrganization: createCreateOrganization(api),
+    listOrganizations: createListOrganizations(api),
+    getOrganization: createGetOrganization(api),
+    updateOrganization: createUpdateOrganization(api),
+    deleteOrganization: createDeleteOrganization(api),
+    setActiveOrganization: createSetActiveOrganization(api),
+    getActiveOrganization: createGetActiveOrganization(api),
+    listMembers: createListMembers(api),
+    updateMemberRoles: createUpdateMemberRoles(api),
+    removeMember: createRemoveMember(api),
+    leaveOrganization: createLeaveOrganization(api),
+    addMember: createAddMember(api),
+  }),
+  hooks: { sessionUserField: activeOrganizationField, permissionSource: activeRoles },
+  adapterMethods: [...ORGANIZATION_ADAPTER_METHODS],
+  events: ['organizationCreated', 'organizationUpdated', 'organizationDeleted', 'memberAdded', 'memberRemoved', 'memberRoleChanged', 'activeOrganizationChanged'],
+  errors: ['Organization'],
+}

@@ -1,0 +1,205 @@
+/**
+ * The Knex adapter's organizations and members (the organizations migration's tables), composed
+ * into `KnexAdapter` by src/adapters/knex/index.ts. Creating an organization writes it and its owner
+ * in one transaction; a change that could leave an organization without an owner is checked and
+ * written in one transaction, its owners' rows locked (PostgreSQL, MySQL/MariaDB; SQLite runs one
+ * writing transaction at a time), so two owners demoting each other at once cannot both succeed.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Knex } from 'knex'
+import type { KnexNaming } from '../../adapters/knex/naming.js'
+import { toDate, nullableString, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
+import type { Adapter } from '../../types.js'
+import { parseStoredRoles } from '../roles/stored.js'
+import type { AdapterMember, AdapterMemberWithUser, AdapterOrganization, MembershipChange } from './types.js'
+
+type OrganizationMethod =
+  | 'createOrganization'
+  | 'getOrganization'
+  | 'updateOrganization'
+  | 'deleteOrganization'
+  | 'listOrganizationsOfUser'
+  | 'addMember'
+  | 'getMember'
+  | 'listMembers'
+  | 'countMembers'
+  | 'updateMemberRoles'
+  | 'removeMember'
+
+/** `KnexAdapter`'s organization methods (see `Adapter` for each). */
+export interface KnexOrganizationMethods extends Required<Pick<Adapter, OrganizationMethod>> {}
+
+const MEMBER_ALIAS = 'portcullis_member_'
+
+// Long: twelve short methods closing over one connection and one naming, each read on its own.
+/** The organization methods on `knex`'s organizations, members and sessions tables. */
+export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>, { read, values }: RowCodec): KnexOrganizationMethods {
+  const { tables, organizations: o, members: m, sessions, users, teams, teamMembers, invitations } = naming
+  const lockable = knex.client.dialect === 'postgresql' || knex.client.dialect === 'mysql'
+  const toOrganization = (row: Row): AdapterOrganization => ({
+    id: String(row[o.id]),
+    name: String(row[o.name]),
+    slug: String(row[o.slug]),
+    logo: nullableString(row[o.logo]),
+    metadata: row[o.metadata] === null || row[o.metadata] === undefined ? null : (JSON.parse(String(row[o.metadata])) as Record<string, unknown>),
+    createdAt: toDate(row[o.createdAt]),
+  })
+  const toMember = (row: Row, prefix = ''): AdapterMember => ({
+    id: String(row[prefix + m.id]),
+    organizationId: String(row[prefix + m.organizationId]),
+    userId: String(row[prefix + m.userId]),
+    roles: parseStoredRoles(row[prefix + m.role]) ?? [],
+    createdAt: toDate(row[prefix + m.createdAt]),
+  })
+  const organizationRow = (organization: Partial<AdapterOrganization>): Row =>
+    values({ ...organization, ...(organization.metadata !== undefined ? { metadata: organization.metadata === null ? null : JSON.stringify(organization.metadata) } : {}) }, o)
+  const memberColumns = Object.values(m).map((column) => `${tables.members}.${column} as ${MEMBER_ALIAS}${column}`)
+  /** Whether the change leaves the organization with an owner, the owners' rows locked until the transaction ends. */
+  const keepsAnOwner = async (trx: Knex.Transaction, organizationId: string, userId: string, ownerRole: string): Promise<boolean> => {
+    const query = trx(tables.members).select(m.userId, m.role).where({ [m.organizationId]: organizationId })
+    const rows = (await (lockable ? query.forUpdate() : query)) as Row[]
+    return rows.some((row) => String(row[m.userId]) !== userId && (parseStoredRoles(row[m.role]) ?? []).includes(ownerRole))
+  }
+
+  return {
+    async createOrganization(organization, owner) {
+      const now = new Date(Date.now())
+      const created: AdapterOrganization = { id: randomUUID(), name: organization.name, slug: organization.slug, logo: organization.logo ?? null, metadata: organization.metadata ?? null, createdAt: now }
+      const member: AdapterMember = { id: randomUUID(), organizationId: created.id, userId: owner.userId, roles: [...owner.roles], createdAt: now }
+      try {
+        await knex.transaction(async (trx) => {
+          await trx(tables.organizations).insert(organizationRow(created))
+          await trx(tables.members).insert(values({ ...member, role: member.roles.join(',') }, m))
+        })
+      } catch (error) {
+        if (isUniqueViolation(error)) return null
+        throw error
+      }
+      return { organization: created, member }
+    },
+
+    async getOrganization(by) {
+      const where = 'id' in by ? { [o.id]: by.id } : { [o.slug]: by.slug }
+      const row = (await read(knex(tables.organizations).select().where(where)).first()) as Row | undefined
+      return row ? toOrganization(row) : null
+    },
+
+    async updateOrganization(id, changes) {
+      const changed = organizationRow({ name: changes.name, slug: changes.slug, logo: changes.logo, metadata: changes.metadata })
+      try {
+        if (Object.keys(changed).length > 0 && (await knex(tables.organizations).update(changed).where({ [o.id]: id })) === 0) return null
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'slug_taken'
+        throw error
+      }
+      const row = (await read(knex(tables.organizations).select().where({ [o.id]: id })).first()) as Row | undefined
+      return row ? toOrganization(row) : null
+    },
+
+    async deleteOrganization(id) {
+      return knex.transaction(async (trx) => {
+        // Foreign keys cascade on PostgreSQL and MySQL; SQLite enforces them only when told, so every row goes by name.
+        const teamIds = trx(tables.teams).select(teams.id).where({ [teams.organizationId]: id })
+        await trx(tables.teamMembers).whereIn(teamMembers.teamId, teamIds).delete()
+        await trx(tables.teams).where({ [teams.organizationId]: id }).delete()
+        await trx(tables.invitations).where({ [invitations.organizationId]: id }).delete()
+        await trx(tables.members).where({ [m.organizationId]: id }).delete()
+        await trx(tables.sessions).update({ [sessions.activeOrganizationId]: null }).where({ [sessions.activeOrganizationId]: id })
+        return (await trx(tables.organizations).where({ [o.id]: id }).delete()) > 0
+      })
+    },
+
+    async listOrganizationsOfUser(userId) {
+      const rows = (await read(
+        knex(tables.organizations)
+          .select([`${tables.organizations}.*`, ...memberColumns])
+          .join(tables.members, `${tables.members}.${m.organizationId}`, `${tables.organizations}.${o.id}`)
+          .where(`${tables.members}.${m.userId}`, userId)
+          .orderBy([`${tables.members}.${m.createdAt}`, `${tables.members}.${m.id}`]),
+      )) as Row[]
+      return rows.map((row) => ({ organization: toOrganization(row), member: toMember(row, MEMBER_ALIAS) }))
+    },
+
+    async addMember({ organizationId, userId, roles }) {
+      const member: AdapterMember = { id: randomUUID(), organizationId, userId, roles: [...roles], createdAt: new Date(Date.now()) }
+      try {
+        await knex(tables.members).insert(values({ ...member, role: member.roles.join(',') }, m))
+      } catch (error) {
+        if (isUniqueViolation(error)) return null
+        throw error
+      }
+      return member
+    },
+
+    async getMember(organizationId, userId) {
+      const row = (await read(knex(tables.members).select().where({ [m.organizationId]: organizationId, [m.userId]: userId })).first()) as Row | undefined
+      return row ? toMember(row) : null
+    },
+
+    async listMembers(organizationId) {
+      const userColumns = (['id', 'name', 'email', 'image'] as const).map((field) => `${tables.users}.${users[field]} as u_${field}`)
+      const rows = (await read(
+        knex(tables.members)
+          .select([...memberColumns, ...userColumns])
+          .join(tables.users, `${tables.users}.${users.id}`, `${tables.members}.${m.userId}`)
+          .where(`${tables.members}.${m.organizationId}`, organizationId)
+          .orderBy([`${tables.members}.${m.createdAt}`, `${tables.members}.${m.id}`]),
+      )) as Row[]
+      return rows.map(
+        (row): AdapterMemberWithUser => ({
+          ...toMember(row, MEMBER_ALIAS),
+          user: { id: String(row.u_id), name: nullableString(row.u_name), email: nullableString(row.u_email), image: nullableString(row.u_image) },
+        }),
+      )
+    },
+
+    async countMembers(organizationId) {
+      const row = (await knex(tables.members).count({ n: '*' }).where({ [m.organizationId]: organizationId }).first()) as { n: number | string } | undefined
+      return Number(row?.n ?? 0)
+    },
+
+    async updateMemberRoles(organizationId, userId, roles, ownerRole): Promise<MembershipChange> {
+      return knex.transaction(async (trx) => {
+        const where = { [m.organizationId]: organizationId, [m.userId]: userId }
+        const query = trx(tables.members).select(m.role).where(where)
+        const row = (await (lockable ? query.forUpdate() : query).first()) as Row | undefined
+        if (!row) return 'not_found'
+        const held = parseStoredRoles(row[m.role]) ?? []
+        if (held.includes(ownerRole) && !roles.includes(ownerRole) && !(await keepsAnOwner(trx, organizationId, userId, ownerRole))) return 'last_owner'
+        await trx(tables.members).update({ [m.role]: roles.join(',') }).where(where)
+        return 'done'
+      })
+    },
+
+    async removeMember(organizationId, userId, ownerRole): Promise<MembershipChange> {
+      return knex.transaction(async (trx) => {
+        const where = { [m.organizationId]: organizationId, [m.userId]: userId }
+        const query = trx(tables.members).select(m.role).where(where)
+        const row = (await (lockable ? query.forUpdate() : query).first()) as Row | undefined
+        if (!row) return 'not_found'
+        if ((parseStoredRoles(row[m.role]) ?? []).includes(ownerRole) && !(await keepsAnOwner(trx, organizationId, userId, ownerRole))) return 'last_owner'
+        const teamIds = trx(tables.teams).select(teams.id).where({ [teams.organizationId]: organizationId })
+        await trx(tables.teamMembers).where({ [teamMembers.userId]: userId }).whereIn(teamMembers.teamId, teamIds).delete()
+        await trx(tables.members).where(where).delete()
+        return 'done'
+      })
+    },
+  }
+}
+
+/** The user's memberships (and team memberships), deleted with the user by `deleteUser`. */
+export function knexOrganizationUserRows(knex: Knex, { tables, members, teamMembers }: Readonly<KnexNaming>): UserRows {
+  return userRowsOf(knex, tables.members, async (trx, userId) => {
+    await trx(tables.teamMembers).where({ [teamMembers.userId]: userId }).delete()
+    await trx(tables.members).where({ [members.userId]: userId }).delete()
+  })
+}
+
+/** A unique key refused the write: PostgreSQL's 23505, MySQL's ER_DUP_ENTRY, SQLite's constraint. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 3; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = String((current as { code?: unknown }).code ?? '')
+    if (code === '23505' || code === 'ER_DUP_ENTRY' || code.startsWith('SQLITE_CONSTRAINT')) return true
+  }
+  return false
+}
