@@ -9,10 +9,14 @@
  */
 import type { ResolvedConfig } from '../../config/types.js'
 import { emitEvent } from '../../events.js'
+import type { OutgoingCookie } from '../../session/cookies.js'
+import { peekJwtToken } from '../../session/jwt-strategy.js'
+import { setSessionField } from '../../session/session-field.js'
 import { endJwtSessions } from '../roles/api/set-roles.js'
 import { OWNER_ROLE } from './access.js'
 import { idOf, membershipOf, type Caller } from './call.js'
 import { OrganizationError } from './errors.js'
+import { ACTIVE_ORGANIZATION_CLAIM, activeOrganizationField, activeOrganizationOf } from './session-field.js'
 import { memberShape, membershipShape, organizationShape } from './shapes.js'
 import type { AdapterOrganization, Organization, OrganizationMember, OrganizationMembership } from './types.js'
 
@@ -75,15 +79,21 @@ export async function updateOrganization(caller: Caller, organizationId: unknown
 
 /**
  * Deletes an organization with its members, invitations and teams. Its members' sessions lose it
- * as their active organization: database sessions at once, JWT sessions with a store are ended.
+ * as their active organization: database sessions at once; JWT sessions with a store are ended,
+ * but the caller's own, which is switched to none (the caller's other JWT sessions name an
+ * organization that no longer exists until they switch or expire).
+ * @returns The cookies of the caller's session, switched to none when it was active (JWT).
  * @throws OrganizationError `not_found`, `forbidden`
  */
-export async function deleteOrganization(caller: Caller, organizationId: unknown): Promise<void> {
+export async function deleteOrganization(caller: Caller, organizationId: unknown): Promise<OutgoingCookie[]> {
   const { organization } = await membershipOf(caller, organizationId, { organization: ['delete'] })
   const members = await caller.adapter.listMembers(organization.id)
   if (!(await caller.adapter.deleteOrganization(organization.id))) throw new OrganizationError('not_found', 'No such organization among yours.')
-  for (const member of members) await endJwtSessions(caller.ctx.config, member.userId, 'membershipChanged')
+  for (const member of members) if (member.userId !== caller.userId) await reachSessions(caller.ctx.config, member.userId)
   await emitEvent(caller.ctx.config, 'organizationDeleted', { organizationId: organization.id, userId: caller.userId })
+  const session = caller.ctx.config.session.strategy === 'jwt' && (await peekJwtToken(caller.ctx))
+  const active = session ? activeOrganizationOf(session[ACTIVE_ORGANIZATION_CLAIM]) : null
+  return active?.id === organization.id ? ((await setSessionField(caller.ctx, activeOrganizationField, undefined)) ?? []) : []
 }
 
 /** The organization's members. @throws OrganizationError `not_found`, `forbidden` */

@@ -2,7 +2,7 @@
 import type { Api, CsrfOptions } from '../../../api/context.js'
 import type { OrganizationChanges } from '../manage.js'
 import type { Organization } from '../types.js'
-import { organizationCall, type OrganizationsCallContext } from './context.js'
+import { organizationCall, sendCookies, type OrganizationsCallContext } from './context.js'
 
 /** What `updateOrganization` takes. */
 export interface UpdateOrganizationOptions extends OrganizationChanges, CsrfOptions {
@@ -18,7 +18,8 @@ export type UpdateOrganizationFunction = (req: OrganizationsCallContext, options
 
 /**
  * Deletes an organization with its members, invitations and teams; the caller's roles must grant
- * `organization: ['delete']` (owners). CSRF-checked.
+ * `organization: ['delete']` (owners). The members' sessions lose it (as after a removal); the
+ * caller's own session, when it was active there, is switched to none (its new cookie goes on `res`). CSRF-checked.
  * @throws OrganizationError `not_signed_in`, `not_found`, `forbidden`; MissingCSRFError
  */
 export type DeleteOrganizationFunction = (req: OrganizationsCallContext, options: { organizationId: string } & CsrfOptions) => Promise<void>
@@ -33,7 +34,7 @@ export function createUpdateOrganization(api: Api): UpdateOrganizationFunction {
 
 export function createDeleteOrganization(api: Api): DeleteOrganizationFunction {
   return async (given, options) => {
-    const { caller, manage } = await organizationCall(api, given, 'deleteOrganization()', options ?? {})
-    await manage.deleteOrganization(caller, options.organizationId)
+    const { caller, manage, req, res } = await organizationCall(api, given, 'deleteOrganization()', options ?? {})
+    sendCookies(api, req, res, await manage.deleteOrganization(caller, options.organizationId))
   }
 }
