@@ -285,7 +285,7 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
 }
 
 describe('the organizations option', () => {
-  const base = { secret: SECRET, logger: recordingLogger(), providers: [], adapter: {}, session: { strategy: 'jwt' } } as const
+  const base: PortcullisConfig = { secret: SECRET, logger: recordingLogger(), providers: [], adapter: {}, session: { strategy: 'jwt' } }
 
   it('refuses an unknown option, a role named owner, and a role granting what no statement has', () => {
     expect(() => Portcullis({ ...base, organizations: { teamz: true } as never })).toThrow("organizations: unknown option 'teamz'")
