@@ -6,7 +6,7 @@
  * the others; an OAuth callback served by another process than the sign-in's start works; a session
  * revoked through one is refused by the others within revocationCacheSeconds (JWT; at once with
  * database sessions); so is a role taken away (the JWT session ends; database sessions read the
- * new role at once); failed attempts are counted across processes; 20 concurrent getAccessToken
+ * new role at once), and so is a member's role in an organization lowered; failed attempts are counted across processes; 20 concurrent getAccessToken
  * calls with an expired token make one refresh at the IdP.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -234,6 +234,35 @@ function scaleOutSuite(strategy: 'jwt' | 'database', cluster: Cluster): void {
     expect(await setRoles('')).toMatchObject({ changed: true })
     if (strategy === 'jwt') await pause(1100)
     expect(await deleteThroughAll()).toEqual(strategy === 'jwt' ? [401, 401, 401] : [403, 403, 403])
+  })
+
+  it(`a member's role lowered through one process reaches the others ${strategy === 'jwt' ? 'within revocationCacheSeconds (the session ends)' : 'at once'}`, async () => {
+    const owner = new Browser()
+    const member = new Browser()
+    const idOf = async (browser: Browser) => ((await (await browser.request(`${cluster.url}/me`)).json()) as { user: { id: string } }).user.id
+    expect((await signInWith(owner, cluster.url, 'corp', `grace-${strategy}`)).status).toBe(302)
+    expect((await signInWith(member, cluster.url, 'corp', `alan-${strategy}`)).status).toBe(302)
+    const organization = (await (await owner.request(`${cluster.url}/orgs`, { body: new URLSearchParams({ name: `Acme ${strategy}` }) })).json()) as { id: string }
+    const memberId = await idOf(member)
+    await member.request(`${cluster.url}/admin/members`, { body: new URLSearchParams({ organizationId: organization.id, userId: memberId, roles: 'member' }) })
+    // Signed in again: the new session's active organization is their oldest membership, this one.
+    expect((await signInWith(member, cluster.url, 'corp', `alan-${strategy}`)).status).toBe(302)
+    const createThroughAll = async () => {
+      const answers: Array<{ status: number; pid: string }> = []
+      for (let i = 0; i < PROCESSES; i++) {
+        const response = await member.request(`${cluster.url}/projects`, { method: 'POST', headers: { accept: 'application/json' } })
+        await response.body?.cancel()
+        answers.push({ status: response.status, pid: response.headers.get('x-process') ?? '' })
+      }
+      expect(new Set(answers.map((answer) => answer.pid))).toEqual(new Set(cluster.pids))
+      return answers.map((answer) => answer.status)
+    }
+    expect(await createThroughAll()).toEqual([201, 201, 201])
+
+    const lowered = await owner.request(`${cluster.url}/orgs/role`, { body: new URLSearchParams({ organizationId: organization.id, userId: memberId, roles: 'viewer' }) })
+    expect(((await lowered.json()) as { roles: string[] }).roles).toEqual(['viewer'])
+    if (strategy === 'jwt') await pause(1100) // revocationCacheSeconds: 1 in server.mjs
+    expect(await createThroughAll()).toEqual(strategy === 'jwt' ? [401, 401, 401] : [403, 403, 403])
   })
 
   it(`a ban through one process ends the user's sessions on the others ${strategy === 'jwt' ? 'within revocationCacheSeconds' : 'at once'}, and refuses their next sign-in`, async () => {

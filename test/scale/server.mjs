@@ -5,7 +5,10 @@
  * Every answer carries the process id in `x-process`, so the suite sees which process served it.
  * Prints `ready <port>` once listening. Roles are on (`DELETE /posts/1` needs `post: ['delete']`), and
  * `POST /admin/roles` stands for an app's own admin code calling `setRoles` (the rig has no other);
- * `POST /admin/ban` calls the admin API's `banUser` as the signed-in administrator.
+ * `POST /admin/ban` calls the admin API's `banUser` as the signed-in administrator. Organizations are
+ * on (`POST /projects` needs `project: ['create']` in the active organization): `POST /orgs` creates
+ * one as the signed-in user, `POST /admin/members` stands for the app's code calling `addMember`, and
+ * `POST /orgs/role` calls `updateMemberRoles` as the signed-in owner.
  */
 import express from 'express'
 import { Redis } from 'ioredis'
@@ -25,6 +28,7 @@ const access = defineAccess({ statements: { ...adminStatements, post: ['create',
 const portcullis = Portcullis({
   roles: access,
   admin: true,
+  organizations: { statements: { project: ['create'] }, roles: { member: { project: ['create'] }, viewer: {} } },
   secret: settings.secret,
   trustHost: true,
   logger: quiet,
@@ -59,6 +63,19 @@ app.get('/me', async (req, res) => {
 })
 app.delete('/posts/1', portcullis.requirePermission({ post: ['delete'] }), (_req, res) => {
   res.status(204).end()
+})
+app.post('/projects', portcullis.requirePermission({ project: ['create'] }), (_req, res) => {
+  res.status(201).end()
+})
+// The rig's forms carry no CSRF token: the test posts directly.
+app.post('/orgs', express.urlencoded({ extended: false }), async (req, res) => {
+  res.json(await portcullis.createOrganization(req, { name: req.body.name, skipCsrfCheck: true }))
+})
+app.post('/orgs/role', express.urlencoded({ extended: false }), async (req, res) => {
+  res.json(await portcullis.updateMemberRoles(req, { organizationId: req.body.organizationId, userId: req.body.userId, roles: req.body.roles.split(','), skipCsrfCheck: true }))
+})
+app.post('/admin/members', express.urlencoded({ extended: false }), async (req, res) => {
+  res.json(await portcullis.addMember(req.body.organizationId, req.body.userId, req.body.roles.split(',')))
 })
 // The app's own admin code (a test rig: no check of who asks), on whichever process the proxy picks.
 app.post('/admin/roles', express.urlencoded({ extended: false }), async (req, res) => {
