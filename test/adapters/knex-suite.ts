@@ -69,7 +69,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
 
   describe('schema and SQL', () => {
     it('migrate.latest creates every table with every column under the naming’s names', async () => {
-      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords'] as const
+      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords', 'organizations', 'members', 'invitations', 'teams', 'teamMembers'] as const
       expect([...groups].sort()).toEqual(Object.keys(tables).sort())
       for (const group of groups) {
         expect([tables[group], await knex().schema.hasTable(tables[group])]).toEqual([tables[group], true])
@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the authorization server, impersonation, bans, audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the organizations, authorization server, impersonation, bans, audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -330,7 +330,14 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         expect((await ownAdapter.getSessionAndUser('impersonated', { with: ['impersonatedBy'] }))?.session.impersonatedBy).toBe('admin-id')
         expect((await ownAdapter.getSessionAndUser('impersonated'))?.session.impersonatedBy).toBeUndefined()
         await ownAdapter.upsertOAuthRecord({ model: 'Grant', id: 'grant-1', payload: { accountId: user.id, clientId: 'cli' }, expiresAt: null })
-        // The sixteenth (the authorization server's) first: its table, and nothing else.
+        // The seventeenth (organizations') first: its five tables and the sessions' column, and nothing else.
+        await ownAdapter.createOrganization({ name: 'Down', slug: 'down', logo: null, metadata: null }, { userId: user.id, roles: ['owner'] })
+        await own.knex.migrate.down(source)
+        for (const table of [tables.organizations, tables.members, tables.invitations, tables.teams, tables.teamMembers]) expect([table, await own.knex.schema.hasTable(table)]).toEqual([table, false])
+        expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.activeOrganizationId)).toBe(false)
+        expect(await own.knex.schema.hasTable(tables.oauthRecords)).toBe(true)
+        expect((await ownAdapter.getSessionAndUser('impersonated', { with: ['impersonatedBy'] }))?.session.impersonatedBy).toBe('admin-id')
+        // The sixteenth (the authorization server's) next: its table, and nothing else.
         await own.knex.migrate.down(source)
         expect(await own.knex.schema.hasTable(tables.oauthRecords)).toBe(false)
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.impersonatedBy)).toBe(true)

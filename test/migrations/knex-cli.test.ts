@@ -46,7 +46,9 @@ const AUDIT_LOG = '20270104000000_portcullis_audit_log.js'
 const BANS = '20270108000000_portcullis_bans.js'
 const IMPERSONATION = '20270112000000_portcullis_impersonation.js'
 const AUTHORIZATION_SERVER = '20270116000000_portcullis_authorization_server.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS, IMPERSONATION, AUTHORIZATION_SERVER]
+/** The seventeenth: organizations, their members, invitations and teams, and the session's active organization. */
+const ORGANIZATIONS = '20270120000000_portcullis_organizations.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS, IMPERSONATION, AUTHORIZATION_SERVER, ORGANIZATIONS]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -161,8 +163,8 @@ function migrationRows(file: string, tableName = 'knex_migrations'): { name: str
 }
 
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
-const DEFAULT_TABLES = ['Account', 'ApiKey', 'AuditEvent', 'Authenticator', 'OAuthRecord', 'Password', 'RecoveryCode', 'Session', 'TwoFactor', 'User', 'Username', 'VerificationToken']
-const SNAKE_TABLES = ['accounts', 'api_keys', 'audit_events', 'authenticators', 'oauth_records', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', 'users', 'verificationtokens']
+const DEFAULT_TABLES = ['Account', 'ApiKey', 'AuditEvent', 'Authenticator', 'Invitation', 'Member', 'OAuthRecord', 'Organization', 'Password', 'RecoveryCode', 'Session', 'Team', 'TeamMember', 'TwoFactor', 'User', 'Username', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'api_keys', 'audit_events', 'authenticators', 'invitations', 'members', 'oauth_records', 'organizations', 'passwords', 'recovery_codes', 'sessions', 'team_members', 'teams', 'two_factors', 'usernames', 'users', 'verificationtokens']
 const sorted = (names: string[]) => [...names].sort()
 
 // The eleven tables, column by column, with the names of one naming.
@@ -202,6 +204,7 @@ function expectSchema(
     sessionDetails: [createdAt: string, lastSeenAt: string, ipAddress: string, userAgent: string]
     sessionConfirmation: [confirmedAt: string, confirmedWith: string]
     impersonatedBy: string
+    activeOrganizationId: string
   },
 ): void {
   const users = shape(file, n.tables.users)
@@ -251,6 +254,7 @@ function expectSchema(
     [n.sessionConfirmation[1]]: { type: 'varchar(64)', notNull: false, pk: 0 },
     // The fifteenth's: the administrator who started the session as its user (impersonation).
     [n.impersonatedBy]: { type: 'varchar(255)', notNull: false, pk: 0 },
+    [n.activeOrganizationId]: { type: 'varchar(255)', notNull: false, pk: 0 },
   })
   expect(sessions.foreignKeys).toEqual([`${n.userId} -> ${n.tables.users}.id on delete CASCADE`])
   expect(sessions.unique).toEqual([[n.sessionToken]])
@@ -368,6 +372,7 @@ const DEFAULT_NAMES = {
   sessionDetails: ['createdAt', 'lastSeenAt', 'ipAddress', 'userAgent'] as [string, string, string, string],
   sessionConfirmation: ['confirmedAt', 'confirmedWith'] as [string, string],
   impersonatedBy: 'impersonatedBy',
+  activeOrganizationId: 'activeOrganizationId',
 }
 const SNAKE_NAMES = {
   tables: {
@@ -404,6 +409,7 @@ const SNAKE_NAMES = {
   sessionDetails: ['created_at', 'last_seen_at', 'ip_address', 'user_agent'] as [string, string, string, string],
   sessionConfirmation: ['confirmed_at', 'confirmed_with'] as [string, string],
   impersonatedBy: 'impersonated_by',
+  activeOrganizationId: 'active_organization_id',
 }
 
 // The knexfile bodies, as the README shows them.
@@ -630,7 +636,7 @@ describe('switching between the directory and migrationSource', () => {
     const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
     programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
     expect(userTables(db)).toEqual(
-      sorted(['accounts', 'api_keys', 'audit_events', 'auth_users', 'auth_verification_tokens', 'authenticators', 'oauth_records', 'passwords', 'recovery_codes', 'sessions', 'two_factors', 'usernames', ...KNEX_TABLES]),
+      sorted(['accounts', 'api_keys', 'audit_events', 'auth_users', 'auth_verification_tokens', 'authenticators', 'invitations', 'members', 'oauth_records', 'organizations', 'passwords', 'recovery_codes', 'sessions', 'team_members', 'teams', 'two_factors', 'usernames', ...KNEX_TABLES]),
     )
     expect(shape(db, 'authenticators').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'passwords').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
