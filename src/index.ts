@@ -100,6 +100,7 @@ export type { DeleteOrganizationFunction, UpdateOrganizationFunction, UpdateOrga
 export type { LeaveOrganizationFunction, ListMembersFunction, RemoveMemberFunction, UpdateMemberRolesFunction } from './features/organizations/api/members.js'
 export type { ActiveOrganizationDetails, GetActiveOrganizationFunction, SetActiveOrganizationFunction } from './features/organizations/api/active-organization.js'
 export type { AddMemberFunction } from './features/organizations/api/add-member.js'
+export type { TeamFunctions } from './features/organizations/api/teams.js'
 export type { ListAuditEventsFunction } from './features/audit/api/list-audit-events.js'
 export type { ExportAuditEventsFunction } from './features/audit/api/export-audit-events.js'
 export type { DeleteAccountFunction, DeleteAccountOptions } from './features/account/api/delete-account.js'

@@ -11,12 +11,12 @@ import { InvalidConfigurationError } from '../../errors.js'
 import { signedInUserId } from '../../session/strategy.js'
 import type { Adapter } from '../../types.js'
 import type { Permissions } from '../roles/access.js'
-import { ORGANIZATION_ADAPTER_METHODS, organizationsOf, type ResolvedOrganizations } from './config.js'
+import { ORGANIZATION_ADAPTER_METHODS, organizationsOf, TEAM_ADAPTER_METHODS, type ResolvedOrganizations } from './config.js'
 import { OrganizationError } from './errors.js'
 import type { AdapterMember, AdapterOrganization } from './types.js'
 
-/** The adapter with the wing's methods. */
-export type OrganizationAdapter = Required<Pick<Adapter, (typeof ORGANIZATION_ADAPTER_METHODS)[number] | 'getUser'>>
+/** The adapter with the wing's methods (the team ones are there when teams are on: the feature's check). */
+export type OrganizationAdapter = Required<Pick<Adapter, (typeof ORGANIZATION_ADAPTER_METHODS)[number] | (typeof TEAM_ADAPTER_METHODS)[number] | 'getUser'>>
 
 /** Who is calling, on which config. */
 export interface Caller {

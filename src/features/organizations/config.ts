@@ -88,3 +88,6 @@ export const ORGANIZATION_ADAPTER_METHODS = [
   'updateMemberRoles',
   'removeMember',
 ] as const
+
+/** Those the teams (`organizations.teams`) call besides. */
+export const TEAM_ADAPTER_METHODS = ['createTeam', 'getTeam', 'listTeams', 'countTeams', 'renameTeam', 'deleteTeam', 'addTeamMember', 'removeTeamMember', 'listTeamMembers'] as const

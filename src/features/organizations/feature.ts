@@ -11,13 +11,14 @@ import { createAddMember, type AddMemberFunction } from './api/add-member.js'
 import { createCreateOrganization, type CreateOrganizationFunction } from './api/create-organization.js'
 import { createGetOrganization, createListOrganizations, type GetOrganizationFunction, type ListOrganizationsFunction } from './api/list-organizations.js'
 import { createLeaveOrganization, createListMembers, createRemoveMember, createUpdateMemberRoles, type LeaveOrganizationFunction, type ListMembersFunction, type RemoveMemberFunction, type UpdateMemberRolesFunction } from './api/members.js'
+import { createTeamFunctions, type TeamFunctions } from './api/teams.js'
 import { createDeleteOrganization, createUpdateOrganization, type DeleteOrganizationFunction, type UpdateOrganizationFunction } from './api/update-organization.js'
-import { ORGANIZATION_ADAPTER_METHODS, organizationsOf, resolveOrganizations, type ResolvedOrganizations } from './config.js'
+import { ORGANIZATION_ADAPTER_METHODS, organizationsOf, resolveOrganizations, TEAM_ADAPTER_METHODS, type ResolvedOrganizations } from './config.js'
 import { activeOrganizationField } from './session-field.js'
 import './types.js'
 
-/** The server-side functions of this feature, as `Portcullis()` returns them. */
-export interface OrganizationsApi {
+/** The server-side functions of this feature, as `Portcullis()` returns them (the team functions with `organizations.teams`). */
+export interface OrganizationsApi extends TeamFunctions {
   createOrganization: CreateOrganizationFunction
   listOrganizations: ListOrganizationsFunction
   getOrganization: GetOrganizationFunction
@@ -43,7 +44,10 @@ export const organizationsFeature: Feature = {
   requires: ['roles'],
   resolve: (config) => resolveOrganizations(config.organizations),
   check(config) {
-    if (!config.adapter) throw new InvalidConfigurationError('The organizations option needs an adapter (KnexAdapter, after the organizations migration). See docs/organizations.md.')
+    const adapter = config.adapter as Record<string, unknown> | undefined
+    const needed = [...ORGANIZATION_ADAPTER_METHODS, ...(organizationsOf(config)?.teams ? TEAM_ADAPTER_METHODS : []), 'getUser']
+    const missing = needed.filter((method) => typeof adapter?.[method] !== 'function')
+    if (missing.length > 0) throw new InvalidConfigurationError(`The organizations option needs an adapter with ${missing.join(', ')} (KnexAdapter has them, after the organizations migration). See docs/organizations.md.`)
     if (config.session.strategy === 'jwt' && !config.session.store) {
       config.logger.warn(
         'OrganizationsWithoutStore',
@@ -66,9 +70,10 @@ export const organizationsFeature: Feature = {
     removeMember: createRemoveMember(api),
     leaveOrganization: createLeaveOrganization(api),
     addMember: createAddMember(api),
+    ...createTeamFunctions(api),
   }),
   hooks: { sessionUserField: activeOrganizationField, permissionSource: activeRoles },
-  adapterMethods: [...ORGANIZATION_ADAPTER_METHODS],
-  events: ['organizationCreated', 'organizationUpdated', 'organizationDeleted', 'memberAdded', 'memberRemoved', 'memberRoleChanged', 'activeOrganizationChanged'],
+  adapterMethods: [...ORGANIZATION_ADAPTER_METHODS, ...TEAM_ADAPTER_METHODS],
+  events: ['organizationCreated', 'organizationUpdated', 'organizationDeleted', 'memberAdded', 'memberRemoved', 'memberRoleChanged', 'activeOrganizationChanged', 'teamCreated', 'teamDeleted', 'teamMemberAdded', 'teamMemberRemoved'],
   errors: ['Organization'],
 }

@@ -62,6 +62,14 @@ export interface AdapterTeam {
   createdAt: Date
 }
 
+/** A team as the functions and routes give it. */
+export interface OrganizationTeam {
+  id: string
+  organizationId: string
+  name: string
+  createdAt: ISODateString
+}
+
 /** What a membership change did (`updateMemberRoles`, `removeMember`). */
 export type MembershipChange = 'done' | 'not_found' | 'last_owner'
 
@@ -196,6 +204,19 @@ declare module '../../types.js' {
     updateMemberRoles?(organizationId: string, userId: string, roles: readonly string[], ownerRole: string): Promise<MembershipChange>
     /** Removes a member (and their team memberships there); `last_owner` likewise. */
     removeMember?(organizationId: string, userId: string, ownerRole: string): Promise<MembershipChange>
+    /** Teams (`organizations.teams`): a team of the organization. */
+    createTeam?(team: { organizationId: string; name: string }): Promise<AdapterTeam>
+    /** The organization's team of this id, or null (a team of another organization is none). */
+    getTeam?(organizationId: string, teamId: string): Promise<AdapterTeam | null>
+    listTeams?(organizationId: string): Promise<AdapterTeam[]>
+    countTeams?(organizationId: string): Promise<number>
+    renameTeam?(organizationId: string, teamId: string, name: string): Promise<AdapterTeam | null>
+    /** Deletes the team and its memberships; false when the organization has no such team. */
+    deleteTeam?(organizationId: string, teamId: string): Promise<boolean>
+    /** Adds a member of the organization to its team: `not_member` when they are none, `not_found` without such a team. */
+    addTeamMember?(organizationId: string, teamId: string, userId: string): Promise<'added' | 'already' | 'not_member' | 'not_found'>
+    removeTeamMember?(organizationId: string, teamId: string, userId: string): Promise<boolean>
+    listTeamMembers?(organizationId: string, teamId: string): Promise<{ userId: string; name: string | null; email: string | null }[]>
   }
 
   interface EventsOptions {
@@ -207,6 +228,10 @@ declare module '../../types.js' {
     /** A member left or was removed (`by`: who removed them; their own id when they left). */
     memberRemoved?: ((message: { organizationId: string; userId: string; by: string | null }) => Awaitable<void>) | undefined
     memberRoleChanged?: ((message: { organizationId: string; userId: string; roles: readonly string[]; previous: readonly string[]; by: string | null }) => Awaitable<void>) | undefined
+    teamCreated?: ((message: { organizationId: string; teamId: string; name: string; userId: string }) => Awaitable<void>) | undefined
+    teamDeleted?: ((message: { organizationId: string; teamId: string; userId: string }) => Awaitable<void>) | undefined
+    teamMemberAdded?: ((message: { organizationId: string; teamId: string; userId: string; by: string }) => Awaitable<void>) | undefined
+    teamMemberRemoved?: ((message: { organizationId: string; teamId: string; userId: string; by: string }) => Awaitable<void>) | undefined
     /** The session's active organization changed (null: none). */
     activeOrganizationChanged?: ((message: { userId: string; organizationId: string | null }) => Awaitable<void>) | undefined
   }
