@@ -248,6 +248,19 @@ export interface FeatureHooks {
    * `roles` option's (the organizations wing: the user's roles in the session's active organization).
    */
   permissionSource?: PermissionSource
+  /**
+   * An owner of credentials (API keys) besides a user: the organizations wing's `organization`.
+   * The API keys wing asks it whether a signed-in user may manage that owner's keys.
+   */
+  credentialOwner?: CredentialOwnerType
+}
+
+/** A kind of owner of credentials besides a user (`FeatureHooks.credentialOwner`). */
+export interface CredentialOwnerType {
+  /** The owner's type, as an API key stores it (`organization`). */
+  readonly type: string
+  /** Whether `userId` may create, list, revoke and rotate the credentials of owner `ownerId` (fresh from the database). */
+  mayManage(config: ResolvedConfig, userId: string, ownerId: string): Promise<boolean>
 }
 
 /** Where a permission check finds roles, and what they grant (`FeatureHooks.permissionSource`). */

@@ -18,6 +18,7 @@ export interface KnexApiKeyMethods extends Required<Pick<Adapter, ApiKeyMethod>>
 
 // The owning user's columns in the lookup's join, under aliases no key column has.
 const USER_ALIAS = 'portcullis_owner_'
+const ORGANIZATION_ALIAS = 'portcullis_organization_'
 
 // Long: eight short methods closing over one connection and one naming, each read on its own.
 /** The API key methods on `knex`'s API keys table. */
@@ -28,6 +29,9 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
   // Whether the eleventh migration has run: a user marked deleted (its grace period) has no keys that work.
   const markExists = columnCheck(knex, tables.users, users.deletedAt)
   const banExists = columnCheck(knex, tables.users, users.bannedAt)
+  // Whether the organizations migration has run: only then can a key belong to an organization.
+  let organizationsFound = false
+  const organizationsExist = async (): Promise<boolean> => (organizationsFound ||= await knex.schema.hasTable(tables.organizations))
   const ownerWhere = (owner: ApiKeyOwner): Row => ({ [c.ownerType]: owner.type, [c.ownerId]: owner.id })
   const userColumns = (['id', 'name', 'email', 'emailVerified', 'image'] as const).map((field) => `u.${users[field]} as ${USER_ALIAS}${field}`)
   const toKey = (row: Row): AdapterApiKey => {
@@ -92,17 +96,31 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
     async getApiKeyByHash(keyHash) {
       // One query through the unique index on the hash; the join drops a key whose user is gone,
       // or marked deleted (the account's grace period: the keys work again if a sign-in restores it).
-      const query = knex(`${tables.apiKeys} as k`)
-        .join(`${tables.users} as u`, `u.${users.id}`, `k.${c.ownerId}`)
-        .where(`k.${c.keyHash}`, keyHash)
-        .andWhere(`k.${c.ownerType}`, 'user')
-        .select('k.*', ...userColumns)
-      if (await markExists()) query.whereNull(`u.${users.deletedAt}`)
+      // With the organizations migration, an organization's key joins its organization instead (left
+      // joins, one of which finds the owner), and is dropped once the organization is gone.
+      const organizations = await organizationsExist()
+      const query = knex(`${tables.apiKeys} as k`).where(`k.${c.keyHash}`, keyHash).select('k.*', ...userColumns)
+      if (organizations) {
+        query
+          .leftJoin(`${tables.users} as u`, (on) => on.on(`u.${users.id}`, `k.${c.ownerId}`).andOn(`k.${c.ownerType}`, knex.raw('?', ['user'])))
+          .leftJoin(`${tables.organizations} as o`, (on) => on.on(`o.${naming.organizations.id}`, `k.${c.ownerId}`).andOn(`k.${c.ownerType}`, knex.raw('?', ['organization'])))
+          .select(`o.${naming.organizations.id} as ${ORGANIZATION_ALIAS}id`, `o.${naming.organizations.name} as ${ORGANIZATION_ALIAS}name`, `o.${naming.organizations.logo} as ${ORGANIZATION_ALIAS}logo`)
+        const marked = await markExists()
+        query.andWhere((owner) => owner.whereNotNull(`o.${naming.organizations.id}`).orWhere((user) => (marked ? user.whereNotNull(`u.${users.id}`).whereNull(`u.${users.deletedAt}`) : user.whereNotNull(`u.${users.id}`))))
+      } else {
+        query.join(`${tables.users} as u`, `u.${users.id}`, `k.${c.ownerId}`).andWhere(`k.${c.ownerType}`, 'user')
+        if (await markExists()) query.whereNull(`u.${users.deletedAt}`)
+      }
       // The owner's ban (the fourteenth migration's), in the same row: the read refuses it by name.
       const bans = await banExists()
       if (bans) query.select(`u.${users.bannedAt} as ${USER_ALIAS}bannedAt`, `u.${users.banExpiresAt} as ${USER_ALIAS}banExpiresAt`)
       const row = (await read(query).first()) as Row | undefined
       if (!row) return null
+      if (row[`${ORGANIZATION_ALIAS}id`] !== null && row[`${ORGANIZATION_ALIAS}id`] !== undefined) {
+        // An organization's key: the organization stands as its user (owner.type says so).
+        const organization: AdapterUser = { id: String(row[`${ORGANIZATION_ALIAS}id`]), name: nullableString(row[`${ORGANIZATION_ALIAS}name`]), email: null, emailVerified: null, image: nullableString(row[`${ORGANIZATION_ALIAS}logo`]) }
+        return { key: toKey(row), user: organization }
+      }
       const user: AdapterUser = {
         id: String(row[`${USER_ALIAS}id`]),
         name: nullableString(row[`${USER_ALIAS}name`]),

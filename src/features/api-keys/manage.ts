@@ -1,6 +1,8 @@
 /**
- * Creating, listing, revoking and rotating a user's keys: what the server-side functions (api/) and
- * the routes (routes/) share, on plain values. Loaded on the first management call.
+ * Creating, listing, revoking and rotating the keys of an owner (a user, or an organization its
+ * member manages): what the server-side functions (api/) and the routes (routes/) share, on plain
+ * values; who may act for the owner is settled before (api/context.ts, routes/shared.ts). Loaded on
+ * the first management call.
  */
 import { randomUUID } from 'node:crypto'
 import type { ResolvedConfig } from '../../config/types.js'
@@ -10,6 +12,7 @@ import { forgetKey } from './cache.js'
 import { apiKeysOf, rateLimitOf, SCOPE_TOKEN, type ApiKeyAdapter, type ResolvedApiKeys } from './config.js'
 import { ApiKeyError } from './errors.js'
 import { displayOf, generateKey, keyHash } from './format.js'
+import { userOwner } from './owner.js'
 import type { AdapterApiKey, ApiKeyInfo, ApiKeyOwner, ApiKeyQuota, ApiKeyRateLimit, CreatedApiKey } from './types.js'
 
 /** What a new key is given. */
@@ -26,11 +29,6 @@ export interface NewApiKey {
   rateLimit?: ApiKeyRateLimit | undefined
   /** A usage quota, refilled when `refillAmount` and `refillInterval` are given. */
   quota?: ApiKeyQuota | undefined
-}
-
-/** The owner of the keys of user `userId`. */
-export function userOwner(userId: string): ApiKeyOwner {
-  return { type: 'user', id: userId }
 }
 
 function adapterOf(config: ResolvedConfig): ApiKeyAdapter {
@@ -61,17 +59,16 @@ export function infoOf(key: AdapterApiKey): ApiKeyInfo {
 }
 
 /**
- * Creates a key for `userId`, returned once.
+ * Creates a key of `owner` by user `userId`, returned once.
  * @throws ApiKeyError `invalid_input`, `too_many_keys`
  */
-export async function createKey(config: ResolvedConfig, userId: string, input: NewApiKey, rotatedFrom?: string): Promise<CreatedApiKey> {
+export async function createKey(config: ResolvedConfig, userId: string, input: NewApiKey, rotatedFrom?: string, owner: ApiKeyOwner = userOwner(userId)): Promise<CreatedApiKey> {
   const options = apiKeysOf(config)!
   const checked = checkInput(options, input)
-  const owner = userOwner(userId)
   const now = Date.now()
   // A rotation's old key is on its way out: it does not count against the owner's limit.
   const valid = (await adapterOf(config).listApiKeys(owner)).filter((key) => isValid(key, now) && key.id !== rotatedFrom)
-  if (valid.length >= options.maxKeysPerOwner) throw new ApiKeyError('too_many_keys', `You have ${valid.length} API keys, the most allowed: revoke one first.`)
+  if (valid.length >= options.maxKeysPerOwner) throw new ApiKeyError('too_many_keys', `${owner.type === 'user' ? 'You have' : 'The organization has'} ${valid.length} API keys, the most allowed: revoke one first.`)
   const key = generateKey(options.prefix)
   const stored: AdapterApiKey = {
     id: randomUUID(),
@@ -90,25 +87,25 @@ export async function createKey(config: ResolvedConfig, userId: string, input: N
     quota: checked.quota ? { ...checked.quota, lastRefillAt: null } : null,
   }
   await adapterOf(config).createApiKey(stored)
-  await emitEvent(config, 'apiKeyCreated', { userId, keyId: stored.id, name: stored.name, scopes: [...stored.scopes], ...(rotatedFrom ? { rotatedFrom } : {}) })
+  await emitEvent(config, 'apiKeyCreated', { userId, owner: { ...owner }, keyId: stored.id, name: stored.name, scopes: [...stored.scopes], ...(rotatedFrom ? { rotatedFrom } : {}) })
   return { ...infoOf(stored), key }
 }
 
-/** The user's keys, newest first. */
-export async function listKeys(config: ResolvedConfig, userId: string): Promise<ApiKeyInfo[]> {
-  return (await adapterOf(config).listApiKeys(userOwner(userId))).map(infoOf)
+/** The owner's keys, newest first. */
+export async function listKeys(config: ResolvedConfig, owner: ApiKeyOwner): Promise<ApiKeyInfo[]> {
+  return (await adapterOf(config).listApiKeys(owner)).map(infoOf)
 }
 
 /**
- * Revokes one of the user's keys, at once in this process.
+ * Revokes one of the owner's keys (by user `userId`), at once in this process.
  * @throws ApiKeyError `not_found`
  */
-export async function revokeKey(config: ResolvedConfig, userId: string, id: unknown): Promise<void> {
+export async function revokeKey(config: ResolvedConfig, userId: string, id: unknown, owner: ApiKeyOwner = userOwner(userId)): Promise<void> {
   const keyId = checkId(id)
-  const revoked = await adapterOf(config).revokeApiKey(keyId, userOwner(userId), new Date())
+  const revoked = await adapterOf(config).revokeApiKey(keyId, owner, new Date())
   forgetKey(config, keyId)
   if (!revoked) throw new ApiKeyError('not_found', 'No valid API key of yours has this id.')
-  await emitEvent(config, 'apiKeyRevoked', { userId, keyId })
+  await emitEvent(config, 'apiKeyRevoked', { userId, owner: { ...owner }, keyId })
 }
 
 /**
@@ -116,12 +113,11 @@ export async function revokeKey(config: ResolvedConfig, userId: string, id: unkn
  * `gracePeriod` seconds (default 0: it stops now), then expires.
  * @throws ApiKeyError `not_found`, `invalid_input`, `too_many_keys`
  */
-export async function rotateKey(config: ResolvedConfig, userId: string, id: unknown, gracePeriod: unknown = 0): Promise<CreatedApiKey> {
+export async function rotateKey(config: ResolvedConfig, userId: string, id: unknown, gracePeriod: unknown = 0, owner: ApiKeyOwner = userOwner(userId)): Promise<CreatedApiKey> {
   const keyId = checkId(id)
   if (!Number.isSafeInteger(gracePeriod) || (gracePeriod as number) < 0 || (gracePeriod as number) > 30 * 86_400) {
     throw new ApiKeyError('invalid_input', 'gracePeriod must be a whole number of seconds from 0 to 2,592,000 (30 days).')
   }
-  const owner = userOwner(userId)
   const old = await adapterOf(config).getApiKey(keyId, owner)
   const now = Date.now()
   if (!old || !isValid(old, now)) throw new ApiKeyError('not_found', 'No valid API key of yours has this id.')
@@ -139,6 +135,7 @@ export async function rotateKey(config: ResolvedConfig, userId: string, id: unkn
       expiresIn: remaining,
     },
     keyId,
+    owner,
   )
   await adapterOf(config).expireApiKey(keyId, owner, new Date(now + (gracePeriod as number) * 1000))
   forgetKey(config, keyId)

@@ -5,7 +5,7 @@
  */
 import type { ISODateString, SessionUser } from '../../types.js'
 
-/** Who owns a key: a user today; an organization once organizations exist (the columns hold either). */
+/** Who owns a key: a user, or an organization (the `organizations` option), managed by its members whose roles there grant `apiKey: ['manage']`. */
 export type ApiKeyOwner = { type: 'user'; id: string } | { type: 'organization'; id: string }
 
 /** A fixed window: at most `max` requests in `windowSeconds`. */
@@ -108,7 +108,10 @@ export interface ApiKeyAuth {
   name: string
   scopes: string[]
   owner: ApiKeyOwner
-  /** The owning user: `{ id, name, email, image }`. */
+  /**
+   * The owning user: `{ id, name, email, image }`. For an organization's key, the organization
+   * (`{ id, name, email: null, image: logo }`): `owner.type` tells them apart.
+   */
   user: SessionUser
   /** When the key expires; `9999-12-31T23:59:59.999Z` for a key without expiry. */
   expires: ISODateString
@@ -148,8 +151,8 @@ declare module '../../types.js' {
   }
   interface EventsOptions {
     /** A user created an API key (`createApiKey()`, the page, or a rotation's new key). Never the key itself. */
-    apiKeyCreated?: ((message: { userId: string; keyId: string; name: string; scopes: string[]; rotatedFrom?: string | undefined }) => import('../../types.js').Awaitable<void>) | undefined
-    /** An API key was revoked (`revokeApiKey()` or the page). */
-    apiKeyRevoked?: ((message: { userId: string; keyId: string }) => import('../../types.js').Awaitable<void>) | undefined
+    apiKeyCreated?: ((message: { userId: string; owner: ApiKeyOwner; keyId: string; name: string; scopes: string[]; rotatedFrom?: string | undefined }) => import('../../types.js').Awaitable<void>) | undefined
+    /** An API key was revoked (`revokeApiKey()` or the page); `userId` is who revoked it. */
+    apiKeyRevoked?: ((message: { userId: string; owner: ApiKeyOwner; keyId: string }) => import('../../types.js').Awaitable<void>) | undefined
   }
 }

@@ -14,6 +14,8 @@ export const organizationStatements = Object.freeze({
   member: Object.freeze(['list', 'update-role', 'remove'] as const),
   invitation: Object.freeze(['create', 'cancel', 'list'] as const),
   team: Object.freeze(['create', 'update', 'delete'] as const),
+  /** The organization's API keys (the `apiKeys` option): creating, listing, revoking, rotating them. */
+  apiKey: Object.freeze(['manage'] as const),
 })
 
 /** The role every organization's creator gets, which grants every statement and of which one must remain. */

@@ -4,7 +4,8 @@
  * answers `hasPermission` (`permissionSource`) with no query beyond the session read; invitations by
  * e-mail; teams. The engine (manage.ts) loads on the first call that changes something.
  */
-import type { Feature, PermissionSource } from '../../composition/index.js'
+import type { CredentialOwnerType, Feature, PermissionSource } from '../../composition/index.js'
+import type { Adapter } from '../../types.js'
 import { InvalidConfigurationError } from '../../errors.js'
 import { createGetActiveOrganization, createSetActiveOrganization, type GetActiveOrganizationFunction, type SetActiveOrganizationFunction } from './api/active-organization.js'
 import { createAddMember, type AddMemberFunction } from './api/add-member.js'
@@ -37,6 +38,15 @@ export interface OrganizationsApi extends TeamFunctions {
 const activeRoles: PermissionSource = {
   access: (config) => (organizationsOf(config) as ResolvedOrganizations).access,
   rolesOf: (session) => (session.user?.activeOrganization as { roles?: readonly string[] } | null | undefined)?.roles,
+}
+
+// The organization as an owner of API keys: managed by its members whose roles there grant `apiKey: ['manage']`.
+const organizationOwner: CredentialOwnerType = {
+  type: 'organization',
+  mayManage: async (config, userId, organizationId) => {
+    const member = await (config.adapter as Required<Pick<Adapter, 'getMember'>>).getMember(organizationId, userId)
+    return member !== null && (organizationsOf(config) as ResolvedOrganizations).access.can(member.roles, { apiKey: ['manage'] })
+  },
 }
 
 export const organizationsFeature: Feature = {
@@ -72,7 +82,7 @@ export const organizationsFeature: Feature = {
     addMember: createAddMember(api),
     ...createTeamFunctions(api),
   }),
-  hooks: { sessionUserField: activeOrganizationField, permissionSource: activeRoles },
+  hooks: { sessionUserField: activeOrganizationField, permissionSource: activeRoles, credentialOwner: organizationOwner },
   adapterMethods: [...ORGANIZATION_ADAPTER_METHODS, ...TEAM_ADAPTER_METHODS],
   events: ['organizationCreated', 'organizationUpdated', 'organizationDeleted', 'memberAdded', 'memberRemoved', 'memberRoleChanged', 'activeOrganizationChanged', 'teamCreated', 'teamDeleted', 'teamMemberAdded', 'teamMemberRemoved'],
   errors: ['Organization'],

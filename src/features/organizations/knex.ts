@@ -36,6 +36,7 @@ const MEMBER_ALIAS = 'portcullis_member_'
 export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>, { read, values }: RowCodec): KnexOrganizationMethods {
   const { tables, organizations: o, members: m, sessions, users, teams, teamMembers, invitations } = naming
   const lockable = knex.client.dialect === 'postgresql' || knex.client.dialect === 'mysql'
+  const apiKeysExist = userRowsOf(knex, tables.apiKeys, async () => {}).exist
   const toOrganization = (row: Row): AdapterOrganization => ({
     id: String(row[o.id]),
     name: String(row[o.name]),
@@ -97,7 +98,11 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
     },
 
     async deleteOrganization(id) {
+      // Asked before the transaction: SQLite's pool has one connection, which the transaction holds.
+      const keys = await apiKeysExist()
       return knex.transaction(async (trx) => {
+        // Its API keys (the `apiKeys` option) go with it; the lookup's join refuses them already.
+        if (keys) await trx(tables.apiKeys).where({ [naming.apiKeys.ownerType]: 'organization', [naming.apiKeys.ownerId]: id }).delete()
         // Foreign keys cascade on PostgreSQL and MySQL; SQLite enforces them only when told, so every row goes by name.
         const teamIds = trx(tables.teams).select(teams.id).where({ [teams.organizationId]: id })
         await trx(tables.teamMembers).whereIn(teamMembers.teamId, teamIds).delete()

@@ -187,7 +187,7 @@ declare module '../../types.js' {
     getOrganization?(by: { id: string } | { slug: string }): Promise<AdapterOrganization | null>
     /** `slug_taken` when another organization has the new slug; null when there is no such organization. */
     updateOrganization?(id: string, changes: Partial<Pick<AdapterOrganization, 'name' | 'slug' | 'logo' | 'metadata'>>): Promise<AdapterOrganization | 'slug_taken' | null>
-    /** Deletes the organization, its members, invitations and teams, and clears it as any session's active one. */
+    /** Deletes the organization, its members, invitations, teams and API keys, and clears it as any session's active one. */
     deleteOrganization?(id: string): Promise<boolean>
     /** The user's organizations with their membership, oldest membership first. */
     listOrganizationsOfUser?(userId: string): Promise<{ organization: AdapterOrganization; member: AdapterMember }[]>

@@ -1,10 +1,10 @@
 /** The server-side `listApiKeys(req)`. */
 import type { Api } from '../../../api/context.js'
 import type { ApiKeyInfo } from '../types.js'
-import { apiKeyCall, type ApiKeysCallContext } from './context.js'
+import { apiKeyCall, type ApiKeyOwnerOption, type ApiKeysCallContext } from './context.js'
 
 /**
- * The signed-in user's API keys, newest first, revoked and expired ones included until pruned: each
+ * The signed-in user's API keys (or, with `organizationId`, an organization's they may manage), newest first, revoked and expired ones included until pruned: each
  * with its display part (`pc_live_AbCd…wXyZ`), never the key.
  *
  * @throws ApiKeyError `not_signed_in`; UnknownActionError (`apiKeys` off)
@@ -13,11 +13,11 @@ import { apiKeyCall, type ApiKeysCallContext } from './context.js'
  * app.get('/account/keys', async (req, res) => res.json(await listApiKeys(req)))
  * ```
  */
-export type ListApiKeysFunction = (req: ApiKeysCallContext) => Promise<ApiKeyInfo[]>
+export type ListApiKeysFunction = (req: ApiKeysCallContext, options?: ApiKeyOwnerOption) => Promise<ApiKeyInfo[]>
 
 export function createListApiKeys(api: Api): ListApiKeysFunction {
-  return async (given) => {
-    const { userId, manage } = await apiKeyCall(api, given, 'listApiKeys()')
-    return manage.listKeys(api.config, userId)
+  return async (given, options) => {
+    const { owner, manage } = await apiKeyCall(api, given, 'listApiKeys()', undefined, options)
+    return manage.listKeys(api.config, owner)
   }
 }

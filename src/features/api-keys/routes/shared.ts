@@ -7,11 +7,12 @@ import { homeUrl } from '../../../actions/home.js'
 import { wantsJson } from '../../../http/request.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { signedInUserId } from '../../../session/strategy.js'
-import { loadManage } from '../api/context.js'
+import { keyOwner, loadManage } from '../api/context.js'
 import { apiKeysOf } from '../config.js'
 import { ApiKeyError } from '../errors.js'
 import { renderApiKeysPage } from '../pages/api-keys.js'
-import type { CreatedApiKey } from '../types.js'
+import { userOwner } from '../owner.js'
+import type { ApiKeyOwner, CreatedApiKey } from '../types.js'
 
 /** Whether the request wants JSON (fetch with `Accept: application/json`, or a JSON body). */
 export function jsonClient(ctx: ActionContext): boolean {
@@ -27,9 +28,19 @@ export async function userOrSignIn(ctx: ActionContext): Promise<{ userId: string
   return { response: { redirect: pageUrl(ctx, 'signIn', '/signin', { callbackUrl: authUrl(ctx, '/api-keys') }) } }
 }
 
+/**
+ * The owner of the keys a request manages: the user's own, or the organization named by the posted
+ * (or, on GET, queried) `organizationId` when they may manage its keys.
+ * @throws ApiKeyError `invalid_input`, `not_found`
+ */
+export async function requestOwner(ctx: ActionContext, userId: string): Promise<ApiKeyOwner> {
+  const posted = (ctx.body as Record<string, unknown>).organizationId
+  return keyOwner(ctx.config, userId, posted ?? ctx.query.get('organizationId') ?? undefined)
+}
+
 /** The page with the user's keys, and, once, a key just made. */
 export async function keysPage(ctx: ActionContext, userId: string, extra: { created?: CreatedApiKey; error?: string; status?: number } = {}): Promise<AuthResponse> {
-  const keys = await (await loadManage()).listKeys(ctx.config, userId)
+  const keys = await (await loadManage()).listKeys(ctx.config, userOwner(userId))
   const csrf = issueCsrf(ctx)
   const html = renderApiKeysPage({
     keys,
