@@ -206,8 +206,11 @@ describe('organization routes for visitors and browsers', () => {
     expect(owner.response.headers.get('cache-control')).toBe('no-store')
     expect(owner.html).toContain('&lt;b&gt;Bob&lt;/b&gt;')
     expect(owner.html).not.toContain('<b>Bob</b>')
-    // The owner may change Bob's and Cat's roles (and their own, while not the last owner), remove both, change settings and delete.
-    expect(owner.html.match(/organizations\/members\/role"/g)).toHaveLength(3)
+    // The owner may change Bob's and Cat's roles, remove both, change settings and delete; as the only
+    // owner, not step down or leave (they are told why).
+    expect(owner.html.match(/organizations\/members\/role"/g)).toHaveLength(2)
+    expect(owner.html).not.toContain('action="/api/auth/organizations/leave"')
+    expect(owner.html).toContain('You are its only owner')
     expect(owner.html.match(/organizations\/members\/remove"/g)).toHaveLength(2)
     expect(owner.html).toContain('<option value="owner"')
     expect(owner.html).toContain('action="/api/auth/organizations/update"')
@@ -222,6 +225,7 @@ describe('organization routes for visitors and browsers', () => {
     expect(admin.html).not.toContain('<option value="owner"')
     expect(admin.html).toContain(`name="userId" value="${cat.userId}"`)
     expect(admin.html).not.toContain('action="/api/auth/organizations/delete"')
+    expect(admin.html).toContain('action="/api/auth/organizations/leave"')
 
     // A member may not list the members: the organizations page says so (403).
     const member = await cat.page(`/organizations/members?organizationId=${id}`)

@@ -42,7 +42,9 @@ export interface MembersPageProps {
  * Renders the members page.
  * @throws {TypeError} If `basePath` is not a `/` path or an http(s) URL.
  * @example
- * renderMembersPage({ organization, members, viewerId, roleNames: ['owner', 'admin', 'member'], grants, csrfToken: 'token', basePath: '/api/auth', theme: {} })
+ * const organization = { id: 'o1', name: 'Acme', slug: 'acme', logo: null, metadata: null, createdAt: '2027-01-01T00:00:00.000Z', roles: ['owner'] }
+ * const grants = { updateRole: true, remove: true, update: true, delete: true }
+ * renderMembersPage({ organization, members: [], viewerId: 'u1', roleNames: ['owner', 'admin', 'member'], grants, csrfToken: 'token', basePath: '/api/auth', theme: {} })
  */
 export function renderMembersPage(props: MembersPageProps): string {
   if (!isSafePageUrl(props.basePath)) throw new TypeError('Members page: basePath must be a path or an http(s) URL.')
@@ -57,7 +59,7 @@ ${props.error ? html`<p class="alert" role="alert">${props.error}</p>` : ''}
 ${invitationsSpot(props)}
 ${props.grants.update ? settingsForm(props) : ''}
 ${props.grants.delete ? deleteForm(props) : ''}
-<p class="links"><a href="${props.basePath}/organizations">← All organizations</a></p>`
+<p class="links" style="margin-top:1.5rem"><a href="${props.basePath}/organizations">← All organizations</a></p>`
   return renderLayout({ title: `${organization.name}: members`, theme: props.theme, body, home: props.homeUrl })
 }
 
@@ -66,7 +68,9 @@ function memberRow(member: OrganizationMember, props: MembersPageProps): SafeHtm
   const viewerOwns = props.organization.roles.includes(OWNER_ROLE)
   // The engine's rules (manage.ts), mirrored so that no form is offered that would be refused.
   const touchesOwner = member.roles.includes(OWNER_ROLE) && !viewerOwns
-  const mayChange = props.grants.updateRole && !touchesOwner && (!self || viewerOwns)
+  // The only owner can neither step down nor leave (409 last_owner): they are told why instead.
+  const onlyOwner = self && viewerOwns && props.members.filter((each) => each.roles.includes(OWNER_ROLE)).length === 1
+  const mayChange = props.grants.updateRole && !touchesOwner && (!self || (viewerOwns && !onlyOwner))
   const mayRemove = props.grants.remove && !touchesOwner && !self
   const label = member.user.name ?? member.user.email ?? member.userId
   return html`<li data-member-id="${member.userId}">
@@ -75,7 +79,8 @@ ${member.user.email && member.user.email !== label ? html`<small>${member.user.e
 <small data-roles>roles: ${member.roles.join(', ')}</small>
 ${mayChange ? roleForm(member, props, viewerOwns) : ''}
 ${mayRemove ? memberForm(props, '/organizations/members/remove', member.userId, 'Remove') : ''}
-${self ? memberForm(props, '/organizations/leave', undefined, 'Leave the organization') : ''}
+${self && !onlyOwner ? memberForm(props, '/organizations/leave', undefined, 'Leave the organization') : ''}
+${onlyOwner ? html`<small data-only-owner>You are its only owner: make another member owner before you step down or leave.</small>` : ''}
 </li>`
 }
 
