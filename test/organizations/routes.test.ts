@@ -133,6 +133,34 @@ for (const strategy of ['database', 'jwt'] as Strategy[]) {
   })
 }
 
+describe('organization routes, JWT sessions with a session store', () => {
+  const db = migratedDatabase(server)
+  emptyOrganizationsAfterEach(db)
+  let app: OrganizationsApp
+  beforeAll(async () => {
+    app = await startOrganizationsApp(db.knex, 'jwt+store')
+  })
+
+  it('a member whose role changed or who was removed is signed out (their token carried the old roles); signed in again, the new role shows', async () => {
+    const ada = await signIn(app, 'ada@example.com')
+    const bob = await signIn(app, 'bob@example.com')
+    const id = await ada.create('Acme')
+    await app.addMember(id, bob.userId, ['member'])
+    expect((await bob.post('/organizations/active', { organizationId: id })).body.activeOrganization).toMatchObject({ roles: ['member'] })
+
+    expect((await ada.post('/organizations/members/role', { organizationId: id, userId: bob.userId, roles: ['admin'] })).status).toBe(200)
+    expect(await bob.session()).toBeNull()
+    expect((await bob.get('/organizations')).status).toBe(401)
+    const again = await signIn(app, 'bob@example.com')
+    expect((await again.session())?.user.activeOrganization).toEqual({ id, roles: ['admin'] })
+    // The owner's own session stands: only the changed member's end.
+    expect((await ada.get('/organizations')).status).toBe(200)
+
+    expect((await ada.post('/organizations/members/remove', { organizationId: id, userId: bob.userId })).status).toBe(200)
+    expect(await again.session()).toBeNull()
+  })
+})
+
 describe('organization routes for visitors and browsers', () => {
   const db = migratedDatabase(server)
   emptyOrganizationsAfterEach(db)
@@ -152,6 +180,19 @@ describe('organization routes for visitors and browsers', () => {
       expect(location.pathname).toBe('/api/auth/signin')
       expect(location.searchParams.get('callbackUrl')).toBe(`${app.url}/api/auth${path}`)
     }
+  })
+
+  it('answers a POST of a visitor who is not signed in, with a valid CSRF token, with 401 JSON or the sign-in page', async () => {
+    const visitor = await signIn(app, 'ada@example.com')
+    await visitor.browser.request(`${app.url}/api/auth/signout`, { body: new URLSearchParams({ csrfToken: await visitor.csrf() }) })
+    expect(await visitor.session()).toBeNull()
+    for (const path of ['/organizations', '/organizations/update', '/organizations/delete', '/organizations/active', '/organizations/leave', '/organizations/members/role', '/organizations/members/remove']) {
+      const json = await visitor.post(path, { organizationId: 'x', name: 'X' })
+      expect([path, json.status, json.body.code]).toEqual([path, 401, 'not_signed_in'])
+      const form = await visitor.form(path, { organizationId: 'x', name: 'X' })
+      expect([path, form.status, new URL(form.headers.get('location')!).pathname]).toEqual([path, 302, '/api/auth/signin'])
+    }
+    expect(await db.knex('Organization').count({ n: '*' }).first()).toMatchObject({ n: 0 })
   })
 
   it('shows the organizations page: escaped names, the active one marked, a switch form per other one, the create form; never cached', async () => {
