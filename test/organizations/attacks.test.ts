@@ -296,3 +296,27 @@ describe('organization routes behind a forged Host', () => {
     expect(await app.adapter.getOrganization({ slug: 'forged' })).toBeNull()
   })
 })
+
+describe('a JWT session\'s active organization under a forged session update', () => {
+  const db = migratedDatabase(server)
+  emptyOrganizationsAfterEach(db)
+  let app: OrganizationsApp
+  beforeAll(async () => {
+    // A careless app merging whatever the client's update sends into the token.
+    app = await startOrganizationsApp(db.knex, 'jwt', { callbacks: { jwt: ({ token, trigger, session }) => (trigger === 'update' && session && typeof session === 'object' ? { ...token, ...session } : token) } })
+  })
+
+  it('keeps the active organization and its roles whatever POST /session sends', async () => {
+    const { ada, a, b } = await twoOrganizations(app)
+    await ada.post('/organizations/active', { organizationId: a })
+    const before = (await ada.session())?.user.activeOrganization
+    expect(before).toEqual({ id: a, roles: ['owner'] })
+    for (const data of [{ activeOrganization: { id: b, roles: ['owner'] } }, { user: { activeOrganization: { id: b, roles: ['owner'] } } }]) {
+      const response = await ada.post('/session', { data })
+      expect(response.status).toBe(200)
+      expect((await ada.session())?.user.activeOrganization).toEqual(before)
+    }
+    // B's members stay out of her reach however the session reads.
+    expect((await ada.get(`/organizations/members?organizationId=${b}`)).status).toBe(404)
+  })
+})
