@@ -65,7 +65,17 @@ export const organizationsFeature: Feature = {
       )
     }
   },
-  routes: [],
+  routes: [
+    { method: 'GET', path: '/organizations', page: true, load: async () => (await import('./routes/organizations-page.js')).organizationsPageAction },
+    { method: 'POST', path: '/organizations', csrf: true, load: async () => (await import('./routes/organizations-create.js')).createOrganizationAction },
+    { method: 'POST', path: '/organizations/update', csrf: true, load: async () => (await import('./routes/organizations-update.js')).updateOrganizationAction },
+    { method: 'POST', path: '/organizations/delete', csrf: true, load: async () => (await import('./routes/organizations-delete.js')).deleteOrganizationAction },
+    { method: 'POST', path: '/organizations/active', csrf: true, load: async () => (await import('./routes/organizations-active.js')).switchOrganizationAction },
+    { method: 'POST', path: '/organizations/leave', csrf: true, load: async () => (await import('./routes/organizations-leave.js')).leaveOrganizationAction },
+    { method: 'GET', path: '/organizations/members', page: true, load: async () => (await import('./routes/members-page.js')).membersPageAction },
+    { method: 'POST', path: '/organizations/members/role', csrf: true, load: async () => (await import('./routes/members-role.js')).updateMemberRolesAction },
+    { method: 'POST', path: '/organizations/members/remove', csrf: true, load: async () => (await import('./routes/members-remove.js')).removeMemberAction },
+  ],
   off: 'Organizations are off: set the organizations option (and run the organizations migration) to use their routes.',
   api: (api): OrganizationsApi => ({
     createOrganization: createCreateOrganization(api),

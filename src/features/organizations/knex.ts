@@ -2,8 +2,9 @@
  * The Knex adapter's organizations and members (the organizations migration's tables), composed
  * into `KnexAdapter` by src/adapters/knex/index.ts. Creating an organization writes it and its owner
  * in one transaction; a change that could leave an organization without an owner is checked and
- * written in one transaction, its owners' rows locked (PostgreSQL, MySQL/MariaDB; SQLite runs one
- * writing transaction at a time), so two owners demoting each other at once cannot both succeed.
+ * written in one transaction, the organization's row locked first (PostgreSQL, MySQL/MariaDB; SQLite
+ * runs one writing transaction at a time), so two owners demoting each other at once cannot both
+ * succeed, and the one that waited is answered `last_owner`, never a deadlock.
  */
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
@@ -55,6 +56,16 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
   const organizationRow = (organization: Partial<AdapterOrganization>): Row =>
     values({ ...organization, ...(organization.metadata !== undefined ? { metadata: organization.metadata === null ? null : JSON.stringify(organization.metadata) } : {}) }, o)
   const memberColumns = Object.values(m).map((column) => `${tables.members}.${column} as ${MEMBER_ALIAS}${column}`)
+  /**
+   * Locks the organization's row until the transaction ends, first thing: the membership changes of
+   * one organization then run one after the other. Locking only the member rows a change reads (its
+   * target's, then the others') took them in a different order in two changes that cross (two owners
+   * demoting each other): each held the row the other wanted, and the database ended one of them as
+   * a deadlock (a 503) instead of answering `last_owner`.
+   */
+  const lockOrganization = async (trx: Knex.Transaction, organizationId: string): Promise<void> => {
+    if (lockable) await trx(tables.organizations).select(o.id).where({ [o.id]: organizationId }).forUpdate()
+  }
   /** Whether the change leaves the organization with an owner, the owners' rows locked until the transaction ends. */
   const keepsAnOwner = async (trx: Knex.Transaction, organizationId: string, userId: string, ownerRole: string): Promise<boolean> => {
     const query = trx(tables.members).select(m.userId, m.role).where({ [m.organizationId]: organizationId })
@@ -165,6 +176,7 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
 
     async updateMemberRoles(organizationId, userId, roles, ownerRole): Promise<MembershipChange> {
       return knex.transaction(async (trx) => {
+        await lockOrganization(trx, organizationId)
         const where = { [m.organizationId]: organizationId, [m.userId]: userId }
         const query = trx(tables.members).select(m.role).where(where)
         const row = (await (lockable ? query.forUpdate() : query).first()) as Row | undefined
@@ -178,6 +190,7 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
 
     async removeMember(organizationId, userId, ownerRole): Promise<MembershipChange> {
       return knex.transaction(async (trx) => {
+        await lockOrganization(trx, organizationId)
         const where = { [m.organizationId]: organizationId, [m.userId]: userId }
         const query = trx(tables.members).select(m.role).where(where)
         const row = (await (lockable ? query.forUpdate() : query).first()) as Row | undefined

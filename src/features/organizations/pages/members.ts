@@ -1,0 +1,138 @@
+/**
+ * The built-in members page of one organization (GET `/organizations/members?organizationId=…`): its
+ * members with their roles; per member, a form to change their role and one to remove them, each
+ * shown only when the viewer's roles there grant it and the engine's rules would allow it (nobody
+ * but an owner changes their own roles or touches the owner role); the viewer's own "Leave"; the
+ * organization's settings and its deletion for those who may. The routes check every rule again:
+ * a hidden form is a courtesy, not the guard. No script; never cached.
+ */
+import { html, type SafeHtml } from '../../../pages/html.js'
+import { isSafePageUrl, renderLayout } from '../../../pages/theme.js'
+import type { Theme } from '../../../types.js'
+import { OWNER_ROLE } from '../access.js'
+import type { OrganizationMember, OrganizationMembership } from '../types.js'
+
+/** What the viewer's roles in the organization grant, as `access.can` answered. */
+export interface MembersPageGrants {
+  updateRole: boolean
+  remove: boolean
+  update: boolean
+  delete: boolean
+}
+
+/** What the members page needs. */
+export interface MembersPageProps {
+  /** The organization, with the viewer's roles there. */
+  organization: OrganizationMembership
+  members: readonly OrganizationMember[]
+  viewerId: string
+  /** The roles a member may hold (`organizations.roles` and the built-in ones). */
+  roleNames: readonly string[]
+  grants: MembersPageGrants
+  /** Why the last form was refused. */
+  error?: string | undefined
+  csrfToken: string
+  /** The routes' base, e.g. `/api/auth`. */
+  basePath: string
+  theme: Theme
+  homeUrl?: string | undefined
+}
+
+/**
+ * Renders the members page.
+ * @throws {TypeError} If `basePath` is not a `/` path or an http(s) URL.
+ * @example
+ * const organization = { id: 'o1', name: 'Acme', slug: 'acme', logo: null, metadata: null, createdAt: '2027-01-01T00:00:00.000Z', roles: ['owner'] }
+ * const grants = { updateRole: true, remove: true, update: true, delete: true }
+ * renderMembersPage({ organization, members: [], viewerId: 'u1', roleNames: ['owner', 'admin', 'member'], grants, csrfToken: 'token', basePath: '/api/auth', theme: {} })
+ */
+export function renderMembersPage(props: MembersPageProps): string {
+  if (!isSafePageUrl(props.basePath)) throw new TypeError('Members page: basePath must be a path or an http(s) URL.')
+  const { organization } = props
+  const count = props.members.length
+  const body = html`<h1>${organization.name}</h1>
+${props.error ? html`<p class="alert" role="alert">${props.error}</p>` : ''}
+<p><code>${organization.slug}</code> · your roles: ${organization.roles.join(', ')}</p>
+<h2>Members</h2>
+<p>${count === 1 ? 'One member.' : `${count} members.`}</p>
+<ul class="sessions" data-members>${props.members.map((member) => memberRow(member, props))}</ul>
+${invitationsSpot(props)}
+${props.grants.update ? settingsForm(props) : ''}
+${props.grants.delete ? deleteForm(props) : ''}
+<p class="links" style="margin-top:1.5rem"><a href="${props.basePath}/organizations">← All organizations</a></p>`
+  return renderLayout({ title: `${organization.name}: members`, theme: props.theme, body, home: props.homeUrl })
+}
+
+function memberRow(member: OrganizationMember, props: MembersPageProps): SafeHtml {
+  const self = member.userId === props.viewerId
+  const viewerOwns = props.organization.roles.includes(OWNER_ROLE)
+  // The engine's rules (manage.ts), mirrored so that no form is offered that would be refused.
+  const touchesOwner = member.roles.includes(OWNER_ROLE) && !viewerOwns
+  // The only owner can neither step down nor leave (409 last_owner): they are told why instead.
+  const onlyOwner = self && viewerOwns && props.members.filter((each) => each.roles.includes(OWNER_ROLE)).length === 1
+  const mayChange = props.grants.updateRole && !touchesOwner && (!self || (viewerOwns && !onlyOwner))
+  const mayRemove = props.grants.remove && !touchesOwner && !self
+  const label = member.user.name ?? member.user.email ?? member.userId
+  return html`<li data-member-id="${member.userId}">
+<strong>${label}</strong>${self ? html` <small style="display:inline">(you)</small>` : ''}
+${member.user.email && member.user.email !== label ? html`<small>${member.user.email}</small>` : ''}
+<small data-roles>roles: ${member.roles.join(', ')}</small>
+${mayChange ? roleForm(member, props, viewerOwns) : ''}
+${mayRemove ? memberForm(props, '/organizations/members/remove', member.userId, 'Remove') : ''}
+${self && !onlyOwner ? memberForm(props, '/organizations/leave', undefined, 'Leave the organization') : ''}
+${onlyOwner ? html`<small data-only-owner>You are its only owner: make another member owner before you step down or leave.</small>` : ''}
+</li>`
+}
+
+function roleForm(member: OrganizationMember, props: MembersPageProps, viewerOwns: boolean): SafeHtml {
+  const offered = viewerOwns ? props.roleNames : props.roleNames.filter((role) => role !== OWNER_ROLE)
+  const id = `roles-${member.id}`
+  return html`<form method="post" action="${props.basePath}/organizations/members/role">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="organizationId" value="${props.organization.id}">
+<input type="hidden" name="userId" value="${member.userId}">
+<div><label for="${id}">Role</label><select id="${id}" name="roles">${offered.map((role) => html`<option value="${role}"${member.roles[0] === role ? html` selected` : ''}>${role}</option>`)}</select></div>
+<button type="submit" class="secondary">Change role</button>
+</form>`
+}
+
+function memberForm(props: MembersPageProps, path: string, userId: string | undefined, label: string): SafeHtml {
+  return html`<form method="post" action="${props.basePath}${path}">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="organizationId" value="${props.organization.id}">
+${userId !== undefined ? html`<input type="hidden" name="userId" value="${userId}">` : ''}
+<button type="submit" class="secondary">${label}</button>
+</form>`
+}
+
+// The invitations wing's place on this page (routes/invitation-*.ts): a link to its own page, so
+// that this page needs nothing of it.
+function invitationsSpot(props: MembersPageProps): SafeHtml {
+  return html`<section data-invitations>
+<h2>Invitations</h2>
+<p><a href="${props.basePath}/organizations/invitations?organizationId=${encodeURIComponent(props.organization.id)}">Invitations to this organization</a></p>
+</section>`
+}
+
+function settingsForm(props: MembersPageProps): SafeHtml {
+  const { organization } = props
+  return html`<h2>Settings</h2>
+<form method="post" action="${props.basePath}/organizations/update">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="organizationId" value="${organization.id}">
+<div><label for="name">Name</label><input id="name" name="name" required maxlength="255" value="${organization.name}"></div>
+<div><label for="slug">Slug</label><input id="slug" name="slug" required maxlength="64" pattern="[a-z0-9]+(-[a-z0-9]+)*" value="${organization.slug}"></div>
+<div><label for="logo">Logo (https URL, optional)</label><input id="logo" name="logo" type="url" maxlength="2048" value="${organization.logo ?? ''}"></div>
+<button type="submit" class="secondary">Save settings</button>
+</form>`
+}
+
+function deleteForm(props: MembersPageProps): SafeHtml {
+  return html`<h2>Delete</h2>
+<form method="post" action="${props.basePath}/organizations/delete">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="organizationId" value="${props.organization.id}">
+<small class="hint">Deletes its members, invitations and teams. This cannot be undone.</small>
+<button type="submit" class="secondary">Delete the organization</button>
+</form>`
+}
