@@ -25,6 +25,7 @@ import { knexApiKeyMethods, knexApiKeyUserRows, type KnexApiKeyMethods } from '.
 import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from '../../features/passkey/knex.js'
 import { knexPasswordMethods, knexPasswordUserRows, knexUsernameMethods, knexUsernameUserRows, type KnexPasswordMethods, type KnexUsernameMethods } from '../../features/password/knex.js'
 import { knexOrganizationMethods, knexOrganizationUserRows, type KnexOrganizationMethods } from '../../features/organizations/knex.js'
+import { knexInvitationMethods, type KnexInvitationMethods } from '../../features/organizations/knex-invitations.js'
 import { knexPruneMethods, type KnexPruneMethods } from '../../features/prune/knex.js'
 import { knexRoleMethods, type KnexRoleMethods } from '../../features/roles/knex.js'
 import { knexTwoFactorMethods, knexTwoFactorUserRows, type KnexTwoFactorMethods } from '../../features/two-factor/knex.js'
@@ -38,10 +39,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexOrganizationMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexInvitationMethods, KnexOrganizationMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods, KnexOrganizationMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods, KnexOrganizationMethods, KnexInvitationMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -72,6 +73,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexAdminMethods(knex, naming, codec),
     ...knexOAuthRecordMethods(knex, naming, codec),
     ...knexOrganizationMethods(knex, naming, codec),
+    ...knexInvitationMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter
 }

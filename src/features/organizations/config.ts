@@ -87,4 +87,11 @@ export const ORGANIZATION_ADAPTER_METHODS = [
   'countMembers',
   'updateMemberRoles',
   'removeMember',
+  'createInvitation',
+  'getInvitation',
+  'getInvitationByTokenHash',
+  'listInvitations',
+  'listInvitationsForEmail',
+  'settleInvitation',
+  'updateInvitationToken',
 ] as const
