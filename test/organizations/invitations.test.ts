@@ -383,6 +383,45 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expect((await me(grace))?.user.activeOrganization).toEqual({ id: acme, roles: ['member'] })
     })
 
+    it('counts pending invitations in membersPerOrganization, and checks organizationsPerUser before the token is used', async () => {
+      // Acme has two members (ada, bob): room for two more, members or invitations.
+      const app = await appOf('database', { membersPerOrganization: 4, organizationsPerUser: 1 })
+      const ada = await signedIn(app, 'ada')
+      await invited(ada, acme, 'grace@example.com')
+      await invited(ada, acme, 'hank@example.com')
+      smtp.skipReceived()
+      const full = await invite(ada, acme, 'eve@example.com')
+      expect([full.status, full.body.code]).toEqual([409, 'limit_reached'])
+      // A refresh of a pending one adds nobody: allowed.
+      await invited(ada, acme, 'hank@example.com')
+      const { token } = await mailedLink('hank@example.com')
+      // Hank owns Globex and may belong to one organization: refused, the token left for later.
+      const hank = await signedIn(app, 'hank')
+      const refused = await post(hank, '/organizations/invitation/accept', { token })
+      expect([refused.status, refused.body.code]).toEqual([409, 'limit_reached'])
+      expect((await app.adapter.listInvitations(acme)).map((invitation) => invitation.status)).toEqual(['pending', 'pending'])
+    })
+
+    it("escapes the organization's name on the accept page and in the mail", async () => {
+      const app = await appOf()
+      await app.adapter.updateOrganization(acme, { name: '<img src=x onerror=alert(1)>' })
+      const ada = await signedIn(app, 'ada')
+      await invited(ada, acme, 'grace@example.com')
+      const mail = await smtp.nextMessage()
+      expect(String(mail.parsed.html)).not.toContain('<img src=x')
+      const url = new URL(linkOf(mail))
+      const grace = await signedIn(app, 'grace')
+      const page = await grace.get(url.pathname + url.search).expect(200)
+      expect(page.text).not.toContain('<img src=x')
+      expect(page.text).toContain('&lt;img src=x onerror=alert(1)&gt;')
+    })
+
+    it('warns at init when invitations cannot be mailed', () => {
+      const logger = recordingLogger()
+      Portcullis({ secret: SECRET, logger, adapter: KnexAdapter(db.knex), organizations: true, providers: [] })
+      expect(logger.codes('warn')).toContain('OrganizationMailNotConfigured')
+    })
+
     it('the adapter settles an invitation once: a compare-and-set on its status', async () => {
       const adapter = KnexAdapter(db.knex)
       const created = await adapter.createInvitation({ organizationId: acme, email: 'grace@example.com', roles: ['member', 'admin'], teamId: null, tokenHash: 'a'.repeat(64), inviterId: null, expiresAt: new Date(Date.now() + 60_000), sentAt: new Date() })

@@ -71,6 +71,12 @@ export const organizationsFeature: Feature = {
         'organizations with JWT sessions and no session.store: a member removed or given lesser roles keeps the roles of their session token in its active organization until it expires (jwt.maxAge). Configure session.store to end such sessions at once, or use database sessions. See docs/organizations.md.',
       )
     }
+    const options = organizationsOf(config) as ResolvedOrganizations
+    const providerServer = config.providers.some((provider) => provider.type === 'email' && (provider as { server?: unknown }).server !== undefined)
+    if (!options.sendMail && options.server === undefined && !providerServer) {
+      // Said at init rather than at the first invitation, whose mail would only be logged as not sent.
+      config.logger.warn('OrganizationMailNotConfigured', 'organizations: invitations cannot be mailed: set organizations.server and organizations.from, organizations.sendMail, or configure a Nodemailer provider. See docs/organizations.md.')
+    }
   },
   routes: [
     // Invitations: the accept page (which accepts nothing by itself), its two forms, the organization's list and changes, the user's own.
