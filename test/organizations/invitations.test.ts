@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, jest 
 import Portcullis, { type PortcullisConfig, type Session } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
+import Nodemailer from 'portcullis/providers/nodemailer'
 import type { Knex } from 'knex'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { fetchCsrfToken, SECRET, signInWithPassword } from '../support/flow.js'
@@ -37,12 +38,6 @@ async function invitationApp(knex: Knex, strategy: Strategy, organizations: Reco
     adapter,
     session: { strategy },
     organizations: { server: smtp.url, from: 'Acme <auth@example.test>', ...organizations },
-    providers: [
-      Credentials({
-        credentials: { username: {}, password: { type: 'password' } },
-        authorize: async ({ username, password }) => (password === 'lovelace' ? await adapter.getUserByEmail(`${String(username)}@example.com`) : null),
-      }),
-    ],
     events: {
       memberAdded: record('memberAdded'),
       invitationCreated: record('invitationCreated'),
@@ -51,6 +46,13 @@ async function invitationApp(knex: Knex, strategy: Strategy, organizations: Reco
       invitationCanceled: record('invitationCanceled'),
     },
     ...config,
+    providers: [
+      ...(config.providers ?? []),
+      Credentials({
+        credentials: { username: {}, password: { type: 'password' } },
+        authorize: async ({ username, password }) => (password === 'lovelace' ? await adapter.getUserByEmail(`${String(username)}@example.com`) : null),
+      }),
+    ],
   })
   const app = express()
   app.use('/api/auth', portcullis.handlers)
@@ -137,8 +139,8 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       apps = []
     })
 
-    const appOf = async (strategy: Strategy = 'database', organizations?: Record<string, unknown>) => {
-      const app = await invitationApp(db.knex, strategy, organizations)
+    const appOf = async (strategy: Strategy = 'database', organizations?: Record<string, unknown>, config?: Partial<PortcullisConfig>) => {
+      const app = await invitationApp(db.knex, strategy, organizations, config)
       apps.push(app)
       return app
     }
@@ -336,6 +338,27 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expect(accepted.status).toBe(200)
       expect(accepted.body.organization).toMatchObject({ id: acme, name: 'Acme', roles: ['member'] })
       expect((await me(visitor))?.user.activeOrganization).toEqual({ id: acme, roles: ['member'] })
+    })
+
+    it('lets a newcomer sign up by a mailed sign-in link, come back, accept and land in the organization (the mail through the e-mail provider\'s server)', async () => {
+      const app = await appOf('database', { server: undefined, from: undefined }, { providers: [Nodemailer({ server: smtp.url, from: 'Acme <auth@example.test>' })] })
+      const ada = await signedIn(app, 'ada')
+      await invited(ada, acme, 'newcomer@example.com')
+      const { path, token } = await mailedLink('newcomer@example.com')
+      const visitor = request.agent(app.app)
+      const callbackUrl = new URL((await visitor.get(path).expect(302)).headers.location!).searchParams.get('callbackUrl')!
+      const csrfToken = await fetchCsrfToken(visitor)
+      await visitor.post('/api/auth/signin/nodemailer').type('form').send({ csrfToken, email: 'newcomer@example.com', callbackUrl }).expect(302)
+      const signInLink = new URL(linkOf(await smtp.nextMessage()))
+      const signedUp = await visitor.get(signInLink.pathname + signInLink.search).expect(302)
+      expect(signedUp.headers.location).toBe(callbackUrl)
+      await visitor.get(path).expect(200)
+      expect((await post(visitor, '/organizations/invitation/accept', { token })).status).toBe(200)
+      const newcomer = await app.adapter.getUserByEmail('newcomer@example.com')
+      expect((await app.adapter.getMember(acme, newcomer!.id))?.roles).toEqual(['member'])
+      expect((await me(visitor))?.user.activeOrganization).toEqual({ id: acme, roles: ['member'] })
+      // Signed up by the link, the address is verified: the invitation is gone from their list.
+      expect((await visitor.get('/api/auth/invitations').set('Accept', 'application/json')).body.invitations).toEqual([])
     })
 
     it("refuses a member without invitation: ['create'] (403), and only an owner invites an owner", async () => {
