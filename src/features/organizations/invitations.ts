@@ -86,7 +86,7 @@ export async function invite(caller: Caller, input: NewInvitation): Promise<Sent
   let invitation: AdapterInvitation
   if (existing) {
     await limitMails(caller, existing.id)
-    if (!(await adapter.updateInvitationToken(existing.id, tokenHashOf(token), sentAt, expiresAt, roles))) throw new OrganizationError('not_found', 'No such pending invitation among your organizations\'.')
+    if (!(await adapter.updateInvitationToken(existing.id, tokenHashOf(token), sentAt, expiresAt, roles))) throw notFound()
     invitation = { ...existing, roles, tokenHash: tokenHashOf(token), sentAt, expiresAt }
   } else {
     invitation = await adapter.createInvitation({ organizationId: organization.id, email, roles, teamId: null, tokenHash: tokenHashOf(token), inviterId: caller.userId, expiresAt, sentAt })

@@ -246,7 +246,7 @@ declare module '../../types.js' {
     memberRoleChanged?: ((message: { organizationId: string; userId: string; roles: readonly string[]; previous: readonly string[]; by: string | null }) => Awaitable<void>) | undefined
     /** The session's active organization changed (null: none). */
     activeOrganizationChanged?: ((message: { userId: string; organizationId: string | null }) => Awaitable<void>) | undefined
-    /** An invitation was made or refreshed (a second invitation to the same address), and its mail sent. Never carries the token. */
+    /** An invitation was made, refreshed (a second invitation to the same address) or resent, and its mail sent (or tried: `invitation` is as stored). Never carries the token. */
     invitationCreated?: ((message: { invitation: Invitation; by: string }) => Awaitable<void>) | undefined
     /** The invited user accepted (and became a member: `memberAdded` comes first). */
     invitationAccepted?: ((message: { invitationId: string; organizationId: string; userId: string }) => Awaitable<void>) | undefined

@@ -25,7 +25,7 @@ export function jsonClient(ctx: ActionContext): boolean {
  * back to `returnTo`.
  */
 export async function callerOrSignIn(ctx: ActionContext, returnTo: string): Promise<{ caller: Caller; engine: Awaited<ReturnType<typeof loadInvitations>> } | { response: AuthResponse }> {
-  const options = optionsOf(ctx.config, ctx.req.url ?? 'This route')
+  const options = optionsOf(ctx.config, 'The invitation routes')
   const userId = await signedInUserId(ctx)
   if (!userId) {
     if (jsonClient(ctx)) return { response: { status: 401, json: { error: 'Organization', code: 'not_signed_in', message: 'Sign in first (a cookie session).' } } }
