@@ -293,7 +293,9 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       const app = await appOf()
       const ada = await signedIn(app, 'ada')
       const mails = smtp.messages.length
-      const refused = await invite(ada, acme, 'bob@example.com')
+      // Stored by a provider in another letter case, typed in a third.
+      await db.knex('User').update({ email: 'Bob@Example.com' }).where({ email: 'bob@example.com' })
+      const refused = await invite(ada, acme, 'BOB@example.COM')
       expect(refused.status).toBe(409)
       expect(refused.body.code).toBe('already_member')
       expect(smtp.messages.length).toBe(mails)

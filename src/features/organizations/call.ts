@@ -16,7 +16,7 @@ import { OrganizationError } from './errors.js'
 import type { AdapterMember, AdapterOrganization } from './types.js'
 
 /** The adapter with the wing's methods. */
-export type OrganizationAdapter = Required<Pick<Adapter, (typeof ORGANIZATION_ADAPTER_METHODS)[number] | 'getUser' | 'getUserByEmail'>>
+export type OrganizationAdapter = Required<Pick<Adapter, (typeof ORGANIZATION_ADAPTER_METHODS)[number] | 'getUser'>>
 
 /** Who is calling, on which config. */
 export interface Caller {

@@ -69,8 +69,8 @@ export async function invite(caller: Caller, input: NewInvitation): Promise<Sent
   const roles = checkedRoles(caller, input.roles ?? [caller.options.defaultInvitationRole])
   if (roles.includes(OWNER_ROLE) && !member.roles.includes(OWNER_ROLE)) throw new OrganizationError('forbidden', 'Only an owner invites with the owner role.')
   const { adapter } = caller
-  const user = await adapter.getUserByEmail(email)
-  if (user && (await adapter.getMember(organization.id, user.id))) throw new OrganizationError('already_member', `${email} belongs to a member of this organization already.`)
+  // Compared normalized: a provider may have stored the member's address in another letter case.
+  if ((await adapter.listMembers(organization.id)).some((one) => addressOrNull(one.user.email) === email)) throw new OrganizationError('already_member', `${email} belongs to a member of this organization already.`)
   const pending = await adapter.listInvitations(organization.id)
   const existing = pending.find((invitation) => invitation.email === email)
   const now = caller.ctx.now * 1000
