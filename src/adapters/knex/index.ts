@@ -26,6 +26,7 @@ import { knexPasskeyMethods, knexPasskeyUserRows, type KnexPasskeyMethods } from
 import { knexPasswordMethods, knexPasswordUserRows, knexUsernameMethods, knexUsernameUserRows, type KnexPasswordMethods, type KnexUsernameMethods } from '../../features/password/knex.js'
 import { knexOrganizationMethods, knexOrganizationUserRows, type KnexOrganizationMethods } from '../../features/organizations/knex.js'
 import { knexTeamMethods, type KnexTeamMethods } from '../../features/organizations/knex-teams.js'
+import { knexInvitationMethods, type KnexInvitationMethods } from '../../features/organizations/knex-invitations.js'
 import { knexPruneMethods, type KnexPruneMethods } from '../../features/prune/knex.js'
 import { knexRoleMethods, type KnexRoleMethods } from '../../features/roles/knex.js'
 import { knexTwoFactorMethods, knexTwoFactorUserRows, type KnexTwoFactorMethods } from '../../features/two-factor/knex.js'
@@ -39,10 +40,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexOrganizationMethods, KnexPasskeyMethods, KnexTeamMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexInvitationMethods, KnexOrganizationMethods, KnexPasskeyMethods, KnexTeamMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods, KnexOrganizationMethods, KnexTeamMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods, KnexOrganizationMethods, KnexInvitationMethods, KnexTeamMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -74,6 +75,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexOAuthRecordMethods(knex, naming, codec),
     ...knexOrganizationMethods(knex, naming, codec),
     ...knexTeamMethods(knex, naming, codec),
+    ...knexInvitationMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter
 }

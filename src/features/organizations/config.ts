@@ -87,6 +87,13 @@ export const ORGANIZATION_ADAPTER_METHODS = [
   'countMembers',
   'updateMemberRoles',
   'removeMember',
+  'createInvitation',
+  'getInvitation',
+  'getInvitationByTokenHash',
+  'listInvitations',
+  'listInvitationsForEmail',
+  'settleInvitation',
+  'updateInvitationToken',
 ] as const
 
 /** Those the teams (`organizations.teams`) call besides. */

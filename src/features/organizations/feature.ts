@@ -8,11 +8,18 @@ import type { CredentialOwnerType, Feature, PermissionSource } from '../../compo
 import type { Adapter } from '../../types.js'
 import { InvalidConfigurationError } from '../../errors.js'
 import { createGetActiveOrganization, createSetActiveOrganization, type GetActiveOrganizationFunction, type SetActiveOrganizationFunction } from './api/active-organization.js'
+import { createAcceptInvitation, type AcceptInvitationFunction } from './api/accept-invitation.js'
 import { createAddMember, type AddMemberFunction } from './api/add-member.js'
+import { createCancelInvitation, type CancelInvitationFunction } from './api/cancel-invitation.js'
 import { createCreateOrganization, type CreateOrganizationFunction } from './api/create-organization.js'
+import { createDeclineInvitation, type DeclineInvitationFunction } from './api/decline-invitation.js'
+import { createInviteMember, type InviteMemberFunction } from './api/invite-member.js'
+import { createListInvitations, type ListInvitationsFunction } from './api/list-invitations.js'
+import { createListMyInvitations, type ListMyInvitationsFunction } from './api/list-my-invitations.js'
 import { createGetOrganization, createListOrganizations, type GetOrganizationFunction, type ListOrganizationsFunction } from './api/list-organizations.js'
 import { createLeaveOrganization, createListMembers, createRemoveMember, createUpdateMemberRoles, type LeaveOrganizationFunction, type ListMembersFunction, type RemoveMemberFunction, type UpdateMemberRolesFunction } from './api/members.js'
 import { createTeamFunctions, type TeamFunctions } from './api/teams.js'
+import { createResendInvitation, type ResendInvitationFunction } from './api/resend-invitation.js'
 import { createDeleteOrganization, createUpdateOrganization, type DeleteOrganizationFunction, type UpdateOrganizationFunction } from './api/update-organization.js'
 import { ORGANIZATION_ADAPTER_METHODS, organizationsOf, resolveOrganizations, TEAM_ADAPTER_METHODS, type ResolvedOrganizations } from './config.js'
 import { activeOrganizationField } from './session-field.js'
@@ -32,6 +39,20 @@ export interface OrganizationsApi extends TeamFunctions {
   removeMember: RemoveMemberFunction
   leaveOrganization: LeaveOrganizationFunction
   addMember: AddMemberFunction
+  /** Invites an address to an organization by mail (`invitation: ['create']`; CSRF-checked). */
+  inviteMember: InviteMemberFunction
+  /** An organization's pending invitations (`invitation: ['list']`). */
+  listInvitations: ListInvitationsFunction
+  /** Cancels a pending invitation (`invitation: ['cancel']`; CSRF-checked). */
+  cancelInvitation: CancelInvitationFunction
+  /** Mails a pending invitation again with a new link (`invitation: ['create']`, 3 an hour; CSRF-checked). */
+  resendInvitation: ResendInvitationFunction
+  /** The pending invitations to the signed-in user's verified address. */
+  listMyInvitations: ListMyInvitationsFunction
+  /** Accepts an invitation by its mailed token: a member, the session's active organization (CSRF-checked). */
+  acceptInvitation: AcceptInvitationFunction
+  /** Declines an invitation by its mailed token (CSRF-checked). */
+  declineInvitation: DeclineInvitationFunction
 }
 
 // The user's roles in the active organization, as the session carries them.
@@ -64,6 +85,12 @@ export const organizationsFeature: Feature = {
         'organizations with JWT sessions and no session.store: a member removed or given lesser roles keeps the roles of their session token in its active organization until it expires (jwt.maxAge). Configure session.store to end such sessions at once, or use database sessions. See docs/organizations.md.',
       )
     }
+    const options = organizationsOf(config) as ResolvedOrganizations
+    const providerServer = config.providers.some((provider) => provider.type === 'email' && (provider as { server?: unknown }).server !== undefined)
+    if (!options.sendMail && options.server === undefined && !providerServer) {
+      // Said at init rather than at the first invitation, whose mail would only be logged as not sent.
+      config.logger.warn('OrganizationMailNotConfigured', 'organizations: invitations cannot be mailed: set organizations.server and organizations.from, organizations.sendMail, or configure a Nodemailer provider. See docs/organizations.md.')
+    }
   },
   routes: [
     { method: 'GET', path: '/organizations', page: true, load: async () => (await import('./routes/organizations-page.js')).organizationsPageAction },
@@ -75,6 +102,15 @@ export const organizationsFeature: Feature = {
     { method: 'GET', path: '/organizations/members', page: true, load: async () => (await import('./routes/members-page.js')).membersPageAction },
     { method: 'POST', path: '/organizations/members/role', csrf: true, load: async () => (await import('./routes/members-role.js')).updateMemberRolesAction },
     { method: 'POST', path: '/organizations/members/remove', csrf: true, load: async () => (await import('./routes/members-remove.js')).removeMemberAction },
+    // Invitations: the accept page (which accepts nothing by itself), its two forms, the organization's list and changes, the user's own.
+    { method: 'GET', path: '/organizations/invitation', page: true, load: async () => (await import('./routes/invitation-page.js')).invitationPage },
+    { method: 'POST', path: '/organizations/invitation/accept', csrf: true, load: async () => (await import('./routes/invitation-accept.js')).acceptInvitationAction },
+    { method: 'POST', path: '/organizations/invitation/decline', csrf: true, load: async () => (await import('./routes/invitation-decline.js')).declineInvitationAction },
+    { method: 'GET', path: '/organizations/invitations', page: true, load: async () => (await import('./routes/invitation-list.js')).listInvitationsAction },
+    { method: 'POST', path: '/organizations/invitations', csrf: true, load: async () => (await import('./routes/invitation-create.js')).createInvitationAction },
+    { method: 'POST', path: '/organizations/invitations/cancel', csrf: true, load: async () => (await import('./routes/invitation-cancel.js')).cancelInvitationAction },
+    { method: 'POST', path: '/organizations/invitations/resend', csrf: true, load: async () => (await import('./routes/invitation-resend.js')).resendInvitationAction },
+    { method: 'GET', path: '/invitations', page: true, load: async () => (await import('./routes/invitation-mine.js')).myInvitationsPage },
   ],
   off: 'Organizations are off: set the organizations option (and run the organizations migration) to use their routes.',
   api: (api): OrganizationsApi => ({
@@ -90,10 +126,34 @@ export const organizationsFeature: Feature = {
     removeMember: createRemoveMember(api),
     leaveOrganization: createLeaveOrganization(api),
     addMember: createAddMember(api),
+    inviteMember: createInviteMember(api),
+    listInvitations: createListInvitations(api),
+    cancelInvitation: createCancelInvitation(api),
+    resendInvitation: createResendInvitation(api),
+    listMyInvitations: createListMyInvitations(api),
+    acceptInvitation: createAcceptInvitation(api),
+    declineInvitation: createDeclineInvitation(api),
     ...createTeamFunctions(api),
   }),
   hooks: { sessionUserField: activeOrganizationField, permissionSource: activeRoles, credentialOwner: organizationOwner },
   adapterMethods: [...ORGANIZATION_ADAPTER_METHODS, ...TEAM_ADAPTER_METHODS],
-  events: ['organizationCreated', 'organizationUpdated', 'organizationDeleted', 'memberAdded', 'memberRemoved', 'memberRoleChanged', 'activeOrganizationChanged', 'teamCreated', 'teamDeleted', 'teamMemberAdded', 'teamMemberRemoved'],
+  events: [
+    'organizationCreated',
+    'organizationUpdated',
+    'organizationDeleted',
+    'memberAdded',
+    'memberRemoved',
+    'memberRoleChanged',
+    'activeOrganizationChanged',
+    'invitationCreated',
+    'invitationAccepted',
+    'invitationDeclined',
+    'invitationCanceled',
+    'teamCreated',
+    'teamDeleted',
+    'teamMemberAdded',
+    'teamMemberRemoved',
+  ],
   errors: ['Organization'],
+  rateLimitBuckets: ['organization-invitation'],
 }

@@ -1,5 +1,5 @@
 /** The organizations' records as the functions and JSON routes give them: dates as ISO strings, no internal fields. */
-import type { AdapterMember, AdapterMemberWithUser, AdapterOrganization, Organization, OrganizationMember, OrganizationMembership } from './types.js'
+import type { AdapterInvitation, AdapterMember, AdapterMemberWithUser, AdapterOrganization, Invitation, Organization, OrganizationMember, OrganizationMembership } from './types.js'
 
 export function organizationShape(organization: AdapterOrganization): Organization {
   const { id, name, slug, logo, metadata, createdAt } = organization
@@ -13,4 +13,10 @@ export function membershipShape(organization: AdapterOrganization, member: Adapt
 export function memberShape(member: AdapterMemberWithUser): OrganizationMember {
   const { name, email, image } = member.user
   return { id: member.id, userId: member.userId, roles: [...member.roles], createdAt: member.createdAt.toISOString(), user: { name, email, image } }
+}
+
+/** An invitation without its token's hash. */
+export function invitationShape(invitation: AdapterInvitation): Invitation {
+  const { id, organizationId, email, roles, status, inviterId, createdAt, expiresAt, sentAt } = invitation
+  return { id, organizationId, email, roles: [...roles], status, inviterId, createdAt: createdAt.toISOString(), expiresAt: expiresAt.toISOString(), sentAt: sentAt.toISOString() }
 }

@@ -54,6 +54,27 @@ export interface AdapterInvitation {
   sentAt: Date
 }
 
+/** An invitation as the functions and JSON routes give it (never its token or the token's hash). */
+export interface Invitation {
+  id: string
+  organizationId: string
+  email: string
+  roles: string[]
+  status: InvitationStatus
+  inviterId: string | null
+  createdAt: ISODateString
+  expiresAt: ISODateString
+  sentAt: ISODateString
+}
+
+/** A pending invitation of the signed-in user's address, with what they need to recognize it. */
+export interface InvitationForMe {
+  id: string
+  organization: { id: string; name: string; slug: string; logo: string | null }
+  roles: string[]
+  expiresAt: ISODateString
+}
+
 /** A team inside an organization. */
 export interface AdapterTeam {
   id: string
@@ -217,6 +238,22 @@ declare module '../../types.js' {
     addTeamMember?(organizationId: string, teamId: string, userId: string): Promise<'added' | 'already' | 'not_member' | 'not_found'>
     removeTeamMember?(organizationId: string, teamId: string, userId: string): Promise<boolean>
     listTeamMembers?(organizationId: string, teamId: string): Promise<{ userId: string; name: string | null; email: string | null }[]>
+    /** Stores a new invitation (status `pending`). */
+    createInvitation?(invitation: Omit<AdapterInvitation, 'id' | 'createdAt' | 'status'>): Promise<AdapterInvitation>
+    getInvitation?(id: string): Promise<AdapterInvitation | null>
+    /** The invitation whose token has this SHA-256 (hex), whatever its status. */
+    getInvitationByTokenHash?(tokenHash: string): Promise<AdapterInvitation | null>
+    /** The organization's pending invitations (expired ones too), oldest first. */
+    listInvitations?(organizationId: string): Promise<AdapterInvitation[]>
+    /** The pending, unexpired invitations to this (normalized) address, oldest first. */
+    listInvitationsForEmail?(email: string): Promise<AdapterInvitation[]>
+    /**
+     * Sets the invitation's status when it is still `expect.expect` (a compare-and-set: one UPDATE …
+     * WHERE status = 'pending'); true when this call changed it. Of two racing calls, one wins.
+     */
+    settleInvitation?(id: string, status: Exclude<InvitationStatus, 'pending'>, expect: { expect: 'pending' }): Promise<boolean>
+    /** A pending invitation's new token, sending time and expiry (a resend), and optionally roles; false when it is no longer pending. */
+    updateInvitationToken?(id: string, tokenHash: string, sentAt: Date, expiresAt: Date, roles?: readonly string[]): Promise<boolean>
   }
 
   interface EventsOptions {
@@ -234,5 +271,12 @@ declare module '../../types.js' {
     teamMemberRemoved?: ((message: { organizationId: string; teamId: string; userId: string; by: string }) => Awaitable<void>) | undefined
     /** The session's active organization changed (null: none). */
     activeOrganizationChanged?: ((message: { userId: string; organizationId: string | null }) => Awaitable<void>) | undefined
+    /** An invitation was made, refreshed (a second invitation to the same address) or resent, and its mail sent (or tried: `invitation` is as stored). Never carries the token. */
+    invitationCreated?: ((message: { invitation: Invitation; by: string }) => Awaitable<void>) | undefined
+    /** The invited user accepted (and became a member: `memberAdded` comes first). */
+    invitationAccepted?: ((message: { invitationId: string; organizationId: string; userId: string }) => Awaitable<void>) | undefined
+    invitationDeclined?: ((message: { invitationId: string; organizationId: string; userId: string }) => Awaitable<void>) | undefined
+    /** A member canceled a pending invitation (`by`). */
+    invitationCanceled?: ((message: { invitationId: string; organizationId: string; by: string }) => Awaitable<void>) | undefined
   }
 }

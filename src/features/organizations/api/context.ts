@@ -20,6 +20,13 @@ export function loadManage(): Promise<typeof import('../manage.js')> {
   return (engine ??= import('../manage.js'))
 }
 
+let invitations: Promise<typeof import('../invitations.js')> | undefined
+
+/** The invitations' engine, imported on first use. */
+export function loadInvitations(): Promise<typeof import('../invitations.js')> {
+  return (invitations ??= import('../invitations.js'))
+}
+
 /**
  * The call on `given` for the user signed in by its cookie session.
  * @param csrf Check the CSRF token (the functions that change something) with these options.
