@@ -7,6 +7,12 @@
  *   hasPermission(req), warm JWT `hasPermission` on requests whose JWT session (roles in the token)
  *                                this instance read before: the session read it shares with `auth()`
  *                                plus the check (compare the session group's warm rows)
+ *   hasPermission(req), warm JWT, active organization
+ *                                the same with the `organizations` option on, an `activeOrganization`
+ *                                claim in each token ({ id, roles: ['admin'] }) and an ask of the
+ *                                organizations' own statement (`project: ['create']`): the global roles
+ *                                (`editor`) deny it, the roles in the active organization grant it. The
+ *                                adapter counts its calls: a warm read makes none (checked after the run)
  *
  * Method: the rows take turns within each of 5 rounds (BENCH_ROUNDS), the first rotating; a round
  * of a `can` row is 1,000,000 checks (BENCH_QUICK=1: 100,000), of the request row 10,000 reads.
@@ -17,7 +23,7 @@ import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { loadavg } from 'node:os'
 import { randomUUID } from 'node:crypto'
-import Portcullis, { defineAccess } from '../src/index.js'
+import Portcullis, { defineAccess, type AccessControl } from '../src/index.js'
 import Credentials from '../src/providers/credentials.js'
 import { deriveKeyRing } from '../src/session/keys.js'
 import { sealSessionToken } from '../src/session/token.js'
@@ -54,6 +60,40 @@ const portcullis = Portcullis({
   logger: { warn: () => {} },
   jwt: { cacheSize: TOKENS },
 })
+// The same tokens with an active organization, read by an instance with the organizations option.
+const organizationTokens = Array.from({ length: TOKENS }, (_, i) =>
+  sealSessionToken(
+    { name: `Ada ${i}`, email: `ada.${i}@example.com`, sub: randomUUID(), roles: ['editor'], activeOrganization: { id: randomUUID(), roles: ['admin'] } },
+    ring.current,
+    30 * 24 * 60 * 60,
+    now,
+  ),
+)
+let adapterCalls = 0
+const counted = <T>(value: T) => async () => {
+  adapterCalls++
+  return value
+}
+// Typed by the base AccessControl: `project` is a statement of the organizations option, not of `access`.
+const organizations = Portcullis<AccessControl>({
+  secret: SECRET,
+  providers: [Credentials({ authorize: () => null })],
+  roles: access,
+  organizations: { statements: { project: ['create', 'delete'] } },
+  session: { strategy: 'jwt' },
+  // Every method counts its calls: the warm reads must make none.
+  adapter: {
+    getUserRoles: counted(null),
+    setUserRoles: counted(true),
+    listOrganizationsOfUser: counted([]),
+    getMember: counted(null),
+    getOrganization: counted(null),
+  },
+  logger: { warn: () => {} },
+  jwt: { cacheSize: TOKENS },
+})
+const organizationAsk = { project: ['create'] } as const
+
 const requestWithCookie = (token: string): IncomingMessage => {
   const req = new IncomingMessage(new Socket())
   req.method = 'GET'
@@ -65,6 +105,10 @@ const response = new ServerResponse(requestWithCookie(''))
 let requests: IncomingMessage[] = []
 const prepareRequests = () => {
   requests = tokens.map(requestWithCookie)
+}
+let organizationRequests: IncomingMessage[] = []
+const prepareOrganizationRequests = () => {
+  organizationRequests = organizationTokens.map(requestWithCookie)
 }
 
 interface Row {
@@ -99,13 +143,27 @@ const rows: Row[] = [
       return granted
     },
   },
+  {
+    name: 'hasPermission(req), warm JWT, active organization',
+    ops: TOKENS,
+    prepare: prepareOrganizationRequests,
+    run: async (ops) => {
+      let granted = 0
+      for (let i = 0; i < ops; i++) if (await organizations.hasPermission({ req: organizationRequests[i]!, res: response }, organizationAsk)) granted++
+      return granted
+    },
+  },
 ]
 
 // Every token read twice, untimed: from then on the request row's reads hit the token cache.
 for (let pass = 0; pass < 2; pass++) {
   prepareRequests()
   for (const req of requests) await portcullis.auth(req, response)
+  prepareOrganizationRequests()
+  for (const req of organizationRequests) await organizations.auth(req, response)
 }
+// The global roles alone do not grant the organizations' ask: the active organization's must.
+if (await organizations.hasPermission({ req: requestWithCookie(tokens[0]!), res: response }, organizationAsk)) throw new Error('the global roles granted project: create')
 for (const row of rows) {
   row.prepare?.()
   const granted = await row.run(Math.min(row.ops, 1000))
@@ -133,3 +191,6 @@ printTable(
 )
 const slowest = Math.max(...medianUs.slice(0, 3))
 console.log(`\naccess.can: at most ${us(slowest)} µs a check (target < 1 µs)`)
+// Sign-in and the organization functions query; a warm read with an active organization must not.
+if (adapterCalls !== 0) throw new Error(`the warm reads with an active organization called the adapter ${adapterCalls} times`)
+console.log(`hasPermission with an active organization: ${(medianUs[4]! / medianUs[3]!).toFixed(2)}x the roles row, ${adapterCalls} adapter calls over its reads`)

@@ -6,16 +6,20 @@
  * dev-idp.ts). E-mail sign-in needs no mail server: by default the link is printed to the console
  * (development only); with AUTH_EMAIL_SERVER (an SMTP URL) it is mailed. Given the site's origin (or
  * AUTH_URL), passkeys too: added on /api/auth/passkeys once signed in, then offered on the sign-in page.
+ * Organizations: a demo one that ada owns and grace is a plain member of, `/organization` (the
+ * session's active organization, creating one), and `/projects/new`, which only a role in the active
+ * organization that grants `project: ['create']` opens.
  * `createApp()` builds the app without listening, so the tests drive it directly
  * (test/examples/express.test.ts) and server.ts only adds `listen`.
  *
- * Demo users: `ada` / `lovelace`, an administrator (the admin API and pages, impersonation), and
- * `grace` / `hopper`, a user. With the dev identity provider: any name, any password.
+ * Demo users: `ada` / `lovelace`, an administrator (the admin API and pages, impersonation) and the
+ * owner of the demo organization, and `grace` / `hopper`, a user and a member of it. With the dev
+ * identity provider: any name, any password.
  */
 import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import express, { type Express } from 'express'
 import knex, { type Knex } from 'knex'
-import Portcullis, { adminStatements, defineAccess, type LoggerInstance } from 'portcullis'
+import Portcullis, { adminStatements, defineAccess, MissingCSRFError, OrganizationError, type LoggerInstance } from 'portcullis'
 import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import Nodemailer from 'portcullis/providers/nodemailer'
@@ -61,9 +65,14 @@ const users: readonly DemoUser[] = [
   },
 ]
 
-// Who may do what: the admin API's actions (the app adds its own resources beside them). The `admin`
-// role has every action; `user`, the default role, none of these.
-const access = defineAccess({ statements: { ...adminStatements } })
+// Who may do what across the site: the admin API's actions. `admin` has them all; `user`, the default
+// role, none. `project` is an organization's resource (organizations.statements below): it is listed
+// here only because the checks' types (requirePermission, hasPermission) come from this definition,
+// and `admin` is defined so that it does not get it: only a role in the active organization grants it.
+const access = defineAccess({ statements: { ...adminStatements, project: ['create'] }, roles: { admin: adminStatements } })
+
+// The demo organization, seeded with its two members at start.
+const DEMO_ORGANIZATION = { name: 'Analytical Engines', slug: 'analytical-engines' }
 
 // Checked against when the username is unknown, so the response time does not tell whether it exists.
 const DUMMY_PASSWORD = users[0]!.password
@@ -135,7 +144,8 @@ export interface ExampleOptions {
 
 /**
  * Builds the example app: Portcullis on `/api/auth` with database sessions, a home page,
- * `/dashboard`, `/api/me` and `/api/reports` (for API keys). Runs the migrations and creates the demo user's row first.
+ * `/dashboard`, `/api/me`, `/api/reports` (for API keys), `/organization` and `/projects/new`. Runs
+ * the migrations and creates the demo users' rows and the demo organization first.
  */
 export async function createApp({ databaseFile, devIdp, emailServer, logger, passkeyOrigin }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
@@ -153,7 +163,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
   // With an adapter, sessions are database sessions: the cookie holds only a random session token.
   // An OIDC sign-in creates the user (and links the account) on first sign-in.
   const passkeys = passkeyOrigin !== undefined || process.env.AUTH_URL !== undefined
-  const { handlers, auth, requireScopes, setRoles } = Portcullis({
+  const { handlers, auth, requireScopes, setRoles, getCsrfToken, requirePermission, addMember, listOrganizations, createOrganization, setActiveOrganization, getActiveOrganization } = Portcullis({
     adapter,
     logger,
     providers: [
@@ -208,6 +218,10 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
     // administrator (set below), who can find, ban, help and impersonate users.
     roles: access,
     admin: true,
+    // Organizations (/api/auth/organizations): users belong to several, with roles in each. The
+    // built-in roles there: `owner` (everything), `admin` (everything but deleting it) and `member`
+    // (none of these actions); `project` is this app's own resource beside the built-in ones.
+    organizations: { statements: { project: ['create'] } },
     callbacks: {
       // Runs wherever `auth` is mounted as middleware: here only on /dashboard.
       authorized: ({ auth }) => !!auth,
@@ -217,6 +231,15 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
 
   // The first administrator comes from the app's own code (here: the demo user ada).
   for (const user of demoUsers) if (user.roles) await setRoles(user.id, user.roles)
+
+  // The demo organization: ada its owner, grace a plain member. createOrganization(req, …) makes the
+  // signed-in user the owner of a new one; seeding has no request, so it goes to the adapter here.
+  const [ada, grace] = demoUsers as [(typeof demoUsers)[number], (typeof demoUsers)[number]]
+  const demoOrganization =
+    (await adapter.getOrganization({ slug: DEMO_ORGANIZATION.slug })) ??
+    (await adapter.createOrganization({ ...DEMO_ORGANIZATION, logo: null, metadata: null }, { userId: ada.id, roles: ['owner'] }))?.organization
+  if (!demoOrganization) throw new Error(`The slug ${DEMO_ORGANIZATION.slug} was taken while seeding.`)
+  await addMember(demoOrganization.id, grace.id, ['member']) // null when she is one already
 
   const app = express()
 
@@ -254,7 +277,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
 <p>E-mail: ${escapeHtml(user?.email ?? 'none')}</p>
 <p><a href="/">Home</a> · <a href="/api/auth/account">Your account</a> · <a href="/api/auth/sessions">Your sessions</a> (every device signed in, and signing them out) · <a href="/api/auth/two-factor/setup?callbackUrl=%2Fdashboard">Two-step verification</a>${
           passkeys ? ' · <a href="/api/auth/passkeys">Your passkeys</a>' : ''
-        } · <a href="/api/auth/api-keys">Your API keys</a>${
+        } · <a href="/api/auth/api-keys">Your API keys</a> · <a href="/organization">Your organization</a>${
           user?.roles?.includes('admin') ? ' · <a href="/api/auth/admin">Users (admin)</a>' : ''
         } · <a href="/api/auth/signout?callbackUrl=%2F">Sign out</a></p>`,
       ),
@@ -273,6 +296,72 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
   // For scripts: an API key with the reports:read scope (made on /api/auth/api-keys), or a signed-in browser.
   app.get('/api/reports', requireScopes('reports:read'), (req, res) => {
     res.json({ reports: [{ id: 1, title: 'Monthly sign-ins' }], for: req.auth?.user.id })
+  })
+
+  // The session's active organization (at sign-in: the user's oldest membership), the user's
+  // organizations, and a form that creates one and makes it the active one.
+  app.use('/organization', auth)
+  app.get('/organization', async (req, res) => {
+    const active = await getActiveOrganization(req) // its name and the user's roles there, read now
+    const mine = await listOrganizations(req)
+    const csrfToken = escapeHtml(await getCsrfToken(req, res))
+    const list = mine
+      .map(
+        (organization) =>
+          `<li>${escapeHtml(organization.name)} (${escapeHtml(organization.roles.join(', '))})${
+            organization.id === active?.id
+              ? ' <strong>active</strong>'
+              : ` <form method="post" action="/organization/active" style="display:inline"><input type="hidden" name="csrfToken" value="${csrfToken}"><input type="hidden" name="organizationId" value="${escapeHtml(organization.id)}"><button>Make active</button></form>`
+          }</li>`,
+      )
+      .join('\n')
+    res.type('html').send(
+      page(
+        'Your organization',
+        `<p>${active ? `Active organization: <strong>${escapeHtml(active.name)}</strong>, where your roles are <code>${escapeHtml(active.roles.join(', '))}</code>.` : 'No active organization.'}</p>
+<p><a href="/projects/new">New project</a> (needs <code>project: ['create']</code> in the active organization: its owners and admins)</p>
+<h2>Your organizations</h2>
+<ul>${list}</ul>
+<form method="post" action="/organization">
+<input type="hidden" name="csrfToken" value="${csrfToken}">
+<label>New organization <input name="name" required maxlength="255"></label> <button>Create</button>
+</form>
+<p><a href="/api/auth/organizations">Switch organization</a> (the built-in page) · <a href="/dashboard">Dashboard</a> · <a href="/">Home</a></p>`,
+      ),
+    )
+  })
+
+  // Both functions check the form's CSRF token (req.body.csrfToken) themselves.
+  const form = express.urlencoded({ extended: false })
+  const refused = (res: express.Response, status: number, message: string) =>
+    res.status(status).type('html').send(page('Your organization', `<p>${escapeHtml(message)}</p><p><a href="/organization">Back</a></p>`))
+  app.post('/organization', form, async (req, res, next) => {
+    try {
+      const created = await createOrganization(req, { name: String(req.body?.name ?? '') })
+      await setActiveOrganization(req, { organizationId: created.id })
+      res.redirect(303, '/organization')
+    } catch (error) {
+      if (error instanceof MissingCSRFError) return refused(res, 403, 'The form has expired: reload the page and try again.')
+      if (!(error instanceof OrganizationError)) return next(error)
+      // invalid_input (no usable name), slug_taken, limit_reached (organizationsPerUser), forbidden (allowCreate)
+      refused(res, error.code === 'invalid_input' ? 400 : 409, error.message)
+    }
+  })
+  app.post('/organization/active', form, async (req, res, next) => {
+    try {
+      await setActiveOrganization(req, { organizationId: String(req.body?.organizationId ?? '') })
+      res.redirect(303, '/organization')
+    } catch (error) {
+      if (error instanceof MissingCSRFError) return refused(res, 403, 'The form has expired: reload the page and try again.')
+      if (!(error instanceof OrganizationError)) return next(error)
+      refused(res, 404, error.message) // not_found: not one of the user's organizations
+    }
+  })
+
+  // Only a role in the session's active organization that grants project: create opens it (401 signed
+  // out, 403 without it): grace, a member of the demo organization, is refused until she owns one.
+  app.get('/projects/new', requirePermission({ project: ['create'] }), (req, res) => {
+    res.type('html').send(page('New project', `<p>You may create projects in the organization <code>${escapeHtml(req.auth?.user.activeOrganization?.id)}</code>.</p><p><a href="/organization">Your organization</a></p>`))
   })
 
   return { app, db }

@@ -7,7 +7,7 @@
  */
 import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction, HasPermissionFunction, RequirePermissionFunction, SetRolesFunction, GetRolesFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction, HasPermissionFunction, RequirePermissionFunction, SetRolesFunction, GetRolesFunction, CreateOrganizationFunction, ListOrganizationsFunction, GetOrganizationFunction, UpdateOrganizationFunction, DeleteOrganizationFunction, SetActiveOrganizationFunction, GetActiveOrganizationFunction, ListMembersFunction, UpdateMemberRolesFunction, RemoveMemberFunction, LeaveOrganizationFunction, AddMemberFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -48,6 +48,18 @@ declare global {
   const requirePermission: RequirePermissionFunction
   const setRoles: SetRolesFunction
   const getRoles: GetRolesFunction
+  const createOrganization: CreateOrganizationFunction
+  const listOrganizations: ListOrganizationsFunction
+  const getOrganization: GetOrganizationFunction
+  const updateOrganization: UpdateOrganizationFunction
+  const deleteOrganization: DeleteOrganizationFunction
+  const setActiveOrganization: SetActiveOrganizationFunction
+  const getActiveOrganization: GetActiveOrganizationFunction
+  const listMembers: ListMembersFunction
+  const updateMemberRoles: UpdateMemberRolesFunction
+  const removeMember: RemoveMemberFunction
+  const leaveOrganization: LeaveOrganizationFunction
+  const addMember: AddMemberFunction
   /** The app's own check that the signed-in user is an administrator, as an admin route's snippet calls it. */
   const requireAdmin: RequestHandler
   const providers: Provider[]

@@ -230,6 +230,58 @@ describe('examples/express', () => {
   })
 })
 
+describe('examples/express organizations', () => {
+  /** A signed-in agent and the CSRF token its pages carry (the sign-in rotated it). */
+  async function signedIn(username: string, password: string) {
+    const { agent } = await signIn(password, '/dashboard', username)
+    const csrfToken = (await agent.get('/api/auth/csrf').expect(200)).body.csrfToken as string
+    return { agent, csrfToken }
+  }
+
+  it('answers 401 on the guarded /projects/new when signed out', async () => {
+    expect((await request(app).get('/projects/new').expect(401)).body).toMatchObject({ error: 'SessionRequired' })
+  })
+
+  it('signs grace in with the demo organization active (her oldest membership), where a member is refused project: create', async () => {
+    const { agent } = await signedIn('grace', 'hopper')
+    const demo = await db('Organization').where({ slug: 'analytical-engines' }).first()
+    expect((await agent.get('/api/me').expect(200)).body.activeOrganization).toEqual({ id: demo.id, roles: ['member'] })
+    const page = await agent.get('/organization').expect(200)
+    expect(page.text).toContain('Active organization: <strong>Analytical Engines</strong>, where your roles are <code>member</code>.')
+    expect(page.text).toContain('href="/api/auth/organizations"')
+    expect((await agent.get('/projects/new').expect(403)).body).toMatchObject({ error: 'Forbidden' })
+  })
+
+  it('lets ada, the demo organization\'s owner, open /projects/new', async () => {
+    const { agent } = await signedIn('ada', 'lovelace')
+    expect((await agent.get('/projects/new').expect(200)).text).toContain('You may create projects')
+  })
+
+  it('creates an organization from the page and switches to it: grace, its owner, may create projects there, and not after switching back', async () => {
+    const { agent, csrfToken } = await signedIn('grace', 'hopper')
+    // Without the form's CSRF token, nothing is created.
+    await agent.post('/organization').type('form').send({ name: 'Hopper Labs' }).expect(403)
+    expect(await db('Organization').where({ slug: 'hopper-labs' }).first()).toBeUndefined()
+
+    const created = await agent.post('/organization').type('form').send({ name: 'Hopper Labs', csrfToken }).expect(303)
+    expect(created.headers.location).toBe('/organization')
+    const labs = await db('Organization').where({ slug: 'hopper-labs' }).first()
+    expect((await agent.get('/api/me').expect(200)).body.activeOrganization).toEqual({ id: labs.id, roles: ['owner'] })
+    expect((await agent.get('/organization').expect(200)).text).toContain('Active organization: <strong>Hopper Labs</strong>, where your roles are <code>owner</code>.')
+    expect((await agent.get('/projects/new').expect(200)).text).toContain(`<code>${labs.id}</code>`)
+
+    // The same name again: its slug is taken.
+    expect((await agent.post('/organization').type('form').send({ name: 'Hopper Labs', csrfToken }).expect(409)).text).toContain('hopper-labs')
+
+    const demo = await db('Organization').where({ slug: 'analytical-engines' }).first()
+    await agent.post('/organization/active').type('form').send({ organizationId: demo.id, csrfToken }).expect(303)
+    await agent.get('/projects/new').expect(403)
+    // An organization she is not a member of is not found, and changes nothing.
+    await agent.post('/organization/active').type('form').send({ organizationId: 'not-hers', csrfToken }).expect(404)
+    expect((await agent.get('/api/me').expect(200)).body.activeOrganization).toEqual({ id: demo.id, roles: ['member'] })
+  })
+})
+
 describe('examples/express e-mail sign-in', () => {
   // One listening server per app: the link holds the site's origin, port included, so asking for it
   // and following it must reach the same one (supertest would start a server per request).
