@@ -33,6 +33,9 @@ import type { PasswordApi } from './features/password/feature.js'
 import type { AccessControl } from './features/roles/access.js'
 import type { RolesApi } from './features/roles/feature.js'
 import type { RolesOptions } from './features/roles/types.js'
+import type { Statements } from './features/roles/access.js'
+import type { organizationStatements } from './features/organizations/access.js'
+import type { OrganizationsOptions } from './features/organizations/types.js'
 import type { SessionsApi } from './features/sessions/feature.js'
 import type { TwoFactorApi } from './features/two-factor/feature.js'
 import { RequestScope } from './http/request-scope.js'
@@ -42,12 +45,32 @@ import type { PortcullisConfig } from './config/types.js'
 /**
  * What `Portcullis(config)` returns (spec §2.3): the router, the core's functions (`auth`, `signIn`,
  * `signOut`, `getCsrfToken`, `unlinkAccount`) and each feature's; the roles' checks typed by the
- * `roles` option's definition (`A`).
+ * `roles` option's definition (`A`) and the `organizations` option's statements (`O`).
  */
-export interface PortcullisResult<A extends AccessControl = AccessControl> extends CoreApi, OAuthApi, SessionsApi, PasskeyApi, PasswordApi, TwoFactorApi, ApiKeysApi, AccountApi, RolesApi<A>, OrganizationsApi, AuditApi, AdminApi, AuthorizationServerApi, McpApi {
+export interface PortcullisResult<A extends AccessControl = AccessControl, O extends Statements = {}>
+  extends CoreApi,
+    OAuthApi,
+    SessionsApi,
+    PasskeyApi,
+    PasswordApi,
+    TwoFactorApi,
+    ApiKeysApi,
+    AccountApi,
+    RolesApi<A, CheckedStatements<A, O>>,
+    OrganizationsApi,
+    AuditApi,
+    AdminApi,
+    AuthorizationServerApi,
+    McpApi {
   /** Request handler for the auth routes: `app.use('/api/auth', handlers)`. */
   handlers: Handlers
 }
+
+/**
+ * What `hasPermission` and `requirePermission` accept: the `roles` option's statements, and with
+ * `organizations.statements` given, those and the organizations' own (`organizationStatements`) too.
+ */
+export type CheckedStatements<A extends AccessControl, O extends Statements> = keyof O extends never ? A['statements'] : A['statements'] & O & typeof organizationStatements
 
 /**
  * Initialises Portcullis once: resolves and freezes the configuration (the object passed in is
@@ -57,11 +80,13 @@ export interface PortcullisResult<A extends AccessControl = AccessControl> exten
  * @throws MissingSecretError in production (`NODE_ENV=production`) when no secret is set.
  * @throws InvalidConfigurationError when an option cannot work; the message says what to change.
  */
-export default function Portcullis<A extends AccessControl = AccessControl>(config: PortcullisConfig & { roles?: A | RolesOptions<A> | undefined }): PortcullisResult<A> {
+export default function Portcullis<A extends AccessControl = AccessControl, const O extends Statements = {}>(
+  config: PortcullisConfig & { roles?: A | RolesOptions<A> | undefined; organizations?: OrganizationsOptions<O> | boolean | undefined },
+): PortcullisResult<A, O> {
   const resolved = resolveConfig(config, FEATURES)
   const requestScope = new RequestScope()
   const handlers = createHandlers(resolved, requestScope)
-  const api = createAuth(resolved, requestScope) as unknown as Omit<PortcullisResult<A>, 'handlers'>
+  const api = createAuth(resolved, requestScope) as unknown as Omit<PortcullisResult<A, O>, 'handlers'>
   for (const started of hooksOf(resolved, 'started')) started(resolved)
   return { handlers, ...api }
 }
@@ -101,6 +126,8 @@ export type { LeaveOrganizationFunction, ListMembersFunction, RemoveMemberFuncti
 export type { ActiveOrganizationDetails, GetActiveOrganizationFunction, SetActiveOrganizationFunction } from './features/organizations/api/active-organization.js'
 export type { AddMemberFunction } from './features/organizations/api/add-member.js'
 export type { TeamFunctions } from './features/organizations/api/teams.js'
+export type { OrganizationsCallContext } from './features/organizations/api/context.js'
+export type { ApiKeyOwnerOption } from './features/api-keys/api/context.js'
 export type { InviteMemberFunction, InviteMemberOptions } from './features/organizations/api/invite-member.js'
 export type { ListInvitationsFunction } from './features/organizations/api/list-invitations.js'
 export type { CancelInvitationFunction } from './features/organizations/api/cancel-invitation.js'

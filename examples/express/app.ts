@@ -66,10 +66,9 @@ const users: readonly DemoUser[] = [
 ]
 
 // Who may do what across the site: the admin API's actions. `admin` has them all; `user`, the default
-// role, none. `project` is an organization's resource (organizations.statements below): it is listed
-// here only because the checks' types (requirePermission, hasPermission) come from this definition,
-// and `admin` is defined so that it does not get it: only a role in the active organization grants it.
-const access = defineAccess({ statements: { ...adminStatements, project: ['create'] }, roles: { admin: adminStatements } })
+// role, none. `project` is an organization's resource (organizations.statements below): only a role in
+// the active organization grants it, and the checks' types take both sets of statements.
+const access = defineAccess({ statements: { ...adminStatements } })
 
 // The demo organization, seeded with its two members at start.
 const DEMO_ORGANIZATION = { name: 'Analytical Engines', slug: 'analytical-engines' }

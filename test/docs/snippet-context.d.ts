@@ -7,7 +7,7 @@
  */
 import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction, HasPermissionFunction, RequirePermissionFunction, SetRolesFunction, GetRolesFunction, CreateOrganizationFunction, ListOrganizationsFunction, GetOrganizationFunction, UpdateOrganizationFunction, DeleteOrganizationFunction, SetActiveOrganizationFunction, GetActiveOrganizationFunction, ListMembersFunction, UpdateMemberRolesFunction, RemoveMemberFunction, LeaveOrganizationFunction, AddMemberFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction, HasPermissionFunction, RequirePermissionFunction, SetRolesFunction, GetRolesFunction, CreateOrganizationFunction, ListOrganizationsFunction, GetOrganizationFunction, UpdateOrganizationFunction, DeleteOrganizationFunction, SetActiveOrganizationFunction, GetActiveOrganizationFunction, ListMembersFunction, UpdateMemberRolesFunction, RemoveMemberFunction, LeaveOrganizationFunction, AddMemberFunction, TeamFunctions } from 'portcullis'
 
 declare global {
   const app: Express
@@ -59,6 +59,9 @@ declare global {
   const updateMemberRoles: UpdateMemberRolesFunction
   const removeMember: RemoveMemberFunction
   const leaveOrganization: LeaveOrganizationFunction
+  const createTeam: TeamFunctions['createTeam']
+  const addTeamMember: TeamFunctions['addTeamMember']
+  const listTeamMembers: TeamFunctions['listTeamMembers']
   const addMember: AddMemberFunction
   /** The app's own check that the signed-in user is an administrator, as an admin route's snippet calls it. */
   const requireAdmin: RequestHandler

@@ -44,7 +44,7 @@ function examples(): string[] {
 }
 
 /** The blocks marked `<!-- fragment -->`, as `file:line`: few, and each a piece of an app the docs show whole elsewhere. */
-const FRAGMENTS = ['docs/getting-started.md:42']
+const FRAGMENTS = ['docs/getting-started.md:45']
 const fragments: string[] = []
 
 interface Snippet {

@@ -65,6 +65,22 @@ export function typed(req: IncomingMessage): void {
   void loose.hasPermission(req, { anything: ['at-all'] })
   // The session's roles are typed on the session user.
   void portcullis.auth(req).then((session) => session?.user.roles?.includes('admin'))
+  // With organizations' statements too: the checks take both sets, and the wing's own.
+  const both = Portcullis({ secret: SECRET, providers: [], adapter: {}, roles: access, organizations: { statements: { project: ['create'] }, roles: { member: { project: ['create'] } } } })
+  void both.hasPermission(req, { project: ['create'], post: ['delete'] })
+  void both.hasPermission(req, { member: ['remove'] })
+  both.requirePermission({ project: ['create'] })
+  // @ts-expect-error: a misspelt action of an organization's statement
+  both.requirePermission({ project: ['creat'] })
+  // @ts-expect-error: a misspelt resource
+  void both.hasPermission(req, { projects: ['create'] })
+  Portcullis({
+    secret: SECRET,
+    providers: [],
+    adapter: {},
+    // @ts-expect-error: a role granting an action no statement has
+    organizations: { statements: { project: ['create'] }, roles: { dev: { project: ['deploy'] } } },
+  })
 }
 
 describe('the definition at run time', () => {

@@ -16,7 +16,7 @@ declare module '../../errors.js' {
  * - `forbidden`: the caller is a member but their roles there do not grant the action;
  * - `slug_taken`: another organization has this slug;
  * - `last_owner`: the change would leave the organization without an owner;
- * - `limit_reached`: `organizationsPerUser`, `membersPerOrganization` or `pendingInvitationsPerOrganization` is reached;
+ * - `limit_reached`: `organizationsPerUser`, `membersPerOrganization` (pending invitations counted) or `teams.maxTeamsPerOrganization` is reached;
  * - `invalid_invitation`: the invitation is unknown, used, declined, cancelled, expired or for another address
  *   (one message for every reason: the answer tells nothing of which);
  * - `already_member`: the address invited belongs to a member (said to the inviter only, who can list members);

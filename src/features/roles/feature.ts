@@ -7,19 +7,22 @@
  */
 import type { Feature } from '../../composition/index.js'
 import { InvalidConfigurationError } from '../../errors.js'
-import type { AccessControl } from './access.js'
+import type { AccessControl, Statements } from './access.js'
 import { createHasPermission, type HasPermissionFunction } from './api/has-permission.js'
 import { createRequirePermission, type RequirePermissionFunction } from './api/require-permission.js'
 import { createGetRoles, createSetRoles, type GetRolesFunction, type SetRolesFunction } from './api/set-roles.js'
 import { resolveRoles } from './config.js'
 import { rolesField } from './session-field.js'
 
-/** The server-side functions of this feature, as `Portcullis()` returns them, typed by the `roles` option's definition. */
-export interface RolesApi<A extends AccessControl = AccessControl> {
+/**
+ * The server-side functions of this feature, as `Portcullis()` returns them, typed by the `roles`
+ * option's definition; the checks by `P`, its statements and any other source's (the organizations').
+ */
+export interface RolesApi<A extends AccessControl = AccessControl, P extends Statements = A['statements']> {
   /** Whether the request's signed-in user's roles grant every action named (no query beyond the session read). */
-  hasPermission: HasPermissionFunction<A>
+  hasPermission: HasPermissionFunction<P>
   /** Middleware: 401 signed out, 403 without the permission. */
-  requirePermission: RequirePermissionFunction<A>
+  requirePermission: RequirePermissionFunction<P>
   /** Server-side only: sets a user's roles, reaching every session of theirs (docs/roles.md). */
   setRoles: SetRolesFunction<A>
   /** Server-side only: a user's stored roles, or the default ones. */

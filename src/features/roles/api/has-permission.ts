@@ -8,7 +8,7 @@ import type { SessionsCallContext } from '../../../api/sessions-context.js'
 import { hooksOf, type PermissionSource } from '../../../composition/index.js'
 import type { ResolvedConfig } from '../../../config/types.js'
 import type { Session } from '../../../types.js'
-import type { AccessControl, Permissions } from '../access.js'
+import type { Permissions, Statements } from '../access.js'
 import { rolesOf } from '../config.js'
 
 /**
@@ -26,7 +26,7 @@ import { rolesOf } from '../config.js'
  * })
  * ```
  */
-export type HasPermissionFunction<A extends AccessControl = AccessControl> = (req: SessionsCallContext, permissions: Permissions<A['statements']>) => Promise<boolean>
+export type HasPermissionFunction<P extends Statements = Statements> = (req: SessionsCallContext, permissions: Permissions<P>) => Promise<boolean>
 
 /** What the request's session grants: the check on its roles, for `hasPermission` and `requirePermission`. */
 export function sessionGrants(api: Api, session: Session | null, permissions: Permissions): boolean {

@@ -13,7 +13,7 @@ import { sendResponse } from '../../../http/respond.js'
 import type { NextFunction } from '../../../http/router.js'
 import { escapeHtml } from '../../../pages/html.js'
 import type { Session } from '../../../types.js'
-import { checkedPermissions, type AccessControl, type Permissions, type Statements } from '../access.js'
+import { checkedPermissions, type Permissions, type Statements } from '../access.js'
 import { permissionSources, sessionGrants } from './has-permission.js'
 
 /** Express/Connect middleware from `requirePermission()`. */
@@ -29,7 +29,7 @@ export type PermissionMiddleware = (req: NodeRequest, res: ServerResponse, next:
  * app.delete('/posts/:id', requirePermission({ post: ['delete'] }), (req, res) => res.status(204).end())
  * ```
  */
-export type RequirePermissionFunction<A extends AccessControl = AccessControl> = (permissions: Permissions<A['statements']>) => PermissionMiddleware
+export type RequirePermissionFunction<P extends Statements = Statements> = (permissions: Permissions<P>) => PermissionMiddleware
 
 export function createRequirePermission(api: Api): RequirePermissionFunction {
   return (permissions) => {
