@@ -98,3 +98,12 @@ export function userRowsOf(knex: Knex, table: string, remove: UserRows['remove']
   let found = false
   return { exist: async () => (found ||= await knex.schema.hasTable(table)), remove }
 }
+
+/** A unique key refused the write: PostgreSQL's 23505, MySQL's ER_DUP_ENTRY, SQLite's constraint (the guarded adapter keeps the code on `cause`). */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 3; current = (current as { cause?: unknown }).cause, depth++) {
+    const code = String((current as { code?: unknown }).code ?? '')
+    if (code === '23505' || code === 'ER_DUP_ENTRY' || code.startsWith('SQLITE_CONSTRAINT')) return true
+  }
+  return false
+}

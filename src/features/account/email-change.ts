@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { authUrl, type ActionContext } from '../../actions/context.js'
+import { isUniqueViolation } from '../../adapters/knex/rows.js'
 import { AccountError } from './errors.js'
 import { emitEvent } from '../../events.js'
 import { renderLinkEmail } from '../../mail/message.js'
@@ -198,15 +199,6 @@ async function claimAddress(adapter: ChangeAdapter, user: AdapterUser, email: st
     if (isUniqueViolation(error)) throw taken
     throw error
   }
-}
-
-/** A unique key refused the write: PostgreSQL's 23505, MySQL's ER_DUP_ENTRY, SQLite's constraint (the guarded adapter keeps the code on `cause`). */
-function isUniqueViolation(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 3; current = (current as { cause?: unknown }).cause, depth++) {
-    const code = String((current as { code?: unknown }).code ?? '')
-    if (code === '23505' || code === 'ER_DUP_ENTRY' || code.startsWith('SQLITE_CONSTRAINT')) return true
-  }
-  return false
 }
 
 async function mailUndo(ctx: ActionContext, account: ResolvedAccount, adapter: ChangeAdapter, user: AdapterUser, newEmail: string): Promise<void> {

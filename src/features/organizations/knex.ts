@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { KnexNaming } from '../../adapters/knex/naming.js'
-import { toDate, nullableString, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
+import { isUniqueViolation, toDate, nullableString, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
 import type { Adapter } from '../../types.js'
 import { parseStoredRoles } from '../roles/stored.js'
 import type { AdapterMember, AdapterMemberWithUser, AdapterOrganization, MembershipChange } from './types.js'
@@ -66,10 +66,15 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
   const lockOrganization = async (trx: Knex.Transaction, organizationId: string): Promise<void> => {
     if (lockable) await trx(tables.organizations).select(o.id).where({ [o.id]: organizationId }).forUpdate()
   }
-  /** Whether the change leaves the organization with an owner, the owners' rows locked until the transaction ends. */
+  /** The member's roles (null: no such member), read after the organization's row is locked. */
+  const lockedRoles = async (trx: Knex.Transaction, organizationId: string, userId: string): Promise<string[] | null> => {
+    await lockOrganization(trx, organizationId)
+    const row = (await trx(tables.members).select(m.role).where({ [m.organizationId]: organizationId, [m.userId]: userId }).first()) as Row | undefined
+    return row ? (parseStoredRoles(row[m.role]) ?? []) : null
+  }
+  /** Whether another member is owner (asked with the organization's row locked: no other change of its members runs meanwhile). */
   const keepsAnOwner = async (trx: Knex.Transaction, organizationId: string, userId: string, ownerRole: string): Promise<boolean> => {
-    const query = trx(tables.members).select(m.userId, m.role).where({ [m.organizationId]: organizationId })
-    const rows = (await (lockable ? query.forUpdate() : query)) as Row[]
+    const rows = (await trx(tables.members).select(m.userId, m.role).where({ [m.organizationId]: organizationId })) as Row[]
     return rows.some((row) => String(row[m.userId]) !== userId && (parseStoredRoles(row[m.role]) ?? []).includes(ownerRole))
   }
 
@@ -176,26 +181,20 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
 
     async updateMemberRoles(organizationId, userId, roles, ownerRole): Promise<MembershipChange> {
       return knex.transaction(async (trx) => {
-        await lockOrganization(trx, organizationId)
-        const where = { [m.organizationId]: organizationId, [m.userId]: userId }
-        const query = trx(tables.members).select(m.role).where(where)
-        const row = (await (lockable ? query.forUpdate() : query).first()) as Row | undefined
-        if (!row) return 'not_found'
-        const held = parseStoredRoles(row[m.role]) ?? []
+        const held = await lockedRoles(trx, organizationId, userId)
+        if (!held) return 'not_found'
         if (held.includes(ownerRole) && !roles.includes(ownerRole) && !(await keepsAnOwner(trx, organizationId, userId, ownerRole))) return 'last_owner'
-        await trx(tables.members).update({ [m.role]: roles.join(',') }).where(where)
+        await trx(tables.members).update({ [m.role]: roles.join(',') }).where({ [m.organizationId]: organizationId, [m.userId]: userId })
         return 'done'
       })
     },
 
     async removeMember(organizationId, userId, ownerRole): Promise<MembershipChange> {
       return knex.transaction(async (trx) => {
-        await lockOrganization(trx, organizationId)
+        const held = await lockedRoles(trx, organizationId, userId)
+        if (!held) return 'not_found'
+        if (held.includes(ownerRole) && !(await keepsAnOwner(trx, organizationId, userId, ownerRole))) return 'last_owner'
         const where = { [m.organizationId]: organizationId, [m.userId]: userId }
-        const query = trx(tables.members).select(m.role).where(where)
-        const row = (await (lockable ? query.forUpdate() : query).first()) as Row | undefined
-        if (!row) return 'not_found'
-        if ((parseStoredRoles(row[m.role]) ?? []).includes(ownerRole) && !(await keepsAnOwner(trx, organizationId, userId, ownerRole))) return 'last_owner'
         const teamIds = trx(tables.teams).select(teams.id).where({ [teams.organizationId]: organizationId })
         await trx(tables.teamMembers).where({ [teamMembers.userId]: userId }).whereIn(teamMembers.teamId, teamIds).delete()
         await trx(tables.members).where(where).delete()
@@ -211,13 +210,4 @@ export function knexOrganizationUserRows(knex: Knex, { tables, members, teamMemb
     await trx(tables.teamMembers).where({ [teamMembers.userId]: userId }).delete()
     await trx(tables.members).where({ [members.userId]: userId }).delete()
   })
-}
-
-/** A unique key refused the write: PostgreSQL's 23505, MySQL's ER_DUP_ENTRY, SQLite's constraint. */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 3; current = (current as { cause?: unknown }).cause, depth++) {
-    const code = String((current as { code?: unknown }).code ?? '')
-    if (code === '23505' || code === 'ER_DUP_ENTRY' || code.startsWith('SQLITE_CONSTRAINT')) return true
-  }
-  return false
 }
