@@ -6,6 +6,7 @@
  * role lowered or their removal reaching their session within the roles' bound, the last owner kept,
  * deleting an organization with its memberships.
  */
+import { createHash } from 'node:crypto'
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from '@jest/globals'
@@ -136,6 +137,26 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
         expect(await adapter.countMembers(organization.id)).toBe(0)
         expect((await adapter.getSessionAndUser('tok', { with: ['activeOrganization'] }))?.user.activeOrganization).toBeNull()
       })
+    })
+
+    it('the background prune deletes the invitations past their expiry, used or not, and keeps the others', async () => {
+      const ada = await createUser(db.knex, 'ada')
+      const adapter = KnexAdapter(db.knex)
+      const { organization } = (await adapter.createOrganization({ name: 'Acme', slug: 'acme', logo: null, metadata: null }, { userId: ada, roles: ['owner'] }))!
+      const invite = (email: string, expiresAt: Date) => adapter.createInvitation({ organizationId: organization.id, email, roles: ['member'], teamId: null, tokenHash: createHash('sha256').update(email).digest('hex'), inviterId: ada, expiresAt, sentAt: new Date() })
+      const old = await invite('old@example.com', new Date(Date.now() - 60_000))
+      const used = await invite('used@example.com', new Date(Date.now() - 1000))
+      await adapter.settleInvitation(used.id, 'accepted', { expect: 'pending' })
+      const standing = await invite('new@example.com', new Date(Date.now() + 3_600_000))
+      const stop = new AbortController()
+      try {
+        organizationsApp(db.knex, 'database', { prune: { everyMinutes: 0.002, signal: stop.signal } })
+        for (let i = 0; i < 100 && (await adapter.getInvitation(old.id)); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      } finally {
+        stop.abort()
+      }
+      expect([await adapter.getInvitation(old.id), await adapter.getInvitation(used.id)]).toEqual([null, null])
+      expect(await adapter.getInvitation(standing.id)).toMatchObject({ email: 'new@example.com', status: 'pending' })
     })
 
     for (const strategy of ['database', 'jwt+store'] as Strategy[]) {

@@ -7,7 +7,7 @@
 import express from 'express'
 import request from 'supertest'
 import { describe, expect, it } from '@jest/globals'
-import Portcullis, { OrganizationError, type PortcullisConfig } from 'portcullis'
+import Portcullis, { OrganizationError, type OrganizationMail, type PortcullisConfig } from 'portcullis'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import type { Knex } from 'knex'
@@ -17,11 +17,12 @@ import { recordingLogger } from '../support/logger.js'
 
 function teamsApp(knex: Knex, config: Partial<PortcullisConfig> = {}) {
   const adapter = KnexAdapter(knex)
+  const mails: OrganizationMail[] = []
   const portcullis = Portcullis({
     secret: SECRET,
     logger: recordingLogger(),
     adapter,
-    organizations: { teams: { maxTeamsPerOrganization: 2 } },
+    organizations: { teams: { maxTeamsPerOrganization: 2 }, sendMail: (mail) => void mails.push(mail) },
     session: { strategy: 'database' },
     providers: [
       Credentials({
@@ -51,7 +52,9 @@ function teamsApp(knex: Knex, config: Partial<PortcullisConfig> = {}) {
   app.post('/teams/remove', call((req) => portcullis.removeTeamMember(req, body(req))))
   app.get('/teams/members', call((req) => portcullis.listTeamMembers(req, { organizationId: String(req.query.organizationId), teamId: String(req.query.teamId) })))
   app.post('/members/remove', call((req) => portcullis.removeMember(req, body(req))))
-  return { ...portcullis, app, adapter }
+  app.post('/invite', call((req) => portcullis.inviteMember(req, body(req))))
+  app.post('/accept', call((req) => portcullis.acceptInvitation({ req, res: req.res! }, body(req))))
+  return { ...portcullis, app, adapter, mails }
 }
 
 async function createUser(knex: Knex, name: string): Promise<string> {
@@ -108,6 +111,28 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       await owner.post('/teams/add').send({ organizationId: organization.id, teamId: team.id, userId: bob }).expect(200)
       await owner.post('/members/remove').send({ organizationId: organization.id, userId: bob }).expect(200)
       expect(await adapter.listTeamMembers(organization.id, team.id)).toEqual([])
+    })
+
+    it('an invitation into a team: the invitee joins the organization and the team; a team of another organization cannot be named', async () => {
+      const ada = await createUser(db.knex, 'ada')
+      const bob = await createUser(db.knex, 'bob')
+      const { app, adapter, mails } = teamsApp(db.knex)
+      const { organization } = (await adapter.createOrganization({ name: 'Acme', slug: 'acme', logo: null, metadata: null }, { userId: ada, roles: ['owner'] }))!
+      const other = (await adapter.createOrganization({ name: 'Other', slug: 'other', logo: null, metadata: null }, { userId: bob, roles: ['owner'] }))!.organization
+      const foreign = await adapter.createTeam({ organizationId: other.id, name: 'Theirs' })
+      await createUser(db.knex, 'cy')
+      const owner = request.agent(app)
+      await signInWithPassword(owner, { username: 'ada', password: 'x' })
+      const support = (await owner.post('/teams').send({ organizationId: organization.id, name: 'Support' }).expect(200)).body
+      expect((await owner.post('/invite').send({ organizationId: organization.id, email: 'cy@example.com', teamId: foreign.id })).body.code).toBe('not_found')
+      const invitation = (await owner.post('/invite').send({ organizationId: organization.id, email: 'cy@example.com', teamId: support.id }).expect(200)).body
+      expect(invitation).toMatchObject({ teamId: support.id, mailed: true })
+      const token = new URL(mails.at(-1)!.url).searchParams.get('token')
+      const invitee = request.agent(app)
+      await signInWithPassword(invitee, { username: 'cy', password: 'x' })
+      await invitee.post('/accept').send({ token }).expect(200)
+      expect((await adapter.listTeamMembers(organization.id, support.id)).map((member) => member.name)).toEqual(['cy'])
+      expect(await adapter.listTeamMembers(other.id, foreign.id)).toEqual([])
     })
 
     it('with teams off, their functions say how to turn them on', async () => {

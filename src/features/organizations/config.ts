@@ -93,6 +93,7 @@ export const ORGANIZATION_ADAPTER_METHODS = [
   'listInvitations',
   'listInvitationsForEmail',
   'settleInvitation',
+  'pruneInvitations',
   'updateInvitationToken',
 ] as const
 

@@ -135,7 +135,13 @@ export const organizationsFeature: Feature = {
     declineInvitation: createDeclineInvitation(api),
     ...createTeamFunctions(api),
   }),
-  hooks: { sessionUserField: activeOrganizationField, permissionSource: activeRoles, credentialOwner: organizationOwner },
+  hooks: {
+    sessionUserField: activeOrganizationField,
+    permissionSource: activeRoles,
+    credentialOwner: organizationOwner,
+    // The background prune (`prune` option): invitations past their expiry, used or not.
+    prune: async (config) => ({ invitations: await (config.adapter as Required<Pick<Adapter, 'pruneInvitations'>>).pruneInvitations(new Date()) }),
+  },
   adapterMethods: [...ORGANIZATION_ADAPTER_METHODS, ...TEAM_ADAPTER_METHODS],
   events: [
     'organizationCreated',

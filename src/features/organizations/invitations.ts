@@ -35,6 +35,8 @@ export interface NewInvitation {
   email: string
   /** Default: `organizations.defaultInvitationRole`. */
   roles?: readonly string[] | string | undefined
+  /** A team of the organization the invitee joins too (`organizations.teams`). */
+  teamId?: string | undefined
 }
 
 /** An invitation just made or refreshed, and whether its mail left. */
@@ -69,6 +71,7 @@ export async function invite(caller: Caller, input: NewInvitation): Promise<Sent
   const roles = checkedRoles(caller, input.roles ?? [caller.options.defaultInvitationRole])
   if (roles.includes(OWNER_ROLE) && !member.roles.includes(OWNER_ROLE)) throw new OrganizationError('forbidden', 'Only an owner invites with the owner role.')
   const { adapter } = caller
+  const teamId = await teamOf(caller, organization.id, input.teamId)
   // Compared normalized: a provider may have stored the member's address in another letter case.
   if ((await adapter.listMembers(organization.id)).some((one) => addressOrNull(one.user.email) === email)) throw new OrganizationError('already_member', `${email} belongs to a member of this organization already.`)
   const pending = await adapter.listInvitations(organization.id)
@@ -89,7 +92,7 @@ export async function invite(caller: Caller, input: NewInvitation): Promise<Sent
     if (!(await adapter.updateInvitationToken(existing.id, tokenHashOf(token), sentAt, expiresAt, roles))) throw notFound()
     invitation = { ...existing, roles, tokenHash: tokenHashOf(token), sentAt, expiresAt }
   } else {
-    invitation = await adapter.createInvitation({ organizationId: organization.id, email, roles, teamId: null, tokenHash: tokenHashOf(token), inviterId: caller.userId, expiresAt, sentAt })
+    invitation = await adapter.createInvitation({ organizationId: organization.id, email, roles, teamId, tokenHash: tokenHashOf(token), inviterId: caller.userId, expiresAt, sentAt })
     await limitMails(caller, invitation.id)
   }
   return mailAndTell(caller, organization, invitation, token)
@@ -170,6 +173,8 @@ export async function accept(caller: Caller, token: unknown): Promise<AcceptedIn
   if (!(await adapter.settleInvitation(invitation.id, 'accepted', { expect: 'pending' }))) throw invalidInvitation()
   // Made a member meanwhile (addMember by the app): the invitation is used, the membership stands as it is.
   const added = already ? null : await adapter.addMember({ organizationId: organization.id, userId, roles: invitation.roles })
+  // The invitation's team, unless it was deleted meanwhile (the membership stands without it).
+  if (invitation.teamId && options.teams) await adapter.addTeamMember(organization.id, invitation.teamId, userId)
   const { organization: active, cookies } = await switchOrganization(caller, organization.id)
   if (added) await emitEvent(caller.ctx.config, 'memberAdded', { organizationId: organization.id, userId, roles: added.roles, by: invitation.inviterId })
   await emitEvent(caller.ctx.config, 'invitationAccepted', { invitationId: invitation.id, organizationId: organization.id, userId })
@@ -215,6 +220,15 @@ async function mailAndTell(caller: Caller, organization: AdapterOrganization, in
   const shaped = invitationShape(invitation)
   await emitEvent(caller.ctx.config, 'invitationCreated', { invitation: shaped, by: caller.userId })
   return { ...shaped, mailed }
+}
+
+/** The invitation's team, checked to be the organization's. @throws OrganizationError `invalid_input` (teams off), `not_found` */
+async function teamOf(caller: Caller, organizationId: string, teamId: unknown): Promise<string | null> {
+  if (teamId === undefined || teamId === null || teamId === '') return null
+  if (!caller.options.teams) throw new OrganizationError('invalid_input', 'Teams are off: set organizations.teams to invite into a team.')
+  const team = await caller.adapter.getTeam(organizationId, idOf(teamId, 'teamId'))
+  if (!team) throw new OrganizationError('not_found', 'No such team in this organization.')
+  return team.id
 }
 
 /** @throws OrganizationError `invalid_input` */

@@ -12,7 +12,7 @@ import type { Adapter } from '../../types.js'
 import { parseStoredRoles } from '../roles/stored.js'
 import type { AdapterInvitation, InvitationStatus } from './types.js'
 
-type InvitationMethod = 'createInvitation' | 'getInvitation' | 'getInvitationByTokenHash' | 'listInvitations' | 'listInvitationsForEmail' | 'settleInvitation' | 'updateInvitationToken'
+type InvitationMethod = 'createInvitation' | 'getInvitation' | 'getInvitationByTokenHash' | 'listInvitations' | 'listInvitationsForEmail' | 'settleInvitation' | 'updateInvitationToken' | 'pruneInvitations'
 
 /** `KnexAdapter`'s invitation methods (see `Adapter` for each). */
 export interface KnexInvitationMethods extends Required<Pick<Adapter, InvitationMethod>> {}
@@ -79,6 +79,11 @@ export function knexInvitationMethods(knex: Knex, naming: Readonly<KnexNaming>, 
     async updateInvitationToken(id, tokenHash, sentAt, expiresAt, roles) {
       const changes = values({ tokenHash, sentAt, expiresAt, ...(roles ? { role: roles.join(',') } : {}) }, i)
       return (await table().update(changes).where({ [i.id]: id, [i.status]: PENDING })) === 1
+    },
+
+    async pruneInvitations(before) {
+      // Whatever their status: a settled invitation's row is kept only until it would have expired.
+      return Number(await table().where(i.expiresAt, '<', at(before)).delete())
     },
   }
 }

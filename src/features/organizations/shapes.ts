@@ -17,6 +17,6 @@ export function memberShape(member: AdapterMemberWithUser): OrganizationMember {
 
 /** An invitation without its token's hash. */
 export function invitationShape(invitation: AdapterInvitation): Invitation {
-  const { id, organizationId, email, roles, status, inviterId, createdAt, expiresAt, sentAt } = invitation
-  return { id, organizationId, email, roles: [...roles], status, inviterId, createdAt: createdAt.toISOString(), expiresAt: expiresAt.toISOString(), sentAt: sentAt.toISOString() }
+  const { id, organizationId, email, roles, teamId, status, inviterId, createdAt, expiresAt, sentAt } = invitation
+  return { id, organizationId, email, roles: [...roles], teamId, status, inviterId, createdAt: createdAt.toISOString(), expiresAt: expiresAt.toISOString(), sentAt: sentAt.toISOString() }
 }

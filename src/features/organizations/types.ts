@@ -60,6 +60,8 @@ export interface Invitation {
   organizationId: string
   email: string
   roles: string[]
+  /** The team the invitee joins with the organization (`organizations.teams`), or null. */
+  teamId: string | null
   status: InvitationStatus
   inviterId: string | null
   createdAt: ISODateString
@@ -254,6 +256,8 @@ declare module '../../types.js' {
     settleInvitation?(id: string, status: Exclude<InvitationStatus, 'pending'>, expect: { expect: 'pending' }): Promise<boolean>
     /** A pending invitation's new token, sending time and expiry (a resend), and optionally roles; false when it is no longer pending. */
     updateInvitationToken?(id: string, tokenHash: string, sentAt: Date, expiresAt: Date, roles?: readonly string[]): Promise<boolean>
+    /** Deletes the invitations that expired before `before`, whatever their status (the background prune); how many. */
+    pruneInvitations?(before: Date): Promise<number>
   }
 
   interface EventsOptions {

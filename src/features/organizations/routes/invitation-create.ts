@@ -1,5 +1,5 @@
 /**
- * POST /organizations/invitations `{ csrfToken, organizationId, email, roles?, callbackUrl? }` (a form
+ * POST /organizations/invitations `{ csrfToken, organizationId, email, roles?, teamId?, callbackUrl? }` (a form
  * or JSON): invites the address (`invitation: ['create']`). JSON clients get 201 `{ invitation }`;
  * browsers go back to `callbackUrl` or the app's home.
  */
@@ -12,7 +12,7 @@ export const createInvitationAction: Action = async (ctx) => {
   if ('response' in asking) return asking.response
   try {
     const roles = listField(ctx, 'roles') as string[] | undefined
-    const invitation = await asking.engine.invite(asking.caller, { organizationId: field(ctx, 'organizationId') ?? '', email: field(ctx, 'email') ?? '', roles: roles && roles.length > 0 ? roles : undefined })
+    const invitation = await asking.engine.invite(asking.caller, { organizationId: field(ctx, 'organizationId') ?? '', email: field(ctx, 'email') ?? '', roles: roles && roles.length > 0 ? roles : undefined, teamId: field(ctx, 'teamId') })
     if (jsonClient(ctx)) return { status: 201, json: { invitation }, headers: { 'Cache-Control': 'no-store' } }
     return { redirect: await backTo(ctx) }
   } catch (error) {
