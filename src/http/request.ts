@@ -126,3 +126,12 @@ export function wantsJson(req: NodeRequest): boolean {
   const accept = req.headers.accept ?? ''
   return accept.includes('application/json') && !accept.includes('text/html')
 }
+
+/**
+ * Whether a wing's route answers the request with JSON rather than a page: it asks for JSON
+ * (`wantsJson`), or it sent a JSON body (a script's fetch that set no `Accept`).
+ */
+export function answersJson(req: NodeRequest): boolean {
+  const type = req.headers['content-type']
+  return wantsJson(req) || (typeof type === 'string' && type.startsWith('application/json'))
+}

@@ -234,7 +234,7 @@ describe('organization routes for visitors and browsers', () => {
     expect(html).toContain('Another organization has the slug &quot;acme&quot;.')
   })
 
-  it('shows the members page with the forms the viewer\'s roles allow, and a place for the invitations', async () => {
+  it('shows the members page with the forms the viewer\'s roles allow, and the invitations\' form', async () => {
     const ada = await signIn(app, 'ada@example.com', 'Ada')
     const bob = await signIn(app, 'bob@example.com', '<b>Bob</b>')
     const cat = await signIn(app, 'cat@example.com', 'Cat')
@@ -256,7 +256,11 @@ describe('organization routes for visitors and browsers', () => {
     expect(owner.html).toContain('<option value="owner"')
     expect(owner.html).toContain('action="/api/auth/organizations/update"')
     expect(owner.html).toContain('action="/api/auth/organizations/delete"')
-    expect(owner.html).toContain(`/api/auth/organizations/invitations?organizationId=${id}`)
+    // The invitations: none yet, and the invite form, offering the owner role to the owner.
+    expect(owner.html).toContain('No pending invitations.')
+    expect(owner.html).toContain('action="/api/auth/organizations/invitations"')
+    const inviteRoles = (html: string) => /<select id="invite-role" name="roles">(.*?)<\/select>/s.exec(html)?.[1] ?? ''
+    expect(inviteRoles(owner.html)).toContain('<option value="owner"')
 
     // An admin: only Cat's role and removal, no owner role offered, no deletion.
     const admin = await bob.page(`/organizations/members?organizationId=${id}`)
@@ -267,6 +271,9 @@ describe('organization routes for visitors and browsers', () => {
     expect(admin.html).toContain(`name="userId" value="${cat.userId}"`)
     expect(admin.html).not.toContain('action="/api/auth/organizations/delete"')
     expect(admin.html).toContain('action="/api/auth/organizations/leave"')
+    expect(admin.html).toContain('action="/api/auth/organizations/invitations"')
+    expect(inviteRoles(admin.html)).toContain('<option value="admin"')
+    expect(inviteRoles(admin.html)).not.toContain('<option value="owner"')
 
     // A member may not list the members: the organizations page says so (403).
     const member = await cat.page(`/organizations/members?organizationId=${id}`)
@@ -302,6 +309,17 @@ describe('organization routes for visitors and browsers', () => {
     const html = await lastOwner.text()
     expect(html).toContain('<h1>Acme Corp</h1>')
     expect(html).toContain('The organization would have no owner')
+
+    // An invitation by the page's form comes back to the page, which lists it with Resend and Cancel.
+    const invited = await ada.form('/organizations/invitations', { organizationId: id, email: 'dan@example.com', roles: 'member', callbackUrl: back })
+    expect([invited.status, invited.headers.get('location')]).toEqual([302, back])
+    const listed = await ada.page(`/organizations/members?organizationId=${id}`)
+    expect(listed.html).toContain('<strong>dan@example.com</strong>')
+    expect(listed.html).toContain('action="/api/auth/organizations/invitations/resend"')
+    const [invitation] = await app.adapter.listInvitations(id)
+    const canceled = await ada.form('/organizations/invitations/cancel', { invitationId: invitation!.id, callbackUrl: back })
+    expect([canceled.status, canceled.headers.get('location')]).toEqual([302, back])
+    expect((await ada.page(`/organizations/members?organizationId=${id}`)).html).toContain('No pending invitations.')
 
     const deleted = await ada.form('/organizations/delete', { organizationId: id })
     expect([deleted.status, deleted.headers.get('location')]).toEqual([302, `${app.url}/api/auth/organizations`])

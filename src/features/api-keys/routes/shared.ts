@@ -4,7 +4,7 @@
  */
 import { authUrl, issueCsrf, pageUrl, type ActionContext } from '../../../actions/context.js'
 import { homeUrl } from '../../../actions/home.js'
-import { wantsJson } from '../../../http/request.js'
+import { answersJson } from '../../../http/request.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { signedInUserId } from '../../../session/strategy.js'
 import { keyOwner, loadManage } from '../api/context.js'
@@ -16,8 +16,7 @@ import type { ApiKeyOwner, CreatedApiKey } from '../types.js'
 
 /** Whether the request wants JSON (fetch with `Accept: application/json`, or a JSON body). */
 export function jsonClient(ctx: ActionContext): boolean {
-  const type = ctx.req.headers['content-type']
-  return wantsJson(ctx.req) || (typeof type === 'string' && type.startsWith('application/json'))
+  return answersJson(ctx.req)
 }
 
 /** The signed-in user's id, or the answer for a visitor who is not (401 JSON, or the sign-in page with a way back). */

@@ -3,14 +3,15 @@
  * members with their roles; per member, a form to change their role and one to remove them, each
  * shown only when the viewer's roles there grant it and the engine's rules would allow it (nobody
  * but an owner changes their own roles or touches the owner role); the viewer's own "Leave"; the
- * organization's settings and its deletion for those who may. The routes check every rule again:
+ * pending invitations with Resend and Cancel, and the invite form; the organization's settings and
+ * its deletion for those who may. The routes check every rule again:
  * a hidden form is a courtesy, not the guard. No script; never cached.
  */
 import { html, type SafeHtml } from '../../../pages/html.js'
 import { isSafePageUrl, renderLayout } from '../../../pages/theme.js'
 import type { Theme } from '../../../types.js'
 import { OWNER_ROLE } from '../access.js'
-import type { OrganizationMember, OrganizationMembership } from '../types.js'
+import type { Invitation, OrganizationMember, OrganizationMembership } from '../types.js'
 
 /** What the viewer's roles in the organization grant, as `access.can` answered. */
 export interface MembersPageGrants {
@@ -18,6 +19,10 @@ export interface MembersPageGrants {
   remove: boolean
   update: boolean
   delete: boolean
+  /** `invitation: ['create']`: the invite form, and resending. */
+  invite?: boolean | undefined
+  /** `invitation: ['cancel']`. */
+  cancelInvitation?: boolean | undefined
 }
 
 /** What the members page needs. */
@@ -25,6 +30,10 @@ export interface MembersPageProps {
   /** The organization, with the viewer's roles there. */
   organization: OrganizationMembership
   members: readonly OrganizationMember[]
+  /** The pending invitations, when the viewer may list them (`invitation: ['list']`). */
+  invitations?: readonly Invitation[] | undefined
+  /** This page's own URL, where the invitation forms come back to. */
+  pageUrl?: string | undefined
   viewerId: string
   /** The roles a member may hold (`organizations.roles` and the built-in ones). */
   roleNames: readonly string[]
@@ -105,13 +114,49 @@ ${userId !== undefined ? html`<input type="hidden" name="userId" value="${userId
 </form>`
 }
 
-// The invitations wing's place on this page (routes/invitation-*.ts): a link to its own page, so
-// that this page needs nothing of it.
+// The organization's pending invitations and the invite form, for those whose roles allow them. The
+// forms post to the invitation routes, which come back here (`callbackUrl`, checked same-origin there).
 function invitationsSpot(props: MembersPageProps): SafeHtml {
+  const { invitations, grants } = props
+  if (!invitations && !grants.invite) return html``
+  const now = Date.now()
   return html`<section data-invitations>
 <h2>Invitations</h2>
-<p><a href="${props.basePath}/organizations/invitations?organizationId=${encodeURIComponent(props.organization.id)}">Invitations to this organization</a></p>
+${invitations ? (invitations.length === 0 ? html`<p>No pending invitations.</p>` : html`<ul class="sessions">${invitations.map((invitation) => invitationRow(invitation, props, now))}</ul>`) : ''}
+${grants.invite ? inviteForm(props) : ''}
 </section>`
+}
+
+function invitationRow(invitation: Invitation, props: MembersPageProps, now: number): SafeHtml {
+  const expired = Date.parse(invitation.expiresAt) <= now
+  return html`<li data-invitation-id="${invitation.id}">
+<strong>${invitation.email}</strong>
+<small>roles: ${invitation.roles.join(', ')} · ${expired ? 'expired' : html`expires <time datetime="${invitation.expiresAt}">${invitation.expiresAt.slice(0, 10)}</time>`}</small>
+${props.grants.invite ? invitationForm(props, '/organizations/invitations/resend', invitation.id, expired ? 'Send a new link' : 'Resend') : ''}
+${props.grants.cancelInvitation ? invitationForm(props, '/organizations/invitations/cancel', invitation.id, 'Cancel') : ''}
+</li>`
+}
+
+function invitationForm(props: MembersPageProps, path: string, invitationId: string, label: string): SafeHtml {
+  return html`<form method="post" action="${props.basePath}${path}">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="invitationId" value="${invitationId}">
+${props.pageUrl ? html`<input type="hidden" name="callbackUrl" value="${props.pageUrl}">` : ''}
+<button type="submit" class="secondary">${label}</button>
+</form>`
+}
+
+function inviteForm(props: MembersPageProps): SafeHtml {
+  // Only an owner invites with the owner role (invitations.ts): the others are not offered it.
+  const offered = props.organization.roles.includes(OWNER_ROLE) ? props.roleNames : props.roleNames.filter((role) => role !== OWNER_ROLE)
+  return html`<form method="post" action="${props.basePath}/organizations/invitations">
+<input type="hidden" name="csrfToken" value="${props.csrfToken}">
+<input type="hidden" name="organizationId" value="${props.organization.id}">
+${props.pageUrl ? html`<input type="hidden" name="callbackUrl" value="${props.pageUrl}">` : ''}
+<div><label for="invite-email">Invite by e-mail</label><input id="invite-email" name="email" type="email" required maxlength="320" autocomplete="off"></div>
+<div><label for="invite-role">Role</label><select id="invite-role" name="roles">${offered.map((role) => html`<option value="${role}"${role === 'member' ? html` selected` : ''}>${role}</option>`)}</select></div>
+<button type="submit">Send the invitation</button>
+</form>`
 }
 
 function settingsForm(props: MembersPageProps): SafeHtml {

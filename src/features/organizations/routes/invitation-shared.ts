@@ -5,7 +5,7 @@
  */
 import { pageUrl, redirectTarget, stringValue, type ActionContext } from '../../../actions/context.js'
 import { homeUrl } from '../../../actions/home.js'
-import { wantsJson } from '../../../http/request.js'
+import { jsonClient } from './organization-shared.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { signedInUserId } from '../../../session/strategy.js'
 import { loadInvitations } from '../api/context.js'
@@ -13,11 +13,7 @@ import { optionsOf, organizationAdapter, type Caller } from '../call.js'
 import { OrganizationError, statusOf } from '../errors.js'
 import { renderInvitationNotice } from '../pages/invitation.js'
 
-/** Whether the request wants JSON (fetch with `Accept: application/json`, or a JSON body). */
-export function jsonClient(ctx: ActionContext): boolean {
-  const type = ctx.req.headers['content-type']
-  return wantsJson(ctx.req) || (typeof type === 'string' && type.startsWith('application/json'))
-}
+export { jsonClient } from './organization-shared.js'
 
 /**
  * The engine and the signed-in caller, or the answer for a visitor who is not: 401 JSON, or the

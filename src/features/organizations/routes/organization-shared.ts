@@ -6,7 +6,7 @@
  */
 import { authUrl, issueCsrf, pageUrl, type ActionContext } from '../../../actions/context.js'
 import { homeUrl } from '../../../actions/home.js'
-import { wantsJson } from '../../../http/request.js'
+import { answersJson } from '../../../http/request.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import type { OutgoingCookie } from '../../../session/cookies.js'
 import { readSession } from '../../../session/strategy.js'
@@ -15,7 +15,7 @@ import { callerOf, membershipOf, type Caller } from '../call.js'
 import { OrganizationError, statusOf } from '../errors.js'
 import { renderMembersPage } from '../pages/members.js'
 import { renderOrganizationsPage } from '../pages/organizations.js'
-import { membershipShape } from '../shapes.js'
+import { invitationShape, membershipShape } from '../shapes.js'
 import { activeOrganizationOf } from '../session-field.js'
 
 /** What a page shows besides its records: a refusal's message and status, and cookies to send with it. */
@@ -30,8 +30,7 @@ const NO_STORE = { 'Cache-Control': 'no-store' } as const
 
 /** Whether the request wants JSON (fetch with `Accept: application/json`, or a JSON body), as the API keys' routes decide it. */
 export function jsonClient(ctx: ActionContext): boolean {
-  const type = ctx.req.headers['content-type']
-  return wantsJson(ctx.req) || (typeof type === 'string' && type.startsWith('application/json'))
+  return answersJson(ctx.req)
 }
 
 /**
@@ -116,13 +115,23 @@ export async function membersPage(ctx: ActionContext, caller: Caller, organizati
   const { organization, member } = await membershipOf(caller, organizationId)
   const members = await manage.listMembers(caller, organization.id)
   const can = (permissions: Parameters<Caller['options']['access']['can']>[1]): boolean => caller.options.access.can(member.roles, permissions)
+  const invitations = can({ invitation: ['list'] }) ? (await caller.adapter.listInvitations(organization.id)).map(invitationShape) : undefined
   const csrf = issueCsrf(ctx)
   const html = renderMembersPage({
     organization: membershipShape(organization, member),
     members,
+    invitations,
+    pageUrl: authUrl(ctx, membersPath(organization.id)),
     viewerId: caller.userId,
     roleNames: caller.options.roleNames,
-    grants: { updateRole: can({ member: ['update-role'] }), remove: can({ member: ['remove'] }), update: can({ organization: ['update'] }), delete: can({ organization: ['delete'] }) },
+    grants: {
+      updateRole: can({ member: ['update-role'] }),
+      remove: can({ member: ['remove'] }),
+      update: can({ organization: ['update'] }),
+      delete: can({ organization: ['delete'] }),
+      invite: can({ invitation: ['create'] }),
+      cancelInvitation: can({ invitation: ['cancel'] }),
+    },
     error: extra.error,
     csrfToken: csrf.token,
     basePath: ctx.basePath,
