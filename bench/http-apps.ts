@@ -21,6 +21,8 @@
  *                      Authorization header (JWTs verified in process once, each grant checked once for the
  *                      run: `grantCheckSeconds: 3600`): one grant per user in the OAuthRecord table on
  *                      better-sqlite3 (in memory)
+ *   organization       Portcullis JWT with `organizations`: the tokens carry an active organization, and
+ *                      `/project` is `/me` behind `requirePermission({ project: ['create'] })`
  *   authjs             @auth/express: `ExpressAuth` mounted, `await getSession(req, config)` in the route
  *   passport           Passport (passport-local) over express-session's MemoryStore, the user
  *                      deserialised by id from an in-memory map
@@ -45,7 +47,7 @@ import { API_KEY_PREFIX, BEARER_CLIENT, BEARER_SITE, benchApiKey, benchUser, dat
 
 type KnexAdapterModule = typeof import('../src/adapters/knex/index.js')
 
-export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'api-key-raw', 'bearer', 'authjs', 'passport', 'better-auth', 'better-auth-cached'] as const
+export const SCENARIOS = ['jwt', 'jwt-store', 'database-sqlite', 'database-postgres', 'api-key', 'api-key-cached', 'api-key-raw', 'bearer', 'organization', 'authjs', 'passport', 'better-auth', 'better-auth-cached'] as const
 export type Scenario = (typeof SCENARIOS)[number]
 
 export interface BenchApp {
@@ -86,6 +88,8 @@ export async function createBenchApp(scenario: Scenario, options: BenchAppOption
       return rawKeyApp(await sqlite(), options)
     case 'bearer':
       return bearerApp(await sqlite(), options)
+    case 'organization':
+      return organizationApp(await sqlite())
     case 'authjs':
       return authjsApp()
     case 'passport':
@@ -161,6 +165,22 @@ async function bearerApp(db: Knex, { sessions }: BenchAppOptions): Promise<Bench
   // once: the row times the token read, not a stream of grant lookups that a few rounds over 5,000 tokens would make.
   const app = portcullisBenchApp({ adapter: KnexAdapter(db), authorizationServer: { scopes: ['reports:read'], grantCheckSeconds: 3600 } })
   delete process.env.AUTH_URL
+  return { app, close: () => db.destroy() }
+}
+
+/**
+ * JWT sessions with the `organizations` option: each cookie's token carries an active organization
+ * (bench/http-sessions.ts's organizationSessionCookies), and `/project` is `/me` behind
+ * `requirePermission({ project: ['create'] })`, which the role there grants: the permission check on a
+ * warm read, no query (the tables exist, empty: nothing reads them).
+ */
+async function organizationApp(db: Knex): Promise<BenchApp> {
+  const { KnexAdapter, migrationSource } = (await import(dist('adapters/knex/index.js'))) as KnexAdapterModule
+  await db.migrate.latest({ migrationSource: migrationSource() })
+  const app = portcullisBenchApp({ adapter: KnexAdapter(db), session: { strategy: 'jwt' }, organizations: { statements: { project: ['create'] }, roles: { member: { project: ['create'] } }, sendMail: () => {} } }, undefined, ({ requirePermission }) => {
+    const guard = requirePermission({ project: ['create'] })
+    return { '/project': (req, res, next) => void guard(req, res, () => res.json((req as { auth?: unknown }).auth)).catch(next) }
+  })
   return { app, close: () => db.destroy() }
 }
 

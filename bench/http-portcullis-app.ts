@@ -82,17 +82,20 @@ export function referenceRoutes(app: Express): Express {
  * session read alone: Express tries an app's routes in turn, and each route tried before the one
  * that answers costs the request about 670 instructions on Node 24 (bench/instructions.ts), so with
  * a route each `/me`, registered after the three, paid about 2,000 more than `/plain`.
- * `extraRoutes` go on that route too (bench/steady-split-server.ts's parts of `/me`).
+ * `extraRoutes` go on that route too (bench/steady-split-server.ts's parts of `/me`; the organization
+ * scenario's `/project`, built from the instance).
  */
 export function portcullisBenchApp(
-  config: Pick<PortcullisConfig, 'adapter' | 'session' | 'apiKeys' | 'authorizationServer'> = {},
+  config: Pick<PortcullisConfig, 'adapter' | 'session' | 'apiKeys' | 'authorizationServer' | 'organizations'> = {},
   { Portcullis, Credentials }: PortcullisBuild = distBuild,
-  extraRoutes: Record<string, RequestHandler> = {},
+  extraRoutes: Record<string, RequestHandler> | ((portcullis: ReturnType<PortcullisBuild['Portcullis']>) => Record<string, RequestHandler>) = {},
 ): Express {
-  const { handlers, auth } = Portcullis({ secret: SECRET, trustHost: true, ...config, providers: [Credentials({ authorize: () => null })] })
+  const portcullis = Portcullis({ secret: SECRET, trustHost: true, ...config, providers: [Credentials({ authorize: () => null })] })
+  const { handlers, auth } = portcullis
   const app = express()
   app.use('/api/auth', handlers)
-  const routes = new Map<string, RequestHandler>(Object.entries({ ...referenceHandlers, ...extraRoutes }))
+  const extra = typeof extraRoutes === 'function' ? extraRoutes(portcullis) : extraRoutes
+  const routes = new Map<string, RequestHandler>(Object.entries({ ...referenceHandlers, ...extra }))
   routes.set('/me', async (req, res) => {
     const current = await auth(req, res)
     if (!current) {

@@ -57,6 +57,21 @@ export function jwtSessionCookies(from: number, count: number): string[] {
   return cookies
 }
 
+/**
+ * Cookie headers of JWT sessions `from … from + count - 1` whose tokens carry an active organization
+ * (the `organization` app) with the `member` role there, as a switch seals it.
+ */
+export function organizationSessionCookies(from: number, count: number): string[] {
+  const now = Math.floor(Date.now() / 1000)
+  const cookies: string[] = []
+  for (let i = from; i < from + count; i++) {
+    const user = benchUser(i)
+    const payload = { name: user.name, email: user.email, picture: user.image, sub: randomUUID(), activeOrganization: { id: `organization-${i % 10}`, roles: ['member'] } }
+    cookies.push(`${SESSION_COOKIE}=${sealSessionToken(payload, ring.current, MAX_AGE, now)}`)
+  }
+  return cookies
+}
+
 /** The session id (`sid`) of revocable JWT session `i`, recorded in the `jwt-store` app's store. */
 export function storeSessionId(i: number): string {
   return `bench-session-${i}`

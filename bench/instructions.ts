@@ -54,7 +54,9 @@
  * servers do before they are timed (bench/http-sessions.ts's answerAuthRouteFirst says why).
  *
  * Rows (bench/http.ts describes them): the plain route, the plain route with an await, the floor,
- * Portcullis JWT cold and warm, and GET /api/auth/session warm. Skipped, with a line, where
+ * Portcullis JWT cold and warm, and GET /api/auth/session warm; the credential rows (an access token,
+ * an API key, each against its app's plain route); `requirePermission` with an active organization
+ * against `/me` of the same app (bench/steady-server.ts's organizationRows). Skipped, with a line, where
  * valgrind is not installed.
  */
 import { spawn, spawnSync } from 'node:child_process'
@@ -64,7 +66,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { callgrindControl } from './callgrind.js'
 import { jwtSessionCookies } from './http-sessions.js'
-import { credentialRows, rowCookies, sendRequests, serverArgs, steadyRows, warmServer, type SteadyRow } from './steady-server.js'
+import { credentialRows, organizationRows, rowCookies, sendRequests, serverArgs, steadyRows, warmServer, type SteadyRow } from './steady-server.js'
 import { ensureBuilt, QUICK } from './settings.js'
 import { printTable, thousands } from './table.js'
 
@@ -96,8 +98,14 @@ for (const tool of ['valgrind', 'callgrind_control', 'callgrind_annotate']) {
 ensureBuilt()
 // Over HTTP autocannon sends cookies sealed here; in process, bench/instructions-pipeline.ts seals its own.
 const cold = PIPELINE ? [] : jwtSessionCookies(0, WARMUP + WINDOW)
-// The credential rows (issue 68) over HTTP only: the pipeline drives the JWT app alone. BENCH_CREDENTIALS=0 leaves them out.
-const rows = [...steadyRows(WARMUP + WINDOW), ...(PIPELINE || process.env.BENCH_CREDENTIALS === '0' ? [] : credentialRows())]
+// The credential rows (issue 68) and the organization's permission check (issue 67) over HTTP only: the pipeline
+// drives the JWT app alone. BENCH_CREDENTIALS=0 and BENCH_ORGANIZATION=0 leave them out; BENCH_STEADY=0 the JWT rows.
+const steady = process.env.BENCH_STEADY !== '0'
+const rows = [
+  ...(steady ? steadyRows(WARMUP + WINDOW) : []),
+  ...(PIPELINE || process.env.BENCH_CREDENTIALS === '0' ? [] : credentialRows()),
+  ...(PIPELINE || process.env.BENCH_ORGANIZATION === '0' ? [] : organizationRows()),
+]
 
 const server = fileURLToPath(new URL('instructions-server.ts', import.meta.url))
 const pipeline = fileURLToPath(new URL('instructions-pipeline.ts', import.meta.url))
@@ -201,16 +209,20 @@ printTable(
   ['HTTP, instructions per request', 'instructions', 'x plain', "the collector's", 'without them', 'x plain, without'],
   rows.map((row, i) => [row.name, thousands(perRequest[i]!), (perRequest[i]! / plain).toFixed(3), thousands(collector[i]!), thousands(without[i]!), (without[i]! / without[0]!).toFixed(3)]),
 )
-console.log(`\nPortcullis JWT warm costs ${thousands(warmMe - plain)} instructions a request over the plain route (${((100 * (warmMe - plain)) / plain).toFixed(1)}%),`)
-console.log(`${thousands(warmMe - plainAwait)} over the plain route with an await (${((100 * (warmMe - plainAwait)) / plainAwait).toFixed(1)}%; the await alone: ${thousands(plainAwait - plain)}),`)
-console.log(`cold ${thousands(coldMe - floor)} over the floor (${((100 * (coldMe - floor)) / floor).toFixed(1)}%), GET /api/auth/session warm ${thousands(sessionRoute - plain)} over plain.`)
-const [, plainAwaitWithout, floorWithout, coldWithout, warmWithout] = without as [number, number, number, number, number]
-console.log(`Without the collector's functions: warm ${(warmWithout / plainAwaitWithout).toFixed(3)}× the plain route with an await, cold ${(coldWithout / floorWithout).toFixed(3)}× the floor.`)
+if (steady) {
+  console.log(`\nPortcullis JWT warm costs ${thousands(warmMe - plain)} instructions a request over the plain route (${((100 * (warmMe - plain)) / plain).toFixed(1)}%),`)
+  console.log(`${thousands(warmMe - plainAwait)} over the plain route with an await (${((100 * (warmMe - plainAwait)) / plainAwait).toFixed(1)}%; the await alone: ${thousands(plainAwait - plain)}),`)
+  console.log(`cold ${thousands(coldMe - floor)} over the floor (${((100 * (coldMe - floor)) / floor).toFixed(1)}%), GET /api/auth/session warm ${thousands(sessionRoute - plain)} over plain.`)
+  const [, plainAwaitWithout, floorWithout, coldWithout, warmWithout] = without as [number, number, number, number, number]
+  console.log(`Without the collector's functions: warm ${(warmWithout / plainAwaitWithout).toFixed(3)}× the plain route with an await, cold ${(coldWithout / floorWithout).toFixed(3)}× the floor.`)
+}
 // The credential rows against the plain route of their own app (the same app, the read left out).
 for (let i = 0; i + 1 < rows.length; i++) {
   const [route, read] = [rows[i]!, rows[i + 1]!]
-  if (route.credential && route.path === '/plain' && read.credential === route.credential) {
-    console.log(`${read.name}: ${thousands(perRequest[i + 1]! - perRequest[i]!)} instructions a request over its plain route, ${(perRequest[i + 1]! / perRequest[i]!).toFixed(3)}× (target ≤ 1.053×); without the collector's ${(without[i + 1]! / without[i]!).toFixed(3)}×`)
+  // And the permission check against the route it guards (`/me` of the same app).
+  const against = route.credential && route.path === '/plain' && read.credential === route.credential ? 'its plain route' : route.organization && read.organization ? 'the route it guards' : undefined
+  if (against) {
+    console.log(`${read.name}: ${thousands(perRequest[i + 1]! - perRequest[i]!)} instructions a request over ${against}, ${(perRequest[i + 1]! / perRequest[i]!).toFixed(3)}× (target ≤ 1.053×); without the collector's ${(without[i + 1]! / without[i]!).toFixed(3)}×`)
   }
 }
 if (CACHE_SIM) {

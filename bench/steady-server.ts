@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import autocannon from 'autocannon'
 import { RETURNING_COOKIES } from './callgrind.js'
-import { answerAuthRouteFirst, apiKeyHeaders, bearerHeaders, HOST } from './http-sessions.js'
+import { answerAuthRouteFirst, apiKeyHeaders, bearerHeaders, HOST, organizationSessionCookies } from './http-sessions.js'
 import { thousands } from './table.js'
 
 export interface SteadyRow {
@@ -20,12 +20,15 @@ export interface SteadyRow {
    * bench's app of that scenario (bench/http-apps.ts): `WARM_COOKIES` access tokens or API keys in turn.
    */
   credential?: 'bearer' | 'api-key-cached'
+  /** A row of the `organization` app (bench/http-apps.ts): cookies whose tokens carry an active organization. */
+  organization?: true
 }
 
 const WARM_COOKIES = 1_000
 
 /** The cookies (or Authorization headers) `row` sends in turn, of `cold` (distinct cookies, as many as its requests). */
 export function rowCookies(row: SteadyRow, cold: readonly string[]): readonly string[] {
+  if (row.organization) return organizationSessionCookies(0, WARM_COOKIES)
   if (row.credential === 'bearer') return bearerHeaders(WARM_COOKIES)
   if (row.credential === 'api-key-cached') return apiKeyHeaders(WARM_COOKIES)
   return row.kind === 'cold' ? cold : cold.slice(0, WARM_COOKIES)
@@ -45,8 +48,20 @@ export function credentialRows(): SteadyRow[] {
   ]
 }
 
+/**
+ * The rows of the permission check with an active organization (issue 67, and 68's rule: within 1.053× the route it
+ * guards): `/project` (`/me` behind `requirePermission`) against `/me` of the same app, warm.
+ */
+export function organizationRows(): SteadyRow[] {
+  return [
+    { name: `Portcullis JWT, warm, the organization app (${thousands(WARM_COOKIES)} cookies)`, path: '/me', kind: 'warm', organization: true },
+    { name: 'requirePermission, active organization, warm (the same cookies)', path: '/project', kind: 'warm', organization: true },
+  ]
+}
+
 /** The server arguments after the script for `row`: its scenario when it has one (bench/instructions-server.ts). */
 export function serverArgs(row: SteadyRow): string[] {
+  if (row.organization) return ['organization', '0']
   return row.credential ? [row.credential, String(WARM_COOKIES)] : []
 }
 
