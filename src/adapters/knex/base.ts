@@ -227,13 +227,11 @@ export function knexBaseMethods(
   let joinSql: string | undefined
   // The same with what `{ with }` asks (the roles, a session's impersonator), by what it asks.
   const joinSqlWith = new Map<string, string>()
-  const buildJoinSql = (columns: readonly string[]): string =>
-    knex(tables.sessions)
-      .select(columns)
-      .join(tables.users, `${tables.users}.${users.id}`, `${tables.sessions}.${sessions.userId}`)
-      .where(`${tables.sessions}.${sessions.sessionToken}`, '')
-      .limit(1)
-      .toSQL().sql
+  const buildJoinSql = (columns: readonly string[], join?: (query: Knex.QueryBuilder) => void): string => {
+    const query = knex(tables.sessions).select(columns).join(tables.users, `${tables.users}.${users.id}`, `${tables.sessions}.${sessions.userId}`)
+    join?.(query)
+    return query.where(`${tables.sessions}.${sessions.sessionToken}`, '').limit(1).toSQL().sql
+  }
   const sessionJoinSql = (): string => (joinSql ??= buildJoinSql(joinColumns))
   // With the roles option on (`with: ['roles']`): the twelfth migration's column joins the same query.
   const rolesExist = columnCheck(knex, tables.users, roles)
@@ -256,23 +254,20 @@ export function knexBaseMethods(
       columns.push(`${tables.users}.${roles} as u_${roles}`)
     }
     if (withImpersonator && (await impersonatorExists())) columns.push(`${tables.sessions}.${sessions.impersonatedBy} as s_${sessions.impersonatedBy}`)
-    let sql: string
+    const { members } = naming
     if (withOrganization) {
       await assertActiveOrganization()
-      const { members } = naming
       columns.push(`${tables.sessions}.${sessions.activeOrganizationId} as s_${sessions.activeOrganizationId}`, `${tables.members}.${members.role} as m_${members.role}`)
-      sql = knex(tables.sessions)
-        .select(columns)
-        .join(tables.users, `${tables.users}.${users.id}`, `${tables.sessions}.${sessions.userId}`)
-        .leftJoin(tables.members, function () {
-          this.on(`${tables.members}.${members.organizationId}`, '=', `${tables.sessions}.${sessions.activeOrganizationId}`).andOn(`${tables.members}.${members.userId}`, '=', `${tables.sessions}.${sessions.userId}`)
-        })
-        .where(`${tables.sessions}.${sessions.sessionToken}`, '')
-        .limit(1)
-        .toSQL().sql
-    } else {
-      sql = buildJoinSql(columns)
     }
+    const sql = buildJoinSql(
+      columns,
+      withOrganization
+        ? (query) =>
+            query.leftJoin(tables.members, (on) =>
+              on.on(`${tables.members}.${members.organizationId}`, '=', `${tables.sessions}.${sessions.activeOrganizationId}`).andOn(`${tables.members}.${members.userId}`, '=', `${tables.sessions}.${sessions.userId}`),
+            )
+        : undefined,
+    )
     joinSqlWith.set(key, sql)
     return sql
   }
