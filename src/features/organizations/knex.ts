@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Knex } from 'knex'
+import { columnCheck } from '../../adapters/knex/base.js'
 import type { KnexNaming } from '../../adapters/knex/naming.js'
 import { isUniqueViolation, toDate, nullableString, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
 import type { Adapter } from '../../types.js'
@@ -37,7 +38,8 @@ const MEMBER_ALIAS = 'portcullis_member_'
 export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>, { read, values }: RowCodec): KnexOrganizationMethods {
   const { tables, organizations: o, members: m, sessions, users, teams, teamMembers, invitations } = naming
   const lockable = knex.client.dialect === 'postgresql' || knex.client.dialect === 'mysql'
-  const apiKeysExist = userRowsOf(knex, tables.apiKeys, async () => {}).exist
+  // Whether the API keys' migration has run: an organization's keys go with it.
+  const apiKeysExist = columnCheck(knex, tables.apiKeys, naming.apiKeys.ownerId)
   const toOrganization = (row: Row): AdapterOrganization => ({
     id: String(row[o.id]),
     name: String(row[o.name]),
