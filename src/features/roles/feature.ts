@@ -8,7 +8,7 @@
 import type { Feature } from '../../composition/index.js'
 import { InvalidConfigurationError } from '../../errors.js'
 import type { AccessControl, Statements } from './access.js'
-import { createHasPermission, type HasPermissionFunction } from './api/has-permission.js'
+import { createHasPermission, userRoles, type HasPermissionFunction } from './api/has-permission.js'
 import { createRequirePermission, type RequirePermissionFunction } from './api/require-permission.js'
 import { createGetRoles, createSetRoles, type GetRolesFunction, type SetRolesFunction } from './api/set-roles.js'
 import { resolveRoles } from './config.js'
@@ -50,7 +50,7 @@ export const rolesFeature: Feature = {
     setRoles: createSetRoles(api),
     getRoles: createGetRoles(api),
   }),
-  hooks: { sessionUserField: rolesField },
+  hooks: { sessionUserField: rolesField, permissionSource: userRoles },
   adapterMethods: ['getUserRoles', 'setUserRoles'],
   events: ['roleChanged'],
 }

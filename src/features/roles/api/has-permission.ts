@@ -38,8 +38,8 @@ export function sessionGrants(api: Api, session: Session | null, permissions: Pe
   return false
 }
 
-// The roles option's own roles: the session user's `roles`.
-const userRoles: PermissionSource = {
+/** The roles option's own roles, the session user's `roles`: this feature's `permissionSource` hook. */
+export const userRoles: PermissionSource = {
   access: (config) => rolesOf(config, 'hasPermission()').access,
   rolesOf: (session) => {
     const roles = session.user?.roles
@@ -50,14 +50,15 @@ const userRoles: PermissionSource = {
 const sources = new WeakMap<ResolvedConfig, readonly PermissionSource[]>()
 
 /**
- * Where the checks find roles: the `roles` option's (the user's), and the enabled wings' (the
- * organizations': the user's roles in the active organization). Composed once per config.
+ * Where the checks find roles: the enabled features' `permissionSource` hooks, in the registry's
+ * order (the `roles` option's user roles, the organizations' roles in the active organization),
+ * composed once per config.
  * @throws InvalidConfigurationError when there is none.
  */
 export function permissionSources(config: ResolvedConfig, what: string): readonly PermissionSource[] {
   let found = sources.get(config)
   if (!found) {
-    found = Object.freeze([...(config.features.roles ? [userRoles] : []), ...hooksOf(config, 'permissionSource')])
+    found = Object.freeze(hooksOf(config, 'permissionSource'))
     sources.set(config, found)
   }
   if (found.length === 0) rolesOf(config, what)
