@@ -72,6 +72,7 @@ function organizationsApp(knex: Knex, strategy: Strategy, config: Partial<Portcu
   app.post('/role', answer((req) => portcullis.updateMemberRoles(req, { ...req.body, skipCsrfCheck: true })))
   app.post('/remove', answer((req) => portcullis.removeMember(req, { ...req.body, skipCsrfCheck: true })))
   app.post('/delete', answer((req) => portcullis.deleteOrganization(req, { ...req.body, skipCsrfCheck: true })))
+  app.post('/leave', answer((req) => portcullis.leaveOrganization(req, { ...req.body, skipCsrfCheck: true })))
   app.get('/members', answer((req) => portcullis.listMembers(req, { organizationId: String(req.query.organizationId) })))
   app.post('/projects', portcullis.requirePermission({ project: ['create'] }), (_req, res) => res.status(201).json({ created: true }))
   app.get('/can-delete', async (req, res) => res.json({ can: await portcullis.hasPermission(req, { project: ['delete'] }) }))
@@ -300,6 +301,9 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
         expect((await member.get('/active').expect(200)).body).toMatchObject({ roles: ['viewer'] })
         await member.post('/active').send({ organizationId: organization.id }).expect(200)
         expect((await createProject(member)).status).toBe(403)
+        // Leaving through leaveOrganization() switches the session off the organization: its cookie is re-sealed.
+        await member.post('/leave').send({ organizationId: organization.id }).expect(200)
+        expect((await me(member))?.user.activeOrganization).toBeNull()
       })
     })
   })

@@ -91,9 +91,20 @@ export async function deleteOrganization(caller: Caller, organizationId: unknown
   if (!(await caller.adapter.deleteOrganization(organization.id))) throw new OrganizationError('not_found', 'No such organization among yours.')
   for (const member of members) if (member.userId !== caller.userId) await reachSessions(caller.ctx.config, member.userId)
   await emitEvent(caller.ctx.config, 'organizationDeleted', { organizationId: organization.id, userId: caller.userId })
-  const session = caller.ctx.config.session.strategy === 'jwt' && (await peekJwtToken(caller.ctx))
-  const active = session ? activeOrganizationOf(session[ACTIVE_ORGANIZATION_CLAIM]) : null
-  return active?.id === organization.id ? ((await setSessionField(caller.ctx, activeOrganizationField, undefined)) ?? []) : []
+  return leaveActiveSession(caller, organization.id)
+}
+
+/**
+ * The caller's own JWT session switched to no active organization when it names `organizationId`
+ * (its claim, which no membership change reaches without a store), after they left or deleted it.
+ * A database session needs nothing: its join finds no membership, and a deletion clears the column.
+ * @returns The re-sealed session's cookies, or none.
+ */
+async function leaveActiveSession(caller: Caller, organizationId: string): Promise<OutgoingCookie[]> {
+  if (caller.ctx.config.session.strategy !== 'jwt') return []
+  const token = await peekJwtToken(caller.ctx)
+  if (!token || activeOrganizationOf(token[ACTIVE_ORGANIZATION_CLAIM])?.id !== organizationId) return []
+  return (await setSessionField(caller.ctx, activeOrganizationField, undefined)) ?? []
 }
 
 /** The organization's members. @throws OrganizationError `not_found`, `forbidden` */
@@ -129,9 +140,11 @@ export async function updateMemberRoles(caller: Caller, organizationId: unknown,
 /**
  * Removes a member (`userId`), or the caller themselves (leaving needs no permission). Only an owner
  * removes an owner; the last owner cannot go.
+ * @returns When the caller left: their session's cookies, switched off the organization (JWT without
+ *   a store; with one, the change ended their sessions); else none.
  * @throws OrganizationError `not_found`, `forbidden`, `last_owner`
  */
-export async function removeMember(caller: Caller, organizationId: unknown, userId: unknown): Promise<void> {
+export async function removeMember(caller: Caller, organizationId: unknown, userId: unknown): Promise<OutgoingCookie[]> {
   const target = idOf(userId, 'userId')
   const leaving = target === caller.userId
   const { organization, member: mine } = await membershipOf(caller, organizationId, leaving ? undefined : { member: ['remove'] })
@@ -143,6 +156,7 @@ export async function removeMember(caller: Caller, organizationId: unknown, user
   if (change === 'last_owner') throw new OrganizationError('last_owner', 'The organization would have no owner: make another member owner first.')
   await reachSessions(caller.ctx.config, target)
   await emitEvent(caller.ctx.config, 'memberRemoved', { organizationId: organization.id, userId: target, by: caller.userId })
+  return leaving && !caller.ctx.config.session.store ? leaveActiveSession(caller, organization.id) : []
 }
 
 /** A membership change reaches the member's JWT sessions (with a store) by ending them; database sessions see it at once. */

@@ -1,7 +1,7 @@
 /** The server-side `listMembers`, `updateMemberRoles`, `removeMember` and `leaveOrganization`. */
 import type { Api, CsrfOptions } from '../../../api/context.js'
 import type { OrganizationMember } from '../types.js'
-import { organizationCall, type OrganizationsCallContext } from './context.js'
+import { organizationCall, sendCookies, type OrganizationsCallContext } from './context.js'
 
 /**
  * The organization's members with their roles; the caller's roles must grant `member: ['list']`.
@@ -28,7 +28,11 @@ export type UpdateMemberRolesFunction = (req: OrganizationsCallContext, options:
  */
 export type RemoveMemberFunction = (req: OrganizationsCallContext, options: { organizationId: string; userId: string } & CsrfOptions) => Promise<void>
 
-/** The signed-in user leaves the organization (the last owner cannot). CSRF-checked. @throws OrganizationError `not_found`, `last_owner` */
+/**
+ * The signed-in user leaves the organization (the last owner cannot); their session stops naming it as
+ * active (a JWT session's new cookie goes on `res`). CSRF-checked.
+ * @throws OrganizationError `not_found`, `last_owner`
+ */
 export type LeaveOrganizationFunction = (req: OrganizationsCallContext, options: { organizationId: string } & CsrfOptions) => Promise<void>
 
 export function createListMembers(api: Api): ListMembersFunction {
@@ -47,14 +51,14 @@ export function createUpdateMemberRoles(api: Api): UpdateMemberRolesFunction {
 
 export function createRemoveMember(api: Api): RemoveMemberFunction {
   return async (given, options) => {
-    const { caller, manage } = await organizationCall(api, given, 'removeMember()', options ?? {})
-    await manage.removeMember(caller, options.organizationId, options.userId)
+    const { caller, manage, req, res } = await organizationCall(api, given, 'removeMember()', options ?? {})
+    sendCookies(api, req, res, await manage.removeMember(caller, options.organizationId, options.userId))
   }
 }
 
 export function createLeaveOrganization(api: Api): LeaveOrganizationFunction {
   return async (given, options) => {
-    const { caller, manage } = await organizationCall(api, given, 'leaveOrganization()', options ?? {})
-    await manage.removeMember(caller, options.organizationId, caller.userId)
+    const { caller, manage, req, res } = await organizationCall(api, given, 'leaveOrganization()', options ?? {})
+    sendCookies(api, req, res, await manage.removeMember(caller, options.organizationId, caller.userId))
   }
 }

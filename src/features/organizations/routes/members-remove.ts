@@ -6,7 +6,7 @@
  */
 import { assertCsrf, type Action } from '../../../actions/context.js'
 import { loadManage } from '../api/context.js'
-import { backTo, callerOrSignIn, jsonAnswer, jsonClient, leaveActive, membersPath, posted, refusal } from './organization-shared.js'
+import { backTo, callerOrSignIn, jsonAnswer, jsonClient, membersPath, posted, refusal } from './organization-shared.js'
 
 export const removeMemberAction: Action = async (ctx) => {
   assertCsrf(ctx)
@@ -15,9 +15,8 @@ export const removeMemberAction: Action = async (ctx) => {
   const organizationId = posted(ctx, 'organizationId')
   const userId = posted(ctx, 'userId')
   try {
-    await (await loadManage()).removeMember(asking.caller, organizationId, userId)
+    const cookies = await (await loadManage()).removeMember(asking.caller, organizationId, userId)
     const left = userId === asking.caller.userId
-    const cookies = left ? await leaveActive(ctx, asking.caller, organizationId as string) : []
     if (jsonClient(ctx)) return jsonAnswer({ removed: userId }, { cookies })
     return backTo(ctx, left ? '/organizations' : membersPath(organizationId as string), cookies)
   } catch (error) {

@@ -68,25 +68,6 @@ export async function activeOrganizationIdOf(ctx: ActionContext): Promise<{ id: 
   return { id: activeOrganizationOf(session?.user?.activeOrganization)?.id ?? null, cookies }
 }
 
-/**
- * After the caller left or deleted `organizationId`: when their session still names it as active
- * (a JWT session without a store, whose claim no membership change reaches), it is switched to none,
- * so that the session stops carrying roles in an organization they are no longer in.
- * @returns The cookies of the switch, or none.
- */
-export async function leaveActive(ctx: ActionContext, caller: Caller, organizationId: string): Promise<OutgoingCookie[]> {
-  const { id } = await activeOrganizationIdOf(ctx)
-  if (id === null || id !== organizationId) return []
-  const { switchOrganization } = await import('../active.js')
-  try {
-    return (await switchOrganization(caller, null)).cookies
-  } catch (error) {
-    // The session ended meanwhile (the change ended it through the store): nothing left to switch.
-    if (error instanceof OrganizationError && error.code === 'not_signed_in') return []
-    throw error
-  }
-}
-
 /** The page of the caller's organizations, with its switcher and its "create" form. */
 export async function organizationsPage(ctx: ActionContext, caller: Caller, extra: PageExtras = {}): Promise<AuthResponse> {
   const organizations = await (await loadManage()).listOrganizations(caller)

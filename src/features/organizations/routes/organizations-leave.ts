@@ -5,7 +5,7 @@
  */
 import { assertCsrf, type Action } from '../../../actions/context.js'
 import { loadManage } from '../api/context.js'
-import { backTo, callerOrSignIn, jsonAnswer, jsonClient, leaveActive, posted, refusal } from './organization-shared.js'
+import { backTo, callerOrSignIn, jsonAnswer, jsonClient, posted, refusal } from './organization-shared.js'
 
 export const leaveOrganizationAction: Action = async (ctx) => {
   assertCsrf(ctx)
@@ -13,8 +13,7 @@ export const leaveOrganizationAction: Action = async (ctx) => {
   if ('response' in asking) return asking.response
   const organizationId = posted(ctx, 'organizationId')
   try {
-    await (await loadManage()).removeMember(asking.caller, organizationId, asking.caller.userId)
-    const cookies = await leaveActive(ctx, asking.caller, organizationId as string)
+    const cookies = await (await loadManage()).removeMember(asking.caller, organizationId, asking.caller.userId)
     return jsonClient(ctx) ? jsonAnswer({ left: organizationId }, { cookies }) : backTo(ctx, '/organizations', cookies)
   } catch (error) {
     return refusal(ctx, asking.caller, error, organizationId)
