@@ -29,9 +29,9 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
   // Whether the eleventh migration has run: a user marked deleted (its grace period) has no keys that work.
   const markExists = columnCheck(knex, tables.users, users.deletedAt)
   const banExists = columnCheck(knex, tables.users, users.bannedAt)
-  // Whether the organizations migration has run: only then can a key belong to an organization.
-  let organizationsFound = false
-  const organizationsExist = async (): Promise<boolean> => (organizationsFound ||= await knex.schema.hasTable(tables.organizations))
+  // Whether the organizations migration has run: only then can a key belong to an organization. Asked
+  // at most once a minute until it has: an app that never runs it does not pay a schema query per lookup.
+  const organizationsExist = columnCheck(knex, tables.organizations, naming.organizations.id)
   const ownerWhere = (owner: ApiKeyOwner): Row => ({ [c.ownerType]: owner.type, [c.ownerId]: owner.id })
   const userColumns = (['id', 'name', 'email', 'emailVerified', 'image'] as const).map((field) => `u.${users[field]} as ${USER_ALIAS}${field}`)
   const toKey = (row: Row): AdapterApiKey => {
