@@ -16,7 +16,7 @@ import { OrganizationError } from './errors.js'
 import type { AdapterMember, AdapterOrganization } from './types.js'
 
 /** The adapter with the wing's methods (the team ones are there when teams are on: the feature's check). */
-export type OrganizationAdapter = Required<Pick<Adapter, (typeof ORGANIZATION_ADAPTER_METHODS)[number] | (typeof TEAM_ADAPTER_METHODS)[number] | 'getUser'>>
+export type OrganizationAdapter = Required<Pick<Adapter, (typeof ORGANIZATION_ADAPTER_METHODS)[number] | (typeof TEAM_ADAPTER_METHODS)[number] | 'getUser' | 'getUserByEmail'>>
 
 /** Who is calling, on which config. */
 export interface Caller {

@@ -76,7 +76,7 @@ export const organizationsFeature: Feature = {
   resolve: (config) => resolveOrganizations(config.organizations),
   check(config) {
     const adapter = config.adapter as Record<string, unknown> | undefined
-    const needed = [...ORGANIZATION_ADAPTER_METHODS, ...(organizationsOf(config)?.teams ? TEAM_ADAPTER_METHODS : []), 'getUser']
+    const needed = [...ORGANIZATION_ADAPTER_METHODS, ...(organizationsOf(config)?.teams ? TEAM_ADAPTER_METHODS : []), 'getUser', 'getUserByEmail']
     const missing = needed.filter((method) => typeof adapter?.[method] !== 'function')
     if (missing.length > 0) throw new InvalidConfigurationError(`The organizations option needs an adapter with ${missing.join(', ')} (KnexAdapter has them, after the organizations migration). See docs/organizations.md.`)
     if (config.session.strategy === 'jwt' && !config.session.store) {

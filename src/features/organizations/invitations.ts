@@ -72,8 +72,9 @@ export async function invite(caller: Caller, input: NewInvitation): Promise<Sent
   if (roles.includes(OWNER_ROLE) && !member.roles.includes(OWNER_ROLE)) throw new OrganizationError('forbidden', 'Only an owner invites with the owner role.')
   const { adapter } = caller
   const teamId = await teamOf(caller, organization.id, input.teamId)
-  // Compared normalized: a provider may have stored the member's address in another letter case.
-  if ((await adapter.listMembers(organization.id)).some((one) => addressOrNull(one.user.email) === email)) throw new OrganizationError('already_member', `${email} belongs to a member of this organization already.`)
+  // The adapter finds the address whatever its letter case (a provider may have stored it otherwise): two indexed reads, not the member list.
+  const invitee = await adapter.getUserByEmail(email)
+  if (invitee && (await adapter.getMember(organization.id, invitee.id))) throw new OrganizationError('already_member', `${email} belongs to a member of this organization already.`)
   const pending = await adapter.listInvitations(organization.id)
   const existing = pending.find((invitation) => invitation.email === email)
   const now = caller.ctx.now * 1000
