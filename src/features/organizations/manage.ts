@@ -132,9 +132,9 @@ export async function updateMemberRoles(caller: Caller, organizationId: unknown,
   if (change === 'last_owner') throw new OrganizationError('last_owner', 'The organization would have no owner: make another member owner first.')
   await reachSessions(caller.ctx.config, target)
   await emitEvent(caller.ctx.config, 'memberRoleChanged', { organizationId: organization.id, userId: target, roles: wanted, previous: theirs.roles, by: caller.userId })
-  const found = (await caller.adapter.listMembers(organization.id)).find((member) => member.userId === target)
-  if (!found) throw new OrganizationError('not_found', 'No such member of this organization.')
-  return memberShape(found)
+  const [found, user] = [await caller.adapter.getMember(organization.id, target), await caller.adapter.getUser(target)]
+  if (!found || !user) throw new OrganizationError('not_found', 'No such member of this organization.')
+  return memberShape({ ...found, user: { id: user.id, name: user.name ?? null, email: user.email ?? null, image: user.image ?? null } })
 }
 
 /**
