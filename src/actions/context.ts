@@ -103,3 +103,10 @@ export async function redirectTarget(ctx: Pick<ActionContext, 'config' | 'origin
 export function stringValue(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined
 }
+
+/** A posted list: a JSON body's value as it came (the caller checks it), or a form's text of names separated by spaces or commas. */
+export function postedList(ctx: Pick<ActionContext, 'body'>, name: string): unknown {
+  const value = (ctx.body as Record<string, unknown>)[name]
+  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean)
+  return value
+}

@@ -2,9 +2,9 @@
  * POST /api-keys `{ csrfToken, name, scopes?, expiresIn?, organizationId? }` (a form or JSON): creates a key for the
  * signed-in user, or for an organization whose keys they may manage. JSON clients get 201 `{ key, id, display, … }`; browsers the page with the key shown once.
  */
-import { assertCsrf, type Action } from '../../../actions/context.js'
+import { assertCsrf, postedList, type Action } from '../../../actions/context.js'
 import { loadManage } from '../api/context.js'
-import { field, jsonClient, keysPage, listField, numberField, refusal, requestOwner, userOrSignIn } from './shared.js'
+import { field, jsonClient, keysPage, numberField, refusal, requestOwner, userOrSignIn } from './shared.js'
 
 export const createApiKeyAction: Action = async (ctx) => {
   assertCsrf(ctx)
@@ -15,7 +15,7 @@ export const createApiKeyAction: Action = async (ctx) => {
     const owner = await requestOwner(ctx, asking.userId)
     const created = await (await loadManage()).createKey(ctx.config, asking.userId, {
       name: field(ctx, 'name') ?? '',
-      scopes: listField(ctx, 'scopes') as string[] | undefined,
+      scopes: postedList(ctx, 'scopes') as string[] | undefined,
       expiresIn: numberField(ctx, 'expiresIn') as number | undefined,
       metadata: metadata as Record<string, unknown> | undefined,
     }, undefined, owner)

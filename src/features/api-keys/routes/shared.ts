@@ -69,13 +69,6 @@ export function field(ctx: ActionContext, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined
 }
 
-/** A posted list: a JSON array, or a form's text of names separated by spaces or commas. */
-export function listField(ctx: ActionContext, name: string): unknown {
-  const value = (ctx.body as Record<string, unknown>)[name]
-  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean)
-  return value
-}
-
 /** A posted whole number: a JSON number, or a form's digits; `''` and absent are undefined. */
 export function numberField(ctx: ActionContext, name: string): unknown {
   const value = (ctx.body as Record<string, unknown>)[name]

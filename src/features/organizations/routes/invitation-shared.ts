@@ -51,13 +51,6 @@ export function field(ctx: ActionContext, name: string): string | undefined {
   return stringValue((ctx.body as Record<string, unknown>)[name]) ?? (ctx.method === 'GET' ? (ctx.query.get(name) ?? undefined) : undefined)
 }
 
-/** A posted list: a JSON array, or a form's text of names separated by spaces or commas (or a form's repeated field). */
-export function listField(ctx: ActionContext, name: string): unknown {
-  const value = (ctx.body as Record<string, unknown>)[name]
-  if (typeof value === 'string') return value.split(/[\s,]+/).filter(Boolean)
-  return value
-}
-
 /** Where a browser goes after a form: the posted `callbackUrl` (through the `redirect` callback), else the app's home. */
 export async function backTo(ctx: ActionContext): Promise<string> {
   const callbackUrl = field(ctx, 'callbackUrl')
