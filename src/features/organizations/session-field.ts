@@ -15,7 +15,11 @@ import type { ActiveOrganization } from './types.js'
 /** The claim (and `session.user` field) that carries it. */
 export const ACTIVE_ORGANIZATION_CLAIM = 'activeOrganization'
 
-/** What the session carries as the active organization, from a claim or a join's row: frozen, or null. */
+/**
+ * What the session carries as the active organization, from a claim or a join's row, or null. A valid
+ * value is frozen in place (its roles a frozen list): a token's claims are shared by every read of its
+ * cookie, so later reads take it as it is, without a copy.
+ */
 export function activeOrganizationOf(value: unknown): ActiveOrganization | null {
   if (!value || typeof value !== 'object') return null
   if (Object.isFrozen(value)) return value as ActiveOrganization
@@ -24,21 +28,13 @@ export function activeOrganizationOf(value: unknown): ActiveOrganization | null 
   const list = Array.isArray(roles) ? roles.filter((role): role is string => typeof role === 'string') : parseStoredRoles(roles)
   // Removed from it (a database session's join finds no membership): no active organization.
   if (!list || list.length === 0) return null
-  return Object.freeze({ id, roles: Object.freeze(list) })
+  return Object.freeze(Object.assign(value, { roles: Object.freeze(list) })) as ActiveOrganization
 }
 
 export const activeOrganizationField: SessionUserField = {
   name: ACTIVE_ORGANIZATION_CLAIM,
   perSession: (value) => ({ activeOrganizationId: (value as ActiveOrganization | undefined)?.id ?? null }),
-  fromClaim: (_config, claim) => {
-    // A token's claims are shared by every read of its cookie: frozen in place, once.
-    if (claim && typeof claim === 'object' && !Object.isFrozen(claim)) {
-      const found = activeOrganizationOf(claim)
-      if (found) Object.freeze(Object.assign(claim, { roles: found.roles }))
-      return found
-    }
-    return activeOrganizationOf(claim)
-  },
+  fromClaim: (_config, claim) => activeOrganizationOf(claim),
   fromUser(_config, value) {
     if (value === undefined) {
       throw new InvalidConfigurationError('The organizations option with database sessions needs the adapter\'s getSessionAndUser to return the active organization when asked ({ with: ["activeOrganization"] }); KnexAdapter does, after the organizations migration.')
