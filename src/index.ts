@@ -37,6 +37,7 @@ import type { Statements } from './features/roles/access.js'
 import type { organizationStatements } from './features/organizations/access.js'
 import type { OrganizationsOptions } from './features/organizations/types.js'
 import type { SessionsApi } from './features/sessions/feature.js'
+import type { SsoApi } from './features/sso/feature.js'
 import type { TwoFactorApi } from './features/two-factor/feature.js'
 import { RequestScope } from './http/request-scope.js'
 import { createHandlers, type Handlers } from './http/router.js'
@@ -58,6 +59,7 @@ export interface PortcullisResult<A extends AccessControl = AccessControl, O ext
     AccountApi,
     RolesApi<A, CheckedStatements<A, O>>,
     OrganizationsApi,
+    SsoApi,
     AuditApi,
     AdminApi,
     AuthorizationServerApi,
@@ -101,6 +103,7 @@ export * from './features/oauth/errors.js'
 export * from './features/passkey/errors.js'
 export * from './features/password/errors.js'
 export * from './features/organizations/errors.js'
+export * from './features/sso/errors.js'
 export type { AccountApi } from './features/account/feature.js'
 export type { AuditApi } from './features/audit/feature.js'
 export type { AdminApi } from './features/admin/feature.js'
@@ -136,6 +139,12 @@ export type { ListMyInvitationsFunction } from './features/organizations/api/lis
 export type { AcceptInvitationFunction } from './features/organizations/api/accept-invitation.js'
 export type { DeclineInvitationFunction } from './features/organizations/api/decline-invitation.js'
 export type { NewInvitation, SentInvitation } from './features/organizations/invitations.js'
+export type { SsoApi } from './features/sso/feature.js'
+export type { SsoCallContext } from './features/sso/api/context.js'
+export type { CreateSsoConnectionFunction, CreateSsoConnectionOptions, DeleteSsoConnectionFunction, ListSsoConnectionsFunction, UpdateSsoConnectionFunction, UpdateSsoConnectionOptions } from './features/sso/api/connections.js'
+export type { AddSsoDomainFunction, ListSsoDomainsFunction, MarkSsoDomainVerifiedFunction, RemoveSsoDomainFunction, VerifySsoDomainFunction } from './features/sso/api/domains.js'
+export type { NewSsoConnection, SsoConnectionChanges } from './features/sso/manage.js'
+export type { AdapterSsoConnection, AdapterSsoDomain, OidcConnectionSettings, SamlConnectionSettings, SsoConnection, SsoDomain } from './features/sso/types.js'
 export type { ListAuditEventsFunction } from './features/audit/api/list-audit-events.js'
 export type { ExportAuditEventsFunction } from './features/audit/api/export-audit-events.js'
 export type { DeleteAccountFunction, DeleteAccountOptions } from './features/account/api/delete-account.js'

@@ -128,8 +128,11 @@ export interface ProviderTokens {
   error?: 'no_refresh_token' | 'invalid_grant' | undefined
 }
 
-/** The kinds of provider the spec names (§1.2), and `webauthn` for passkeys (Auth.js's name for the type). */
-export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
+/**
+ * The kinds of provider the spec names (§1.2), `webauthn` for passkeys (Auth.js's name for the type),
+ * and `sso` for an organization's own identity provider (OIDC or SAML, `portcullis/providers/sso`).
+ */
+export type ProviderType = 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn' | 'sso'
 
 /** A sign-in with a provider, as the callbacks and events see it (spec §2.4). */
 export interface Account {

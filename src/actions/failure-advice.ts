@@ -35,6 +35,8 @@ const ADVICE: Readonly<Record<ClientErrorCode, (basePath: string) => FailureAdvi
   OAuthAccountNotLinked: () => ({ status: 403, message: 'The address belongs to an account that signs in another way: sign in that way, then link this provider.' }),
   TwoFactor: () => ({ status: 401, message: 'The second step of the sign-in was refused or expired (the code says which): enter a current code, or sign in again.' }),
   WebAuthnVerificationError: () => ({ status: 400, message: 'The passkey response was refused (the code says why): fetch new options and try again.' }),
+  SSO: () => ({ status: 403, message: "Single sign-on refused the sign-in (the code says why: no_connection, sso_required, address_outside_domains): sign in another way, or through the organization's identity provider." }),
+  SamlResponse: () => ({ status: 400, message: "The identity provider's SAML response was refused (the server's log says which check): start the sign-in again." }),
   UserBanned: () => ({ status: 403, message: 'The account is banned by an administrator: no sign-in is accepted until the ban is lifted or expires.' }),
 }
 

@@ -51,6 +51,8 @@ export type SignInErrorCode =
   | 'OAuthCallbackError'
   | 'OAuthSignInError'
   | 'RateLimited'
+  | 'SSO'
+  | 'SamlResponse'
   | 'TwoFactor'
   | 'UserBanned'
   | 'Impersonating'

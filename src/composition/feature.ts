@@ -12,7 +12,7 @@ import type { ConfiguredProvider, CredentialReader, PortcullisConfig, ResolvedCo
 import type { NodeRequest } from '../http/request.js'
 import type { AuthResponse } from '../http/respond.js'
 import type { EventObserver } from '../events.js'
-import type { Adapter, AdapterAccount, AdapterUser, SecondFactorProof, Session, User } from '../types.js'
+import type { Account, Adapter, AdapterAccount, AdapterUser, SecondFactorProof, Session, User } from '../types.js'
 import type { LoggerInstance } from '../logger.js'
 import type { SafeHtml } from '../pages/html.js'
 import type { PageScript } from '../pages/theme.js'
@@ -205,9 +205,9 @@ export interface FeatureHooks {
   /**
    * A sign-in of `user` (any method: the core's sign-in finish) is about to start its session: throw
    * (an AuthError of kind `signIn`) to refuse it, before any session or cookie exists (the admin
-   * wing's ban).
+   * wing's ban; the SSO wing's SSO-only organizations). `account` says how it signed in (its provider).
    */
-  beforeSession?(ctx: ActionContext, user: User | AdapterUser): Promise<void>
+  beforeSession?(ctx: ActionContext, user: User | AdapterUser, account: Account): Promise<void>
   /**
    * Every session of `userId` was ended at once (`signOutEverywhere()`, an administrator's revocation
    * or ban, the account's deletion, an address change): for what a feature keeps that acts for the

@@ -20,10 +20,12 @@ import { passwordFeature } from './password/feature.js'
 import { pruneFeature } from './prune/feature.js'
 import { rolesFeature } from './roles/feature.js'
 import { sessionsFeature } from './sessions/feature.js'
+import { ssoFeature } from './sso/feature.js'
 import { twoFactorFeature } from './two-factor/feature.js'
 
 export const FEATURES: readonly Feature[] = Object.freeze([
   oauthFeature,
+  ssoFeature,
   emailCodeFeature,
   emailFeature,
   passwordFeature,

@@ -12,7 +12,7 @@ import { isSafePageUrl, renderLayout, type PageScript } from './theme.js'
 export interface SignInPageProvider {
   id: string
   name: string
-  type: 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn'
+  type: 'oauth' | 'oidc' | 'email' | 'credentials' | 'webauthn' | 'sso'
   /** Where this provider's form posts: e.g. `/api/auth/signin/github`, or `/api/auth/callback/credentials` for credentials. */
   action: string
   /** Links under the provider's form, e.g. the password provider's "Forgot your password?" and "Create an account". */
@@ -76,6 +76,11 @@ const ERROR_MESSAGES = new Map<string, string>([
   ['WebAuthnVerificationError', 'The passkey could not be used. Please try again, or sign in another way.'],
   ['TwoFactor', 'The second step of the sign-in was not completed in time. Please sign in again.'],
   ['UserBanned', 'This account cannot sign in. Contact the site if you think this is a mistake.'],
+  ['SSO', 'Single sign-on could not sign you in. Please try again, or sign in another way.'],
+  ['SSO:no_connection', 'No organization signs in this address with single sign-on. Sign in another way.'],
+  ['SSO:sso_required', 'Your organization signs you in through its own identity provider: enter your work address under single sign-on.'],
+  ['SSO:address_outside_domains', "Your organization's identity provider answered with an address outside the organization's domains. Ask its administrator."],
+  ['SamlResponse', "Your organization's identity provider's answer could not be accepted. Please try again, or ask its administrator."],
 ])
 
 /**
@@ -83,13 +88,14 @@ const ERROR_MESSAGES = new Map<string, string>([
  * are never echoed, so a crafted `?error=` cannot put text on the page.
  *
  * @param code The `error` query parameter.
+ * @param detail The `code` query parameter, for the errors whose message depends on which step refused (`SSO`).
  * @returns A message for people, in plain text.
  * @example
  * signInErrorMessage('CredentialsSignin') // 'Sign in failed. Check the details you provided are correct.'
  * signInErrorMessage('anything else') // 'Unable to sign in.'
  */
-export function signInErrorMessage(code: string | undefined): string {
-  return (code !== undefined && ERROR_MESSAGES.get(code)) || 'Unable to sign in.'
+export function signInErrorMessage(code: string | undefined, detail?: string): string {
+  return (code !== undefined && ((detail !== undefined && ERROR_MESSAGES.get(`${code}:${detail}`)) || ERROR_MESSAGES.get(code))) || 'Unable to sign in.'
 }
 
 /**
@@ -112,13 +118,15 @@ export function renderSignInPage(props: SignInPageProps): string {
   // The refused form, when it is one of this page's: its message goes above it, its fields are filled in.
   const refused = props.error !== undefined ? props.providers.find((provider) => provider.id === props.refused?.providerId && provider.type !== 'webauthn') : undefined
   const typed = refused !== undefined ? props.refused!.fields : {}
-  const forms = props.providers.map((provider, index) => ({
+  // Single sign-on asks for the address first: its form leads, and the other ways follow below it.
+  const providers = [...props.providers.filter((provider) => provider.type === 'sso'), ...props.providers.filter((provider) => provider.type !== 'sso')]
+  const forms = providers.map((provider, index) => ({
     buttonOnly: provider.type === 'oauth' || provider.type === 'oidc' || provider.type === 'webauthn',
     markup: html`${provider === refused && !unverifiedError(props) && formAlert(provider, props.error!)}${providerForm(provider, index, hidden, autofill, provider === refused ? typed : {})}`,
   }))
   const groups = groupForms(forms).map((group) => html`<div class="group">${group}</div>`)
   const unverified = unverifiedError(props) && props.resendAction !== undefined
-  const topAlert = props.error !== undefined && props.error !== '' && refused === undefined && html`<div class="alert" role="alert">${signInErrorMessage(props.error)}</div>`
+  const topAlert = props.error !== undefined && props.error !== '' && refused === undefined && html`<div class="alert" role="alert">${signInErrorMessage(props.error, props.code)}</div>`
   const body = html`<h1>Sign in</h1>
 ${unverified ? resendForm(props.resendAction!, hidden, typed.email?.includes('@') ? typed.email : undefined) : topAlert}
 ${groups.length === 0 ? html`<p>No sign-in methods are configured.</p>` : joinWithDivider(groups)}`
@@ -181,14 +189,16 @@ function providerForm(provider: SignInPageProvider, index: number, hidden: SafeH
   const fields =
     provider.type === 'email'
       ? emailField(index, autofill, typed.email)
-      : provider.type === 'credentials'
+      : provider.type === 'sso'
+        ? ssoField(index, typed.email)
+        : provider.type === 'credentials'
         ? credentialFields(provider, index, autofill, typed)
         : []
   const links = (provider.links ?? []).filter((link) => isSafePageUrl(link.href))
   return html`<form method="post" action="${provider.action}">
 ${hidden}
 ${fields}
-<button type="submit">Sign in with ${provider.name}</button>
+<button type="submit">${provider.type === 'sso' ? 'Continue with single sign-on' : html`Sign in with ${provider.name}`}</button>
 ${links.length > 0 && html`<p class="links">${links.map((link) => html`<a href="${link.href}">${link.label}</a>`)}</p>`}
 </form>`
 }
@@ -202,6 +212,14 @@ function emailField(index: number, autofill: boolean, value: string | undefined)
   return html`<div><label for="${id}">E-mail address for a sign-in link</label>
 <input id="${id}" type="email" name="email" placeholder="email@example.com" autocomplete="${autofill ? 'username webauthn' : 'email'}"${value !== undefined && html` value="${value}"`} required>
 <small class="hint">We e-mail you a link that signs you in, no password needed.</small></div>`
+}
+
+// The work address decides the organization whose identity provider signs the user in (home-realm discovery).
+function ssoField(index: number, value: string | undefined): SafeHtml {
+  const id = `input-${index}-sso`
+  return html`<div><label for="${id}">Work e-mail address</label>
+<input id="${id}" type="email" name="email" placeholder="you@company.example" autocomplete="email"${value !== undefined && html` value="${value}"`} required>
+<small class="hint">If your organization signs you in with its own identity provider, we take you there.</small></div>`
 }
 
 // The script (webauthn.js) drives the form: without it, or without WebAuthn, the button says why.

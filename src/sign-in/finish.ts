@@ -37,7 +37,7 @@ export async function finishSignIn(
 ): Promise<AuthResponse> {
   const { user, account, profile, isNewUser } = signIn
   // Before any session exists: a hook that throws refuses the sign-in (a banned user).
-  for (const hook of hooksOf(ctx.config, 'beforeSession')) await hook(ctx, user)
+  for (const hook of hooksOf(ctx.config, 'beforeSession')) await hook(ctx, user, account)
   const sessionCookies = await startSession(ctx, user, account, { profile, isNewUser })
   const { url, cookies } = await resolveCallbackUrl(ctx)
   let redirect = isNewUser && ctx.config.pages.newUser ? pageUrl(ctx, 'newUser', '/signin', { callbackUrl: url }) : url

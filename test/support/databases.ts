@@ -140,7 +140,7 @@ export function migratedDatabase(server: DatabaseServer): { readonly knex: Knex 
   })
   afterAll(() => db?.destroy())
   beforeEach(async () => {
-    for (const table of ['TeamMember', 'Team', 'Invitation', 'Member', 'Organization', 'OAuthRecord', 'ApiKey', 'VerificationToken', 'Session', 'Account', 'Password', 'Authenticator', 'RecoveryCode', 'TwoFactor', 'User']) await db.knex(table).del()
+    for (const table of ['SsoReplay', 'SsoDomain', 'SsoConnection', 'TeamMember', 'Team', 'Invitation', 'Member', 'Organization', 'OAuthRecord', 'ApiKey', 'VerificationToken', 'Session', 'Account', 'Password', 'Authenticator', 'RecoveryCode', 'TwoFactor', 'User']) await db.knex(table).del()
   })
   return {
     get knex() {

@@ -29,6 +29,7 @@ import { knexTeamMethods, type KnexTeamMethods } from '../../features/organizati
 import { knexInvitationMethods, type KnexInvitationMethods } from '../../features/organizations/knex-invitations.js'
 import { knexPruneMethods, type KnexPruneMethods } from '../../features/prune/knex.js'
 import { knexRoleMethods, type KnexRoleMethods } from '../../features/roles/knex.js'
+import { knexSsoMethods, type KnexSsoMethods } from '../../features/sso/knex.js'
 import { knexTwoFactorMethods, knexTwoFactorUserRows, type KnexTwoFactorMethods } from '../../features/two-factor/knex.js'
 import type { Adapter } from '../../types.js'
 import { knexBaseMethods, type KnexAdapterOptions, type KnexBaseMethods } from './base.js'
@@ -40,10 +41,10 @@ export type * from './naming.js'
 export { migrationSource, defaultMigration, type Migration, type MigrationSourceOptions } from './migrations.js'
 export { pruneRateLimits, type RateLimitPruneOptions, type RateLimitPruneResult } from '../../features/prune/rate-limits.js'
 export type { KnexPruneOptions, KnexPruneResult, PruneBatchOptions } from '../../features/prune/knex.js'
-export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexInvitationMethods, KnexOrganizationMethods, KnexPasskeyMethods, KnexTeamMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexTwoFactorMethods, KnexUsernameMethods }
+export type { KnexAccountDeletionMethods, KnexAdapterOptions, KnexAdminMethods, KnexAuditMethods, KnexApiKeyMethods, KnexBaseMethods, KnexOAuthRecordMethods, KnexInvitationMethods, KnexOrganizationMethods, KnexPasskeyMethods, KnexTeamMethods, KnexPasswordMethods, KnexPruneMethods, KnexRoleMethods, KnexSsoMethods, KnexTwoFactorMethods, KnexUsernameMethods }
 
 /** The adapter `KnexAdapter` returns: every method of `Adapter`, with its exact results. */
-export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods, KnexOrganizationMethods, KnexInvitationMethods, KnexTeamMethods {}
+export interface KnexAdapterInstance extends KnexBaseMethods, KnexPasskeyMethods, KnexPasswordMethods, KnexTwoFactorMethods, KnexPruneMethods, KnexApiKeyMethods, KnexUsernameMethods, KnexAccountDeletionMethods, KnexRoleMethods, KnexAuditMethods, KnexAdminMethods, KnexOAuthRecordMethods, KnexOrganizationMethods, KnexInvitationMethods, KnexTeamMethods, KnexSsoMethods {}
 
 /**
  * Creates the adapter. Ids are UUIDs generated here, so every database behaves the same.
@@ -76,6 +77,7 @@ export function KnexAdapter(knex: Knex, options: KnexAdapterOptions = {}): KnexA
     ...knexOrganizationMethods(knex, naming, codec),
     ...knexTeamMethods(knex, naming, codec),
     ...knexInvitationMethods(knex, naming, codec),
+    ...knexSsoMethods(knex, naming, codec),
   }
   return adapter satisfies Adapter
 }

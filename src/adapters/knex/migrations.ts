@@ -453,6 +453,45 @@ const MIGRATIONS: readonly Migration[] = [
       for (const table of [tables.invitations, tables.teamMembers, tables.teams, tables.members, tables.organizations]) await knex.schema.dropTableIfExists(table)
     },
   },
+  {
+    // Single sign-on per organization (the `SSO` provider, docs/sso.md): an organization's
+    // connections to its own identity provider (OIDC or SAML), the domains it claims (verified by a
+    // DNS record or an administrator), and the used SAML assertions' ids, which every process reads
+    // before accepting one. An organization's deletion takes its connections and domains with it.
+    name: '20270125000000_portcullis_sso.js',
+    async up(knex, { tables, organizations: o, ssoConnections: c, ssoDomains: d, ssoReplays: r }) {
+      await knex.schema.createTable(tables.ssoConnections, (table) => {
+        table.string(c.id, ID_LENGTH).notNullable().primary()
+        table.string(c.organizationId, ID_LENGTH).notNullable().references(o.id).inTable(tables.organizations).onDelete('CASCADE').index(tableIndex(tables.ssoConnections, 'organization'))
+        table.string(c.type, 8).notNullable()
+        table.string(c.name, 255).notNullable()
+        table.boolean(c.enabled).notNullable()
+        table.boolean(c.ssoOnly).notNullable()
+        table.string(c.defaultRole, 255).notNullable()
+        table.text(c.settings).notNullable()
+        dateColumn(table, c.createdAt).notNullable()
+        dateColumn(table, c.updatedAt).notNullable()
+      })
+      await knex.schema.createTable(tables.ssoDomains, (table) => {
+        table.string(d.id, ID_LENGTH).notNullable().primary()
+        table.string(d.organizationId, ID_LENGTH).notNullable().references(o.id).inTable(tables.organizations).onDelete('CASCADE').index(tableIndex(tables.ssoDomains, 'organization'))
+        // Unique per organization, not across them: an unverified claim must not keep the domain's owner out.
+        caseSensitive(table.string(d.domain, 253)).notNullable().index(tableIndex(tables.ssoDomains, 'domain'))
+        caseSensitive(table.string(d.token, 64)).notNullable()
+        dateColumn(table, d.verifiedAt).nullable()
+        table.string(d.verifiedBy, 16).nullable()
+        dateColumn(table, d.createdAt).notNullable()
+        table.unique([d.domain, d.organizationId])
+      })
+      await knex.schema.createTable(tables.ssoReplays, (table) => {
+        caseSensitive(table.string(r.key, 64)).notNullable().primary()
+        dateColumn(table, r.expiresAt).notNullable().index(tableIndex(tables.ssoReplays, 'expires'))
+      })
+    },
+    async down(knex, { tables }) {
+      for (const table of [tables.ssoReplays, tables.ssoDomains, tables.ssoConnections]) await knex.schema.dropTableIfExists(table)
+    },
+  },
 ]
 
 /**
@@ -471,7 +510,7 @@ async function dropColumns(knex: Knex, table: string, columns: readonly string[]
 }
 
 /** `session_expires_index`, `apikey_owner_index`, `user_deleted_index`: one identifier, whatever the table's schema. */
-function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted' | 'at' | 'user' | 'grant' | 'user_code' | 'uid' | 'account' | 'organization' | 'email'): string {
+function tableIndex(table: string, what: 'expires' | 'owner' | 'deleted' | 'at' | 'user' | 'grant' | 'user_code' | 'uid' | 'account' | 'organization' | 'email' | 'domain'): string {
   return `${table.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_${what}_index`
 }
 

@@ -40,6 +40,12 @@ export interface TableNames {
   teams: string
   /** Members of teams, one row per team and user. */
   teamMembers: string
+  /** An organization's single sign-on connections (the `SSO` provider), from the SSO migration on. */
+  ssoConnections: string
+  /** Domains an organization claims for its connections, verified or not. */
+  ssoDomains: string
+  /** The ids of SAML assertions already used, until they expire (the replay cache every process shares). */
+  ssoReplays: string
 }
 
 export interface UserColumns {
@@ -263,6 +269,37 @@ export interface TeamMemberColumns {
   createdAt: string
 }
 
+/** A single sign-on connection: its organization, its protocol (`oidc` or `saml`), and its settings (JSON; the OIDC client secret sealed). */
+export interface SsoConnectionColumns {
+  id: string
+  organizationId: string
+  type: string
+  name: string
+  enabled: string
+  ssoOnly: string
+  defaultRole: string
+  settings: string
+  createdAt: string
+  updatedAt: string
+}
+
+/** A domain an organization claims: lower-cased, unique, with its DNS verification token and when it was verified. */
+export interface SsoDomainColumns {
+  id: string
+  organizationId: string
+  domain: string
+  token: string
+  verifiedAt: string
+  verifiedBy: string
+  createdAt: string
+}
+
+/** A used SAML assertion: the SHA-256 of its connection and id, kept until the assertion expires. */
+export interface SsoReplayColumns {
+  key: string
+  expiresAt: string
+}
+
 /** Every name the adapter and the migrations use. */
 export interface KnexNaming {
   tables: TableNames
@@ -283,6 +320,9 @@ export interface KnexNaming {
   invitations: InvitationColumns
   teams: TeamColumns
   teamMembers: TeamMemberColumns
+  ssoConnections: SsoConnectionColumns
+  ssoDomains: SsoDomainColumns
+  ssoReplays: SsoReplayColumns
 }
 
 /** Names changed from a preset; everything left out keeps the preset's name. */
@@ -307,6 +347,9 @@ export interface KnexNamingOverrides {
   invitations?: Partial<InvitationColumns>
   teams?: Partial<TeamColumns>
   teamMembers?: Partial<TeamMemberColumns>
+  ssoConnections?: Partial<SsoConnectionColumns>
+  ssoDomains?: Partial<SsoDomainColumns>
+  ssoReplays?: Partial<SsoReplayColumns>
 }
 
 /** `default`: the spec's names (`User`, `userId`, ...). `snake_case`: `users`, `user_id`, ... */
@@ -315,9 +358,9 @@ export type KnexNamingPreset = 'default' | 'snake_case'
 /** A naming option: a preset's name, or overrides of one. */
 export type KnexNamingOption = KnexNamingPreset | KnexNamingOverrides
 
-/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username`, `AuditEvent`, `OAuthRecord`, `Organization`, `Member`, `Invitation`, `Team` and `TeamMember`. */
+/** The spec's own names (as Auth.js's Prisma schema has them): tables `User`, `Account`, `Session`, `VerificationToken`, `Authenticator`, and Portcullis's `Password`, `TwoFactor`, `RecoveryCode`, `ApiKey`, `Username`, `AuditEvent`, `OAuthRecord`, `Organization`, `Member`, `Invitation`, `Team`, `TeamMember`, `SsoConnection`, `SsoDomain` and `SsoReplay`. */
 export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent', oauthRecords: 'OAuthRecord', organizations: 'Organization', members: 'Member', invitations: 'Invitation', teams: 'Team', teamMembers: 'TeamMember' },
+  tables: { users: 'User', accounts: 'Account', sessions: 'Session', verificationTokens: 'VerificationToken', authenticators: 'Authenticator', passwords: 'Password', twoFactors: 'TwoFactor', recoveryCodes: 'RecoveryCode', apiKeys: 'ApiKey', usernames: 'Username', auditEvents: 'AuditEvent', oauthRecords: 'OAuthRecord', organizations: 'Organization', members: 'Member', invitations: 'Invitation', teams: 'Team', teamMembers: 'TeamMember', ssoConnections: 'SsoConnection', ssoDomains: 'SsoDomain', ssoReplays: 'SsoReplay' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'emailVerified', image: 'image', deletedAt: 'deletedAt', roles: 'roles', bannedAt: 'bannedAt', banReason: 'banReason', banExpiresAt: 'banExpiresAt' },
   accounts: {
     id: 'id',
@@ -377,11 +420,14 @@ export const defaultNaming: Readonly<KnexNaming> = deepFreeze({
   invitations: { id: 'id', organizationId: 'organizationId', email: 'email', role: 'role', teamId: 'teamId', tokenHash: 'tokenHash', status: 'status', inviterId: 'inviterId', createdAt: 'createdAt', expiresAt: 'expiresAt', sentAt: 'sentAt' },
   teams: { id: 'id', organizationId: 'organizationId', name: 'name', createdAt: 'createdAt' },
   teamMembers: { teamId: 'teamId', userId: 'userId', createdAt: 'createdAt' },
+  ssoConnections: { id: 'id', organizationId: 'organizationId', type: 'type', name: 'name', enabled: 'enabled', ssoOnly: 'ssoOnly', defaultRole: 'defaultRole', settings: 'settings', createdAt: 'createdAt', updatedAt: 'updatedAt' },
+  ssoDomains: { id: 'id', organizationId: 'organizationId', domain: 'domain', token: 'token', verifiedAt: 'verifiedAt', verifiedBy: 'verifiedBy', createdAt: 'createdAt' },
+  ssoReplays: { key: 'key', expiresAt: 'expiresAt' },
 })
 
 /** Plural snake_case tables and snake_case columns: `users`, `accounts.user_id`, `sessions.session_token`, ... */
 export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
-  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events', oauthRecords: 'oauth_records', organizations: 'organizations', members: 'members', invitations: 'invitations', teams: 'teams', teamMembers: 'team_members' },
+  tables: { users: 'users', accounts: 'accounts', sessions: 'sessions', verificationTokens: 'verificationtokens', authenticators: 'authenticators', passwords: 'passwords', twoFactors: 'two_factors', recoveryCodes: 'recovery_codes', apiKeys: 'api_keys', usernames: 'usernames', auditEvents: 'audit_events', oauthRecords: 'oauth_records', organizations: 'organizations', members: 'members', invitations: 'invitations', teams: 'teams', teamMembers: 'team_members', ssoConnections: 'sso_connections', ssoDomains: 'sso_domains', ssoReplays: 'sso_replays' },
   users: { id: 'id', name: 'name', email: 'email', emailVerified: 'email_verified', image: 'image', deletedAt: 'deleted_at', roles: 'roles', bannedAt: 'banned_at', banReason: 'ban_reason', banExpiresAt: 'ban_expires_at' },
   accounts: {
     id: 'id',
@@ -454,10 +500,13 @@ export const snakeCaseNaming: Readonly<KnexNaming> = deepFreeze({
   invitations: { id: 'id', organizationId: 'organization_id', email: 'email', role: 'role', teamId: 'team_id', tokenHash: 'token_hash', status: 'status', inviterId: 'inviter_id', createdAt: 'created_at', expiresAt: 'expires_at', sentAt: 'sent_at' },
   teams: { id: 'id', organizationId: 'organization_id', name: 'name', createdAt: 'created_at' },
   teamMembers: { teamId: 'team_id', userId: 'user_id', createdAt: 'created_at' },
+  ssoConnections: { id: 'id', organizationId: 'organization_id', type: 'type', name: 'name', enabled: 'enabled', ssoOnly: 'sso_only', defaultRole: 'default_role', settings: 'settings', createdAt: 'created_at', updatedAt: 'updated_at' },
+  ssoDomains: { id: 'id', organizationId: 'organization_id', domain: 'domain', token: 'token', verifiedAt: 'verified_at', verifiedBy: 'verified_by', createdAt: 'created_at' },
+  ssoReplays: { key: 'key', expiresAt: 'expires_at' },
 })
 
 const PRESETS: Record<KnexNamingPreset, Readonly<KnexNaming>> = { default: defaultNaming, snake_case: snakeCaseNaming }
-const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords', 'organizations', 'members', 'invitations', 'teams', 'teamMembers'] as const
+const GROUPS = ['tables', 'users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords', 'organizations', 'members', 'invitations', 'teams', 'teamMembers', 'ssoConnections', 'ssoDomains', 'ssoReplays'] as const
 
 /**
  * The full, frozen naming for an option.

@@ -44,7 +44,7 @@ async function discover(provider: OAuthProvider): Promise<oidc.Configuration> {
       // One list for both: the ID token's signature check is the same code over http (the tests) and https.
       execute: [...(provider.allowInsecureRequests ? [oidc.allowInsecureRequests] : []), oidc.enableNonRepudiationChecks],
       // Plain fetch, or a client span inside a traced sign-in (telemetry/oauth-fetch.ts).
-      [oidc.customFetch]: tracedFetch,
+      [oidc.customFetch]: (provider.fetch as oidc.CustomFetch | undefined) ?? tracedFetch,
     })
   } catch (error) {
     throw new OAuthSignInError(`Discovery of the "${provider.id}" provider's issuer ${provider.issuer} failed: ${describeError(error)}`, { cause: redactError(error) })
@@ -62,7 +62,7 @@ function explicit(provider: OAuthProvider): oidc.Configuration {
 function configure(provider: OAuthProvider, metadata: oidc.ServerMetadata): oidc.Configuration {
   const configuration = new oidc.Configuration(metadata, provider.clientId, clientMetadata(provider), clientAuth(provider))
   if (provider.allowInsecureRequests) oidc.allowInsecureRequests(configuration)
-  configuration[oidc.customFetch] = tracedFetch
+  configuration[oidc.customFetch] = (provider.fetch as oidc.CustomFetch | undefined) ?? tracedFetch
   if (metadata.jwks_uri) oidc.enableNonRepudiationChecks(configuration)
   return configuration
 }

@@ -19,9 +19,11 @@ import { addressProven, afterFirstFactor, asksFurtherFactor } from '../../sign-i
 
 /**
  * Signs the user in and answers with the session cookie and the redirect.
+ * @param kind The sign-in method's kind for the further factor (`twoFactor.requireForOAuth` asks `oauth`'s;
+ *   the SSO wing's sign-ins are `sso`), and the kind of the pending sign-in that resumes it.
  * @throws AccessDeniedError when the `signIn` callback refuses; OAuthAccountNotLinkedError; AdapterError
  */
-export async function completeProviderSignIn(ctx: ActionContext, signIn: VerifiedSignIn, twoFactor?: SecondFactorProof): Promise<AuthResponse> {
+export async function completeProviderSignIn(ctx: ActionContext, signIn: VerifiedSignIn, twoFactor?: SecondFactorProof, kind = 'oauth'): Promise<AuthResponse> {
   const { provider, account, profile } = signIn
   // resolveConfig checked that an adapter used with OAuth providers has these methods.
   const adapter = ctx.config.adapter as AccountAdapter | undefined
@@ -38,9 +40,9 @@ export async function completeProviderSignIn(ctx: ActionContext, signIn: Verifie
 
   // With `twoFactor.requireForOAuth`, the user this sign-in lands in gives a second factor first:
   // the account's user, or the one it is about to be linked to by address.
-  const existing = linked ?? (asksFurtherFactor(ctx.config, 'oauth') ? byAddress : null)
+  const existing = linked ?? (asksFurtherFactor(ctx.config, kind) ? byAddress : null)
   if (existing && !twoFactor) {
-    const pending = await afterFirstFactor(ctx, existing.id, { kind: 'oauth', pid: provider.id, user: signIn.user, account, profile })
+    const pending = await afterFirstFactor(ctx, existing.id, { kind, pid: provider.id, user: signIn.user, account, profile })
     if (pending) return pending
   }
 

@@ -49,6 +49,11 @@ export interface OAuthProvider {
   /** The base of `redirect_uri` when set (this provider's, else the config's). */
   readonly redirectProxyUrl: string | undefined
   readonly allowInsecureRequests: boolean
+  /**
+   * The fetch its requests go through instead of the plain one (the SSO wing's, which refuses
+   * internal addresses for an identity provider an organization registered). Absent for configured providers.
+   */
+  readonly fetch?: ((url: string, options: RequestInit) => Promise<Response>) | undefined
 }
 
 /**

@@ -40,6 +40,8 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
   const lockable = knex.client.dialect === 'postgresql' || knex.client.dialect === 'mysql'
   // Whether the API keys' migration has run: an organization's keys go with it.
   const apiKeysExist = columnCheck(knex, tables.apiKeys, naming.apiKeys.ownerId)
+  // Whether the SSO migration has run: an organization's connections and domains go with it.
+  const ssoExists = columnCheck(knex, tables.ssoConnections, naming.ssoConnections.id)
   const toOrganization = (row: Row): AdapterOrganization => ({
     id: String(row[o.id]),
     name: String(row[o.name]),
@@ -118,6 +120,7 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
     async deleteOrganization(id) {
       // Asked before the transaction: SQLite's pool has one connection, which the transaction holds.
       const keys = await apiKeysExist()
+      const sso = await ssoExists()
       return knex.transaction(async (trx) => {
         // Its API keys (the `apiKeys` option) go with it; the lookup's join refuses them already.
         if (keys) await trx(tables.apiKeys).where({ [naming.apiKeys.ownerType]: 'organization', [naming.apiKeys.ownerId]: id }).delete()
@@ -126,6 +129,10 @@ export function knexOrganizationMethods(knex: Knex, naming: Readonly<KnexNaming>
         await trx(tables.teamMembers).whereIn(teamMembers.teamId, teamIds).delete()
         await trx(tables.teams).where({ [teams.organizationId]: id }).delete()
         await trx(tables.invitations).where({ [invitations.organizationId]: id }).delete()
+        if (sso) {
+          await trx(tables.ssoConnections).where({ [naming.ssoConnections.organizationId]: id }).delete()
+          await trx(tables.ssoDomains).where({ [naming.ssoDomains.organizationId]: id }).delete()
+        }
         await trx(tables.members).where({ [m.organizationId]: id }).delete()
         await trx(tables.sessions).update({ [sessions.activeOrganizationId]: null }).where({ [sessions.activeOrganizationId]: id })
         return (await trx(tables.organizations).where({ [o.id]: id }).delete()) > 0

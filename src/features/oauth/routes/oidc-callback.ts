@@ -19,7 +19,8 @@ export function oidcCallback(ctx: ActionContext, provider: OAuthProvider): Promi
   return providerCallback(ctx, provider, { idTokenExpected: true, profile: idTokenProfile })
 }
 
-async function idTokenProfile(input: ProfileInput): Promise<Profile> {
+/** The profile of an OIDC callback: the ID token's claims, completed by userinfo's (the SSO wing's OIDC connections too). */
+export async function idTokenProfile(input: ProfileInput): Promise<Profile> {
   const { configuration, provider, tokens } = input
   // idTokenExpected: openid-client has validated the ID token, so claims() is set.
   const claims = tokens.claims()! as Profile & { sub: string }
