@@ -27,7 +27,7 @@ export const TABLE_PATH = join(ROOT, 'docs', 'providers.md')
 export const REGENERATE_COMMAND = 'npx tsx scripts/providers-table.ts (npm run docs:providers)'
 
 /** Modules of src/providers that are building blocks, not built-in providers. */
-export const GENERIC_MODULES: readonly string[] = ['oauth', 'oidc', 'credentials', 'email', 'email-code', 'nodemailer', 'passkey', 'passport', 'password', 'overrides']
+export const GENERIC_MODULES: readonly string[] = ['oauth', 'oidc', 'credentials', 'email', 'email-code', 'nodemailer', 'passkey', 'passport', 'password', 'sso', 'overrides']
 
 /** A built-in provider module as it is imported. */
 export interface ProviderModule {

@@ -45,6 +45,12 @@ export interface FeatureRoute {
    * check it a second time.
    */
   readonly csrf?: boolean
+  /**
+   * POST without `csrf`: another site's answer to a request this one made (a SAML response the
+   * identity provider posts), which can carry no CSRF token; says what binds it to the browser's
+   * request instead. The architecture test holds every POST route to `csrf` or this.
+   */
+  readonly boundBy?: string
   readonly load: ActionLoader
 }
 

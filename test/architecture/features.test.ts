@@ -55,8 +55,10 @@ describe('the features as declared', () => {
     expect(keys.filter((key, index) => keys.indexOf(key) !== index)).toEqual([])
     expect(routes.filter((route) => route.page && route.method !== 'GET').map((route) => route.path)).toEqual([])
     expect(routes.filter((route) => route.csrf && route.method !== 'POST').map((route) => route.path)).toEqual([])
-    // Every POST route of a feature changes state, so each is declared CSRF-checked.
-    expect(routes.filter((route) => route.method === 'POST' && !route.csrf).map((route) => route.path)).toEqual([])
+    // Every POST route of a feature changes state, so each is declared CSRF-checked, or says what else
+    // binds it to this browser's request (another site's answer, such as a SAML response: `boundBy`).
+    expect(routes.filter((route) => route.method === 'POST' && !route.csrf && !route.boundBy).map((route) => route.path)).toEqual([])
+    expect(routes.filter((route) => route.boundBy !== undefined && (route.csrf || route.method !== 'POST')).map((route) => route.path)).toEqual([])
   })
 
   it('names its folder, and routes the core does not serve itself', () => {

@@ -196,7 +196,7 @@ describe('providers', () => {
     expect(init({ type: 'credentials', authorize })).toThrow(/providers\[0\] has no id/)
     expect(init(credentialsProvider, { id: '', type: 'credentials', authorize })).toThrow(/providers\[1\] has no id/)
     expect(init(credentialsProvider, null)).toThrow(/providers\[1\] is not a provider/)
-    expect(init({ id: 'corp', authorize })).toThrow(/Provider "corp": type must be "oauth", "oidc", "email", "credentials" or "webauthn"; got undefined/)
+    expect(init({ id: 'corp', authorize })).toThrow(/Provider "corp": type must be "oauth", "oidc", "sso", "email", "credentials" or "webauthn"; got undefined/)
     expect(init(credentialsProvider, Credentials({ authorize }))).toThrow(/Two providers have the id "credentials"/)
   })
 

@@ -7,7 +7,7 @@
  */
 import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction, HasPermissionFunction, RequirePermissionFunction, SetRolesFunction, GetRolesFunction, CreateOrganizationFunction, ListOrganizationsFunction, GetOrganizationFunction, UpdateOrganizationFunction, DeleteOrganizationFunction, SetActiveOrganizationFunction, GetActiveOrganizationFunction, ListMembersFunction, UpdateMemberRolesFunction, RemoveMemberFunction, LeaveOrganizationFunction, AddMemberFunction, TeamFunctions } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction, HasPermissionFunction, RequirePermissionFunction, SetRolesFunction, GetRolesFunction, CreateOrganizationFunction, ListOrganizationsFunction, GetOrganizationFunction, UpdateOrganizationFunction, DeleteOrganizationFunction, SetActiveOrganizationFunction, GetActiveOrganizationFunction, ListMembersFunction, UpdateMemberRolesFunction, RemoveMemberFunction, LeaveOrganizationFunction, AddMemberFunction, TeamFunctions, CreateSsoConnectionFunction, AddSsoDomainFunction, VerifySsoDomainFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -16,6 +16,9 @@ declare global {
   const signIn: SignInFunction
   const signOut: SignOutFunction
   const getCsrfToken: GetCsrfTokenFunction
+  const createSsoConnection: CreateSsoConnectionFunction
+  const addSsoDomain: AddSsoDomainFunction
+  const verifySsoDomain: VerifySsoDomainFunction
   const listSessions: ListSessionsFunction
   const revokeSession: RevokeSessionFunction
   const revokeOtherSessions: RevokeOtherSessionsFunction

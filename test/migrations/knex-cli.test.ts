@@ -48,7 +48,9 @@ const IMPERSONATION = '20270112000000_portcullis_impersonation.js'
 const AUTHORIZATION_SERVER = '20270116000000_portcullis_authorization_server.js'
 /** The seventeenth: organizations, their members, invitations and teams, and the session's active organization. */
 const ORGANIZATIONS = '20270120000000_portcullis_organizations.js'
-const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS, IMPERSONATION, AUTHORIZATION_SERVER, ORGANIZATIONS]
+/** The eighteenth: single sign-on's connections, domains and used SAML assertions. */
+const SSO = '20270125000000_portcullis_sso.js'
+const PACKAGE_MIGRATIONS = [MIGRATION, EMAIL_LOWER, AUTHENTICATOR, EXPIRY_INDEXES, SESSION_DETAILS, PASSWORD, TWO_FACTOR, API_KEYS, ACCOUNT, USERNAMES, ACCOUNT_DELETION, ROLES, AUDIT_LOG, BANS, IMPERSONATION, AUTHORIZATION_SERVER, ORGANIZATIONS, SSO]
 /** How many migrations the package ships, as the CLI counts them. */
 const COUNT = PACKAGE_MIGRATIONS.length
 let base: string
@@ -163,8 +165,8 @@ function migrationRows(file: string, tableName = 'knex_migrations'): { name: str
 }
 
 const KNEX_TABLES = ['knex_migrations', 'knex_migrations_lock']
-const DEFAULT_TABLES = ['Account', 'ApiKey', 'AuditEvent', 'Authenticator', 'Invitation', 'Member', 'OAuthRecord', 'Organization', 'Password', 'RecoveryCode', 'Session', 'Team', 'TeamMember', 'TwoFactor', 'User', 'Username', 'VerificationToken']
-const SNAKE_TABLES = ['accounts', 'api_keys', 'audit_events', 'authenticators', 'invitations', 'members', 'oauth_records', 'organizations', 'passwords', 'recovery_codes', 'sessions', 'team_members', 'teams', 'two_factors', 'usernames', 'users', 'verificationtokens']
+const DEFAULT_TABLES = ['Account', 'ApiKey', 'AuditEvent', 'Authenticator', 'Invitation', 'Member', 'OAuthRecord', 'Organization', 'Password', 'RecoveryCode', 'Session', 'SsoConnection', 'SsoDomain', 'SsoReplay', 'Team', 'TeamMember', 'TwoFactor', 'User', 'Username', 'VerificationToken']
+const SNAKE_TABLES = ['accounts', 'api_keys', 'audit_events', 'authenticators', 'invitations', 'members', 'oauth_records', 'organizations', 'passwords', 'recovery_codes', 'sessions', 'sso_connections', 'sso_domains', 'sso_replays', 'team_members', 'teams', 'two_factors', 'usernames', 'users', 'verificationtokens']
 const sorted = (names: string[]) => [...names].sort()
 
 // The eleven tables, column by column, with the names of one naming.
@@ -636,7 +638,7 @@ describe('switching between the directory and migrationSource', () => {
     const naming = `{ preset: 'snake_case', tables: { users: 'auth_users', verificationTokens: 'auth_verification_tokens' }, accounts: { userId: 'owner_id' } }`
     programmatic(app, `  out.latest = await db.migrate.latest({ migrationSource: migrationSource({ naming: ${naming} }) })`)
     expect(userTables(db)).toEqual(
-      sorted(['accounts', 'api_keys', 'audit_events', 'auth_users', 'auth_verification_tokens', 'authenticators', 'invitations', 'members', 'oauth_records', 'organizations', 'passwords', 'recovery_codes', 'sessions', 'team_members', 'teams', 'two_factors', 'usernames', ...KNEX_TABLES]),
+      sorted(['accounts', 'api_keys', 'audit_events', 'auth_users', 'auth_verification_tokens', 'authenticators', 'invitations', 'members', 'oauth_records', 'organizations', 'passwords', 'recovery_codes', 'sessions', 'sso_connections', 'sso_domains', 'sso_replays', 'team_members', 'teams', 'two_factors', 'usernames', ...KNEX_TABLES]),
     )
     expect(shape(db, 'authenticators').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])
     expect(shape(db, 'passwords').foreignKeys).toEqual(['user_id -> auth_users.id on delete CASCADE'])

@@ -13,7 +13,7 @@ import { migrationSource } from 'portcullis/adapters/knex'
 const folder = fileURLToPath(new URL('../../migrations/', import.meta.url))
 const readme = readFileSync(join(folder, 'README.md'), 'utf8')
 const files = readdirSync(folder).filter((name) => name.endsWith('.js')).sort()
-const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth']
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth']
 
 describe('migrations/README.md', () => {
   it('has the same migrations as the folder and migrationSource()', async () => {

@@ -53,7 +53,7 @@ function setEnv(id: string, needsIssuer: boolean, without: string[] = []): void 
 
 it('finds the built-in providers (GitHub and Google at least) and nothing generic', () => {
   expect(ids).toEqual(expect.arrayContaining(['github', 'google']))
-  for (const generic of ['oauth', 'oidc', 'credentials', 'email', 'nodemailer', 'passkey', 'passport', 'password', 'overrides']) expect(ids).not.toContain(generic)
+  for (const generic of ['oauth', 'oidc', 'credentials', 'email', 'nodemailer', 'passkey', 'passport', 'password', 'sso', 'overrides']) expect(ids).not.toContain(generic)
 })
 
 describe.each(ids)('%s', (id) => {

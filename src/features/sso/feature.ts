@@ -71,8 +71,12 @@ export const ssoFeature: Feature = {
     { method: 'POST', path: '/sso/domains', csrf: true, load: async () => (await import('./routes/domain-add.js')).addDomainAction },
     { method: 'POST', path: '/sso/domains/verify', csrf: true, load: async () => (await import('./routes/domain-verify.js')).verifyDomainAction },
     { method: 'POST', path: '/sso/domains/delete', csrf: true, load: async () => (await import('./routes/domain-delete.js')).deleteDomainAction },
-    // The identity provider's POST: bound to the browser's request by the sign-in cookie, not by a CSRF token.
-    { method: 'POST', path: '/saml-acs/:provider', load: async () => (await import('./routes/saml-acs.js')).samlAcs as never },
+    {
+      method: 'POST',
+      path: '/saml-acs/:provider',
+      boundBy: "the sealed SSO sign-in cookie's AuthnRequest id, which the signed assertion's InResponseTo must name; an unsolicited response only where the connection allows IdP-initiated sign-in",
+      load: async () => (await import('./routes/saml-acs.js')).samlAcs as never,
+    },
     { method: 'GET', path: '/saml-metadata/:provider', load: async () => (await import('./routes/saml-metadata.js')).samlMetadata as never },
     { method: 'GET', path: '/saml-continue.js', page: true, load: async () => (await import('./routes/continue-script.js')).continueScript },
   ],

@@ -47,7 +47,8 @@ const ring = keyRingFor('portcullis.two-factor')
 export function asksSecondFactor(config: ResolvedConfig, kind: string): boolean {
   const options = twoFactorOf(config)
   if (!options) return false
-  if (kind === 'oauth') return options.requireForOAuth
+  // An organization's own identity provider (SSO) is an OAuth-like sign-in: its IdP usually asks its own factors.
+  if (kind === 'oauth' || kind === 'sso') return options.requireForOAuth
   if (kind === 'email') return options.requireForEmail
   return true
 }
