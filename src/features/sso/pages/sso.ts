@@ -36,7 +36,8 @@ export function renderSsoPage(props: SsoPageProps): string {
   if (!isSafePageUrl(props.basePath)) throw new TypeError('SSO page: basePath must be a path or an http(s) URL.')
   const { organization } = props
   const verified = props.domains.filter((domain) => domain.verified).length
-  const body = html`<h1>${organization.name}: single sign-on</h1>
+  const body = html`<style>[data-connections] code,[data-domains] code{overflow-wrap:anywhere}textarea{width:100%;box-sizing:border-box;font:inherit}</style>
+<h1>${organization.name}: single sign-on</h1>
 ${props.error ? html`<p class="alert" role="alert">${props.error}</p>` : ''}
 <p>People whose address is in a verified domain sign in through the organization's identity provider, and become members at their first sign-in.</p>
 <h2>Domains</h2>
@@ -116,7 +117,7 @@ ${hiddenFields(props)}
 }
 
 function commonFields(props: SsoPageProps, prefix: string): SafeHtml {
-  return html`<div><label for="${prefix}-name">Name</label><input id="${prefix}-name" name="name" placeholder="Acme Okta" required maxlength="255"></div>
+  return html`<div><label for="${prefix}-name">Name</label><input id="${prefix}-name" name="name" placeholder="${prefix === 'oidc' ? 'Acme Okta' : 'Acme Entra ID'}" required maxlength="255"></div>
 <div><label for="${prefix}-role">Role of new members</label><select id="${prefix}-role" name="defaultRole">${props.roleNames.map((role) => html`<option value="${role}"${role === props.defaultRole ? html` selected` : ''}>${role}</option>`)}</select></div>
 <div><label><input type="checkbox" name="ssoOnly" value="true"> Members sign in only through this identity provider</label></div>`
 }
