@@ -17,7 +17,7 @@ import { SsoError } from './errors.js'
 import { signInStateCookie } from './sign-in-state.js'
 
 /** Starts the sign-in. @throws SsoError `no_connection` when no connection serves the address. */
-export async function startSsoSignIn(ctx: ActionContext, sso: SsoProvider, { callbackUrl, fields }: SignInStart): Promise<AuthResponse> {
+export async function startSsoSignIn(ctx: ActionContext, sso: SsoProvider, { fields }: SignInStart): Promise<AuthResponse> {
   const email = typeof fields.email === 'string' ? fields.email.trim() : ''
   const connection = email.length <= 320 ? await connectionForAddress(ctx.config, email) : null
   if (!connection) throw new SsoError('no_connection', 'No enabled SSO connection serves this address\'s domain (or the domain is not verified).')
@@ -32,7 +32,9 @@ export async function startSsoSignIn(ctx: ActionContext, sso: SsoProvider, { cal
   const { url, requestId } = await authnRequestUrl(
     { entityId: settings.idpEntityId, ssoUrl: settings.ssoUrl, certificates: settings.certificates },
     { entityId: spEntityId(ctx, connection.id), acsUrl: acsUrl(ctx, connection.id) },
-    callbackUrl,
+    // No RelayState: where to go after the sign-in is this site's own callback URL cookie, and the ACS
+    // ignores a RelayState that comes back with an answer to a request of ours.
+    '',
   )
   return { redirect: url, cookies: [signInStateCookie(ctx, { connectionId: connection.id, type: 'saml', requestId })] }
 }

@@ -74,6 +74,7 @@ async function consume(ctx: ActionContext, connectionId: string, samlResponse: s
     email: identity.email,
     name: identity.name,
     image: null,
-    profile: { sub: identity.nameId, email: identity.email, name: identity.name, ...identity.attributes } as never,
+    // The IdP's attributes first: one named `sub` or `email` must not stand for the NameID or the address read from it.
+    profile: { ...identity.attributes, sub: identity.nameId, email: identity.email, name: identity.name } as never,
   })
 }

@@ -5,7 +5,7 @@
 import { SamlResponseError, type SamlResponseCode } from '../errors.js'
 import { checkInResponseTo } from './response-envelope.js'
 import type { SamlIdp, SamlServiceProvider } from './types.js'
-import { attribute, childElements, NS, onlyChild, parseStrictXml, textOnly } from './xml.js'
+import { attribute, childElements, loggableId, NS, onlyChild, parseStrictXml, textOnly } from './xml.js'
 
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer'
 /** xs:dateTime in UTC, as SAML 2.0 Core §1.3.3 requires ("no time zone component" but the Z). */
@@ -43,7 +43,7 @@ export function checkAssertion(verifiedXml: string, expected: AssertionExpectati
     throw new SamlResponseError('malformed', 'The signed part of the SAML response is not a saml:Assertion.')
   }
   const assertionId = attribute(assertion, 'ID') ?? ''
-  const refuse = (code: SamlResponseCode, why: string): SamlResponseError => new SamlResponseError(code, `SAML assertion ${assertionId || '(no ID)'} refused: ${why}.`)
+  const refuse = (code: SamlResponseCode, why: string): SamlResponseError => new SamlResponseError(code, `SAML assertion ${loggableId(assertionId)} refused: ${why}.`)
   if (!assertionId || attribute(assertion, 'Version') !== '2.0') throw refuse('malformed', 'it has no ID or is not version 2.0')
 
   const issuerElement = onlyChild(assertion, NS.assertion, 'Issuer')
@@ -107,7 +107,8 @@ function checkConfirmationData(bearer: Element, expected: AssertionExpectations,
   const notOnOrAfter = instant(attribute(data, 'NotOnOrAfter'), refuse)
   if (notOnOrAfter === null) throw refuse('subject_confirmation', 'its SubjectConfirmationData has no NotOnOrAfter')
   checkWindow(instant(attribute(data, 'NotBefore'), refuse), notOnOrAfter, expected, refuse)
-  const inResponseTo = attribute(data, 'InResponseTo')
+  // Empty is absent: samlify's template writes InResponseTo="" in an IdP-initiated response.
+  const inResponseTo = attribute(data, 'InResponseTo') || null
   checkInResponseTo(inResponseTo, expected.expectedRequestId, refuse)
   return { inResponseTo, notOnOrAfter }
 }

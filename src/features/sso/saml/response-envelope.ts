@@ -5,7 +5,7 @@
  */
 import { SamlResponseError } from '../errors.js'
 import type { SamlIdp, SamlServiceProvider } from './types.js'
-import { attribute, childElements, descendants, NS, onlyChild, parseStrictXml, textOnly } from './xml.js'
+import { attribute, childElements, descendants, loggableId, NS, onlyChild, parseStrictXml, textOnly } from './xml.js'
 
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success'
 
@@ -29,7 +29,7 @@ export function checkEnvelope(xml: string, expected: EnvelopeExpectations): void
   if (!response || response.namespaceURI !== NS.protocol || response.localName !== 'Response') {
     throw new SamlResponseError('malformed', 'The SAML response is not a well-formed samlp:Response without a DOCTYPE.')
   }
-  const responseId = attribute(response, 'ID') ?? '(no ID)'
+  const responseId = loggableId(attribute(response, 'ID'))
   const refuse = (code: ConstructorParameters<typeof SamlResponseError>[0], why: string): SamlResponseError =>
     new SamlResponseError(code, `SAML response ${responseId} refused: ${why}.`)
 
@@ -37,17 +37,33 @@ export function checkEnvelope(xml: string, expected: EnvelopeExpectations): void
   const statusCode = status ? onlyChild(status, NS.protocol, 'StatusCode') : null
   if (!statusCode || attribute(statusCode, 'Value') !== SUCCESS) throw refuse('status', 'its status is not Success')
   if (descendants(doc, NS.assertion, 'EncryptedAssertion').length > 0) throw refuse('encrypted_assertion', 'its assertion is encrypted, which this service provider does not ask for')
-  const assertions = descendants(doc, NS.assertion, 'Assertion')
+  // By local name in any namespace, as node-saml selects them: an Assertion in another namespace beside
+  // ours is also a way to make two readers look at two different elements.
+  const assertions = descendants(doc, '*', 'Assertion')
   if (assertions.length !== 1 || childElements(response, NS.assertion, 'Assertion').length !== 1) {
     throw refuse('assertion_count', `it holds ${assertions.length} assertions, or its assertion is not a child of the Response`)
   }
+  // Exclusive c14n drops comments, so the signature covers `alice@acme.example<!---->.evil.example` as if
+  // the comment were not there, and the signed bytes then read `alice@acme.example.evil.example` where a
+  // reader of the received document may see `alice@acme.example` (CVE-2017-11427 and its kin). No IdP
+  // needs a comment inside an assertion: refused, so that both readings are never in play.
+  if (hasComment(assertions[0] as Element)) throw refuse('malformed', 'its assertion holds a comment')
   const destination = attribute(response, 'Destination')
   if (destination !== null && destination !== expected.sp.acsUrl) throw refuse('destination', 'its Destination is not this service provider\'s ACS URL')
   const issuer = onlyChild(response, NS.assertion, 'Issuer')
   if (issuer === undefined || (issuer && textOnly(issuer) !== expected.idp.entityId)) throw refuse('issuer', 'its Issuer is not the connection\'s IdP')
   // Optional on the Response (the signed SubjectConfirmationData's is the one required), compared when present.
-  const inResponseTo = attribute(response, 'InResponseTo')
-  if (inResponseTo !== null || expected.expectedRequestId === null) checkInResponseTo(inResponseTo, expected.expectedRequestId, refuse)
+  const inResponseTo = attribute(response, 'InResponseTo') || null
+  if (inResponseTo !== null) checkInResponseTo(inResponseTo, expected.expectedRequestId, refuse)
+}
+
+const COMMENT = 8
+
+function hasComment(element: Element): boolean {
+  for (let node = element.firstChild; node; node = node.nextSibling) {
+    if (node.nodeType === COMMENT || (node.nodeType === 1 && hasComment(node as Element))) return true
+  }
+  return false
 }
 
 /**

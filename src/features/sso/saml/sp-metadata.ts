@@ -1,5 +1,4 @@
 /** This service provider's SAML metadata, for an organization's administrator to load into their IdP. */
-import { generateServiceProviderMetadata } from '@node-saml/node-saml'
 import type { SamlServiceProvider } from './types.js'
 
 /**
@@ -13,6 +12,8 @@ import type { SamlServiceProvider } from './types.js'
  * @see SAML 2.0 Metadata §2.4.4 (SPSSODescriptor), SAML 2.0 Profiles §4.1.6 (Web SSO metadata)
  */
 export async function serviceProviderMetadata(sp: SamlServiceProvider): Promise<string> {
+  // Imported when used, as client.ts does: node-saml is an optional peer, loaded only by a SAML connection.
+  const { generateServiceProviderMetadata } = await import('@node-saml/node-saml')
   return generateServiceProviderMetadata({
     issuer: sp.entityId,
     callbackUrl: sp.acsUrl,

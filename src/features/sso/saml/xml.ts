@@ -76,3 +76,12 @@ export function textOnly(element: Element): string | null {
 export function attribute(element: Element, name: string): string | null {
   return element.hasAttribute(name) ? element.getAttribute(name) : null
 }
+
+/** An xs:ID as it may go into a log line: the IdP's IDs help an operator find its own log; anything else is left out. */
+const LOGGABLE_ID = /^[A-Za-z_][\w.-]{0,127}$/
+
+/** `id` to name in an error message, or a placeholder when it is absent or is not a plain xs:ID (log injection). */
+export function loggableId(id: string | null): string {
+  if (id === null || id === '') return '(no ID)'
+  return LOGGABLE_ID.test(id) ? id : '(an ID that is not an xs:ID)'
+}
