@@ -8,7 +8,9 @@
  * AUTH_URL), passkeys too: added on /api/auth/passkeys once signed in, then offered on the sign-in page.
  * Organizations: a demo one that ada owns and grace is a plain member of, `/organization` (the
  * session's active organization, creating one), and `/projects/new`, which only a role in the active
- * organization that grants `project: ['create']` opens.
+ * organization that grants `project: ['create']` opens. Given a SAML identity provider (server.ts
+ * passes the local one of dev-saml-idp.ts), single sign-on: the demo organization's connection to it,
+ * for the addresses of its domain, which the sign-in page sends there.
  * `createApp()` builds the app without listening, so the tests drive it directly
  * (test/examples/express.test.ts) and server.ts only adds `listen`.
  *
@@ -16,7 +18,7 @@
  * owner of the demo organization, and `grace` / `hopper`, a user and a member of it. With the dev
  * identity provider: any name, any password.
  */
-import { scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
+import { randomBytes, scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto'
 import express, { type Express } from 'express'
 import knex, { type Knex } from 'knex'
 import Portcullis, { adminStatements, defineAccess, MissingCSRFError, OrganizationError, type LoggerInstance } from 'portcullis'
@@ -26,6 +28,7 @@ import Nodemailer from 'portcullis/providers/nodemailer'
 import OIDC from 'portcullis/providers/oidc'
 import Passkey from 'portcullis/providers/passkey'
 import Password from 'portcullis/providers/password'
+import SSO from 'portcullis/providers/sso'
 
 /**
  * A demo account. The users table (Portcullis's) holds the profile; the password is the app's
@@ -139,6 +142,11 @@ export interface ExampleOptions {
    * AUTH_URL set, passkeys are offered on its origin. Neither: no passkeys.
    */
   passkeyOrigin?: string | undefined
+  /**
+   * A SAML identity provider to register as the demo organization's single sign-on connection, for
+   * the addresses of `domain` (marked verified: no DNS here): the dev SAML IdP of dev-saml-idp.ts.
+   */
+  devSamlIdp?: { entityId: string; ssoUrl: string; certificate: string; domain: string } | undefined
 }
 
 /**
@@ -146,7 +154,7 @@ export interface ExampleOptions {
  * `/dashboard`, `/api/me`, `/api/reports` (for API keys), `/organization` and `/projects/new`. Runs
  * the migrations and creates the demo users' rows and the demo organization first.
  */
-export async function createApp({ databaseFile, devIdp, emailServer, logger, passkeyOrigin }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
+export async function createApp({ databaseFile, devIdp, devSamlIdp, emailServer, logger, passkeyOrigin }: ExampleOptions): Promise<{ app: Express; db: Knex }> {
   const db = knex({ client: 'better-sqlite3', connection: { filename: databaseFile }, useNullAsDefault: true })
   await db.migrate.latest({ migrationSource: migrationSource() })
   const adapter = KnexAdapter(db)
@@ -162,10 +170,14 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
   // With an adapter, sessions are database sessions: the cookie holds only a random session token.
   // An OIDC sign-in creates the user (and links the account) on first sign-in.
   const passkeys = passkeyOrigin !== undefined || process.env.AUTH_URL !== undefined
-  const { handlers, auth, requireScopes, setRoles, getCsrfToken, requirePermission, addMember, listOrganizations, createOrganization, setActiveOrganization, getActiveOrganization } = Portcullis({
+  const { handlers, auth, requireScopes, setRoles, getCsrfToken, requirePermission, addMember, listOrganizations, createOrganization, setActiveOrganization, getActiveOrganization, markSsoDomainVerified } = Portcullis({
     adapter,
     logger,
     providers: [
+      // Single sign-on per organization: the sign-in page asks for the work address first. Domains are
+      // proven by DNS in production; this example marks its demo domain verified itself ('dns-or-admin'),
+      // and its dev IdP is on http://localhost (dangerouslyAllowInternalUrls: never for real IdPs).
+      ...(devSamlIdp ? [SSO({ domainVerification: 'dns-or-admin', dangerouslyAllowInternalUrls: true })] : []),
       ...(devIdp
         ? [
             OIDC({
@@ -239,6 +251,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
     (await adapter.createOrganization({ ...DEMO_ORGANIZATION, logo: null, metadata: null }, { userId: ada.id, roles: ['owner'] }))?.organization
   if (!demoOrganization) throw new Error(`The slug ${DEMO_ORGANIZATION.slug} was taken while seeding.`)
   await addMember(demoOrganization.id, grace.id, ['member']) // null when she is one already
+  if (devSamlIdp) await seedSamlConnection(adapter, demoOrganization.id, devSamlIdp, markSsoDomainVerified)
 
   const app = express()
 
@@ -255,7 +268,9 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
 <p><a href="/api/auth/signin?callbackUrl=%2Fdashboard">Sign in</a> with username <code>ada</code> and password <code>lovelace</code>${
           devIdp ? ', or with the local dev identity provider (any name, any password)' : ''
         }.</p>
-<p>Or sign in with any e-mail address: the link is printed on the server's console (set <code>AUTH_EMAIL_SERVER</code> to an SMTP URL to mail it).</p>
+${
+          devSamlIdp ? `<p>Or sign in with single sign-on as anyone <code>@${escapeHtml(devSamlIdp.domain)}</code>: the sign-in page sends that address to the local SAML identity provider, and the first sign-in makes you a member of the demo organization.</p>\n` : ''
+        }<p>Or sign in with any e-mail address: the link is printed on the server's console (set <code>AUTH_EMAIL_SERVER</code> to an SMTP URL to mail it).</p>
 <p>Or <a href="/api/auth/signup?callbackUrl=%2Fdashboard">create an account</a> with an e-mail address and a password: the link that confirms it is printed on the console too, and so is the one of <a href="/api/auth/forgot-password">a forgotten password</a>.</p>
 <p>The <a href="/dashboard">dashboard</a> needs a session; <a href="/api/me">/api/me</a> answers 401 without one.</p>`
     res.type('html').send(page('Portcullis example', body))
@@ -325,7 +340,7 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
 <input type="hidden" name="csrfToken" value="${csrfToken}">
 <label>New organization <input name="name" required maxlength="255"></label> <button>Create</button>
 </form>
-<p><a href="/api/auth/organizations">Switch organization</a> (the built-in page) · <a href="/dashboard">Dashboard</a> · <a href="/">Home</a></p>`,
+<p><a href="/api/auth/organizations">Switch organization</a> (the built-in page)${active ? ` · <a href="/api/auth/sso?organizationId=${encodeURIComponent(active.id)}">Single sign-on</a> (its owners and admins)` : ''} · <a href="/dashboard">Dashboard</a> · <a href="/">Home</a></p>`,
       ),
     )
   })
@@ -364,4 +379,25 @@ export async function createApp({ databaseFile, devIdp, emailServer, logger, pas
   })
 
   return { app, db }
+}
+
+/**
+ * The demo organization's domain, marked verified, and its SAML connection to `idp` (updated when the
+ * IdP moved). An organization's admin registers theirs with `createSsoConnection` or on the SSO page;
+ * seeding has no request, so it goes to the adapter, as the organization's seeding does.
+ */
+async function seedSamlConnection(
+  adapter: ReturnType<typeof KnexAdapter>,
+  organizationId: string,
+  idp: NonNullable<ExampleOptions['devSamlIdp']>,
+  markVerified: (domainId: string) => Promise<unknown>,
+): Promise<void> {
+  const domains = await adapter.listSsoDomains(organizationId)
+  const domain = domains.find((each) => each.domain === idp.domain) ?? (await adapter.createSsoDomain({ organizationId, domain: idp.domain, token: randomBytes(16).toString('hex') }))
+  if (domain === 'taken') throw new Error(`The domain ${idp.domain} is another organization's.`)
+  await markVerified(domain.id)
+  const settings = { idpEntityId: idp.entityId, ssoUrl: idp.ssoUrl, certificates: [idp.certificate], metadataUrl: null, allowIdpInitiated: false }
+  const existing = (await adapter.listSsoConnections(organizationId)).find((connection) => connection.type === 'saml')
+  if (!existing) await adapter.createSsoConnection({ organizationId, type: 'saml', name: 'Dev SAML identity provider', enabled: true, ssoOnly: false, defaultRole: 'member', settings })
+  else if (JSON.stringify(existing.settings) !== JSON.stringify(settings)) await adapter.updateSsoConnection(existing.id, { settings })
 }

@@ -11,6 +11,9 @@
  *
  * It also starts the local dev identity provider (dev-idp.ts, development only) on DEV_IDP_PORT
  * (default 3001), so "Sign in with Local dev identity provider" works offline. `DEV_IDP=off` skips it.
+ * And the local SAML identity provider (dev-saml-idp.ts, development only) on DEV_SAML_IDP_PORT
+ * (default 3002), the demo organization's single sign-on: type any address @analytical-engines.test
+ * under "Work e-mail address". `DEV_SAML_IDP=off` skips it.
  *
  * Open the app as http://localhost:<PORT>: the callback URL registered at the dev IdP is
  * http://localhost:<PORT>/api/auth/callback/dev-idp, and Portcullis builds the `redirect_uri` it
@@ -40,10 +43,18 @@ if (process.env.DEV_IDP !== 'off') {
   console.log(`Local dev identity provider (development only: any name and any password sign in) at ${devIdp.issuer}`)
 }
 
+let devSamlIdp: { entityId: string; ssoUrl: string; certificate: string; domain: string } | undefined
+if (process.env.DEV_SAML_IDP !== 'off') {
+  // Loaded only when used: samlify is a devDependency.
+  const { startDevSamlIdp } = await import('./dev-saml-idp.js')
+  devSamlIdp = await startDevSamlIdp({ port: Number(process.env.DEV_SAML_IDP_PORT ?? 3002), appOrigin: `http://localhost:${port}` })
+  console.log(`Local SAML identity provider (development only: any address @${devSamlIdp.domain} signs in) at ${devSamlIdp.entityId}`)
+}
+
 // Loopback only, so a development server is not reachable from the network; HOST=0.0.0.0 opens it.
 const host = process.env.HOST ?? 'localhost'
 // Passkeys are bound to the origin the browser sees: http://localhost:<PORT> (AUTH_URL's, when set).
-const { app } = await createApp({ databaseFile, devIdp, passkeyOrigin: process.env.AUTH_URL ? undefined : `http://localhost:${port}` })
+const { app } = await createApp({ databaseFile, devIdp, devSamlIdp, passkeyOrigin: process.env.AUTH_URL ? undefined : `http://localhost:${port}` })
 app.listen(port, host, () => {
   console.log(`Portcullis example running at http://localhost:${port} (listening on ${host}; database: ${databaseFile})`)
 })

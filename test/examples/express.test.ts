@@ -520,10 +520,11 @@ describe('examples/express with the local dev identity provider', () => {
 describe('npm start (examples/express/server.ts)', () => {
   it('creates and migrates its SQLite file, then serves the home page', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'portcullis-example-'))
-    const port = examplePort(2)
+    const port = examplePort(3)
     const idpPort = port + 1
+    const samlIdpPort = port + 2
     const server = await startExampleProcess(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'examples/express/server.ts'], {
-      env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DEV_IDP_PORT: String(idpPort), DATABASE_FILE: join(dir, 'example.sqlite'), AUTH_SECRET: 'test-secret-for-the-express-example-0123456789' },
+      env: { ...process.env, NODE_OPTIONS: '', PORT: String(port), DEV_IDP_PORT: String(idpPort), DEV_SAML_IDP_PORT: String(samlIdpPort), DATABASE_FILE: join(dir, 'example.sqlite'), AUTH_SECRET: 'test-secret-for-the-express-example-0123456789' },
       ready: 'running at',
       name: 'the server',
     })
@@ -544,6 +545,14 @@ describe('npm start (examples/express/server.ts)', () => {
       expect(signInPage).toContain('Sign in with Local dev identity provider')
       // Passkeys, bound to http://localhost:<PORT>.
       expect(signInPage).toContain('Sign in with a passkey')
+      // The dev SAML IdP on DEV_SAML_IDP_PORT, the demo organization's single sign-on: the address first.
+      expect(server.output).toContain(`Local SAML identity provider (development only: any address @analytical-engines.test signs in) at http://localhost:${samlIdpPort}/metadata`)
+      expect(signInPage.indexOf('Work e-mail address')).toBeGreaterThan(0)
+      expect(await (await fetch(`http://localhost:${samlIdpPort}/metadata`)).text()).toContain(`entityID="http://localhost:${samlIdpPort}/metadata"`)
+      const visitor = new Browser()
+      const { csrfToken } = (await (await visitor.request(`http://localhost:${port}/api/auth/csrf`)).json()) as { csrfToken: string }
+      const started = await visitor.request(`http://localhost:${port}/api/auth/signin/sso`, { body: new URLSearchParams({ csrfToken, email: 'babbage@analytical-engines.test' }) })
+      expect(started.headers.get('location')).toMatch(new RegExp(`^http://localhost:${samlIdpPort}/sso\\?SAMLRequest=`))
     } finally {
       await server.stop()
       rmSync(dir, { recursive: true, force: true })

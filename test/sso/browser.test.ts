@@ -15,9 +15,10 @@ import { authApp, type AuthApp } from '../support/app-rig.js'
 import { useBrowserRig } from '../support/browser-rig.js'
 import { describeWithChromium } from '../support/chromium.js'
 import { startQuietDevIdp } from '../support/dev-idp.js'
+import { startDevSamlIdp, type DevSamlIdp } from '../../examples/express/dev-saml-idp.js'
 
 const SECRET = 'sso-browser-suite-secret-0123456789abcdef'
-export const SCREENSHOTS = { signIn: '/tmp/sso-signin.png', page: '/tmp/sso-page.png', refused: '/tmp/sso-refused.png' }
+export const SCREENSHOTS = { signIn: '/tmp/sso-signin.png', page: '/tmp/sso-page.png', refused: '/tmp/sso-refused.png', samlLogin: '/tmp/sso-saml-idp.png', samlContinue: '/tmp/sso-saml-continue.png' }
 
 describeWithChromium('single sign-on in Chromium: the work address on the sign-in page leads to the organization\'s IdP and back', () => {
   const rig = useBrowserRig()
@@ -25,9 +26,12 @@ describeWithChromium('single sign-on in Chromium: the work address on the sign-i
   let app: AuthApp
   let adapter: ReturnType<typeof KnexAdapter>
   let idp: DevIdp
+  let samlIdp: DevSamlIdp
   let organizationId: string
+  let samlOrganizationId: string
   beforeAll(async () => {
     idp = await startQuietDevIdp({ host: '127.0.0.1', clientRedirectUri: `${rig.origin}/api/auth/callback/sso` })
+    samlIdp = await startDevSamlIdp({ host: '127.0.0.1', appOrigin: rig.origin })
     db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
     await db.migrate.latest({ migrationSource: migrationSource() })
     adapter = KnexAdapter(db)
@@ -60,8 +64,27 @@ describeWithChromium('single sign-on in Chromium: the work address on the sign-i
       settings: { issuer: idp.issuer, clientId: idp.clientId, clientSecret: sealClientSecret({ secrets: [SECRET] } as never, idp.clientSecret), scopes: ['profile', 'email'] },
     })
   })
+  beforeAll(async () => {
+    // A second organization, whose people sign in through the example's dev SAML IdP (another site).
+    const owner = await adapter.createUser({ email: 'owner@analytical-engines.test', emailVerified: null, name: 'Owner', image: null })
+    const { organization } = (await adapter.createOrganization!({ name: 'Analytical Engines', slug: 'analytical-engines', logo: null, metadata: null }, { userId: owner.id, roles: ['owner'] }))!
+    samlOrganizationId = organization.id
+    const domain = await adapter.createSsoDomain!({ organizationId: samlOrganizationId, domain: samlIdp.domain, token: 'b'.repeat(32) })
+    if (domain === 'taken') throw new Error('the domain is taken')
+    await app.markSsoDomainVerified(domain.id)
+    await adapter.createSsoConnection!({
+      organizationId: samlOrganizationId,
+      type: 'saml',
+      name: 'Dev SAML IdP',
+      enabled: true,
+      ssoOnly: false,
+      defaultRole: 'member',
+      settings: { idpEntityId: samlIdp.entityId, ssoUrl: samlIdp.ssoUrl, certificates: [samlIdp.certificate], metadataUrl: null, allowIdpInitiated: false },
+    })
+  })
   afterAll(async () => {
     await idp?.close()
+    await samlIdp?.close()
     await db?.destroy()
   })
 
@@ -113,5 +136,44 @@ describeWithChromium('single sign-on in Chromium: the work address on the sign-i
     await page.locator('[data-connections]').getByRole('button', { name: 'Enable' }).click()
     await page.waitForURL((url) => url.pathname === '/api/auth/sso')
     await expect(page.locator('[data-connection-state]').innerText()).resolves.toContain('enabled')
+  })
+
+  it("signs in through a SAML IdP on another site: its cross-site POST goes through the same-site continue page", async () => {
+    const page = await (await rig.newContext({ viewport: { width: 900, height: 800 } })).newPage()
+    const scripts: string[] = []
+    page.on('request', (request) => void (request.resourceType() === 'script' && scripts.push(new URL(request.url()).pathname)))
+    await page.goto(`${rig.origin}/api/auth/signin?callbackUrl=%2Fme`)
+    await page.getByLabel('Work e-mail address').fill('babbage@analytical-engines.test')
+    await page.getByRole('button', { name: 'Continue with single sign-on' }).click()
+    await page.waitForURL((url) => url.origin === new URL(samlIdp.ssoUrl).origin && url.pathname === '/sso')
+    await page.getByLabel('E-mail address').fill('babbage@analytical-engines.test')
+    await page.screenshot({ path: SCREENSHOTS.samlLogin, fullPage: true })
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    // The IdP's page posts to the ACS (cross-site: the Lax sign-in cookie stays behind); the ACS's page
+    // posts it again from this site with its one script, and the sign-in ends at the callback URL.
+    await page.waitForURL(`${rig.origin}/me`)
+    expect(scripts).toContain('/api/auth/saml-continue.js')
+    const session = JSON.parse(await page.locator('body').innerText()) as { user: { email: string; name: string } }
+    expect(session.user).toMatchObject({ email: 'babbage@analytical-engines.test', name: 'Babbage' })
+    const babbage = (await adapter.getUserByEmail('babbage@analytical-engines.test'))!
+    expect(await adapter.getMember!(samlOrganizationId, babbage.id)).toMatchObject({ roles: ['member'] })
+  })
+
+  it('without scripts, the continue page is a button that finishes the SAML sign-in', async () => {
+    const context = await rig.newContext({ viewport: { width: 900, height: 700 }, javaScriptEnabled: false })
+    const page = await context.newPage()
+    await page.goto(`${rig.origin}/api/auth/signin?callbackUrl=%2Fme`)
+    await page.getByLabel('Work e-mail address').fill('lovelace@analytical-engines.test')
+    await page.getByRole('button', { name: 'Continue with single sign-on' }).click()
+    await page.getByLabel('E-mail address').fill('lovelace@analytical-engines.test')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    // The IdP's own page, without its script, shows its Continue button; then this site's.
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.waitForURL((url) => url.pathname.startsWith('/api/auth/saml-acs/'))
+    await expect(page.locator('h1').innerText()).resolves.toBe('Signing you in')
+    await page.screenshot({ path: SCREENSHOTS.samlContinue, fullPage: true })
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.waitForURL(`${rig.origin}/me`)
+    expect((JSON.parse(await page.locator('body').innerText()) as { user: { email: string } }).user.email).toBe('lovelace@analytical-engines.test')
   })
 })
