@@ -3,7 +3,7 @@
  * login responses whose every field a test may override, or edit before or after samlify signs them.
  * The fixtures' key pairs sign: `idp` (the connection's), `idp-next` (its rollover successor), `attacker`.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { inflateRawSync } from 'node:zlib'
 import { DOMParser } from '@xmldom/xmldom'
 import samlify from 'samlify'
@@ -14,7 +14,17 @@ samlify.setSchemaValidator({ validate: async () => 'skipped' })
 
 export type IdpKey = 'idp' | 'idp-next' | 'attacker'
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')
+// Found from the repository's root, so that the bench's bundle of this file (.bench/) reads them too.
+const FIXTURES = (() => {
+  let dir = new URL('.', import.meta.url)
+  while (!existsSync(new URL('package.json', dir))) {
+    const parent = new URL('..', dir)
+    if (parent.href === dir.href) throw new Error('test/sso/saml/idp.ts: no package.json above it')
+    dir = parent
+  }
+  return new URL('test/sso/fixtures/', dir)
+})()
+const fixture = (name: string): string => readFileSync(new URL(name, FIXTURES), 'utf8')
 export const certificate = (key: IdpKey): string => fixture(`${key}-cert.pem`)
 const privateKey = (key: IdpKey): string => fixture(`${key}-key.pem`)
 
