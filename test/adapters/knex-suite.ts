@@ -69,7 +69,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
 
   describe('schema and SQL', () => {
     it('migrate.latest creates every table with every column under the naming’s names', async () => {
-      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords', 'organizations', 'members', 'invitations', 'teams', 'teamMembers'] as const
+      const groups = ['users', 'accounts', 'sessions', 'verificationTokens', 'authenticators', 'passwords', 'twoFactors', 'recoveryCodes', 'apiKeys', 'usernames', 'auditEvents', 'oauthRecords', 'organizations', 'members', 'invitations', 'teams', 'teamMembers', 'ssoConnections', 'ssoDomains', 'ssoReplays'] as const
       expect([...groups].sort()).toEqual(Object.keys(tables).sort())
       for (const group of groups) {
         expect([tables[group], await knex().schema.hasTable(tables[group])]).toEqual([tables[group], true])
@@ -312,7 +312,7 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
       }
     })
 
-    it('the organizations, authorization server, impersonation, bans, audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
+    it('the SSO, organizations, authorization server, impersonation, bans, audit, roles, deletion and usernames migrations’ downs drop their tables and columns, the account one’s its two columns, the two-factor one’s its two tables, and nothing else; up creates them again', async () => {
       const own = await server.createDatabase()
       try {
         const source = { migrationSource: migrationSource({ naming }) }
@@ -330,8 +330,14 @@ function describeKnexSpecifics(server: DatabaseServer, naming: KnexNamingPreset,
         expect((await ownAdapter.getSessionAndUser('impersonated', { with: ['impersonatedBy'] }))?.session.impersonatedBy).toBe('admin-id')
         expect((await ownAdapter.getSessionAndUser('impersonated'))?.session.impersonatedBy).toBeUndefined()
         await ownAdapter.upsertOAuthRecord({ model: 'Grant', id: 'grant-1', payload: { accountId: user.id, clientId: 'cli' }, expiresAt: null })
-        // The seventeenth (organizations') first: its five tables and the sessions' column, and nothing else.
-        await ownAdapter.createOrganization({ name: 'Down', slug: 'down', logo: null, metadata: null }, { userId: user.id, roles: ['owner'] })
+        // The eighteenth (single sign-on's) first: its three tables, and nothing else.
+        const down = (await ownAdapter.createOrganization({ name: 'Down', slug: 'down', logo: null, metadata: null }, { userId: user.id, roles: ['owner'] }))!.organization
+        await ownAdapter.createSsoDomain({ organizationId: down.id, domain: 'down.example', token: 't' })
+        await ownAdapter.claimSsoAssertion('k'.repeat(64), expires)
+        await own.knex.migrate.down(source)
+        for (const table of [tables.ssoConnections, tables.ssoDomains, tables.ssoReplays]) expect([table, await own.knex.schema.hasTable(table)]).toEqual([table, false])
+        expect(await ownAdapter.getOrganization({ id: down.id })).toMatchObject({ slug: 'down' })
+        // The seventeenth (organizations') next: its five tables and the sessions' column, and nothing else.
         await own.knex.migrate.down(source)
         for (const table of [tables.organizations, tables.members, tables.invitations, tables.teams, tables.teamMembers]) expect([table, await own.knex.schema.hasTable(table)]).toEqual([table, false])
         expect(await own.knex.schema.hasColumn(tables.sessions, names.sessions.activeOrganizationId)).toBe(false)

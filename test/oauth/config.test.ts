@@ -107,7 +107,7 @@ describe('provider objects that cannot work are refused at init, naming the fiel
     ['a token.request on an oidc provider (its ID token must be validated)', () => init([OIDC({ id: 'corp', name: 'Corp', clientId: 'id', clientSecret: 's', issuer: 'https://corp.example', token: { request: () => ({}) } } as never)]), /token.request is for type "oauth" providers/],
     ['a profile that is not a function', () => init([acme({ clientId: 'id', clientSecret: 's', profile: 'x' as never })]), /profile must be a function/],
     ['an e-mail provider without sendVerificationRequest', () => init([{ id: 'email', type: 'email' } as never]), /E-mail provider "email" has no sendVerificationRequest/],
-    ['an unknown type', () => init([{ id: 'x', type: 'saml' } as never]), /Provider "x": type must be "oauth", "oidc", "email", "credentials" or "webauthn"; got "saml"/],
+    ['an unknown type', () => init([{ id: 'x', type: 'saml' } as never]), /Provider "x": type must be "oauth", "oidc", "sso", "email", "credentials" or "webauthn"; got "saml"/],
     ['an oidc issuer that is not a URL', () => init([OIDC({ id: 'corp', name: 'Corp', clientId: 'id', clientSecret: 's', issuer: 'corp' })]), /issuer must be an absolute URL/],
   ]
   it.each(cases)('%s', (_name, run, message) => {

@@ -32,6 +32,7 @@ describe('the default cookies', () => {
     impersonatorSession: { name: `${prefix}authjs.impersonator-session`, options: { ...base(secure), maxAge: 86_400 } },
     signUpCode: { name: `${prefix}authjs.sign-up-code`, options: { ...base(secure), maxAge: 900 } },
     signInForm: { name: `${prefix}authjs.signin-form`, options: { ...base(secure), maxAge: 300 } },
+    ssoSignIn: { name: `${prefix}authjs.sso-sign-in`, options: { ...base(secure), maxAge: 600 } },
   })
 
   it('over HTTP: the plain names, not Secure', () => {

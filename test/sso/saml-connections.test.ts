@@ -12,6 +12,7 @@ import type { Knex } from 'knex'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
 import SSO from 'portcullis/providers/sso'
+import type { PortcullisConfig } from 'portcullis'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { closeListeners, listen, mountApp, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
@@ -27,9 +28,10 @@ beforeAll(async () => {
 afterAll(() => closeListeners())
 
 /** Portcullis at `listener` with organizations, SSO and passwords ("pw"). */
-function mount(knex: Knex, listener: Listener = app) {
+function mount(knex: Knex, listener: Listener = app, config: Partial<PortcullisConfig> = {}) {
   const adapter = KnexAdapter(knex)
   const portcullis = mountApp(listener, {
+    ...config,
     adapter,
     organizations: true,
     session: { strategy: 'database' },
@@ -217,6 +219,21 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       // A connection id that does not exist.
       expect((await refusedWith(`${app.url}/api/auth/saml-acs/no-such-connection`, await responseFor(acme.connection, 'alice@acme.example', null))).error).toBe('SamlResponse')
       expect((await fetch(`${app.url}/api/auth/saml-metadata/no-such-connection`)).status).toBe(404)
+    })
+
+    it('the background prune deletes the used assertions past their expiry and keeps the others', async () => {
+      const adapter = KnexAdapter(db.knex)
+      expect(await adapter.claimSsoAssertion('a'.repeat(64), new Date(Date.now() - 1000))).toBe(true)
+      expect(await adapter.claimSsoAssertion('b'.repeat(64), new Date(Date.now() + 3_600_000))).toBe(true)
+      expect(await adapter.claimSsoAssertion('b'.repeat(64), new Date(Date.now() + 3_600_000))).toBe(false)
+      const stop = new AbortController()
+      try {
+        mount(db.knex, app, { prune: { everyMinutes: 0.002, signal: stop.signal } })
+        for (let i = 0; i < 100 && (await db.knex('SsoReplay').where({ key: 'a'.repeat(64) })).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+      } finally {
+        stop.abort()
+      }
+      expect((await db.knex('SsoReplay').select('key')).map((row) => row.key)).toEqual(['b'.repeat(64)])
     })
   })
 }
