@@ -221,6 +221,16 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expect((await fetch(`${app.url}/api/auth/saml-metadata/no-such-connection`)).status).toBe(404)
     })
 
+    it("the ACS counts each response against the client's address: a flood of forged ones meets the sign-in limit", async () => {
+      const mounted = mount(db.knex, app, { rateLimit: { ip: { attempts: 3, windowSeconds: 60 } } })
+      const { connection } = await samlOrganization(mounted, 'acme.example', { allowIdpInitiated: true })
+      const forged = await responseFor(connection, 'alice@acme.example', null, { key: 'attacker' })
+      const statuses: number[] = []
+      for (let i = 0; i < 4; i++) statuses.push((await postToAcs(new Browser(), connection.saml.acsUrl, { SAMLResponse: forged, continued: '1' })).status)
+      // Three refusals (the sign-in page), then 429 before any signature is checked.
+      expect(statuses).toEqual([302, 302, 302, 429])
+    })
+
     it('the background prune deletes the used assertions past their expiry and keeps the others', async () => {
       const adapter = KnexAdapter(db.knex)
       expect(await adapter.claimSsoAssertion('a'.repeat(64), new Date(Date.now() - 1000))).toBe(true)

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto'
 import type { ActionContext } from '../../../actions/context.js'
 import { authUrl } from '../../../actions/context.js'
 import { failureResponse } from '../../../actions/failure.js'
+import { limitSignInAttempt } from '../../../security/rate-limit.js'
 import type { AuthResponse } from '../../../http/respond.js'
 import { ssoAdapter } from '../adapter.js'
 import { completeSsoSignIn } from '../complete.js'
@@ -54,6 +55,9 @@ async function consume(ctx: ActionContext, connectionId: string, samlResponse: s
   if (requestId === undefined && !connection.settings.allowIdpInitiated) {
     throw new SamlResponseError('unsolicited', `A SAML response for connection ${connection.id} without this browser's sign-in (started more than 10 minutes ago, in another browser, or at the identity provider, which this connection does not allow).`)
   }
+  // Each verification costs milliseconds of CPU (the XML signature check): counted against the client's
+  // address as a sign-in attempt (the `rateLimit` option's `ip` window), its point given back when it signs in.
+  const attempt = await limitSignInAttempt(ctx, { id: sso.id, type: 'sso' }, undefined)
   const { verifySamlResponse } = await import('../saml/index.js')
   const { settings } = connection
   const identity = await verifySamlResponse(samlResponse, {
@@ -69,7 +73,7 @@ async function consume(ctx: ActionContext, connectionId: string, samlResponse: s
   if (!(await ssoAdapter(ctx.config).claimSsoAssertion(key, keepUntil))) throw new SamlResponseError('replayed', `The assertion ${identity.assertionId} of connection ${connection.id} was used before.`)
   // IdP-initiated: RelayState is where to go, checked as a callbackUrl; SP-initiated: the sign-in's own callback URL cookie.
   const signInCtx = requestId === undefined && relayState !== undefined ? { ...ctx, body: { callbackUrl: relayState } } : { ...ctx, body: {} }
-  return completeSsoSignIn(signInCtx, sso, connection, {
+  const response = await completeSsoSignIn(signInCtx, sso, connection, {
     subject: identity.nameId,
     email: identity.email,
     name: identity.name,
@@ -77,4 +81,6 @@ async function consume(ctx: ActionContext, connectionId: string, samlResponse: s
     // The IdP's attributes first: one named `sub` or `email` must not stand for the NameID or the address read from it.
     profile: { ...identity.attributes, sub: identity.nameId, email: identity.email, name: identity.name } as never,
   })
+  await attempt.succeeded()
+  return response
 }
