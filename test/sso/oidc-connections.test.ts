@@ -8,6 +8,7 @@
  * the answer carried to another browser, a domain claimed from its verified owner, connections to
  * internal addresses (SSRF), and members without the right to manage connections.
  */
+import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
 import { KnexAdapter } from 'portcullis/adapters/knex'
@@ -98,6 +99,21 @@ async function oidcConnection(browser: Browser, organizationId: string, client: 
   const created = await post(browser, '/sso/connections', { organizationId, name: `${client} IdP`, type: 'oidc', issuer: idp.issuer, clientId: client, clientSecret: `${client}-secret`, ...extra })
   expect({ status: created.status, body: created.status === 201 ? undefined : created.body }).toEqual({ status: 201 })
   return created.body.connection
+}
+
+/** A request sent with its path exactly as written (fetch would normalise `%2e%2e`). */
+function raw(method: string, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; body: string }> {
+  const { port } = new URL(app.url)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: Number(port), method, path, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (text += chunk))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
 }
 
 /** POST /signin/sso with the address: the response (a redirect to the IdP, or back to the sign-in page). */
@@ -305,6 +321,27 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       const forged = await acme.browser.request(`${app.url}/api/auth/sso/connections/delete`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ connectionId: connection.id }) })
       expect(forged.status).toBe(403)
       expect(await db.knex('SsoConnection').count({ n: '*' }).then((rows) => Number(rows[0]!.n))).toBe(1)
+    })
+
+    it('raw paths through the ACS (the one POST without a CSRF token), a trailing slash and HEAD reach no management action', async () => {
+      const { adapter } = mount(db.knex)
+      const acme = await owner(adapter)
+      const connection = await oidcConnection(acme.browser, acme.organizationId, 'acme')
+      const cookie = ['authjs.session-token', 'authjs.csrf-token'].map((name) => `${name}=${acme.browser.cookie(app.url, name)}`).join('; ')
+      const headers = { cookie, 'content-type': 'application/json', accept: 'application/json', origin: app.url, host: new URL(app.url).host }
+      const body = JSON.stringify({ connectionId: connection.id })
+      for (const path of ['/api/auth/saml-acs/%2e%2e/sso/connections/delete', '/api/auth/saml-acs/..%2fsso%2fconnections%2fdelete', '/api/auth/saml-acs/x/../../sso/connections/delete', '/api/auth/sso/connections/delete/', '/api/auth/sso//connections/delete', '/api/auth/SSO/connections/delete']) {
+        const answer = await raw('POST', path, headers, body)
+        expect([path, answer.status === 200 || answer.status === 201]).toEqual([path, false])
+      }
+      const head = await raw('HEAD', '/api/auth/sso/connections/delete', headers)
+      expect(head.status).not.toBe(200)
+      expect(Number((await db.knex('SsoConnection').count({ n: '*' }))[0]!.n)).toBe(1)
+      // The same raw request with the form's token does reach it: the refusals above were the CSRF rule's.
+      const token = await csrf(acme.browser)
+      const cookieNow = ['authjs.session-token', 'authjs.csrf-token'].map((name) => `${name}=${acme.browser.cookie(app.url, name)}`).join('; ')
+      expect((await raw('POST', '/api/auth/sso/connections/delete/', { ...headers, cookie: cookieNow }, JSON.stringify({ connectionId: connection.id, csrfToken: token }))).status).toBe(200)
+      expect(Number((await db.knex('SsoConnection').count({ n: '*' }))[0]!.n)).toBe(0)
     })
 
     it('the SSO page shows the record to publish and what the IdP needs; the sign-in page asks the address first', async () => {
