@@ -17,7 +17,7 @@ import { spawn } from 'node:child_process'
 export const RETURNING_COOKIES = 1_200
 
 /** Runs `callgrind_control <command> <pid>` and resolves once callgrind has carried it out. */
-export function callgrindControl(pid: number, command: '--instr=on' | '--dump'): Promise<void> {
+export function callgrindControl(pid: number, command: '--instr=on' | '--instr=off' | '--dump'): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn('callgrind_control', [command, String(pid)], { stdio: 'ignore' })
     child.once('error', reject)
