@@ -312,7 +312,7 @@ if (INSTRUCTIONS) {
   )
 } else {
   console.log(
-    `\nNode ${process.version}, one sign-in at a time as one user, apps in one process, oidc-provider in another, ${WARMUP} unmeasured a row, then ${ROUNDS} rounds (${RETURNING} returning, ${NEW_BROWSER} new-browser, ${EMAIL} e-mail sign-ins) the rows taking turns, medians (load average ${load})\n`,
+    `\nNode ${process.version}, one sign-in at a time as one user, the OIDC apps in one process, the e-mail apps in another, oidc-provider in a third, ${WARMUP} unmeasured a row, then ${ROUNDS} rounds (${RETURNING} returning, ${NEW_BROWSER} new-browser, ${EMAIL} e-mail sign-ins) the rows taking turns, medians (load average ${load})\n`,
   )
   for (const kind of kinds) {
     const of = rows.filter((r) => r.kind === kind)
