@@ -92,7 +92,10 @@ async function portcullisOidc(issuer: string, client: Client, userinfo: boolean)
   const [Portcullis, { default: OIDC }] = await Promise.all([portcullis(), import(dist('providers/oidc.js')) as Promise<typeof import('../src/providers/oidc.js')>])
   const corp = OIDC({ id: 'corp', name: 'Corp', issuer, clientId: client.client_id, clientSecret: client.client_secret, dangerouslyAllowInsecureRequests: true, ...(userinfo ? {} : { userinfo: false }) })
   const { handlers } = Portcullis({ secret: SECRET, trustHost: true, providers: [corp] })
-  return express().use('/api/auth', handlers)
+  // GET /plain: a bare Express answer, what any request costs this process before a library's work.
+  return express()
+    .get('/plain', (_req, res) => void res.send('ok'))
+    .use('/api/auth', handlers)
 }
 
 /** Portcullis's Email provider on its Knex adapter (SQLite in memory), JWT session. */

@@ -283,6 +283,28 @@ if (INSTRUCTIONS) {
     }
   }
 }
+
+/**
+ * Two parts of the OIDC rows' app CPU, each alone, the apps' CPU µs a request, median of rounds of
+ * SINGLES requests one at a time: GET /csrf of Portcullis and Auth.js with a returning browser (its
+ * CSRF cookie already set, as in the rows), and a bare Express answer in the same process (GET /plain
+ * of the Portcullis app, before its handlers), what each of a sign-in's requests costs before any
+ * library's work (Portcullis and Auth.js send 3 a sign-in to the app, Passport 2).
+ */
+const SINGLES = QUICK ? 50 : 200
+const singles = { portcullis: '/api/auth/csrf', authjs: '/auth/csrf', plain: '/plain' } as const
+const singleCpu: Partial<Record<keyof typeof singles, number[]>> = {}
+if (!INSTRUCTIONS) {
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, path] of Object.entries(singles) as [keyof typeof singles, string][]) {
+      const app = name === 'authjs' ? 'authjs' : 'portcullis'
+      const browser = rows.find((r) => r.app === app && r.kind === 'returning browser')!.browser
+      const before = await appsOf(app).cpu()
+      for (let i = 0; i < SINGLES; i++) await (await browser.request(`${urls[app]}${path}`)).arrayBuffer()
+      ;(singleCpu[name] ??= []).push(((await appsOf(app).cpu()) - before) / SINGLES)
+    }
+  }
+}
 closing = true
 for (const child of [...Object.values(appProcesses), idp]) child.process.send({ type: 'close' })
 await Promise.all([...Object.values(appProcesses), idp].map((child) => child.exited))
@@ -337,6 +359,10 @@ if (INSTRUCTIONS) {
   targets('returning browser', 'portcullis', 'authjs', 'passport')
   targets('new browser', 'portcullis', 'authjs', 'passport')
   targets('e-mail link', 'portcullis-email', 'authjs-email')
+  const single = (name: keyof typeof singles) => `${us(median(singleCpu[name]!))} µs`
+  console.log(
+    `Of an OIDC sign-in's app CPU, alone (medians of ${ROUNDS} rounds of ${SINGLES}, app CPU a request): GET /csrf, which Portcullis's and Auth.js's sign-in POST needs and Passport's GET does not, Portcullis ${single('portcullis')}, @auth/express ${single('authjs')}; a bare Express answer (GET /plain), ${single('plain')}, of which a sign-in sends 3 (Portcullis, Auth.js) or 2 (Passport)`,
+  )
   console.log("CPU: process.cpuUsage() of the apps' process (all threads), the provider and the test browser in other processes; not instructions (BENCH_INSTRUCTIONS=1 counts those)")
 }
 console.log(`\nWall time: ${((performance.now() - started) / 1000).toFixed(0)} s`)
