@@ -45,10 +45,11 @@ import { median, printTable, spread, thousands } from './table.js'
 const started = performance.now()
 ensureBuilt()
 const INSTRUCTIONS = process.env.BENCH_INSTRUCTIONS === '1'
-const ROUNDS = INSTRUCTIONS ? 1 : rounds(5)
-const RETURNING = QUICK ? 8 : 30
-const NEW_BROWSER = QUICK ? 3 : 10
-const EMAIL = QUICK ? 8 : 30
+// About 50 s in all on the 2-core VM (22 s with 5 rounds of 30, 10 and 30): under the 2 minutes issue 68 allows.
+const ROUNDS = INSTRUCTIONS ? 1 : rounds(7)
+const RETURNING = QUICK ? 8 : INSTRUCTIONS ? 30 : 50
+const NEW_BROWSER = QUICK ? 3 : 15
+const EMAIL = RETURNING
 const WARMUP = INSTRUCTIONS ? (QUICK ? 10 : 60) : QUICK ? 5 : 20
 const USER = 'alice@example.com'
 
