@@ -27,7 +27,7 @@
  *
  * BENCH_INSTRUCTIONS=1 instead runs the apps' process under valgrind's callgrind (node
  * --single-threaded --no-memory-reducer, as bench/instructions.ts does) and counts its instructions
- * over one window of sign-ins a row, after a longer warm-up (bench/README.md gives the figures' time).
+ * over windows of sign-ins, 3 a row taking turns, after a longer warm-up (bench/README.md says more).
  *
  * Targets (issue 68): Portcullis's sign-ins/s ≥ 1.5× @auth/express's and ≥ Passport's, its CPU a
  * sign-in (instructions, the provider excluded) the lowest of the three, for OIDC and e-mail alike.
@@ -38,7 +38,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Browser } from '../test/support/browser.js'
-import { callgrindControl } from './callgrind.js'
+import { callgrindControl, collectorInstructions } from './callgrind.js'
 import { benchFile, ensureBuilt, QUICK, rounds } from './settings.js'
 import { median, printTable, spread, thousands } from './table.js'
 
@@ -46,7 +46,7 @@ const started = performance.now()
 ensureBuilt()
 const INSTRUCTIONS = process.env.BENCH_INSTRUCTIONS === '1'
 // About 50 s in all on the 2-core VM (22 s with 5 rounds of 30, 10 and 30): under the 2 minutes issue 68 allows.
-const ROUNDS = INSTRUCTIONS ? 1 : rounds(7)
+const ROUNDS = rounds(INSTRUCTIONS ? 3 : 7)
 const RETURNING = QUICK ? 8 : INSTRUCTIONS ? 30 : 50
 const NEW_BROWSER = QUICK ? 3 : 15
 const EMAIL = RETURNING
@@ -98,10 +98,17 @@ class Child {
 }
 let closing = false
 
+/**
+ * Node's flags under callgrind, as bench/instructions.ts's: the collector's and compilers' work on the
+ * main thread, no memory reducer (valgrind's slowness would meet its 100-second watchdog), and the
+ * young generation pinned at 16 MB a semi-space so that every row collects at the same rate.
+ */
+const CALLGRIND_NODE = ['--single-threaded', '--no-memory-reducer', '--min-semi-space-size=16', '--max-semi-space-size=16']
+
 function start(name: string, file: string, args: string[], valgrind?: string[]): Child {
   const { path, execArgv } = benchFile(file)
   const node = [...execArgv, path, ...args]
-  const child = valgrind ? spawn('valgrind', [...valgrind, process.execPath, '--single-threaded', '--no-memory-reducer', ...node], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : spawn(process.execPath, node, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = valgrind ? spawn('valgrind', [...valgrind, process.execPath, ...CALLGRIND_NODE, ...node], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : spawn(process.execPath, node, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   return new Child(name, child)
 }
 
@@ -202,7 +209,10 @@ interface Row {
   cpu: number[]
   /** The provider's CPU µs a sign-in, by round. */
   idpCpu: number[]
-  instructions?: number
+  /** Under callgrind: the apps' instructions a sign-in, by round. */
+  instructions: number[]
+  /** Of those, the garbage collector's (callgrind.ts's COLLECTOR), by round. */
+  collector: number[]
 }
 
 const row = (library: Library, label: string, app: AppName, kind: Kind): Row => ({
@@ -215,6 +225,8 @@ const row = (library: Library, label: string, app: AppName, kind: Kind): Row => 
   rates: [],
   cpu: [],
   idpCpu: [],
+  instructions: [],
+  collector: [],
 })
 const oidcRows = (kind: Kind) => [
   row('Portcullis', 'Portcullis', 'portcullis', kind),
@@ -264,24 +276,28 @@ for (const r of rows) {
 }
 for (const r of rows) await signIns(r, WARMUP)
 
-if (INSTRUCTIONS) {
-  const dumped = { oidc: 0, email: 0 }
-  for (const r of rows) {
-    const name = r.app.endsWith('-email') ? 'email' : 'oidc'
-    const pid = appProcesses[name].process.pid!
-    await signIns(r, r.count, { before: () => callgrindControl(pid, '--instr=on'), after: () => callgrindControl(pid, '--dump') })
-    await callgrindControl(pid, '--instr=off')
-    r.instructions = dumpedInstructions(join(dumps, `${name}.${++dumped[name]}`)) / r.count
-  }
-} else {
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[(i + round) % rows.length]!
-      const { ns, cpu, idpCpu } = await signIns(r, r.count)
-      r.rates.push((r.count * 1e9) / ns)
-      r.cpu.push(cpu / r.count)
-      r.idpCpu.push(idpCpu / r.count)
+const dumped = { oidc: 0, email: 0 }
+/** Under callgrind: the count of the row's app process on over its sign-ins only, dumped after them. */
+async function counted(r: Row): Promise<void> {
+  const name = r.app.endsWith('-email') ? 'email' : 'oidc'
+  const pid = appProcesses[name].process.pid!
+  await signIns(r, r.count, { before: () => callgrindControl(pid, '--instr=on'), after: () => callgrindControl(pid, '--dump') })
+  await callgrindControl(pid, '--instr=off')
+  const dump = join(dumps, `${name}.${++dumped[name]}`)
+  r.instructions.push(dumpedInstructions(dump) / r.count)
+  r.collector.push(collectorInstructions(dump) / r.count)
+}
+for (let round = 0; round < ROUNDS; round++) {
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[(i + round) % rows.length]!
+    if (INSTRUCTIONS) {
+      await counted(r)
+      continue
     }
+    const { ns, cpu, idpCpu } = await signIns(r, r.count)
+    r.rates.push((r.count * 1e9) / ns)
+    r.cpu.push(cpu / r.count)
+    r.idpCpu.push(idpCpu / r.count)
   }
 }
 
@@ -326,13 +342,36 @@ const kinds: Kind[] = ['returning browser', 'new browser', 'e-mail link']
 const portcullisOf = (r: Row) => rows.find((other) => other.kind === r.kind && other.app === (r.kind === 'e-mail link' ? 'portcullis-email' : 'portcullis'))!
 const ratio = (value: number, of: number) => `${(value / of).toFixed(2)}`
 const us = (value: number) => thousands(value)
+const millions = (value: number) => `${(value / 1e6).toFixed(1)}M`
+const withoutCollector = (r: Row) => r.instructions.map((count, i) => count - r.collector[i]!)
 
 if (INSTRUCTIONS) {
-  console.log(`\nNode ${process.version}, callgrind: the apps' process's instructions a sign-in over ${RETURNING} (OIDC) or ${EMAIL} (e-mail) sign-ins a row, after ${WARMUP} uncounted (load average ${load})\n`)
-  printTable(
-    ['sign-in', 'library', 'instructions/sign-in', 'x Portcullis'],
-    rows.map((r) => [r.kind === 'e-mail link' ? 'e-mail link, returning user' : `OIDC, ${r.kind}`, r.label, thousands(r.instructions!), ratio(r.instructions!, portcullisOf(r).instructions!)]),
+  console.log(
+    `\nNode ${process.version}, callgrind: the app process's instructions a sign-in, ${ROUNDS} windows a row of ${RETURNING} sign-ins each, the rows taking turns, after ${WARMUP} uncounted a row, medians (load average ${load})\n`,
   )
+  printTable(
+    ['sign-in', 'library', 'instructions/sign-in', 'spread', 'x Portcullis', 'without the collector', 'spread', 'x Portcullis'],
+    rows.map((r) => {
+      const p = portcullisOf(r)
+      const without = withoutCollector(r)
+      return [
+        r.kind === 'e-mail link' ? 'e-mail link, returning user' : `OIDC, ${r.kind}`,
+        r.label,
+        thousands(median(r.instructions)),
+        spread(r.instructions, millions),
+        ratio(median(r.instructions), median(p.instructions)),
+        thousands(median(without)),
+        spread(without, millions),
+        ratio(median(without), median(withoutCollector(p))),
+      ]
+    }),
+  )
+  for (const [kind, authjs, passport] of [['returning browser', 'authjs', 'passport'], ['e-mail link', 'authjs-email', undefined]] as const) {
+    const p = rows.find((r) => r.kind === kind && r.app === (kind === 'e-mail link' ? 'portcullis-email' : 'portcullis'))!
+    const others = rows.filter((r) => r.kind === kind && (r.app === authjs || r.app === passport))
+    const lowest = (of: (r: Row) => number[]) => (others.every((other) => median(of(p)) < median(of(other))) ? 'yes' : 'no')
+    console.log(`${kind}: Portcullis's instructions a sign-in the lowest of the libraries (target): ${lowest((r) => r.instructions)}, without the collector's: ${lowest(withoutCollector)}`)
+  }
 } else {
   console.log(
     `\nNode ${process.version}, one sign-in at a time as one user, the OIDC apps in one process, the e-mail apps in another, oidc-provider in a third, ${WARMUP} unmeasured a row, then ${ROUNDS} rounds (${RETURNING} returning, ${NEW_BROWSER} new-browser, ${EMAIL} e-mail sign-ins) the rows taking turns, medians (load average ${load})\n`,
