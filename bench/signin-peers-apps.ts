@@ -18,6 +18,7 @@
  *   passport               Passport 0.7, openid-client's Passport strategy, express-session's MemoryStore
  * email process:
  *   portcullis-email       Portcullis's Email provider, Knex adapter on SQLite in memory, JWT session
+ *   portcullis-email-memory  the same on Auth.js's row's in-memory adapter (bench/authjs-memory-adapter.ts)
  *   authjs-email           @auth/express's Nodemailer provider, an in-memory adapter, JWT session
  *
  * The e-mail providers do not mail: `sendVerificationRequest` keeps the link, and the bench asks for
@@ -33,7 +34,7 @@ import express from 'express'
 import knex from 'knex'
 
 const OIDC_APPS = ['portcullis', 'portcullis-id-token', 'authjs', 'passport'] as const
-const EMAIL_APPS = ['portcullis-email', 'authjs-email'] as const
+const EMAIL_APPS = ['portcullis-email', 'portcullis-email-memory', 'authjs-email'] as const
 type OidcAppName = (typeof OIDC_APPS)[number]
 type AppName = OidcAppName | (typeof EMAIL_APPS)[number]
 const kind = process.argv[2]
@@ -68,7 +69,7 @@ const redirectUris = kind === 'oidc' ? Object.fromEntries(OIDC_APPS.map((name) =
 send({ urls, redirectUris })
 const [{ issuer, clients }] = (await once(process, 'message')) as [{ issuer: string; clients: Record<OidcAppName, Client> }]
 
-const links: Record<string, string[]> = { 'portcullis-email': [], 'authjs-email': [] }
+const links: Record<string, string[]> = { 'portcullis-email': [], 'portcullis-email-memory': [], 'authjs-email': [] }
 const keep = (app: string) => ({ url }: { url: string }) => void links[app]!.push(url)
 const routes: Partial<Record<AppName, RequestListener>> =
   kind === 'oidc'
@@ -78,7 +79,11 @@ const routes: Partial<Record<AppName, RequestListener>> =
         authjs: await authjsOidc(issuer, clients.authjs),
         passport: await passportOidc(issuer, clients.passport, urls.passport),
       }
-    : { 'portcullis-email': await portcullisEmail(keep('portcullis-email')), 'authjs-email': await authjsEmail(keep('authjs-email')) }
+    : {
+        'portcullis-email': await portcullisEmail(keep('portcullis-email'), 'sqlite'),
+        'portcullis-email-memory': await portcullisEmail(keep('portcullis-email-memory'), 'memory'),
+        'authjs-email': await authjsEmail(keep('authjs-email')),
+      }
 APPS.forEach((name, i) => listeners[i]!.mount(routes[name]!))
 process.on('message', (message: { id: number; type: string; app?: string }) => {
   if (message.type === 'cpu') send({ id: message.id, cpu: process.cpuUsage() })
@@ -98,19 +103,28 @@ async function portcullisOidc(issuer: string, client: Client, userinfo: boolean)
     .use('/api/auth', handlers)
 }
 
-/** Portcullis's Email provider on its Knex adapter (SQLite in memory), JWT session. */
-async function portcullisEmail(sendVerificationRequest: (params: { url: string }) => void): Promise<RequestListener> {
-  const [Portcullis, { default: Email }, { KnexAdapter, migrationSource }] = await Promise.all([
+/**
+ * Portcullis's Email provider, JWT session, on its Knex adapter (SQLite in memory) or on the in-memory
+ * adapter of the Auth.js row (Auth.js's adapter interface is Portcullis's): like for like with it.
+ */
+async function portcullisEmail(sendVerificationRequest: (params: { url: string }) => void, store: 'sqlite' | 'memory'): Promise<RequestListener> {
+  const [Portcullis, { default: Email }, { KnexAdapter, migrationSource }, { memoryAdapter }] = await Promise.all([
     portcullis(),
     import(dist('providers/email.js')) as Promise<typeof import('../src/providers/email.js')>,
     import(dist('adapters/knex/index.js')) as Promise<typeof import('../src/adapters/knex/index.js')>,
+    import('./authjs-memory-adapter.js'),
   ])
-  const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
-  await db.migrate.latest({ migrationSource: migrationSource() })
+  let adapter: Parameters<typeof Portcullis>[0]['adapter']
+  if (store === 'memory') adapter = memoryAdapter() as typeof adapter
+  else {
+    const db = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true })
+    await db.migrate.latest({ migrationSource: migrationSource() })
+    adapter = KnexAdapter(db)
+  }
   const { handlers } = Portcullis({
     secret: SECRET,
     trustHost: true,
-    adapter: KnexAdapter(db),
+    adapter,
     session: { strategy: 'jwt' },
     rateLimit: RATE_LIMIT,
     providers: [Email({ sendVerificationRequest })],

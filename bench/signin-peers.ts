@@ -54,7 +54,7 @@ const WARMUP = INSTRUCTIONS ? (QUICK ? 10 : 60) : QUICK ? 5 : 20
 const USER = 'alice@example.com'
 
 type Library = 'Portcullis' | '@auth/express' | 'Passport'
-type AppName = 'portcullis' | 'portcullis-id-token' | 'authjs' | 'passport' | 'portcullis-email' | 'authjs-email'
+type AppName = 'portcullis' | 'portcullis-id-token' | 'authjs' | 'passport' | 'portcullis-email' | 'portcullis-email-memory' | 'authjs-email'
 
 /** A child process with an IPC channel: its messages in order, and requests answered by id. */
 class Child {
@@ -130,7 +130,7 @@ const { issuer } = await idp.next<{ issuer: string }>()
 for (const apps of Object.values(appProcesses)) apps.process.send({ issuer, clients })
 for (const apps of Object.values(appProcesses)) await apps.next<{ ready: true }>()
 /** The process of an app. */
-const appsOf = (app: AppName) => (app.endsWith('-email') ? appProcesses.email : appProcesses.oidc)
+const appsOf = (app: AppName) => (app.includes('-email') ? appProcesses.email : appProcesses.oidc)
 
 const home = (app: AppName) => `${urls[app]}/home`
 
@@ -240,6 +240,7 @@ const rows = [
   ...oidcRows('returning browser'),
   ...(INSTRUCTIONS ? [] : oidcRows('new browser')),
   row('Portcullis', 'Portcullis', 'portcullis-email', 'e-mail link'),
+  row('Portcullis', 'Portcullis, in-memory adapter', 'portcullis-email-memory', 'e-mail link'),
   row('@auth/express', '@auth/express', 'authjs-email', 'e-mail link'),
 ]
 
@@ -279,7 +280,7 @@ for (const r of rows) await signIns(r, WARMUP)
 const dumped = { oidc: 0, email: 0 }
 /** Under callgrind: the count of the row's app process on over its sign-ins only, dumped after them. */
 async function counted(r: Row): Promise<void> {
-  const name = r.app.endsWith('-email') ? 'email' : 'oidc'
+  const name = r.app.includes('-email') ? 'email' : 'oidc'
   const pid = appProcesses[name].process.pid!
   await signIns(r, r.count, { before: () => callgrindControl(pid, '--instr=on'), after: () => callgrindControl(pid, '--dump') })
   await callgrindControl(pid, '--instr=off')
@@ -366,11 +367,16 @@ if (INSTRUCTIONS) {
       ]
     }),
   )
-  for (const [kind, authjs, passport] of [['returning browser', 'authjs', 'passport'], ['e-mail link', 'authjs-email', undefined]] as const) {
-    const p = rows.find((r) => r.kind === kind && r.app === (kind === 'e-mail link' ? 'portcullis-email' : 'portcullis'))!
-    const others = rows.filter((r) => r.kind === kind && (r.app === authjs || r.app === passport))
+  const compared = [
+    ['returning browser', 'portcullis', 'authjs', 'passport'],
+    ['e-mail link', 'portcullis-email', 'authjs-email', undefined],
+    ['e-mail link, both on the in-memory adapter', 'portcullis-email-memory', 'authjs-email', undefined],
+  ] as const
+  for (const [label, portcullisApp, authjs, passport] of compared) {
+    const p = rows.find((r) => r.app === portcullisApp)!
+    const others = rows.filter((r) => r.app === authjs || r.app === passport)
     const lowest = (of: (r: Row) => number[]) => (others.every((other) => median(of(p)) < median(of(other))) ? 'yes' : 'no')
-    console.log(`${kind}: Portcullis's instructions a sign-in the lowest of the libraries (target): ${lowest((r) => r.instructions)}, without the collector's: ${lowest(withoutCollector)}`)
+    console.log(`${label}: Portcullis's instructions a sign-in the lowest of the libraries (target): ${lowest((r) => r.instructions)}, without the collector's: ${lowest(withoutCollector)}`)
   }
 } else {
   console.log(
@@ -389,16 +395,17 @@ if (INSTRUCTIONS) {
     console.log()
   }
   const find = (kind: Kind, app: AppName) => rows.find((r) => r.kind === kind && r.app === app)
-  const targets = (kind: Kind, portcullisApp: AppName, authjsApp: AppName, passportApp?: AppName) => {
+  const targets = (label: string, kind: Kind, portcullisApp: AppName, authjsApp: AppName, passportApp?: AppName) => {
     const [p, a, pp] = [find(kind, portcullisApp)!, find(kind, authjsApp)!, passportApp ? find(kind, passportApp) : undefined]
     const rate = median(p.rates)
     const lowestCpu = [a, pp].every((other) => !other || median(p.cpu) < median(other.cpu))
     const passport = pp ? `, ${ratio(rate, median(pp.rates))}x Passport's (target ≥ 1)` : ''
-    console.log(`${kind}: Portcullis ${ratio(rate, median(a.rates))}x @auth/express's sign-ins/s (target ≥ 1.5)${passport}; its app CPU a sign-in the lowest: ${lowestCpu ? 'yes' : 'no'}`)
+    console.log(`${label}: Portcullis ${ratio(rate, median(a.rates))}x @auth/express's sign-ins/s (target ≥ 1.5)${passport}; its app CPU a sign-in the lowest: ${lowestCpu ? 'yes' : 'no'}`)
   }
-  targets('returning browser', 'portcullis', 'authjs', 'passport')
-  targets('new browser', 'portcullis', 'authjs', 'passport')
-  targets('e-mail link', 'portcullis-email', 'authjs-email')
+  targets('returning browser', 'returning browser', 'portcullis', 'authjs', 'passport')
+  targets('new browser', 'new browser', 'portcullis', 'authjs', 'passport')
+  targets('e-mail link', 'e-mail link', 'portcullis-email', 'authjs-email')
+  targets('e-mail link, both on the in-memory adapter', 'e-mail link', 'portcullis-email-memory', 'authjs-email')
   const single = (name: keyof typeof singles) => `${us(median(singleCpu[name]!))} µs`
   console.log(
     `Of an OIDC sign-in's app CPU, alone (medians of ${ROUNDS} rounds of ${SINGLES}, app CPU a request): GET /csrf, which Portcullis's and Auth.js's sign-in POST needs and Passport's GET does not, Portcullis ${single('portcullis')}, @auth/express ${single('authjs')}; a bare Express answer (GET /plain), ${single('plain')}, of which a sign-in sends 3 (Portcullis, Auth.js) or 2 (Passport)`,
