@@ -42,7 +42,7 @@
  * the warm read's time goes"). The simulated caches are callgrind's model of this machine's, not
  * the machine's own counters (a virtual machine here has none).
  *
- * Each row is also given without the garbage collector's own instructions (`COLLECTOR`, read from the
+ * Each row is also given without the garbage collector's own instructions (`COLLECTOR` in bench/callgrind.ts, read from the
  * dump by function name). Whether a scavenge or a stretch of incremental marking falls into a row's
  * window moves its count by several percent, and a build that allocates the same can still collect at
  * another rate when V8 sizes its young generation differently (docs/performance-record.md: on Node
@@ -64,7 +64,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { callgrindControl } from './callgrind.js'
+import { callgrindControl, collectorInstructions } from './callgrind.js'
 import { jwtSessionCookies } from './http-sessions.js'
 import { credentialRows, organizationRows, rowCookies, sendRequests, serverArgs, steadyRows, warmServer, type SteadyRow } from './steady-server.js'
 import { ensureBuilt, QUICK } from './settings.js'
@@ -138,31 +138,9 @@ function dumped(row: Row, dir: string): Record<string, number> {
   const totals = /^totals: ([\d ]+)$/m.exec(dump)
   if (!events || !totals) throw new Error(`callgrind's dump for ${row.name} holds no totals (${dir})`)
   const values = totals[1]!.trim().split(' ').map(Number)
-  return { ...Object.fromEntries(events[1]!.trim().split(' ').map((name, i) => [name, values[i] ?? 0])), collector: collectorInstructions(dir) }
+  return { ...Object.fromEntries(events[1]!.trim().split(' ').map((name, i) => [name, values[i] ?? 0])), collector: collectorInstructions(join(dir, 'out.1')) }
 }
 
-/**
- * The functions of V8's garbage collector, by name: the scavenger, the mark-compact collector and its
- * incremental marking, sweeping, evacuation, the remembered sets and the write barriers (which do
- * work only while marking runs, or to record old-to-new pointers for the scavenger).
- */
-const COLLECTOR = /Scaveng|MarkCompact|Marking|Sweep|Evacuat|RememberedSet|SlotSet|WriteBarrier|GCTracer|CollectGarbage/
-
-/**
- * The instructions of the collector's functions (`COLLECTOR`) in `dir`'s dump, their own cost
- * (`callgrind_annotate --inclusive=no`): a request's count depends on whether a collection falls
- * into the window, so the table also gives each row without them.
- */
-function collectorInstructions(dir: string): number {
-  const annotated = spawnSync('callgrind_annotate', ['--inclusive=no', '--threshold=100', '--auto=no', '--show=Ir', '--sort=Ir', join(dir, 'out.1')], { encoding: 'utf8', maxBuffer: 256 * 2 ** 20 })
-  if (annotated.status !== 0) throw new Error(`callgrind_annotate failed on ${dir}: ${annotated.stderr}`)
-  let sum = 0
-  for (const line of annotated.stdout.split('\n')) {
-    const fn = /^\s*([\d,]+) \([^)]*\)\s+(.+)$/.exec(line)
-    if (fn && !fn[2]!.startsWith('PROGRAM TOTALS') && COLLECTOR.test(fn[2]!)) sum += Number(fn[1]!.replaceAll(',', ''))
-  }
-  return sum
-}
 
 /** The instructions the server executes over `WINDOW` requests of `row`, after `WARMUP` uncounted ones. */
 async function countHttp(row: Row, dir: string): Promise<Record<string, number>> {
