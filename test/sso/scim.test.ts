@@ -7,6 +7,8 @@
  * another connection's token, a revoked or replaced one, a disabled connection's, a token in the
  * URL, an address outside the verified domains, another organization's user, the last owner.
  */
+import { randomInt } from 'node:crypto'
+import { crc32 } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
 import { KnexAdapter } from 'portcullis/adapters/knex'
@@ -108,6 +110,17 @@ async function scim(token: string | undefined, method: string, path: string, bod
   })
   const text = await response.text()
   return { status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) }
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/** A well-formed token of the connection that it never issued: its checksum right, so only the stored hash refuses it. */
+function forgedToken(connectionId: string): string {
+  const head = `pcscim_${connectionId}_${Array.from({ length: 32 }, () => BASE62[randomInt(62)]).join('')}`
+  let value = crc32(head)
+  let checksum = ''
+  for (let i = 0; i < 6; i++, value = Math.floor(value / 62)) checksum = BASE62[value % 62] + checksum
+  return head + checksum
 }
 
 const q = (filter: string) => `?filter=${encodeURIComponent(filter)}`
@@ -314,10 +327,11 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expectScimError(none, 401)
       expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/)
       expectScimError(await scim(undefined, 'GET', '/Users', undefined, { authorization: `Basic ${Buffer.from(`x:${acme.token}`).toString('base64')}` }), 401)
-      // The right connection id with another secret (a well-formed token: only the hash tells).
+      // The right connection id with another secret, well-formed: only the stored hash tells.
+      expectScimError(await scim(forgedToken(acme.connectionId), 'GET', '/Users'), 401)
+      // A mangled one is refused by its checksum before any lookup.
       const secret = acme.token.slice(-38)
-      const other = `pcscim_${acme.connectionId}_${secret.slice(1)}${secret[0]}`
-      expectScimError(await scim(other, 'GET', '/Users'), 401)
+      expectScimError(await scim(`pcscim_${acme.connectionId}_${secret.slice(1)}${secret[0]}`, 'GET', '/Users'), 401)
       expectScimError(await scim(`${acme.token}x`, 'GET', '/Users'), 401)
       // A token in the URL is refused, even beside a valid header: it has leaked into logs.
       expectScimError(await scim(acme.token, 'GET', `/Users?access_token=${acme.token}`), 401)
