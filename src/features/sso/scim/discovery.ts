@@ -7,7 +7,7 @@
 import { organizationsOf } from '../../organizations/config.js'
 import { MAX_RESULTS, type ScimCall } from './call.js'
 import { notFound, URN } from './errors.js'
-import type { ScimAnswer } from './mount.js'
+import type { ScimAnswer } from './answer.js'
 
 /** This server's extension of ServiceProviderConfig: whether /Groups (the organization's teams) is served. */
 export const GROUPS_EXTENSION = 'urn:portcullis:params:scim:ServiceProviderConfig'

@@ -8,7 +8,7 @@ import { organizationsOf } from '../../organizations/config.js'
 import type { ScimCall } from './call.js'
 import { ScimError } from './errors.js'
 import { groupResource, teamOf, teamsOf } from './groups.js'
-import type { ScimAnswer } from './mount.js'
+import type { ScimAnswer } from './answer.js'
 import { patchOperations, scimText, type PatchOperation } from './patch.js'
 
 export async function createGroup(call: ScimCall, body: Record<string, unknown>): Promise<ScimAnswer> {

@@ -12,7 +12,7 @@ import { MAX_RESULTS, type ScimCall } from './call.js'
 import { groupsOn } from './discovery.js'
 import { notFound, ScimError, URN } from './errors.js'
 import { listResponse, paging, parseFilter } from './filter.js'
-import type { ScimAnswer } from './mount.js'
+import type { ScimAnswer } from './answer.js'
 
 export type TeamAdapter = Required<Pick<Adapter, (typeof TEAM_ADAPTER_METHODS)[number]>>
 

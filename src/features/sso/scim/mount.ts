@@ -8,6 +8,7 @@ import type { ServerResponse } from 'node:http'
 import type { MountHandler } from '../../../composition/index.js'
 import type { ResolvedConfig } from '../../../config/types.js'
 import { requestOrigin, type NodeRequest } from '../../../http/request.js'
+import type { ScimAnswer } from './answer.js'
 import { scimBody } from './body.js'
 import { authenticate, type ScimCall } from './call.js'
 import { discoveryList, serviceProviderConfig } from './discovery.js'
@@ -18,13 +19,6 @@ import { createUser } from './user-create.js'
 import { deleteUser } from './user-delete.js'
 import { patchUser, replaceUser } from './user-update.js'
 import { getUser, listUsers } from './users-read.js'
-
-/** What a SCIM handler answers: a status, a body (none for 204), the `Location` of a created resource. */
-export interface ScimAnswer {
-  readonly status: number
-  readonly body?: unknown
-  readonly location?: string
-}
 
 type Handler = (call: ScimCall, id: string | undefined, req: NodeRequest) => Promise<ScimAnswer> | ScimAnswer
 

@@ -7,7 +7,7 @@
 import type { ScimCall } from './call.js'
 import { notFound } from './errors.js'
 import { deactivate } from './lifecycle.js'
-import type { ScimAnswer } from './mount.js'
+import type { ScimAnswer } from './answer.js'
 import { marksOf, scimUserById } from './users.js'
 
 export async function deleteUser(call: ScimCall, id: string): Promise<ScimAnswer> {

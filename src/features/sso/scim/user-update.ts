@@ -7,7 +7,7 @@
  */
 import type { ScimCall } from './call.js'
 import { notFound, ScimError } from './errors.js'
-import type { ScimAnswer } from './mount.js'
+import type { ScimAnswer } from './answer.js'
 import { patchOperations } from './patch.js'
 import { applyUserChanges, foldAttribute, type UserChanges } from './user-changes.js'
 import { scimUserById, userResource } from './users.js'

@@ -3,7 +3,7 @@
  * `count`) and GET /Users/:id. Without a filter the list is the organization's members (the active
  * users); a deactivated user is found by a filter or by id.
  */
-import type { ScimAnswer } from './mount.js'
+import type { ScimAnswer } from './answer.js'
 import { MAX_RESULTS, type ScimCall } from './call.js'
 import { notFound } from './errors.js'
 import { listResponse, paging, parseFilter } from './filter.js'
