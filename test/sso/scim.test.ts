@@ -305,6 +305,10 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expect((await scim(acme.token, 'GET', `/Groups/${group}`)).body.members.map((member: any) => member.value).sort()).toEqual([alice, bob].sort())
       await scim(acme.token, 'PATCH', `/Groups/${group}`, { schemas: [PATCH], Operations: [{ op: 'remove', path: `members[value eq "${bob}"]` }, { op: 'replace', value: { id: group, displayName: 'Test SCIMv2' } }] })
       expect((await scim(acme.token, 'GET', `/Groups/${group}`)).body).toMatchObject({ displayName: 'Test SCIMv2', members: [{ value: alice }] })
+      // Entra ID removes members with a path and a list of values.
+      await scim(acme.token, 'PATCH', `/Groups/${group}`, { schemas: [PATCH], Operations: [{ op: 'Add', path: 'members', value: [{ value: bob }] }] })
+      expect((await scim(acme.token, 'PATCH', `/Groups/${group}`, { schemas: [PATCH], Operations: [{ op: 'Remove', path: 'members', value: [{ value: bob }] }] })).status).toBe(204)
+      expect((await scim(acme.token, 'GET', `/Groups/${group}`)).body.members.map((member: any) => member.value)).toEqual([alice])
       // A user who is no member of the organization cannot join one of its teams.
       expectScimError(await scim(acme.token, 'PATCH', `/Groups/${group}`, { schemas: [PATCH], Operations: [{ op: 'add', path: 'members', value: [{ value: acme.ownerId.replace(/.$/, 'x') }] }] }), 400, 'invalidValue')
       // Deprovisioning takes the user out of the organization's teams too.
@@ -318,6 +322,18 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expectScimError(await scim(other.token, 'GET', '/Groups'), 501)
       expect((await scim(other.token, 'GET', '/ServiceProviderConfig')).body['urn:portcullis:params:scim:ServiceProviderConfig'].groups).toBe(false)
       expect((await scim(other.token, 'GET', '/ResourceTypes')).body.Resources.map((type: any) => type.id)).toEqual(['User'])
+    })
+
+    it('ends the JWT sessions of a deprovisioned user (a session store), and reads a body sent as application/json', async () => {
+      const { adapter } = mount(db.knex, { session: { strategy: 'jwt', store: 'memory' } })
+      const acme = await organization(adapter)
+      const created = await scim(acme.token, 'POST', '/Users', entraUser('dana@acme.example'), { 'content-type': 'application/json' })
+      expect(created.status).toBe(201)
+      const dana = await signIn('dana@acme.example')
+      const disabled = await scim(acme.token, 'PATCH', `/Users/${created.body.id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] })
+      expect(disabled.body.active).toBe(false)
+      expect(await sessionOf(dana, app.url)).toBeNull()
+      expect(await sessionOf(acme.browser, app.url)).not.toBeNull()
     })
 
     it('refuses a request without a token, with a wrong one, or with a token in the URL', async () => {
