@@ -18,6 +18,7 @@ import type { PortcullisConfig } from 'portcullis'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { closeListeners, listen, mountApp, sessionOf, type Listener } from '../support/oauth-app.js'
+import { idpMetadata } from './saml/idp.js'
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User'
 const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group'
@@ -87,15 +88,9 @@ async function organization(adapter: Adapter, domain = 'acme.example', name = 'A
   const claimed = await adapter.createSsoDomain({ organizationId, domain, token: 'proof' })
   if (claimed === 'taken') throw new Error('taken')
   await adapter.verifySsoDomain(claimed.id, new Date(), 'admin')
-  const connection = await adapter.createSsoConnection({
-    organizationId,
-    type: 'saml',
-    name: `${name} IdP`,
-    enabled: true,
-    ssoOnly: false,
-    defaultRole: 'member',
-    settings: { idpEntityId: `https://idp.${domain}`, ssoUrl: `https://idp.${domain}/sso`, certificates: [], metadataUrl: null, allowIdpInitiated: false },
-  })
+  const registered = await post(browser, '/sso/connections', { organizationId, name: `${name} IdP`, type: 'saml', metadataXml: idpMetadata(['idp']) })
+  expect(registered.status).toBe(201)
+  const connection = registered.body.connection as { id: string }
   const made = await post(browser, '/sso/connections/scim-token', { connectionId: connection.id })
   expect(made.status).toBe(201)
   return { browser, organizationId, connectionId: connection.id, token: made.body.token as string, ownerId: owner.id, made: made.body }
@@ -182,6 +177,11 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       // Without the CSRF token no token is made.
       const forged = await acme.browser.request(`${app.url}/api/auth/sso/connections/scim-token`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ connectionId: acme.connectionId }) })
       expect(forged.status).toBe(403)
+
+      // A key rollover (new metadata) keeps the token.
+      const rolled = await post(acme.browser, '/sso/connections/update', { connectionId: acme.connectionId, metadataXml: idpMetadata(['idp', 'idp-next']) })
+      expect(rolled.body.connection).toMatchObject({ saml: { certificates: 2 }, scim: { enabled: true } })
+      expect((await scim(acme.token, 'GET', '/Users')).status).toBe(200)
 
       const config = await scim(acme.token, 'GET', '/ServiceProviderConfig')
       expect(config.headers.get('content-type')).toBe('application/scim+json; charset=utf-8')
