@@ -336,6 +336,17 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expect(await sessionOf(acme.browser, app.url)).not.toBeNull()
     })
 
+    it('provisions one user and one membership when the identity provider sends the same user twice at once', async () => {
+      const { adapter } = mount(db.knex)
+      const acme = await organization(adapter)
+      const answers = await Promise.all([1, 2, 3].map(() => scim(acme.token, 'POST', '/Users', oktaUser('erin@acme.example'))))
+      expect(answers.map((answer) => answer.status)).toContain(201)
+      expect(answers.every((answer) => answer.status === 201 || answer.body.scimType === 'uniqueness')).toBe(true)
+      const erin = (await adapter.getUserByEmail('erin@acme.example'))!
+      expect(Number((await db.knex('Member').where({ userId: erin.id }).count({ n: '*' }))[0]!.n)).toBe(1)
+      expect((await scim(acme.token, 'GET', `/Users${q('externalId eq "00ujl29u0le5T6Aj10h7"')}`)).body.Resources.map((user: any) => user.id)).toEqual([erin.id])
+    })
+
     it('refuses a request without a token, with a wrong one, or with a token in the URL', async () => {
       const { adapter } = mount(db.knex)
       const acme = await organization(adapter)

@@ -65,8 +65,18 @@ async function speaksFor(call: ScimCall, user: AdapterUser): Promise<boolean> {
 /** Replaces the user's mark with one of the new externalId. @throws ScimError 409 `uniqueness` */
 export async function remark(call: ScimCall, target: { user: AdapterUser; mark: ScimUser['mark'] }, externalId: string | null): Promise<void> {
   const providerAccountId = markOf(call.connection.id, externalId, target.user.id)
-  const holder = await call.adapter.getUserByAccount({ provider: call.sso.id, providerAccountId })
-  if (holder && holder.id !== target.user.id) throw new ScimError(409, 'Another user of this connection has this externalId.', 'uniqueness')
-  if (!holder) await call.adapter.linkAccount({ userId: target.user.id, type: 'sso', provider: call.sso.id, providerAccountId })
+  const reference = { provider: call.sso.id, providerAccountId }
+  let holder = await call.adapter.getUserByAccount(reference)
+  if (!holder) {
+    try {
+      await call.adapter.linkAccount({ userId: target.user.id, type: 'sso', ...reference })
+      holder = target.user
+    } catch (error) {
+      // A concurrent request linked it first (the account's unique index decided): its holder tells.
+      holder = await call.adapter.getUserByAccount(reference)
+      if (!holder) throw error
+    }
+  }
+  if (holder.id !== target.user.id) throw new ScimError(409, 'Another user of this connection has this externalId.', 'uniqueness')
   if (target.mark && target.mark.providerAccountId !== providerAccountId) await call.adapter.unlinkAccount({ provider: call.sso.id, providerAccountId: target.mark.providerAccountId })
 }

@@ -47,7 +47,15 @@ async function provisionedAddress(call: ScimCall, body: Record<string, unknown>)
 
 async function newUser(call: ScimCall, email: string, name: string | null): Promise<AdapterUser> {
   // The organization proved it owns the domain: its identity provider's word verifies the address, as at a sign-in through it.
-  const user = await call.adapter.createUser({ email, emailVerified: new Date(Date.now()), name, image: null })
+  let user: AdapterUser
+  try {
+    user = await call.adapter.createUser({ email, emailVerified: new Date(Date.now()), name, image: null })
+  } catch (error) {
+    // Two provisionings of one address at once (an IdP's retry): the address's unique index let one create it.
+    const raced = await call.adapter.getUserByEmail(email)
+    if (!raced) throw error
+    return raced
+  }
   await emitEvent(call.config, 'createUser', { user })
   return user
 }
