@@ -178,6 +178,18 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       const forged = await acme.browser.request(`${app.url}/api/auth/sso/connections/scim-token`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ connectionId: acme.connectionId }) })
       expect(forged.status).toBe(403)
 
+      // A browser's form gets the SSO page with the new token, shown this once and never cached.
+      const page = await acme.browser.request(`${app.url}/api/auth/sso/connections/scim-token`, { body: new URLSearchParams({ csrfToken: await csrf(acme.browser), connectionId: acme.connectionId, organizationId: acme.organizationId }) })
+      expect({ status: page.status, cache: page.headers.get('cache-control') }).toEqual({ status: 200, cache: 'no-store' })
+      const html = await page.text()
+      const shown = /<code data-scim-token>([^<]+)<\/code>/.exec(html)![1]!
+      expect(html).toContain(`<code data-scim-base-url>${app.url}/api/auth/scim/v2</code>`)
+      expectScimError(await scim(acme.token, 'GET', '/Users'), 401)
+      acme.token = shown
+      expect((await scim(acme.token, 'GET', '/Users')).status).toBe(200)
+      const again = await (await acme.browser.request(`${app.url}/api/auth/sso?organizationId=${acme.organizationId}`)).text()
+      expect(again).not.toContain(shown)
+
       // A key rollover (new metadata) keeps the token.
       const rolled = await post(acme.browser, '/sso/connections/update', { connectionId: acme.connectionId, metadataXml: idpMetadata(['idp', 'idp-next']) })
       expect(rolled.body.connection).toMatchObject({ saml: { certificates: 2 }, scim: { enabled: true } })
