@@ -207,6 +207,9 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
         'urn:portcullis:params:scim:ServiceProviderConfig': { groups: true },
       })
       expect((await scim(acme.token, 'GET', '/ResourceTypes')).body.Resources.map((type: any) => type.endpoint)).toEqual(['/Users', '/Groups'])
+      expectScimError(await scim(acme.token, 'GET', '/Users/%E0%A4%A'), 404)
+      expectScimError(await scim(acme.token, 'GET', '/Bulk'), 404)
+      expectScimError(await scim(acme.token, 'PUT', '/Groups/x', { schemas: [GROUP] }), 405)
       const schemas = (await scim(acme.token, 'GET', '/Schemas')).body
       expect(schemas.Resources.map((schema: any) => schema.id)).toEqual([USER, GROUP])
       expect(schemas.Resources[0].attributes.map((attribute: any) => attribute.name)).toEqual(['userName', 'name', 'displayName', 'emails', 'active'])

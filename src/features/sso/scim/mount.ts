@@ -7,7 +7,9 @@
 import type { ServerResponse } from 'node:http'
 import type { MountHandler } from '../../../composition/index.js'
 import type { ResolvedConfig } from '../../../config/types.js'
+import { describeError } from '../../../events.js'
 import { requestOrigin, type NodeRequest } from '../../../http/request.js'
+import { logValue } from '../../../logger.js'
 import type { ScimAnswer } from './answer.js'
 import { scimBody } from './body.js'
 import { authenticate, type ScimCall } from './call.js'
@@ -47,8 +49,10 @@ export const scimMount: MountHandler = async (req, res, { config, url, mountPath
   try {
     send(res, await answer(req, config, url, mountPath))
   } catch (error) {
-    if (!(error instanceof ScimError)) throw error
-    send(res, { status: error.status, body: error.body }, error.status === 401)
+    if (error instanceof ScimError) return send(res, { status: error.status, body: error.body }, error.status === 401)
+    // A SCIM client reads only SCIM errors: the failure goes to the log, the client learns nothing of it.
+    config.logger.error('ScimRequestFailed', `SCIM ${logValue(req.method)} failed: ${describeError(error)}`)
+    send(res, { status: 500, body: new ScimError(500, 'The request could not be processed.').body })
   }
 }
 
@@ -60,7 +64,15 @@ async function answer(req: NodeRequest, config: ResolvedConfig, url: string, mou
   const handler = extra === undefined ? HANDLERS[`${req.method} ${resource.toLowerCase()}${id === undefined ? '' : '/:id'}`] : undefined
   if (!handler) throw new ScimError(HANDLERS[`GET ${resource.toLowerCase()}`] ? 405 : 404, `No ${req.method} ${parsed.pathname} endpoint here.`)
   const call: ScimCall = { config, sso, connection, adapter, req, baseUrl: `${requestOrigin(req, config)}${mountPath}`, query: parsed.searchParams }
-  return handler(call, id === undefined ? undefined : decodeURIComponent(id), req)
+  return handler(call, id === undefined ? undefined : decodedId(id), req)
+}
+
+function decodedId(id: string): string {
+  try {
+    return decodeURIComponent(id)
+  } catch {
+    throw new ScimError(404, 'No resource of this id.')
+  }
 }
 
 function send(res: ServerResponse, { status, body, location }: ScimAnswer, challenge = false): void {
