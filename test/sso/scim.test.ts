@@ -17,6 +17,7 @@ import SSO from 'portcullis/providers/sso'
 import type { PortcullisConfig } from 'portcullis'
 import { Browser } from '../support/browser.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
+import { startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, listen, mountApp, sessionOf, type Listener } from '../support/oauth-app.js'
 import { idpMetadata } from './saml/idp.js'
 
@@ -27,10 +28,16 @@ const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error'
 const LIST = 'urn:ietf:params:scim:api:messages:2.0:ListResponse'
 
 let app: Listener
+let idp: TestIdp
 beforeAll(async () => {
   app = await listen()
+  // An OpenID Connect IdP whose login is the address it answers.
+  idp = await startIdp({ clients: [{ client_id: 'acme', client_secret: 'acme-secret', redirect_uris: [`${app.url}/api/auth/callback/sso`] }], claims: (login) => ({ email: login, email_verified: true, name: login }) })
 })
-afterAll(() => closeListeners())
+afterAll(async () => {
+  await closeListeners()
+  await idp?.close()
+})
 
 type Adapter = ReturnType<typeof KnexAdapter>
 type Scim = { status: number; headers: Headers; body: any }
@@ -43,7 +50,7 @@ function mount(knex: Knex, config: Partial<PortcullisConfig> = {}) {
     adapter,
     organizations: { teams: true },
     session: { strategy: 'database' },
-    providers: [SSO(), Credentials({ authorize: async ({ email, password }) => (password === 'pw' && typeof email === 'string' ? adapter.getUserByEmail(email) : null) })],
+    providers: [SSO({ dangerouslyAllowInternalUrls: true }), Credentials({ authorize: async ({ email, password }) => (password === 'pw' && typeof email === 'string' ? adapter.getUserByEmail(email) : null) })],
     events: {
       ssoUserProvisioned: (message) => void events.push(['ssoUserProvisioned', message]),
       ssoUserDeprovisioned: (message) => void events.push(['ssoUserDeprovisioned', message]),
@@ -360,6 +367,27 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       const erin = (await adapter.getUserByEmail('erin@acme.example'))!
       expect(Number((await db.knex('Member').where({ userId: erin.id }).count({ n: '*' }))[0]!.n)).toBe(1)
       expect((await scim(acme.token, 'GET', `/Users${q('externalId eq "00ujl29u0le5T6Aj10h7"')}`)).body.Resources.map((user: any) => user.id)).toEqual([erin.id])
+    })
+
+    it('does not make a user the IdP deactivated over SCIM a member again when they sign in through the connection', async () => {
+      const { adapter } = mount(db.knex)
+      const acme = await organization(adapter)
+      await post(acme.browser, '/sso/connections/update', { connectionId: acme.connectionId, enabled: false })
+      const oidc = await post(acme.browser, '/sso/connections', { organizationId: acme.organizationId, name: 'Acme OIDC', type: 'oidc', issuer: idp.issuer, clientId: 'acme', clientSecret: 'acme-secret' })
+      expect(oidc.status).toBe(201)
+      const token = (await post(acme.browser, '/sso/connections/scim-token', { connectionId: oidc.body.connection.id })).body.token as string
+      const id = (await scim(token, 'POST', '/Users', entraUser('frank@acme.example'))).body.id as string
+      await scim(token, 'PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] })
+
+      const frank = new Browser()
+      const started = await frank.request(`${app.url}/api/auth/signin/sso`, { body: new URLSearchParams({ csrfToken: await csrf(frank), email: 'frank@acme.example', callbackUrl: '/after' }) })
+      expect(new URL(started.headers.get('location')!).origin).toBe(new URL(idp.issuer).origin)
+      expect((await frank.navigate(await frank.authorize(started.headers.get('location')!, 'frank@acme.example'))).status).toBe(302)
+      expect((await sessionOf(frank, app.url))?.user?.email).toBe('frank@acme.example')
+      expect(await adapter.getMember!(acme.organizationId, id)).toBeNull()
+      // Made active again over SCIM, they are a member.
+      await scim(token, 'PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'active', value: 'True' }] })
+      expect(await adapter.getMember!(acme.organizationId, id)).not.toBeNull()
     })
 
     it('refuses a request without a token, with a wrong one, or with a token in the URL', async () => {

@@ -1,23 +1,17 @@
 /**
  * A user as a connection's SCIM client sees it (RFC 7643 §4.1). A user exists for the connection
  * while they are a member of its organization (`active: true`), or while its identity provider keeps
- * them provisioned but deactivated (`active: false`: no membership, the mark below kept), so that a
+ * them provisioned but deactivated (`active: false`: no membership, their mark kept), so that a
  * deactivated user can be found and made active again. Another organization's user is not there.
- *
- * The mark is an account row of the SSO provider, `type: 'sso'`: `<connection id>:scim:<externalId>`
- * when the identity provider gave an externalId (so the filter `externalId eq` is one indexed lookup
- * by `getUserByAccount`), else `<connection id>:scim-user:<user id>`. Account ids of a connection's
- * sign-ins are `<connection id>:<subject>`: the same connection's identity provider answers both.
+ * The connection's mark of a user (mark.ts) says it provisioned them.
  */
 import type { AdapterAccount, AdapterUser } from '../../../types.js'
 import type { AdapterMember } from '../../organizations/types.js'
 import type { ScimCall } from './call.js'
 import { URN } from './errors.js'
+import { isMarkOf } from './mark.js'
 
-/** The mark of a user provisioned by the connection. */
-export function markOf(connectionId: string, externalId: string | null, userId: string): string {
-  return externalId === null ? `${connectionId}:scim-user:${userId}` : `${connectionId}:scim:${externalId}`
-}
+export { markOf } from './mark.js'
 
 /** A user as the connection sees it: the user, their membership (null: deactivated), their mark. */
 export interface ScimUser {
@@ -28,8 +22,7 @@ export interface ScimUser {
 
 /** The connection's marks among the user's accounts. */
 export async function marksOf(call: ScimCall, userId: string): Promise<AdapterAccount[]> {
-  const own = [`${call.connection.id}:scim:`, `${call.connection.id}:scim-user:`]
-  return (await call.adapter.getAccountsByUserId(userId)).filter((account) => account.provider === call.sso.id && own.some((prefix) => account.providerAccountId.startsWith(prefix)))
+  return (await call.adapter.getAccountsByUserId(userId)).filter((account) => account.provider === call.sso.id && isMarkOf(call.connection.id, account.providerAccountId))
 }
 
 /** The user, when the connection sees them (a member of its organization, or provisioned by it); else null. */
