@@ -10,6 +10,7 @@
 import { randomInt } from 'node:crypto'
 import { crc32 } from 'node:zlib'
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
+import express from 'express'
 import type { Knex } from 'knex'
 import { KnexAdapter } from 'portcullis/adapters/knex'
 import Credentials from 'portcullis/providers/credentials'
@@ -46,6 +47,7 @@ type Scim = { status: number; headers: Headers; body: any }
 function mount(knex: Knex, config: Partial<PortcullisConfig> = {}) {
   const adapter = KnexAdapter(knex)
   const events: Array<[string, any]> = []
+  let server: express.Express | undefined
   const portcullis = mountApp(app, {
     adapter,
     organizations: { teams: true },
@@ -56,7 +58,16 @@ function mount(knex: Knex, config: Partial<PortcullisConfig> = {}) {
       ssoUserDeprovisioned: (message) => void events.push(['ssoUserDeprovisioned', message]),
     },
     ...config,
-  })
+  }, () => (server = express()))
+  // The app's own "disconnect an account" route: the server-side unlinkAccount() for the signed-in user.
+  server!.post('/unlink', express.json(), portcullis.auth(async (req, res) => {
+    try {
+      await portcullis.unlinkAccount(String(req.body.provider), { providerAccountId: req.body.providerAccountId, skipCsrfCheck: true })
+      res.json({ removed: true })
+    } catch (error) {
+      res.status(409).json({ code: (error as { code?: string }).code })
+    }
+  }))
   return { adapter, portcullis, events }
 }
 
@@ -385,6 +396,12 @@ for (const kind of ['sqlite', 'postgres', 'mariadb'] as DatabaseKind[]) {
       expect((await frank.navigate(await frank.authorize(started.headers.get('location')!, 'frank@acme.example'))).status).toBe(302)
       expect((await sessionOf(frank, app.url))?.user?.email).toBe('frank@acme.example')
       expect(await adapter.getMember!(acme.organizationId, id)).toBeNull()
+      // Nor can they remove the connection's mark of them to be made a member again.
+      const mark = (await adapter.getAccountsByUserId!(id)).find((account) => account.providerAccountId.includes(':scim:'))!
+      expect(mark.provider).toBe('sso:scim')
+      const unlinked = await frank.request(`${app.url}/unlink`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ provider: mark.provider, providerAccountId: mark.providerAccountId }) })
+      expect({ status: unlinked.status, body: await unlinked.json() }).toEqual({ status: 409, body: { code: 'not_linked' } })
+      expect((await adapter.getAccountsByUserId!(id)).map((account) => account.provider).sort()).toEqual(['sso', 'sso:scim'])
       // Made active again over SCIM, they are a member.
       await scim(token, 'PATCH', `/Users/${id}`, { schemas: [PATCH], Operations: [{ op: 'Replace', path: 'active', value: 'True' }] })
       expect(await adapter.getMember!(acme.organizationId, id)).not.toBeNull()

@@ -14,6 +14,7 @@ import { createCreateSsoConnection, createDeleteSsoConnection, createListSsoConn
 import { createAddSsoDomain, createListSsoDomains, createMarkSsoDomainVerified, createRemoveSsoDomain, createVerifySsoDomain, type AddSsoDomainFunction, type ListSsoDomainsFunction, type MarkSsoDomainVerifiedFunction, type RemoveSsoDomainFunction, type VerifySsoDomainFunction } from './api/domains.js'
 import { createCreateSsoScimToken, createRevokeSsoScimToken, type CreateSsoScimTokenFunction, type RevokeSsoScimTokenFunction } from './api/scim-token.js'
 import { resolveSsoProvider, SSO_ADAPTER_METHODS, ssoProviderOf, type SsoProvider } from './config.js'
+import { markProvider } from './scim/mark.js'
 import './types.js'
 
 /** The server-side functions of this feature, as `Portcullis()` returns them. */
@@ -92,6 +93,11 @@ export const ssoFeature: Feature = {
     beforeSession: async (ctx, user, account) => {
       const sso = ssoProviderOf(ctx.config)
       if (sso) await (await import('./hooks.js')).beforeSsoSession(ctx, sso, user, account)
+    },
+    // The SCIM marks (scim/mark.ts) say the connection's IdP provisioned the user: theirs to keep, not the user's to remove.
+    keepsAccount: (config, account) => {
+      const sso = ssoProviderOf(config)
+      return sso !== undefined && account.provider === markProvider(sso.id)
     },
     prune: async (config) => ({ ssoAssertions: await (await import('./adapter.js')).ssoAdapter(config).pruneSsoAssertions(new Date()) }),
   },

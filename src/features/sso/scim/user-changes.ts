@@ -8,6 +8,7 @@
 import type { AdapterUser } from '../../../types.js'
 import { verifiedDomains, domainOfAddress } from '../discovery.js'
 import type { ScimCall } from './call.js'
+import { markProvider } from './mark.js'
 import { ScimError } from './errors.js'
 import { activate, deactivate } from './lifecycle.js'
 import { externalIdOf, markOf, type ScimUser } from './users.js'
@@ -65,7 +66,7 @@ async function speaksFor(call: ScimCall, user: AdapterUser): Promise<boolean> {
 /** Replaces the user's mark with one of the new externalId. @throws ScimError 409 `uniqueness` */
 export async function remark(call: ScimCall, target: { user: AdapterUser; mark: ScimUser['mark'] }, externalId: string | null): Promise<void> {
   const providerAccountId = markOf(call.connection.id, externalId, target.user.id)
-  const reference = { provider: call.sso.id, providerAccountId }
+  const reference = { provider: markProvider(call.sso.id), providerAccountId }
   let holder = await call.adapter.getUserByAccount(reference)
   if (!holder) {
     try {
@@ -78,5 +79,5 @@ export async function remark(call: ScimCall, target: { user: AdapterUser; mark: 
     }
   }
   if (holder.id !== target.user.id) throw new ScimError(409, 'Another user of this connection has this externalId.', 'uniqueness')
-  if (target.mark && target.mark.providerAccountId !== providerAccountId) await call.adapter.unlinkAccount({ provider: call.sso.id, providerAccountId: target.mark.providerAccountId })
+  if (target.mark && target.mark.providerAccountId !== providerAccountId) await call.adapter.unlinkAccount({ provider: markProvider(call.sso.id), providerAccountId: target.mark.providerAccountId })
 }

@@ -5,6 +5,7 @@
  * memberships stay: the user is the site's, the membership the organization's. 204.
  */
 import type { ScimCall } from './call.js'
+import { markProvider } from './mark.js'
 import { notFound } from './errors.js'
 import { deactivate } from './lifecycle.js'
 import type { ScimAnswer } from './answer.js'
@@ -14,6 +15,6 @@ export async function deleteUser(call: ScimCall, id: string): Promise<ScimAnswer
   const target = await scimUserById(call, id)
   if (!target) throw notFound('User', id)
   await deactivate(call, id, true)
-  for (const mark of await marksOf(call, id)) await call.adapter.unlinkAccount({ provider: call.sso.id, providerAccountId: mark.providerAccountId })
+  for (const mark of await marksOf(call, id)) await call.adapter.unlinkAccount({ provider: markProvider(call.sso.id), providerAccountId: mark.providerAccountId })
   return { status: 204 }
 }

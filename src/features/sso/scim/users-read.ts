@@ -7,6 +7,7 @@ import type { ScimAnswer } from './answer.js'
 import { MAX_RESULTS, type ScimCall } from './call.js'
 import { notFound } from './errors.js'
 import { listResponse, paging, parseFilter } from './filter.js'
+import { markProvider } from './mark.js'
 import { markOf, marksOf, scimUserById, scimUserOf, userResource, type ScimUser } from './users.js'
 
 export async function listUsers(call: ScimCall): Promise<ScimAnswer> {
@@ -26,7 +27,7 @@ async function filteredUser(call: ScimCall, attribute: string, value: string): P
   // userName is caseExact false (RFC 7643 §4.1.1): addresses are stored and looked up lower case.
   if (attribute === 'username') return value.length > 320 ? null : scimUserOf(call, await call.adapter.getUserByEmail(value.trim().toLowerCase()))
   // externalId is case-exact (RFC 7643 §3.1): the mark holds it as the identity provider sent it.
-  return scimUserOf(call, await call.adapter.getUserByAccount({ provider: call.sso.id, providerAccountId: markOf(call.connection.id, value, '') }))
+  return scimUserOf(call, await call.adapter.getUserByAccount({ provider: markProvider(call.sso.id), providerAccountId: markOf(call.connection.id, value, '') }))
 }
 
 export async function getUser(call: ScimCall, id: string): Promise<ScimAnswer> {

@@ -9,7 +9,7 @@ import type { AdapterAccount, AdapterUser } from '../../../types.js'
 import type { AdapterMember } from '../../organizations/types.js'
 import type { ScimCall } from './call.js'
 import { URN } from './errors.js'
-import { isMarkOf } from './mark.js'
+import { isMarkOf, markProvider } from './mark.js'
 
 export { markOf } from './mark.js'
 
@@ -22,7 +22,7 @@ export interface ScimUser {
 
 /** The connection's marks among the user's accounts. */
 export async function marksOf(call: ScimCall, userId: string): Promise<AdapterAccount[]> {
-  return (await call.adapter.getAccountsByUserId(userId)).filter((account) => account.provider === call.sso.id && isMarkOf(call.connection.id, account.providerAccountId))
+  return (await call.adapter.getAccountsByUserId(userId)).filter((account) => account.provider === markProvider(call.sso.id) && isMarkOf(call.connection.id, account.providerAccountId))
 }
 
 /** The user, when the connection sees them (a member of its organization, or provisioned by it); else null. */
