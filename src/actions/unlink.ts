@@ -54,7 +54,9 @@ async function unlinkStored(ctx: ActionContext, providerId: string, options: Unl
   await assertNotImpersonating(ctx, 'unlinkAccount()')
 
   const accounts = await (adapter as UnlinkAdapter).getAccountsByUserId(userId)
-  const matching = accounts.filter((account) => account.provider === providerId && (options.providerAccountId === undefined || account.providerAccountId === options.providerAccountId))
+  // A feature's own record of the user (keepsAccount) is no way in of theirs to remove.
+  const kept = (account: AdapterAccount) => compositionOf(ctx.config).enabled.some((feature) => feature.hooks?.keepsAccount?.(ctx.config, account) === true)
+  const matching = accounts.filter((account) => account.provider === providerId && (options.providerAccountId === undefined || account.providerAccountId === options.providerAccountId) && !kept(account))
   if (matching.length === 0) throw new AccountUnlinkError('not_linked', `unlinkAccount(): the signed-in user has no "${providerId}" account${options.providerAccountId ? ` with id ${options.providerAccountId}` : ''}.`)
   if (matching.length > 1) {
     throw new AccountUnlinkError('ambiguous', `unlinkAccount(): the signed-in user has ${matching.length} "${providerId}" accounts; pass { providerAccountId } to say which.`)

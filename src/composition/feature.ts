@@ -175,6 +175,11 @@ export interface FeatureHooks {
   addressProven?(ctx: ActionContext, user: AdapterUser, provider: string): Promise<void>
   /** Whether the user has a way in of this feature's that is no account row (a password, a verified address). */
   signsInWithoutAccount?(ctx: Pick<ActionContext, 'config'>, adapter: Adapter, userId: string): Promise<boolean>
+  /**
+   * Whether `account` is a record this feature keeps of its user rather than a way in that the user
+   * may remove (the SSO wing's SCIM marks): `unlinkAccount()` leaves it, as if it were not linked.
+   */
+  keepsAccount?(config: ResolvedConfig, account: AdapterAccount): boolean
   /** An account row of the user was removed by `unlinkAccount()`. */
   accountUnlinked?(config: ResolvedConfig, account: AdapterAccount): Promise<void>
   /**

@@ -7,7 +7,7 @@
  */
 import type { Express, RequestHandler } from 'express'
 import type { Knex } from 'knex'
-import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction, HasPermissionFunction, RequirePermissionFunction, SetRolesFunction, GetRolesFunction, CreateOrganizationFunction, ListOrganizationsFunction, GetOrganizationFunction, UpdateOrganizationFunction, DeleteOrganizationFunction, SetActiveOrganizationFunction, GetActiveOrganizationFunction, ListMembersFunction, UpdateMemberRolesFunction, RemoveMemberFunction, LeaveOrganizationFunction, AddMemberFunction, TeamFunctions, CreateSsoConnectionFunction, AddSsoDomainFunction, VerifySsoDomainFunction } from 'portcullis'
+import type { AuthFunction, Provider, SignInFunction, SignOutFunction, GetCsrfTokenFunction, Adapter, User, ListSessionsFunction, RevokeSessionFunction, RevokeOtherSessionsFunction, SignOutEverywhereFunction, ListPasskeysFunction, RemovePasskeyFunction, SignUpFunction, ChangePasswordFunction, ChangeUsernameFunction, EnrollTotpFunction, VerifyTotpFunction, DisableTotpFunction, RegenerateRecoveryCodesFunction, ResetTwoFactorFunction, RequireScopesFunction, CreateApiKeyFunction, ListApiKeysFunction, RevokeApiKeyFunction, RotateApiKeyFunction, RequireRecentSignInFunction, DeleteAccountFunction, ChangeEmailFunction, ListAuditEventsFunction, ExportAuditEventsFunction, ListUsersFunction, GetUserDetailsFunction, SetUserRolesFunction, RevokeUserSessionsFunction, HasPermissionFunction, RequirePermissionFunction, SetRolesFunction, GetRolesFunction, CreateOrganizationFunction, ListOrganizationsFunction, GetOrganizationFunction, UpdateOrganizationFunction, DeleteOrganizationFunction, SetActiveOrganizationFunction, GetActiveOrganizationFunction, ListMembersFunction, UpdateMemberRolesFunction, RemoveMemberFunction, LeaveOrganizationFunction, AddMemberFunction, TeamFunctions, CreateSsoConnectionFunction, AddSsoDomainFunction, VerifySsoDomainFunction, CreateSsoScimTokenFunction } from 'portcullis'
 
 declare global {
   const app: Express
@@ -19,6 +19,7 @@ declare global {
   const createSsoConnection: CreateSsoConnectionFunction
   const addSsoDomain: AddSsoDomainFunction
   const verifySsoDomain: VerifySsoDomainFunction
+  const createSsoScimToken: CreateSsoScimTokenFunction
   const listSessions: ListSessionsFunction
   const revokeSession: RevokeSessionFunction
   const revokeOtherSessions: RevokeOtherSessionsFunction

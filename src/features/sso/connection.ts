@@ -41,6 +41,14 @@ export function acsUrl(site: Site, connectionId: string): string {
   return `${site.origin}${site.basePath}/saml-acs/${encodeURIComponent(connectionId)}`
 }
 
+/**
+ * The SCIM base URL to give the identity provider (Okta's "SCIM connector base URL", Entra's "Tenant
+ * URL"): the same for every connection, since the bearer token names the connection.
+ */
+export function scimBaseUrl(site: Site): string {
+  return `${site.origin}${site.basePath}/scim/v2`
+}
+
 /** The OIDC redirect URI to register at the identity provider. */
 export function oidcRedirectUri(site: Site, sso: SsoProvider): string {
   return `${site.origin}${site.basePath}/callback/${sso.id}`
@@ -64,6 +72,7 @@ export function connectionShape(site: Site, sso: SsoProvider, connection: Adapte
     enabled: connection.enabled,
     ssoOnly: connection.ssoOnly,
     defaultRole: connection.defaultRole,
+    scim: { enabled: typeof connection.settings.scimTokenHash === 'string', createdAt: connection.settings.scimTokenCreatedAt ?? null, baseUrl: scimBaseUrl(site) },
     createdAt: connection.createdAt.toISOString(),
     updatedAt: connection.updatedAt.toISOString(),
   }

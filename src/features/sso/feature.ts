@@ -12,7 +12,9 @@ import type { SsoConfig } from '../../providers/sso.js'
 import { organizationsOf } from '../organizations/config.js'
 import { createCreateSsoConnection, createDeleteSsoConnection, createListSsoConnections, createUpdateSsoConnection, type CreateSsoConnectionFunction, type DeleteSsoConnectionFunction, type ListSsoConnectionsFunction, type UpdateSsoConnectionFunction } from './api/connections.js'
 import { createAddSsoDomain, createListSsoDomains, createMarkSsoDomainVerified, createRemoveSsoDomain, createVerifySsoDomain, type AddSsoDomainFunction, type ListSsoDomainsFunction, type MarkSsoDomainVerifiedFunction, type RemoveSsoDomainFunction, type VerifySsoDomainFunction } from './api/domains.js'
+import { createCreateSsoScimToken, createRevokeSsoScimToken, type CreateSsoScimTokenFunction, type RevokeSsoScimTokenFunction } from './api/scim-token.js'
 import { resolveSsoProvider, SSO_ADAPTER_METHODS, ssoProviderOf, type SsoProvider } from './config.js'
+import { markProvider } from './scim/mark.js'
 import './types.js'
 
 /** The server-side functions of this feature, as `Portcullis()` returns them. */
@@ -35,6 +37,10 @@ export interface SsoApi {
   removeSsoDomain: RemoveSsoDomainFunction
   /** Marks a domain verified on the app's word (`domainVerification: 'dns-or-admin'`). */
   markSsoDomainVerified: MarkSsoDomainVerifiedFunction
+  /** Makes a connection's SCIM bearer token, given once (CSRF-checked). */
+  createSsoScimToken: CreateSsoScimTokenFunction
+  /** Revokes a connection's SCIM token (CSRF-checked). */
+  revokeSsoScimToken: RevokeSsoScimTokenFunction
 }
 
 export const ssoFeature: Feature = {
@@ -68,6 +74,8 @@ export const ssoFeature: Feature = {
     { method: 'POST', path: '/sso/connections', csrf: true, load: async () => (await import('./routes/connection-create.js')).createConnectionAction },
     { method: 'POST', path: '/sso/connections/update', csrf: true, load: async () => (await import('./routes/connection-update.js')).updateConnectionAction },
     { method: 'POST', path: '/sso/connections/delete', csrf: true, load: async () => (await import('./routes/connection-delete.js')).deleteConnectionAction },
+    { method: 'POST', path: '/sso/connections/scim-token', csrf: true, load: async () => (await import('./routes/scim-token-create.js')).createScimTokenAction },
+    { method: 'POST', path: '/sso/connections/scim-token/delete', csrf: true, load: async () => (await import('./routes/scim-token-delete.js')).revokeScimTokenAction },
     { method: 'POST', path: '/sso/domains', csrf: true, load: async () => (await import('./routes/domain-add.js')).addDomainAction },
     { method: 'POST', path: '/sso/domains/verify', csrf: true, load: async () => (await import('./routes/domain-verify.js')).verifyDomainAction },
     { method: 'POST', path: '/sso/domains/delete', csrf: true, load: async () => (await import('./routes/domain-delete.js')).deleteDomainAction },
@@ -86,6 +94,11 @@ export const ssoFeature: Feature = {
       const sso = ssoProviderOf(ctx.config)
       if (sso) await (await import('./hooks.js')).beforeSsoSession(ctx, sso, user, account)
     },
+    // The SCIM marks (scim/mark.ts) say the connection's IdP provisioned the user: theirs to keep, not the user's to remove.
+    keepsAccount: (config, account) => {
+      const sso = ssoProviderOf(config)
+      return sso !== undefined && account.provider === markProvider(sso.id)
+    },
     prune: async (config) => ({ ssoAssertions: await (await import('./adapter.js')).ssoAdapter(config).pruneSsoAssertions(new Date()) }),
   },
   api: (api): SsoApi => ({
@@ -98,9 +111,13 @@ export const ssoFeature: Feature = {
     verifySsoDomain: createVerifySsoDomain(api),
     removeSsoDomain: createRemoveSsoDomain(api),
     markSsoDomainVerified: createMarkSsoDomainVerified(api),
+    createSsoScimToken: createCreateSsoScimToken(api),
+    revokeSsoScimToken: createRevokeSsoScimToken(api),
   }),
+  // SCIM 2.0 provisioning (RFC 7643/7644), authenticated by a connection's bearer token only.
+  mount: { path: '/scim/v2', load: async () => (await import('./scim/mount.js')).scimMount },
   adapterMethods: [...SSO_ADAPTER_METHODS],
-  events: ['ssoConnectionCreated', 'ssoConnectionUpdated', 'ssoConnectionDeleted', 'ssoDomainVerified'],
+  events: ['ssoConnectionCreated', 'ssoConnectionUpdated', 'ssoConnectionDeleted', 'ssoDomainVerified', 'ssoUserProvisioned', 'ssoUserDeprovisioned'],
   errors: ['SSO', 'SamlResponse'],
   cookies: { ssoSignIn: { name: 'authjs.sso-sign-in', maxAge: 10 * 60 } },
 }

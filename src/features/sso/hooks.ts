@@ -13,6 +13,7 @@ import { connectionIdOfAccount } from './complete.js'
 import type { SsoProvider } from './config.js'
 import { domainOfAddress } from './discovery.js'
 import { SsoError } from './errors.js'
+import { isMarkOf, markProvider } from './scim/mark.js'
 
 /**
  * @throws SsoError `sso_required` when an SSO-only organization binds the user and the sign-in is not
@@ -30,8 +31,11 @@ export async function beforeSsoSession(ctx: ActionContext, sso: SsoProvider, use
     throw new SsoError('sso_required', `Sign-in of user ${userId ?? '(new)'} with ${account.provider} refused: organization ${outside.join(', ')} signs its members (and its domains' addresses) in only through its own identity provider.`)
   }
   if (!through || !userId) return
-  if (!(await adapter.getMember(through.organizationId, userId))) {
-    // A first sign-in through the connection: a member, with its role (addMember answers null on a race's second insert).
-    await adapter.addMember({ organizationId: through.organizationId, userId, roles: [through.defaultRole] })
-  }
+  if (await adapter.getMember(through.organizationId, userId)) return
+  // A user the connection's SCIM client deactivated stays out of the organization: the identity
+  // provider's word over SCIM is not undone by a sign-in (docs/sso.md, "SCIM provisioning").
+  const accounts = (await ctx.config.adapter?.getAccountsByUserId?.(userId)) ?? []
+  if (accounts.some((held) => held.provider === markProvider(sso.id) && isMarkOf(through.id, held.providerAccountId))) return
+  // A first sign-in through the connection: a member, with its role (addMember answers null on a race's second insert).
+  await adapter.addMember({ organizationId: through.organizationId, userId, roles: [through.defaultRole] })
 }

@@ -51,7 +51,7 @@ const MANAGE = { organization: ['update'] }
 const MAX_METADATA = 512 * 1024
 
 /** The connection and the caller's right to manage it. @throws OrganizationError `not_found`, `forbidden` */
-async function managedConnection(caller: Caller, connectionId: unknown): Promise<AdapterSsoConnection> {
+export async function managedConnection(caller: Caller, connectionId: unknown): Promise<AdapterSsoConnection> {
   const connection = typeof connectionId === 'string' && connectionId !== '' ? await ssoAdapter(caller.ctx.config).getSsoConnection(connectionId) : null
   if (!connection) throw new OrganizationError('not_found', 'No such connection among your organizations.')
   await membershipOf(caller, connection.organizationId, MANAGE)
@@ -105,8 +105,12 @@ export async function updateConnection(caller: Caller, sso: SsoProvider, connect
   }
   if (isSaml(current) && (given.metadataXml !== undefined || given.metadataUrl !== undefined || given.allowIdpInitiated !== undefined)) {
     const allowIdpInitiated = flag(given.allowIdpInitiated, 'allowIdpInitiated', current.settings.allowIdpInitiated)
+    // New metadata keeps the connection's SCIM token (its hash lives in the same settings).
+    const { scimTokenHash, scimTokenCreatedAt } = current.settings
     update.settings =
-      given.metadataXml !== undefined || given.metadataUrl !== undefined ? await samlSettings(sso, given, allowIdpInitiated) : { ...current.settings, allowIdpInitiated }
+      given.metadataXml !== undefined || given.metadataUrl !== undefined
+        ? { ...(await samlSettings(sso, given, allowIdpInitiated)), ...(scimTokenHash !== undefined && { scimTokenHash, scimTokenCreatedAt }) }
+        : { ...current.settings, allowIdpInitiated }
   }
   const updated = await ssoAdapter(caller.ctx.config).updateSsoConnection(current.id, update)
   if (!updated) throw new OrganizationError('not_found', 'No such connection among your organizations.')

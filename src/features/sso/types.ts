@@ -6,8 +6,17 @@
 import type { SsoConfig } from '../../providers/sso.js'
 import type { Awaitable, CookieOption } from '../../types.js'
 
+/**
+ * What a connection's settings hold besides its protocol's: its SCIM bearer token's SHA-256 (never the
+ * token) and when it was made (ISO 8601); absent when the connection has no token.
+ */
+export interface ScimSettings {
+  readonly scimTokenHash?: string | undefined
+  readonly scimTokenCreatedAt?: string | undefined
+}
+
 /** An OpenID Connect connection's settings. */
-export interface OidcConnectionSettings {
+export interface OidcConnectionSettings extends ScimSettings {
   readonly issuer: string
   readonly clientId: string
   /** Sealed with the secret (`AUTH_SECRET`) as stored; never given out by the functions. */
@@ -17,7 +26,7 @@ export interface OidcConnectionSettings {
 }
 
 /** A SAML connection's settings: the identity provider as its metadata describes it. */
-export interface SamlConnectionSettings {
+export interface SamlConnectionSettings extends ScimSettings {
   readonly idpEntityId: string
   readonly ssoUrl: string
   /** Its signing certificates (PEM or base64), several during a rollover. */
@@ -72,6 +81,8 @@ export interface SsoConnection {
   saml?: { idpEntityId: string; ssoUrl: string; certificates: number; metadataUrl: string | null; allowIdpInitiated: boolean; spEntityId: string; acsUrl: string; spMetadataUrl: string } | undefined
   /** OIDC: the redirect URI to register at the identity provider. */
   redirectUri?: string | undefined
+  /** SCIM provisioning: whether the connection has a token, since when, and the base URL to give the identity provider. */
+  scim: { enabled: boolean; createdAt: string | null; baseUrl: string }
   createdAt: string
   updatedAt: string
 }
@@ -132,6 +143,21 @@ declare module '../../types.js' {
     ssoConnectionDeleted?: ((message: { connectionId: string; organizationId: string; userId: string | null }) => Awaitable<void>) | undefined
     /** A domain was verified, by its DNS record or an administrator's word. */
     ssoDomainVerified?: ((message: { domain: SsoDomain; userId: string | null }) => Awaitable<void>) | undefined
+    /**
+     * The connection's identity provider provisioned a user over SCIM (POST /Users), or made a
+     * deactivated one active again (`reactivated`): the user is a member of the organization.
+     */
+    ssoUserProvisioned?: ((message: { connectionId: string; organizationId: string; userId: string; externalId: string | null; reactivated: boolean }) => Awaitable<void>) | undefined
+    /**
+     * The connection's identity provider deprovisioned a user over SCIM (`active: false`, or DELETE):
+     * their membership of the organization is gone and every session of theirs ended.
+     */
+    ssoUserDeprovisioned?: ((message: { connectionId: string; organizationId: string; userId: string; deleted: boolean; sessionsEnded: number }) => Awaitable<void>) | undefined
+  }
+
+  // A SCIM deprovisioning ends every session of the user.
+  interface SessionRevocationCauses {
+    scimDeprovisioned: true
   }
 }
 

@@ -19,6 +19,8 @@ export interface SsoPageProps {
   defaultRole: string
   /** Why the last form was refused. */
   error?: string | undefined
+  /** A SCIM token just made: shown this once. */
+  scimToken?: { connectionId: string; token: string } | undefined
   csrfToken: string
   /** The routes' base, e.g. `/api/auth`. */
   basePath: string
@@ -39,6 +41,7 @@ export function renderSsoPage(props: SsoPageProps): string {
   const body = html`<style>[data-connections] code,[data-domains] code{overflow-wrap:anywhere}textarea{width:100%;box-sizing:border-box;font:inherit}</style>
 <h1>${organization.name}: single sign-on</h1>
 ${props.error ? html`<p class="alert" role="alert">${props.error}</p>` : ''}
+${props.scimToken ? scimTokenNotice(props, props.scimToken) : ''}
 <p>People whose address is in a verified domain sign in through the organization's identity provider, and become members at their first sign-in.</p>
 <h2>Domains</h2>
 ${props.domains.length === 0 ? html`<p>No domain yet: add the domain of your people's addresses, then publish its DNS record.</p>` : html`<ul class="sessions" data-domains>${props.domains.map((domain) => domainRow(domain, props))}</ul>`}
@@ -82,13 +85,24 @@ function connectionRow(connection: SsoConnection, props: SsoPageProps): SafeHtml
     facts.push(html`<small>ACS URL: <code data-acs-url>${saml.acsUrl}</code></small>`)
     facts.push(html`<small><a href="${saml.spMetadataUrl}">Service provider metadata</a></small>`)
   }
+  facts.push(html`<small data-scim>SCIM provisioning: ${connection.scim.enabled ? html`on since ${connection.scim.createdAt ?? ''} · base URL <code data-scim-base-url>${connection.scim.baseUrl}</code>` : 'off'}</small>`)
   return html`<li data-connection-id="${connection.id}">
 <strong>${connection.name}</strong> <small style="display:inline" data-connection-state>${connection.enabled ? 'enabled' : 'disabled'}${connection.ssoOnly ? ' · SSO only' : ''} · new members: ${connection.defaultRole}</small>
 ${facts}
 ${toggleForm(props, connection, 'enabled', connection.enabled ? 'Disable' : 'Enable')}
 ${toggleForm(props, connection, 'ssoOnly', connection.ssoOnly ? 'Allow other sign-in methods' : 'Require single sign-on')}
+${smallForm(props, '/sso/connections/scim-token', 'connectionId', connection.id, connection.scim.enabled ? 'Make a new SCIM token' : 'Make a SCIM token')}
+${connection.scim.enabled ? smallForm(props, '/sso/connections/scim-token/delete', 'connectionId', connection.id, 'Revoke the SCIM token') : ''}
 ${smallForm(props, '/sso/connections/delete', 'connectionId', connection.id, 'Remove')}
 </li>`
+}
+
+function scimTokenNotice(props: SsoPageProps, made: { connectionId: string; token: string }): SafeHtml {
+  const connection = props.connections.find((candidate) => candidate.id === made.connectionId)
+  return html`<div class="alert" role="status" data-scim-token-made>
+<p>The SCIM token of ${connection?.name ?? 'the connection'}, shown this once: give it to the identity provider now (Okta: HTTP Header; Entra ID: Secret Token), with the base URL <code>${connection?.scim.baseUrl ?? ''}</code>.</p>
+<p><code data-scim-token>${made.token}</code></p>
+</div>`
 }
 
 function toggleForm(props: SsoPageProps, connection: SsoConnection, field: 'enabled' | 'ssoOnly', label: string): SafeHtml {

@@ -38,7 +38,7 @@ export function optionalText(ctx: ActionContext, name: string): unknown {
  * its domains (the TXT record each needs), and the forms that manage them.
  * @throws OrganizationError `not_found`, `forbidden` (answered by `refusal`)
  */
-export async function ssoPage(ctx: ActionContext, caller: Caller, organizationId: unknown, extra: { error?: string; status?: number } = {}): Promise<AuthResponse> {
+export async function ssoPage(ctx: ActionContext, caller: Caller, organizationId: unknown, extra: { error?: string; status?: number; scimToken?: { connectionId: string; token: string } } = {}): Promise<AuthResponse> {
   const sso = ssoOf(ctx.config, 'GET /sso')
   const manage = await loadManage()
   const { organization } = await membershipOf(caller, organizationId)
@@ -52,6 +52,7 @@ export async function ssoPage(ctx: ActionContext, caller: Caller, organizationId
     roleNames: caller.options.roleNames,
     defaultRole: sso.defaultRole,
     error: extra.error,
+    scimToken: extra.scimToken,
     csrfToken: csrf.token,
     basePath: ctx.basePath,
     theme: ctx.config.theme,
