@@ -67,7 +67,8 @@ type BaseMethod =
 
 /**
  * Whether `column` of `table` exists (the migration that adds it has run): asked until it does, at
- * most once a minute, then never again.
+ * most once a minute, then never again. The table is asked first: on MySQL/MariaDB `hasColumn`
+ * (`show columns from`) fails for a table that does not exist, where SQLite and PostgreSQL answer false.
  */
 export function columnCheck(knex: Knex, table: string, column: string): () => Promise<boolean> {
   let found = false
@@ -75,7 +76,7 @@ export function columnCheck(knex: Knex, table: string, column: string): () => Pr
   return async () => {
     if (found || Date.now() - askedAt < 60_000) return found
     askedAt = Date.now()
-    return (found = await knex.schema.hasColumn(table, column))
+    return (found = (await knex.schema.hasTable(table)) && (await knex.schema.hasColumn(table, column)))
   }
 }
 
