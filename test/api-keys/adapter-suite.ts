@@ -5,9 +5,9 @@
  * user, and the prune.
  */
 import { randomUUID } from 'node:crypto'
-import { describe, expect, it } from '@jest/globals'
+import { describe, expect, it, jest } from '@jest/globals'
 import type { AdapterApiKey } from 'portcullis'
-import { KnexAdapter } from 'portcullis/adapters/knex'
+import { KnexAdapter, migrationSource } from 'portcullis/adapters/knex'
 import { migratedDatabase, type DatabaseServer } from '../support/databases.js'
 
 const T0 = new Date(Date.UTC(2026, 11, 15, 12, 0, 0, 123))
@@ -72,6 +72,41 @@ export function runApiKeyAdapterSuite(server: DatabaseServer): void {
       await other.adapter.createApiKey(kept)
       await other.adapter.deleteUser(other.user.id)
       expect(await db.knex('ApiKey').where({ id: kept.id }).first()).toBeUndefined()
+    })
+
+    // The lookup's SQL is built once per migration state (knex.ts): each state's SQL finds the key, and drops what it must.
+    it('finds a key by its hash on a database migrated only to the API keys migration, then to the bans one, each state with its own checks', async () => {
+      const own = await server.createDatabase()
+      try {
+        const source = { migrationSource: migrationSource() }
+        // The eighth migration: no deletion mark, no bans, no organizations (an inner join on the user).
+        for (let i = 0; i < 8; i++) await own.knex.migrate.up(source)
+        const early = KnexAdapter(own.knex)
+        const user = await early.createUser({ email: 'early@example.com', emailVerified: null, name: 'Ada', image: null })
+        const key = newKey(user.id)
+        await early.createApiKey(key)
+        expect(await early.getApiKeyByHash(key.keyHash)).toEqual({ key, user })
+        expect(await early.getApiKeyByHash(key.keyHash.toUpperCase())).toBeNull()
+        // The fourteenth: the mark (eleventh) drops a marked user's key, the ban comes in the row. The
+        // same adapter asks again after a minute (its clock moved on), and builds that state's SQL.
+        for (let i = 8; i < 14; i++) await own.knex.migrate.up(source)
+        expect(await own.knex.schema.hasTable('Organization')).toBe(false)
+        const realNow = Date.now.bind(Date)
+        jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 61_000)
+        const later = early
+        expect(await later.getApiKeyByHash(key.keyHash)).toEqual({ key, user })
+        const bannedAt = new Date(Date.UTC(2026, 11, 16, 8, 0, 0, 0))
+        expect(await later.banUser(user.id, { at: bannedAt, reason: 'spam', expiresAt: null })).toBe(true)
+        expect((await later.getApiKeyByHash(key.keyHash))?.ownerBan).toEqual({ bannedAt, expiresAt: null })
+        expect(await later.markUserDeleted(user.id, bannedAt)).toBe(true)
+        expect(await later.getApiKeyByHash(key.keyHash)).toBeNull()
+        expect(await later.restoreDeletedUser(user.id)).toBe(true)
+        await own.knex('User').where({ id: user.id }).del()
+        expect(await later.getApiKeyByHash(key.keyHash)).toBeNull()
+      } finally {
+        jest.restoreAllMocks()
+        await own.destroy()
+      }
     })
 
     it('lists the owner’s keys only, newest first, and gets one by id and owner', async () => {

@@ -22,7 +22,7 @@ import type {
   VerificationToken,
 } from '../../types.js'
 import type { KnexNaming, KnexNamingOption } from './naming.js'
-import { columnsOf, nullableDate, nullableString, pick, toDate, toUtcText, type Row, type RowCodec, type UserRows } from './rows.js'
+import { columnsOf, firstRow, nullableDate, nullableString, pick, toDate, toUtcText, type Row, type RowCodec, type UserRows } from './rows.js'
 
 /** Options of `KnexAdapter`. */
 export interface KnexAdapterOptions {
@@ -67,7 +67,8 @@ type BaseMethod =
 
 /**
  * Whether `column` of `table` exists (the migration that adds it has run): asked until it does, at
- * most once a minute, then never again.
+ * most once a minute, then never again. The table is asked first: on MySQL/MariaDB `hasColumn`
+ * (`show columns from`) fails for a table that does not exist, where SQLite and PostgreSQL answer false.
  */
 export function columnCheck(knex: Knex, table: string, column: string): () => Promise<boolean> {
   let found = false
@@ -75,7 +76,7 @@ export function columnCheck(knex: Knex, table: string, column: string): () => Pr
   return async () => {
     if (found || Date.now() - askedAt < 60_000) return found
     askedAt = Date.now()
-    return (found = await knex.schema.hasColumn(table, column))
+    return (found = (await knex.schema.hasTable(table)) && (await knex.schema.hasColumn(table, column)))
   }
 }
 
@@ -136,7 +137,7 @@ const ACCOUNT_TOKEN_FIELDS = ['refresh_token', 'access_token', 'expires_at', 'to
 export function knexBaseMethods(
   knex: Knex,
   naming: Readonly<KnexNaming>,
-  { read, values, utcText }: RowCodec,
+  { read, readRaw, values, utcText }: RowCodec,
   options: Pick<KnexAdapterOptions, 'userFields' | 'logger'>,
   userRows: readonly UserRows[],
 ): KnexBaseMethods {
@@ -434,8 +435,7 @@ export function knexBaseMethods(
       const withImpersonator = asked?.includes('impersonatedBy') === true
       const withOrganization = asked?.includes('activeOrganization') === true
       const query = knex.raw(withRoles || withImpersonator || withOrganization ? await sessionJoinSqlWith(withRoles, withImpersonator, withOrganization) : sessionJoinSql(), [sessionToken, 1])
-      // Raw queries take options as builders do (Knex's types leave the method out).
-      const row = firstRow(await (utcText ? (query as unknown as { options(options: object): typeof query }).options({ dateStrings: true }) : query))
+      const row = firstRow(await readRaw(query))
       if (!row) return null
       const user = toUser(row, 'u_')
       if (withRoles) user.roles = nullableString(row[`u_${roles}`])
@@ -549,10 +549,4 @@ function resolveUserFields(option: Readonly<Record<string, string>> | undefined,
     resolved[field] = column
   }
   return Object.freeze(resolved)
-}
-
-/** The first row of a raw select's result, whatever the driver's shape (rows, `{ rows }`, `[rows, fields]`). */
-function firstRow(result: unknown): Row | undefined {
-  const rows = Array.isArray(result) ? (Array.isArray(result[0]) ? result[0] : result) : (result as { rows?: unknown[] }).rows
-  return (rows?.[0] as Row | undefined) ?? undefined
 }

@@ -17,6 +17,8 @@ export interface RowCodec {
   readonly utcText: boolean
   /** The query, reading dates as text where `utcText`. */
   read<Q extends Knex.QueryBuilder>(query: Q): Q
+  /** The same for a raw query (SQL built once, run with its values: see `firstRow` for its result). */
+  readRaw(query: Knex.Raw): Knex.Raw
   /** `record`'s defined fields that have a column in `names`, keyed by column, dates as UTC text where `utcText`. */
   values(record: object, names: object): Row
 }
@@ -27,6 +29,8 @@ export function rowCodec(knex: Knex): RowCodec {
   return {
     utcText,
     read: <Q extends Knex.QueryBuilder>(query: Q): Q => (utcText ? (query.options({ dateStrings: true }) as Q) : query),
+    // Raw queries take options as builders do (Knex's types leave the method out).
+    readRaw: (query) => (utcText ? (query as unknown as { options(options: object): Knex.Raw }).options({ dateStrings: true }) : query),
     values(record, names) {
       const row = columnsOf(record, names)
       if (utcText) for (const [column, value] of Object.entries(row)) if (value instanceof Date) row[column] = toUtcText(value)
@@ -89,6 +93,12 @@ export function toDate(value: unknown): Date {
   // SQLite's CURRENT_TIMESTAMP form ("2026-01-02 03:04:05") is UTC without saying so.
   const iso = text.includes('T') ? text : text.replace(' ', 'T')
   return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : `${iso}Z`)
+}
+
+/** The first row of a raw select's result, whatever the driver's shape (better-sqlite3: rows; pg: `{ rows }`; mysql2: `[rows, fields]`). */
+export function firstRow(result: unknown): Row | undefined {
+  const rows = Array.isArray(result) ? (Array.isArray(result[0]) ? result[0] : result) : (result as { rows?: unknown[] }).rows
+  return (rows?.[0] as Row | undefined) ?? undefined
 }
 
 /** A feature's `UserRows` in the tables that `table` (created by the same migration) stands for. */

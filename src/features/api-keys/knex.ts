@@ -1,13 +1,13 @@
 /**
  * The Knex adapter's API keys (the eighth migration's table), composed into `KnexAdapter` by
  * src/adapters/knex/index.ts. The lookup is one indexed query on the key's hash joined to its owning
- * user, so a deleted user's keys stop at once; the writes a request may cause (last use, quota)
- * are conditional UPDATEs.
+ * user, so a deleted user's keys stop at once (an organization's key: then its organization by id);
+ * the writes a request may cause (last use, quota) are conditional UPDATEs.
  */
 import type { Knex } from 'knex'
 import { columnCheck } from '../../adapters/knex/base.js'
 import type { KnexNaming } from '../../adapters/knex/naming.js'
-import { nullableDate, nullableString, toDate, toUtcText, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
+import { firstRow, nullableDate, nullableString, toDate, toUtcText, userRowsOf, type Row, type RowCodec, type UserRows } from '../../adapters/knex/rows.js'
 import type { Adapter, AdapterUser } from '../../types.js'
 import type { AdapterApiKey, ApiKeyOwner } from './types.js'
 
@@ -18,11 +18,24 @@ export interface KnexApiKeyMethods extends Required<Pick<Adapter, ApiKeyMethod>>
 
 // The owning user's columns in the lookup's join, under aliases no key column has.
 const USER_ALIAS = 'portcullis_owner_'
-const ORGANIZATION_ALIAS = 'portcullis_organization_'
+// Stands for the key hash while the lookup's SQL is built: no SHA-256 hex digest looks like it.
+const HASH_PLACE = '(the key hash)'
+
+/** The lookup's SQL for one migration state, with its values, the hash's place among them, and that state. */
+interface Lookup {
+  readonly sql: string
+  readonly bindings: readonly Knex.Value[]
+  readonly hashAt: number
+  readonly organizations: boolean
+  readonly marked: boolean
+  readonly bans: boolean
+}
+
+const present = (value: unknown): boolean => value !== null && value !== undefined
 
 // Long: eight short methods closing over one connection and one naming, each read on its own.
 /** The API key methods on `knex`'s API keys table. */
-export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { read, values, utcText }: RowCodec): KnexApiKeyMethods {
+export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { read, readRaw, values, utcText }: RowCodec): KnexApiKeyMethods {
   const { tables, apiKeys: c, users } = naming
   // A date in the columns' stored form (UTC text on MySQL/MariaDB, see `RowCodec.utcText`).
   const at = (date: Date): Knex.Value => (utcText ? toUtcText(date) : date)
@@ -86,6 +99,42 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
       },
       c,
     )
+  // One query through the unique index on the hash, the key's user joined (a left join: an
+  // organization's key has none); whether the owner stands is read from the row (getApiKeyByHash).
+  // With the eleventh migration the user's deletion mark, with the fourteenth the ban, in the same row.
+  const lookupQuery = (marked: boolean, bans: boolean, keyHash: string): Knex.QueryBuilder => {
+    const query = knex(`${tables.apiKeys} as k`)
+      .leftJoin(`${tables.users} as u`, (on) => on.on(`u.${users.id}`, `k.${c.ownerId}`).andOn(`k.${c.ownerType}`, knex.raw('?', ['user'])))
+      .where(`k.${c.keyHash}`, keyHash)
+      .select('k.*', ...userColumns)
+    if (marked) query.select(`u.${users.deletedAt} as ${USER_ALIAS}deletedAt`)
+    if (bans) query.select(`u.${users.bannedAt} as ${USER_ALIAS}bannedAt`, `u.${users.banExpiresAt} as ${USER_ALIAS}banExpiresAt`)
+    return query.first()
+  }
+  // Every request with a key and no opened-key cache runs the lookup, and a query builder per read
+  // costs more than SQLite's whole indexed query: its SQL (with `?` for its values) is built once per
+  // migration state, then run raw with the hash in its place among the values.
+  const lookups = new Map<string, Lookup>()
+  const lookup = async (): Promise<Lookup> => {
+    const organizations = await organizationsExist()
+    const marked = await markExists()
+    const bans = await banExists()
+    const state = `${organizations}:${marked}:${bans}`
+    let built = lookups.get(state)
+    if (!built) {
+      const { sql, bindings } = lookupQuery(marked, bans, HASH_PLACE).toSQL()
+      const hashAt = bindings.indexOf(HASH_PLACE)
+      if (hashAt < 0 || bindings.indexOf(HASH_PLACE, hashAt + 1) >= 0) throw new Error('getApiKeyByHash: the lookup\'s SQL does not hold the key hash once among its values.')
+      lookups.set(state, (built = { sql, bindings, hashAt, organizations, marked, bans }))
+    }
+    return built
+  }
+  const { organizations: o } = naming
+  /** An organization that owns a key, as the key's user (owner.type says so), or null once it is gone. */
+  const organizationOf = async (id: string): Promise<AdapterUser | null> => {
+    const row = (await read(knex(tables.organizations).where(o.id, id).first(o.id, o.name, o.logo))) as Row | undefined
+    return row ? { id: String(row[o.id]), name: nullableString(row[o.name]), email: null, emailVerified: null, image: nullableString(row[o.logo]) } : null
+  }
 
   return {
     async createApiKey(key) {
@@ -94,33 +143,21 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
     },
 
     async getApiKeyByHash(keyHash) {
-      // One query through the unique index on the hash; the join drops a key whose user is gone,
-      // or marked deleted (the account's grace period: the keys work again if a sign-in restores it).
-      // With the organizations migration, an organization's key joins its organization instead (left
-      // joins, one of which finds the owner), and is dropped once the organization is gone.
-      const organizations = await organizationsExist()
-      const query = knex(`${tables.apiKeys} as k`).where(`k.${c.keyHash}`, keyHash).select('k.*', ...userColumns)
-      if (organizations) {
-        query
-          .leftJoin(`${tables.users} as u`, (on) => on.on(`u.${users.id}`, `k.${c.ownerId}`).andOn(`k.${c.ownerType}`, knex.raw('?', ['user'])))
-          .leftJoin(`${tables.organizations} as o`, (on) => on.on(`o.${naming.organizations.id}`, `k.${c.ownerId}`).andOn(`k.${c.ownerType}`, knex.raw('?', ['organization'])))
-          .select(`o.${naming.organizations.id} as ${ORGANIZATION_ALIAS}id`, `o.${naming.organizations.name} as ${ORGANIZATION_ALIAS}name`, `o.${naming.organizations.logo} as ${ORGANIZATION_ALIAS}logo`)
-        const marked = await markExists()
-        query.andWhere((owner) => owner.whereNotNull(`o.${naming.organizations.id}`).orWhere((user) => (marked ? user.whereNotNull(`u.${users.id}`).whereNull(`u.${users.deletedAt}`) : user.whereNotNull(`u.${users.id}`))))
-      } else {
-        query.join(`${tables.users} as u`, `u.${users.id}`, `k.${c.ownerId}`).andWhere(`k.${c.ownerType}`, 'user')
-        if (await markExists()) query.whereNull(`u.${users.deletedAt}`)
-      }
-      // The owner's ban (the fourteenth migration's), in the same row: the read refuses it by name.
-      const bans = await banExists()
-      if (bans) query.select(`u.${users.bannedAt} as ${USER_ALIAS}bannedAt`, `u.${users.banExpiresAt} as ${USER_ALIAS}banExpiresAt`)
-      const row = (await read(query).first()) as Row | undefined
+      const { sql, bindings, hashAt, organizations, marked, bans } = await lookup()
+      const bound = [...bindings]
+      bound[hashAt] = keyHash
+      const row = firstRow(await readRaw(knex.raw(sql, bound)))
       if (!row) return null
-      if (row[`${ORGANIZATION_ALIAS}id`] !== null && row[`${ORGANIZATION_ALIAS}id`] !== undefined) {
-        // An organization's key: the organization stands as its user (owner.type says so).
-        const organization: AdapterUser = { id: String(row[`${ORGANIZATION_ALIAS}id`]), name: nullableString(row[`${ORGANIZATION_ALIAS}name`]), email: null, emailVerified: null, image: nullableString(row[`${ORGANIZATION_ALIAS}logo`]) }
-        return { key: toKey(row), user: organization }
+      if (row[c.ownerType] === 'organization') {
+        // An organization's key (only after the organizations migration), while the organization exists:
+        // read by its id in a second query. A second join in the first cost every key's read on SQLite
+        // about a fifth of the read (bench/README.md); the opened-key cache spares most of these.
+        const organization = organizations ? await organizationOf(String(row[c.ownerId])) : null
+        return organization && { key: toKey(row), user: organization }
       }
+      // A user's key, while its user exists and is not marked deleted (the account's grace period: the
+      // keys work again if a sign-in restores it). Any other owner type has no owner.
+      if (row[c.ownerType] !== 'user' || !present(row[`${USER_ALIAS}id`]) || (marked && present(row[`${USER_ALIAS}deletedAt`]))) return null
       const user: AdapterUser = {
         id: String(row[`${USER_ALIAS}id`]),
         name: nullableString(row[`${USER_ALIAS}name`]),
@@ -128,6 +165,7 @@ export function knexApiKeyMethods(knex: Knex, naming: Readonly<KnexNaming>, { re
         emailVerified: nullableDate(row[`${USER_ALIAS}emailVerified`]),
         image: nullableString(row[`${USER_ALIAS}image`]),
       }
+      // The owner's ban, in the same row: the read refuses it by name.
       const bannedAt = bans ? nullableDate(row[`${USER_ALIAS}bannedAt`]) : null
       return { key: toKey(row), user, ...(bannedAt && { ownerBan: { bannedAt, expiresAt: nullableDate(row[`${USER_ALIAS}banExpiresAt`]) } }) }
     },

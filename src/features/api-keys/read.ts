@@ -46,8 +46,11 @@ export async function readApiKey(config: ResolvedConfig, req: IncomingMessage): 
     config.logger.debug('ApiKeyOwnerBanned', `API key ${stored.id} belongs to a banned user.`)
     return refused('invalid_token', 'The owner of this API key is banned.')
   }
-  const limited = await limits(config, options, opened, now)
-  if (limited) return limited
+  // No promise to wait on when neither a rate limit nor a quota applies (`rateLimit: false`, no quota).
+  if (stored.quota || (stored.rateLimit ?? options.rateLimit)) {
+    const limited = await limits(config, options, opened, now)
+    if (limited) return limited
+  }
   touch(config, opened, now)
   return { auth: toAuth(opened) }
 }
@@ -55,8 +58,9 @@ export async function readApiKey(config: ResolvedConfig, req: IncomingMessage): 
 /** The key with this value: from the cache, else by one lookup of its hash, compared in constant time. */
 async function openKey(config: ResolvedConfig, options: ResolvedApiKeys, key: string, now: number): Promise<OpenedKey | undefined> {
   const hash = keyHash(key)
-  const cache = keyCache(config, options.cacheMs, options.cacheSize)
-  const cached = cache.get(hash, now)
+  // With `cacheSeconds: 0` nothing is ever cached: no cache is asked.
+  const cache = options.cacheMs > 0 ? keyCache(config, options.cacheMs, options.cacheSize) : undefined
+  const cached = cache?.get(hash, now)
   if (cached) return cached
   const found = await (config.adapter as ApiKeyAdapter).getApiKeyByHash(hash)
   // The database found the row by the index; the hash is compared again here in constant time, so
@@ -64,7 +68,7 @@ async function openKey(config: ResolvedConfig, options: ResolvedApiKeys, key: st
   if (!found || !sameTokenHash(found.key.keyHash, hash)) return undefined
   const ban = found.ownerBan
   const opened: OpenedKey = { key: found.key, user: found.user, touchedAt: found.key.lastUsedAt?.getTime() ?? 0, ...(ban && { bannedUntil: ban.expiresAt?.getTime() ?? Infinity }) }
-  cache.set(hash, opened, now)
+  cache?.set(hash, opened, now)
   return opened
 }
 

@@ -134,7 +134,7 @@ declare module '../../types.js' {
   interface Adapter {
     /** Stores a new key (`apiKeys` option). */
     createApiKey?(key: AdapterApiKey): Promise<AdapterApiKey>
-    /** The key with this hash and its owning user, in one indexed query; null when there is none or its owner is gone. */
+    /** The key with this hash and its owner, by the hash's unique index (an organization standing as the user of its keys); null when there is none or its owner is gone. */
     getApiKeyByHash?(keyHash: string): Promise<{ key: AdapterApiKey; user: import('../../types.js').AdapterUser; ownerBan?: { bannedAt: Date; expiresAt: Date | null } | undefined } | null>
     /** One key of the owner, or null. */
     getApiKey?(id: string, owner: ApiKeyOwner): Promise<AdapterApiKey | null>
