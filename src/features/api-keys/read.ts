@@ -89,10 +89,15 @@ async function limits(config: ResolvedConfig, options: ResolvedApiKeys, { key }:
   return undefined
 }
 
-/** Writes the last use when this process has not for a minute; the UPDATE's condition keeps it to once a minute across processes. Not awaited. */
+/**
+ * Writes the last use when this process has not for a minute; the UPDATE's condition keeps it to once a
+ * minute across processes. Not awaited. The next write is due one to two minutes later, at random: keys
+ * opened together (a restart, a burst of new clients) would otherwise all be written again in the same
+ * instant every minute, 5,000 UPDATEs at once for 5,000 keys (about 80 µs on each read of that moment, on SQLite).
+ */
 function touch(config: ResolvedConfig, opened: OpenedKey, now: number): void {
   if (now - opened.touchedAt < TOUCH_INTERVAL_MS) return
-  opened.touchedAt = now
+  opened.touchedAt = now + Math.random() * TOUCH_INTERVAL_MS
   ;(config.adapter as ApiKeyAdapter).touchApiKey(opened.key.id, new Date(now), new Date(now - TOUCH_INTERVAL_MS)).catch((error: unknown) => {
     config.logger.warn('ApiKeyTouchFailed', `Writing the last use of API key ${opened.key.id} failed: ${describeError(error)}.`)
   })
