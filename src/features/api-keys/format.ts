@@ -8,38 +8,21 @@
  *
  * @see https://github.blog/engineering/platform-security/behind-githubs-new-authentication-token-formats/
  */
-import { hash, randomBytes } from 'node:crypto'
-import { crc32 } from 'node:zlib'
+import { hash } from 'node:crypto'
+import { base62Checksum, CHECKSUM_LENGTH, randomBase62 } from '../../security/base62-token.js'
 
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 /** Random characters per key: 32 × log2(62) ≈ 190.5 bits. */
 export const RANDOM_LENGTH = 32
-/** Checksum characters: 62^6 > 2^32, so a CRC32 always fits. */
-export const CHECKSUM_LENGTH = 6
 const BODY = new RegExp(`^[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`)
 
 /** A new key with `prefix`. */
 export function generateKey(prefix: string): string {
-  let random = ''
-  while (random.length < RANDOM_LENGTH) {
-    // 248 = 4 × 62: bytes above it are dropped, so every character is equally likely.
-    for (const byte of randomBytes(RANDOM_LENGTH * 2)) {
-      if (byte < 248 && random.length < RANDOM_LENGTH) random += ALPHABET[byte % 62]
-    }
-  }
+  const random = randomBase62(RANDOM_LENGTH)
   return `${prefix}${random}${checksum(prefix + random)}`
 }
 
 /** CRC32 of `text` in 6 base62 characters. */
-export function checksum(text: string): string {
-  let value = crc32(text)
-  let out = ''
-  for (let i = 0; i < CHECKSUM_LENGTH; i++) {
-    out = ALPHABET[value % 62]! + out
-    value = Math.floor(value / 62)
-  }
-  return out
-}
+export const checksum = base62Checksum
 
 /** Whether `key` has this prefix, the right length and alphabet, and a checksum that matches: no lookup for anything else. */
 export function wellFormed(key: string, prefix: string): boolean {
