@@ -17,7 +17,6 @@ const SIGN_IN_CODES: ReadonlySet<SsoErrorCode> = new Set(['no_connection', 'sso_
 
 /**
  * Why an SSO call failed:
- * - `not_signed_in`: nobody is signed in by a cookie session on the request;
  * - `invalid_input`: a field that cannot be used (the message says which);
  * - `not_found`: no connection or domain of this id that the caller may see;
  * - `forbidden`: the caller's roles in the organization do not grant the action;
@@ -28,7 +27,7 @@ const SIGN_IN_CODES: ReadonlySet<SsoErrorCode> = new Set(['no_connection', 'sso_
  * - `sso_required`: the user's organization signs its members in only through its own identity provider;
  * - `address_outside_domains`: the identity provider answered an address outside the organization's verified domains.
  */
-export type SsoErrorCode = 'not_signed_in' | 'invalid_input' | 'not_found' | 'forbidden' | 'domain_taken' | 'domain_unverified' | 'invalid_metadata' | 'no_connection' | 'sso_required' | 'address_outside_domains'
+export type SsoErrorCode = 'invalid_input' | 'not_found' | 'forbidden' | 'domain_taken' | 'domain_unverified' | 'invalid_metadata' | 'no_connection' | 'sso_required' | 'address_outside_domains'
 
 /** A failed SSO call; see `SsoErrorCode`. */
 export class SsoError extends AuthError {

@@ -67,14 +67,7 @@ export interface AdapterSsoDomain {
 }
 
 /** A connection as the functions and JSON routes give it: never its client secret. */
-export interface SsoConnection {
-  id: string
-  organizationId: string
-  type: 'oidc' | 'saml'
-  name: string
-  enabled: boolean
-  ssoOnly: boolean
-  defaultRole: string
+export interface SsoConnection extends Pick<AdapterSsoConnection, 'id' | 'organizationId' | 'type' | 'name' | 'enabled' | 'ssoOnly' | 'defaultRole'> {
   /** OIDC: the issuer and client id. */
   oidc?: { issuer: string; clientId: string; scopes: string[] } | undefined
   /** SAML: the identity provider, and what to give it (this site's entity id, ACS URL and metadata URL). */

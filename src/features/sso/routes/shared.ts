@@ -64,8 +64,6 @@ export async function ssoPage(ctx: ActionContext, caller: Caller, organizationId
 /** How an SsoError's code answers over HTTP. */
 function ssoStatus(error: SsoError): number {
   switch (error.code) {
-    case 'not_signed_in':
-      return 401
     case 'forbidden':
       return 403
     case 'not_found':
