@@ -8,7 +8,6 @@
  * the answer carried to another browser, a domain claimed from its verified owner, connections to
  * internal addresses (SSRF), and members without the right to manage connections.
  */
-import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, expect, it } from '@jest/globals'
 import type { Knex } from 'knex'
 import { KnexAdapter } from 'portcullis/adapters/knex'
@@ -16,8 +15,10 @@ import Credentials from 'portcullis/providers/credentials'
 import SSO, { type SsoOptions } from 'portcullis/providers/sso'
 import type { PortcullisConfig } from 'portcullis'
 import { Browser } from '../support/browser.js'
+import { ssoClient } from './sso-client.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
+import { rawRequestAt } from '../support/raw-http.js'
 import { closeListeners, listen, mountApp, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
 import { startDns, type TestDns } from './dns-server.js'
 
@@ -56,19 +57,7 @@ function mount(knex: Knex, sso: SsoOptions = { dangerouslyAllowInternalUrls: tru
   return { adapter, portcullis }
 }
 
-async function csrf(browser: Browser): Promise<string> {
-  return ((await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }).csrfToken
-}
-
-/** A JSON POST to /api/auth<path> with the browser's CSRF token. */
-async function post(browser: Browser, path: string, fields: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
-  const response = await browser.request(`${app.url}/api/auth${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', origin: app.url },
-    body: JSON.stringify({ csrfToken: await csrf(browser), ...fields }),
-  })
-  return { status: response.status, body: (await response.json()) as Record<string, any> }
-}
+const { csrf, post } = ssoClient(() => app.url)
 
 /** Signs in with the password form; the response (302). */
 async function passwordSignIn(browser: Browser, email: string): Promise<Response> {
@@ -103,17 +92,7 @@ async function oidcConnection(browser: Browser, organizationId: string, client: 
 
 /** A request sent with its path exactly as written (fetch would normalise `%2e%2e`). */
 function raw(method: string, path: string, headers: Record<string, string>, body = ''): Promise<{ status: number; body: string }> {
-  const { port } = new URL(app.url)
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port: Number(port), method, path, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
+  return rawRequestAt(Number(new URL(app.url).port), path, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) }, body })
 }
 
 /** POST /signin/sso with the address: the response (a redirect to the IdP, or back to the sign-in page). */

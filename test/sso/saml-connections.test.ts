@@ -14,6 +14,7 @@ import Credentials from 'portcullis/providers/credentials'
 import SSO from 'portcullis/providers/sso'
 import type { PortcullisConfig } from 'portcullis'
 import { Browser } from '../support/browser.js'
+import { ssoClient } from './sso-client.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { closeListeners, listen, mountApp, redirectOf, sessionOf, type Listener } from '../support/oauth-app.js'
 import { authnRequestOf, idpMetadata, idpResponseXml, IDP_SSO_URL, toBase64, type ResponseOptions } from './saml/idp.js'
@@ -43,18 +44,7 @@ function mount(knex: Knex, listener: Listener = app, config: Partial<PortcullisC
   return { adapter, portcullis }
 }
 
-async function csrf(browser: Browser, origin = app.url): Promise<string> {
-  return ((await (await browser.request(`${origin}/api/auth/csrf`)).json()) as { csrfToken: string }).csrfToken
-}
-
-async function post(browser: Browser, path: string, fields: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
-  const response = await browser.request(`${app.url}/api/auth${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', origin: app.url },
-    body: JSON.stringify({ csrfToken: await csrf(browser), ...fields }),
-  })
-  return { status: response.status, body: (await response.json()) as Record<string, any> }
-}
+const { csrf, post } = ssoClient(() => app.url)
 
 /** An organization with `domain` verified (on the app's word) and a SAML connection to the samlify IdP. */
 async function samlOrganization(mounted: ReturnType<typeof mount>, domain = 'acme.example', extra: Record<string, unknown> = {}): Promise<{ organizationId: string; connection: Record<string, any>; owner: Browser }> {

@@ -17,6 +17,7 @@ import Credentials from 'portcullis/providers/credentials'
 import SSO from 'portcullis/providers/sso'
 import type { PortcullisConfig } from 'portcullis'
 import { Browser } from '../support/browser.js'
+import { ssoClient } from './sso-client.js'
 import { describeWithDatabase, migratedDatabase, type DatabaseKind } from '../support/databases.js'
 import { startIdp, type TestIdp } from '../support/idp.js'
 import { closeListeners, listen, mountApp, sessionOf, type Listener } from '../support/oauth-app.js'
@@ -71,18 +72,7 @@ function mount(knex: Knex, config: Partial<PortcullisConfig> = {}) {
   return { adapter, portcullis, events }
 }
 
-async function csrf(browser: Browser): Promise<string> {
-  return ((await (await browser.request(`${app.url}/api/auth/csrf`)).json()) as { csrfToken: string }).csrfToken
-}
-
-async function post(browser: Browser, path: string, fields: Record<string, unknown>): Promise<{ status: number; body: Record<string, any> }> {
-  const response = await browser.request(`${app.url}/api/auth${path}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', origin: app.url },
-    body: JSON.stringify({ csrfToken: await csrf(browser), ...fields }),
-  })
-  return { status: response.status, body: (await response.json()) as Record<string, any> }
-}
+const { csrf, post } = ssoClient(() => app.url)
 
 async function signIn(email: string): Promise<Browser> {
   const browser = new Browser()

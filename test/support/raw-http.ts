@@ -19,7 +19,11 @@ export interface RawResponse {
 
 /** Sends `method path` (GET by default) to a listening server, the path untouched. */
 export function rawRequest(server: Server, path: string, options: { method?: string; headers?: OutgoingHttpHeaders; body?: string } = {}): Promise<RawResponse> {
-  const { port } = server.address() as AddressInfo
+  return rawRequestAt((server.address() as AddressInfo).port, path, options)
+}
+
+/** `rawRequest` to whatever listens on 127.0.0.1:`port` (a server the suite does not hold, e.g. a listener's URL's). */
+export function rawRequestAt(port: number, path: string, options: { method?: string; headers?: OutgoingHttpHeaders; body?: string } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers }, (res) => {
       let body = ''
